@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "MultiAuth",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "MultiAuth", targets: ["MultiAuth"]),
+        .executable(name: "multiauth", targets: ["multiauth"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Bottom: OpenSSL's libcrypto through a system-library target.
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev", "pkg-config"])]
+        ),
+        .target(name: "MultiAuthCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
+        .target(name: "SigV4", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
+        .target(name: "SigningVectors", dependencies: ["SigV4"], swiftSettings: strict),
+        .target(name: "MultiAuth", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
+        .target(
+            name: "MultiAuthCLI",
+            dependencies: [
+                "SigV4", "SigningVectors",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        // Top: the `multiauth` executable is a thin entry point over MultiAuthCLI.
+        .executableTarget(name: "multiauth", dependencies: ["MultiAuthCLI"], swiftSettings: strict),
+        .executableTarget(
+            name: "SigV4Bench",
+            dependencies: ["SigV4", "MultiAuthCrypto"],
+            path: "Benchmarks/SigV4Bench",
+            swiftSettings: strict
+        ),
+        .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
+        .testTarget(name: "SigV4Tests", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
+        .testTarget(
+            name: "SigningVectorsTests",
+            dependencies: ["SigningVectors", "MultiAuthCLI"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+// The MultiAuth umbrella module: `import MultiAuth` brings in every public part.
+@_exported import MultiAuthCrypto
+@_exported import SigV4

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+
+/// The `multiauth` command: sign and verify AWS-style requests.
+public struct MultiAuthCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "multiauth",
+        abstract: "Authorize HTTP calls to AWS-style APIs (SigV4 signing, test vectors).",
+        subcommands: [SignCommand.self, VectorsCommand.self]
+    )
+
+    public init() {}
+
+    /// Parses `arguments`, runs the command, and returns the process exit code.
+    ///
+    /// Every failure is reported as one line on standard error naming the problem and the
+    /// argument it came from; help and version requests print in full and exit 0.
+    public static func main(arguments: [String]) async -> Int32 {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch let error as CLIError {
+            StandardError.write("multiauth: error: \(error)")
+            return error.exitCode
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                return 0
+            }
+            StandardError.write("multiauth: error: \(message(for: error))")
+            return code.rawValue
+        }
+    }
+
+    /// The process entry point.
+    public static func runAsProcess() async -> Never {
+        let code = await main(arguments: Array(CommandLine.arguments.dropFirst()))
+        Foundation.exit(code)
+    }
+}
+
+/// Writes whole lines to standard error.
+enum StandardError {
+    static func write(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

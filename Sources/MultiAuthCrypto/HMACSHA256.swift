@@ -1,0 +1,66 @@
+import CLibCrypto
+
+/// An HMAC-SHA256 key with its inner and outer pad states precomputed (RFC 2104).
+///
+/// Keying costs two SHA-256 compressions once; every message after that costs only the
+/// message and one outer compression, with no allocation. The hash itself is OpenSSL's.
+public struct HMACSHA256Key: Sendable {
+    private static let blockSize = 64
+    private var inner: SHA256Hasher
+    private var outer: SHA256Hasher
+
+    /// Prepares a key from raw key bytes.
+    public init(key: UnsafeRawBufferPointer) {
+        var block = [UInt8](repeating: 0, count: Self.blockSize)
+        if key.count > Self.blockSize {
+            SHA256.hash(key).withUnsafeBytes { digest in
+                for index in 0..<digest.count { block[index] = digest[index] }
+            }
+        } else {
+            for index in 0..<key.count { block[index] = key[index] }
+        }
+        inner = Self.padState(block, with: 0x36)
+        outer = Self.padState(block, with: 0x5c)
+        for index in block.indices { block[index] = 0 }
+    }
+
+    /// Prepares a key from a byte sequence (for example a string's UTF-8 view).
+    public init<Bytes: Sequence<UInt8>>(key: Bytes) {
+        let bytes = Array(key)
+        self = bytes.withUnsafeBytes { HMACSHA256Key(key: $0) }
+    }
+
+    /// Prepares a key from a previous MAC, as SigV4 key derivation chains them.
+    public init(key digest: SHA256Digest) {
+        self = digest.withUnsafeBytes { HMACSHA256Key(key: $0) }
+    }
+
+    private static func padState(_ block: [UInt8], with pad: UInt8) -> SHA256Hasher {
+        var padded = block
+        for index in padded.indices { padded[index] ^= pad }
+        var hasher = SHA256Hasher()
+        padded.withUnsafeBytes { hasher.update($0) }
+        for index in padded.indices { padded[index] = 0 }
+        return hasher
+    }
+
+    /// Returns HMAC-SHA256(key, message).
+    public func authenticationCode(for message: UnsafeRawBufferPointer) -> SHA256Digest {
+        var innerHash = inner
+        innerHash.update(message)
+        let innerDigest = innerHash.finalize()
+        var outerHash = outer
+        innerDigest.withUnsafeBytes { outerHash.update($0) }
+        return outerHash.finalize()
+    }
+
+    /// Returns HMAC-SHA256(key, message) for a byte sequence.
+    public func authenticationCode<Bytes: Sequence<UInt8>>(for message: Bytes) -> SHA256Digest {
+        if let digest = message.withContiguousStorageIfAvailable({
+            authenticationCode(for: UnsafeRawBufferPointer($0))
+        }) {
+            return digest
+        }
+        return Array(message).withUnsafeBytes { authenticationCode(for: $0) }
+    }
+}

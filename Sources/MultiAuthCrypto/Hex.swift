@@ -1,0 +1,62 @@
+/// Lowercase hexadecimal encoding and decoding on bytes.
+public enum Hex {
+    @usableFromInline static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends the lowercase hex form of `bytes` to `output`.
+    @inlinable
+    public static func append(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+        digits.withUnsafeBufferPointer { table in
+            for byte in bytes {
+                output.append(table[Int(byte >> 4)])
+                output.append(table[Int(byte & 0x0f)])
+            }
+        }
+    }
+
+    /// Returns the lowercase hex form of `bytes`.
+    public static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            digits.withUnsafeBufferPointer { table in
+                var index = 0
+                for byte in bytes {
+                    buffer[index] = table[Int(byte >> 4)]
+                    buffer[index + 1] = table[Int(byte & 0x0f)]
+                    index += 2
+                }
+            }
+            return bytes.count * 2
+        }
+    }
+
+    /// Returns the lowercase hex form of a byte sequence.
+    public static func encode<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        Array(bytes).withUnsafeBytes { encode($0) }
+    }
+
+    /// Decodes hexadecimal text (either case).
+    /// - Throws: ``CryptoError/invalidHex`` for an odd length or a non-hex character.
+    public static func decode(_ text: String) throws(CryptoError) -> [UInt8] {
+        let utf8 = Array(text.utf8)
+        guard utf8.count % 2 == 0 else { throw .invalidHex }
+        var out = [UInt8]()
+        out.reserveCapacity(utf8.count / 2)
+        var index = 0
+        while index < utf8.count {
+            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else {
+                throw .invalidHex
+            }
+            out.append(high << 4 | low)
+            index += 2
+        }
+        return out
+    }
+
+    static func nibble(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

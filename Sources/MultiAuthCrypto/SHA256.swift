@@ -1,0 +1,96 @@
+import CLibCrypto
+
+/// A 32-byte SHA-256 digest held inline, without a heap allocation.
+public struct SHA256Digest: Sendable, Hashable {
+    /// The digest size in bytes.
+    public static let byteCount = 32
+
+    var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    init() {}
+
+    /// Creates a digest from exactly 32 bytes.
+    /// - Throws: ``CryptoError/invalidLength(expected:actual:)`` for any other length.
+    public init(bytes: some Collection<UInt8>) throws(CryptoError) {
+        guard bytes.count == Self.byteCount else {
+            throw .invalidLength(expected: Self.byteCount, actual: bytes.count)
+        }
+        withUnsafeMutableBytes(of: &storage) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+    }
+
+    /// Calls `body` with the 32 digest bytes.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try Swift.withUnsafeBytes(of: storage, body)
+    }
+
+    /// The digest bytes as an array.
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    /// The digest as 64 lowercase hexadecimal characters.
+    public var hex: String { withUnsafeBytes { Hex.encode($0) } }
+
+    public static func == (lhs: SHA256Digest, rhs: SHA256Digest) -> Bool {
+        lhs.withUnsafeBytes { l in rhs.withUnsafeBytes { r in ConstantTime.equals(l, r) } }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}
+
+/// One-shot SHA-256 on OpenSSL's libcrypto.
+public enum SHA256 {
+    /// Hashes the bytes in `data`.
+    public static func hash(_ data: UnsafeRawBufferPointer) -> SHA256Digest {
+        var hasher = SHA256Hasher()
+        hasher.update(data)
+        return hasher.finalize()
+    }
+
+    /// Hashes a byte collection (arrays, `Data`, string UTF-8 views).
+    public static func hash<Bytes: Sequence<UInt8>>(_ data: Bytes) -> SHA256Digest {
+        var hasher = SHA256Hasher()
+        hasher.update(data)
+        return hasher.finalize()
+    }
+}
+
+/// Incremental SHA-256 over `SHA256_Init/Update/Final`.
+///
+/// The low-level context is a plain C struct, so a hasher is a value: copying it forks the
+/// hash state, which is how ``HMACSHA256Key`` reuses its precomputed pads.
+public struct SHA256Hasher: Sendable {
+    var context = SHA256_CTX()
+
+    /// Starts a new hash.
+    public init() {
+        SHA256_Init(&context)
+    }
+
+    /// Adds bytes to the hash.
+    public mutating func update(_ data: UnsafeRawBufferPointer) {
+        guard let base = data.baseAddress, data.count > 0 else { return }
+        SHA256_Update(&context, base, data.count)
+    }
+
+    /// Adds a byte sequence, using its contiguous storage when it has one.
+    public mutating func update<Bytes: Sequence<UInt8>>(_ data: Bytes) {
+        let done: Void? = data.withContiguousStorageIfAvailable { update(UnsafeRawBufferPointer($0)) }
+        if done == nil {
+            let copy = Array(data)
+            copy.withUnsafeBytes { update($0) }
+        }
+    }
+
+    /// Finishes the hash and returns the digest. The hasher itself is left unchanged.
+    public func finalize() -> SHA256Digest {
+        var copy = context
+        var digest = SHA256Digest()
+        withUnsafeMutableBytes(of: &digest.storage) { raw in
+            _ = SHA256_Final(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &copy)
+        }
+        return digest
+    }
+}

@@ -1,0 +1,30 @@
+/// Byte-level helpers shared by the canonicalization stages.
+///
+/// Every stage writes into one growing `[UInt8]` so that signing allocates a handful of
+/// buffers per request, not a string per component.
+extension Array where Element == UInt8 {
+    @inlinable
+    mutating func appendUTF8(_ text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
+    }
+
+    @inlinable
+    mutating func appendUTF8(_ text: Substring) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
+    }
+
+    @inlinable
+    mutating func appendASCII(_ character: Unicode.Scalar) {
+        append(UInt8(truncatingIfNeeded: character.value))
+    }
+}
+
+extension String {
+    /// Decodes bytes known to be UTF-8 (every byte we build is, because inputs were).
+    @inlinable
+    init(utf8Bytes bytes: [UInt8]) {
+        self = String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,96 @@
+/// An ordered list of HTTP header fields that keeps repeated names and the order in
+/// which fields were given, as they go on the wire.
+public struct HTTPHeaderList: Sendable, Equatable, Sequence, ExpressibleByArrayLiteral {
+    /// One header field. The name keeps the caller's spelling; values are raw bytes of text.
+    public struct Field: Sendable, Equatable {
+        /// The field name as given (case preserved).
+        public var name: String
+        /// The field value as given, with any folded continuation lines.
+        public var value: String
+
+        /// Creates a field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The fields in order.
+    public private(set) var fields: [Field]
+
+    /// Creates a list from fields in order.
+    public init(_ fields: [Field] = []) {
+        self.fields = fields
+    }
+
+    /// Creates a list from `(name, value)` pairs in order.
+    public init(arrayLiteral elements: (String, String)...) {
+        self.fields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// The number of fields.
+    public var count: Int { fields.count }
+
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// Appends a field, keeping any earlier field of the same name.
+    public mutating func append(name: String, value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Inserts a field at `index`.
+    public mutating func insert(name: String, value: String, at index: Int) {
+        fields.insert(Field(name: name, value: value), at: index)
+    }
+
+    /// Removes every field whose name matches `name` case-insensitively.
+    public mutating func removeAll(named name: String) {
+        fields.removeAll { Self.namesMatch($0.name, name) }
+    }
+
+    /// The first value for `name` (case-insensitive), if any.
+    public func first(named name: String) -> String? {
+        fields.first { Self.namesMatch($0.name, name) }?.value
+    }
+
+    /// True when a field named `name` (case-insensitive) is present.
+    public func contains(named name: String) -> Bool {
+        fields.contains { Self.namesMatch($0.name, name) }
+    }
+
+    /// ASCII case-insensitive name comparison, without allocating.
+    static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.count == rhs.utf8.count
+            && zip(lhs.utf8, rhs.utf8).allSatisfy { ASCII.lowercase($0) == ASCII.lowercase($1) }
+    }
+}
+
+/// ASCII byte classification used by the parsers and canonicalization.
+enum ASCII {
+    @inline(__always)
+    static func lowercase(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    }
+
+    /// Whitespace SigV4 collapses in header values: space, tab, CR, LF, VT, FF.
+    @inline(__always)
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || (byte >= 0x09 && byte <= 0x0d)
+    }
+
+    /// RFC 9110 `tchar`: the characters allowed in a header name.
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+
+    /// True when `name` is a non-empty RFC 9110 token.
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy(isTokenCharacter)
+    }
+}

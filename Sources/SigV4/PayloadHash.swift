@@ -1,0 +1,66 @@
+import Foundation
+import MultiAuthCrypto
+
+/// Stage 1f: the hashed payload, the last line of the canonical request.
+public enum PayloadHash {
+    /// SHA-256 of the empty string, the payload hash of a request without a body.
+    public static let emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    /// The payload hash that leaves the body unsigned.
+    public static let unsigned = "UNSIGNED-PAYLOAD"
+
+    /// The payload hash for `payload`.
+    static func value(for payload: Payload) throws(SigningError) -> String {
+        switch payload {
+        case .empty: return emptySHA256
+        case .bytes(let bytes): return SHA256.hash(bytes).hex
+        case .sha256(let hex): return try validated(hex)
+        case .unsigned: return unsigned
+        }
+    }
+
+    /// botocore quirk: a caller-supplied `X-Amz-Content-SHA256` header is the payload hash,
+    /// whatever the body. It may also carry `UNSIGNED-PAYLOAD` or a `STREAMING-…` marker.
+    static func callerSuppliedContentSHA256(in headers: HTTPHeaderList) throws(SigningError) -> String? {
+        guard let value = headers.first(named: "x-amz-content-sha256") else { return nil }
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if trimmed == unsigned || trimmed.hasPrefix("STREAMING-") { return trimmed }
+        return try validated(trimmed)
+    }
+
+    private static func validated(_ hex: String) throws(SigningError) -> String {
+        let isLowerHex = hex.utf8.count == 64 && hex.utf8.allSatisfy {
+            ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f"))
+        }
+        guard isLowerHex else { throw .invalidPayloadHash(hex) }
+        return hex
+    }
+
+    /// Hashes a file in 256 KiB chunks, so a body of any size is never held in memory.
+    /// The blocking reads run on a dispatch queue, not on a cooperative thread.
+    /// - Throws: ``SigningError/unreadableBody(path:reason:)`` when the file cannot be read.
+    public static func sha256(ofFileAt path: String) async throws(SigningError) -> String {
+        let result: Result<String, SigningError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(returning: hashFileBlocking(path))
+            }
+        }
+        return try result.get()
+    }
+
+    static func hashFileBlocking(_ path: String) -> Result<String, SigningError> {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+            return .failure(.unreadableBody(path: path, reason: reason))
+        }
+        defer { try? handle.close() }
+        var hasher = SHA256Hasher()
+        do {
+            while let chunk = try handle.read(upToCount: 256 * 1024), !chunk.isEmpty {
+                chunk.withUnsafeBytes { hasher.update($0) }
+            }
+        } catch {
+            return .failure(.unreadableBody(path: path, reason: "\(error.localizedDescription)"))
+        }
+        return .success(hasher.finalize().hex)
+    }
+}

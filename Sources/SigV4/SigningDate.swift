@@ -1,0 +1,119 @@
+import Foundation
+
+/// The signing time in SigV4's two forms: `YYYYMMDDTHHMMSSZ` and the scope date `YYYYMMDD`.
+public struct SigningDate: Sendable, Equatable, CustomStringConvertible {
+    /// The full timestamp, `YYYYMMDDTHHMMSSZ` (16 ASCII bytes).
+    public let amzDate: String
+    /// Seconds since 1970-01-01T00:00:00Z.
+    public let secondsSince1970: Int64
+
+    /// The scope date `YYYYMMDD`.
+    public var scopeDate: Substring { amzDate.prefix(8) }
+
+    public var description: String { amzDate }
+
+    /// The signing time for `date`, truncated to whole seconds (UTC).
+    public init(_ date: Date) {
+        self.init(secondsSince1970: Int64(date.timeIntervalSince1970.rounded(.down)))
+    }
+
+    /// The signing time for a Unix timestamp.
+    public init(secondsSince1970 seconds: Int64) {
+        secondsSince1970 = seconds
+        amzDate = Self.format(seconds)
+    }
+
+    /// Parses `YYYYMMDDTHHMMSSZ`, or ISO 8601 `YYYY-MM-DDTHH:MM:SSZ` as in aws-c-auth's `context.json`.
+    /// - Throws: ``SigningError/invalidDate(_:)`` for anything else or an impossible date.
+    public init(parsing text: String) throws(SigningError) {
+        let compact = text.utf8.count == 20 ? Self.compactISO8601(text) : text
+        let bytes = Array(compact.utf8)
+        guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z"),
+            let year = Self.number(bytes[0..<4]), let month = Self.number(bytes[4..<6]),
+            let day = Self.number(bytes[6..<8]), let hour = Self.number(bytes[9..<11]),
+            let minute = Self.number(bytes[11..<13]), let second = Self.number(bytes[13..<15]),
+            (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day),
+            hour < 24, minute < 60, second < 60
+        else { throw .invalidDate(text) }
+        let days = CivilCalendar.daysSince1970(year: year, month: month, day: day)
+        self.init(secondsSince1970: days * 86_400 + Int64(hour * 3600 + minute * 60 + second))
+    }
+
+    private static func compactISO8601(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
+        else { return text }
+        return String(decoding: bytes.enumerated().filter { ![4, 7, 13, 16].contains($0.offset) }.map(\.element), as: UTF8.self)
+    }
+
+    private static func number(_ digits: ArraySlice<UInt8>) -> Int? {
+        var value = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(digit - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    private static func format(_ seconds: Int64) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = Int(seconds - days * 86_400)
+        let (year, month, day) = CivilCalendar.civil(fromDaysSince1970: days)
+        var out = [UInt8]()
+        out.reserveCapacity(16)
+        appendDigits(year, width: 4, to: &out)
+        appendDigits(month, width: 2, to: &out)
+        appendDigits(day, width: 2, to: &out)
+        out.append(UInt8(ascii: "T"))
+        appendDigits(secondOfDay / 3600, width: 2, to: &out)
+        appendDigits(secondOfDay / 60 % 60, width: 2, to: &out)
+        appendDigits(secondOfDay % 60, width: 2, to: &out)
+        out.append(UInt8(ascii: "Z"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+            divisor /= 10
+        }
+    }
+}
+
+/// Proleptic Gregorian day arithmetic (Howard Hinnant's `days_from_civil` and inverse),
+/// so formatting a signing time needs no `DateFormatter` and no locale.
+enum CivilCalendar {
+    static func daysSince1970(year: Int, month: Int, day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let m = Int64(month)
+        let dayOfYear = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + Int64(day) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    static func civil(fromDaysSince1970 days: Int64) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (Int(year), Int(month), Int(day))
+    }
+}

@@ -1,0 +1,38 @@
+/// Why a request could not be signed. Messages name the offending input, never a secret.
+public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The URL could not be split into scheme, host, path and query.
+    case malformedURL(String, reason: String)
+    /// A header name is not an RFC 9110 token.
+    case invalidHeaderName(String)
+    /// A header line has no `:`.
+    case malformedHeaderLine(String)
+    /// A signing time is not `YYYYMMDDTHHMMSSZ` (or the ISO 8601 form where that is accepted).
+    case invalidDate(String)
+    /// A presigned URL's expiry is outside 1…604800 seconds.
+    case expiresOutOfRange(Int)
+    /// A required credential is missing or empty.
+    case missingCredentials(String)
+    /// There is no host to sign: neither a `Host` header nor a URL authority.
+    case missingHost
+    /// A raw HTTP request text could not be parsed.
+    case malformedRequest(String)
+    /// A caller-supplied payload hash is not 64 hex digits or a known SigV4 constant.
+    case invalidPayloadHash(String)
+    /// The request body file could not be read.
+    case unreadableBody(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .malformedURL(let url, let reason): "malformed URL '\(url)': \(reason)"
+        case .invalidHeaderName(let name): "invalid header name '\(name)': not an HTTP token"
+        case .malformedHeaderLine(let line): "malformed header '\(line)': expected 'Name: value'"
+        case .invalidDate(let text): "invalid date '\(text)': expected YYYYMMDDTHHMMSSZ"
+        case .expiresOutOfRange(let value): "expires \(value) out of range: must be 1...604800 seconds"
+        case .missingCredentials(let what): "missing credentials: \(what)"
+        case .missingHost: "no host to sign: give a Host header or an absolute URL"
+        case .malformedRequest(let reason): "malformed request: \(reason)"
+        case .invalidPayloadHash(let value): "invalid payload hash '\(value)': expected 64 hex digits"
+        case .unreadableBody(let path, let reason): "cannot read body file '\(path)': \(reason)"
+        }
+    }
+}

@@ -1,0 +1,24 @@
+/// Everything one signing produced: each stage for inspection, and the signed request.
+public struct SigningResult: Sendable {
+    /// Stage 1, as bytes.
+    public let canonicalRequestBytes: [UInt8]
+    /// Stage 2, as bytes.
+    public let stringToSignBytes: [UInt8]
+    /// Stage 3: the lowercase hex signature.
+    public let signature: String
+    /// The `;`-separated signed header names.
+    public let signedHeaders: String
+    /// `date/region/service/aws4_request`.
+    public let credentialScope: String
+    /// The `Authorization` header value (header signing only).
+    public let authorization: String?
+    /// The presigned URL (query signing only).
+    public let signedURL: String?
+    /// The request with every header or query parameter signing added.
+    public let signedRequest: SignableRequest
+
+    /// Stage 1: the canonical request.
+    public var canonicalRequest: String { String(utf8Bytes: canonicalRequestBytes) }
+    /// Stage 2: the string to sign.
+    public var stringToSign: String { String(utf8Bytes: stringToSignBytes) }
+}

@@ -1,0 +1,74 @@
+/// RFC 3986 percent-encoding as SigV4 defines it: every byte except the unreserved
+/// characters `A-Z a-z 0-9 - _ . ~` becomes `%XX` with uppercase hex.
+enum URIEncoding {
+    static let upperHex: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    static let unreserved: [Bool] = (0..<256).map { value in
+        switch UInt8(value) {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+
+    @inline(__always)
+    static func isUnreserved(_ byte: UInt8) -> Bool { unreserved[Int(byte)] }
+
+    /// Appends `byte` as `%XX`.
+    @inline(__always)
+    static func appendEscaped(_ byte: UInt8, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "%"))
+        output.append(upperHex[Int(byte >> 4)])
+        output.append(upperHex[Int(byte & 0x0f)])
+    }
+
+    /// Appends `bytes` encoded; `/` is kept when `keepSlash` is true (paths), encoded otherwise.
+    static func append(
+        encoding bytes: some Sequence<UInt8>, keepSlash: Bool, to output: inout [UInt8]
+    ) {
+        for byte in bytes {
+            if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
+                output.append(byte)
+            } else {
+                appendEscaped(byte, to: &output)
+            }
+        }
+    }
+
+    /// Percent-decodes `bytes` and appends the canonical re-encoding in one pass.
+    ///
+    /// `%XX` with valid hex is decoded first; a `%` not followed by two hex digits is a
+    /// literal `%`. `+` is a literal plus, never a space: AWS decodes query strings that way.
+    static func appendCanonicalQueryComponent(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        var index = 0
+        while index < bytes.count {
+            var byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
+                byte = high << 4 | low
+                index += 3
+            } else {
+                index += 1
+            }
+            if isUnreserved(byte) {
+                output.append(byte)
+            } else {
+                appendEscaped(byte, to: &output)
+            }
+        }
+    }
+
+    @inline(__always)
+    static func hexValue(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character &- UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character &- UInt8(ascii: "A") &+ 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character &- UInt8(ascii: "a") &+ 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import SigV4
+
+/// Compares signed requests the way the suites define them: the request line's method and
+/// path exactly, the query as a multiset of pairs, headers as a case-insensitive multiset
+/// (order differs between implementations), and the body exactly.
+enum SignedRequestComparison {
+    static func diff(expected: String, actual: String, ignoringSignature: Bool) -> String? {
+        let want: HTTPRequestText
+        let got: HTTPRequestText
+        do {
+            want = try HTTPRequestText(parsing: Array(expected.utf8))
+            got = try HTTPRequestText(parsing: Array(actual.utf8))
+        } catch {
+            return "cannot parse signed request: \(error)"
+        }
+        var problems: [String] = []
+        if want.method != got.method { problems.append("method: expected \(want.method), actual \(got.method)") }
+        let (wantPath, wantQuery) = split(want.target)
+        let (gotPath, gotQuery) = split(got.target)
+        if wantPath != gotPath { problems.append("path: expected \(wantPath), actual \(gotPath)") }
+        problems += multisetDifference("query parameter", expected: wantQuery, actual: gotQuery)
+        problems += multisetDifference(
+            "header", expected: normalized(want.headers, ignoringSignature), actual: normalized(got.headers, ignoringSignature))
+        if want.body != got.body { problems.append("body differs (\(want.body.count) vs \(got.body.count) bytes)") }
+        return problems.isEmpty ? nil : problems.joined(separator: "\n") + "\nexpected (full):\n" + TextDiff.indent(expected)
+            + "\nactual (full):\n" + TextDiff.indent(actual)
+    }
+
+    static func split(_ target: String) -> (String, [String]) {
+        guard let mark = target.firstIndex(of: "?") else { return (target, []) }
+        let query = target[target.index(after: mark)...].split(separator: "&").map(String.init)
+        return (String(target[..<mark]), query)
+    }
+
+    static func normalized(_ headers: HTTPHeaderList, _ ignoringSignature: Bool) -> [String] {
+        headers.map { field in
+            var value = field.value.trimmingCharacters(in: .whitespaces)
+            if ignoringSignature, field.name.lowercased() == "authorization", let range = value.range(of: "Signature=") {
+                value = String(value[..<range.upperBound]) + "<not compared: stale in the suite>"
+            }
+            return field.name.lowercased() + ":" + value
+        }
+    }
+
+    static func multisetDifference(_ what: String, expected: [String], actual: [String]) -> [String] {
+        var remaining = actual
+        var problems: [String] = []
+        for item in expected {
+            if let index = remaining.firstIndex(of: item) {
+                remaining.remove(at: index)
+            } else {
+                problems.append("missing \(what): \(item)")
+            }
+        }
+        problems += remaining.map { "unexpected \(what): \($0)" }
+        return problems
+    }
+}
+
+import Foundation

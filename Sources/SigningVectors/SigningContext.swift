@@ -1,0 +1,70 @@
+import Foundation
+import SigV4
+
+/// aws-c-auth's `context.json`: the credentials, scope, time and flags of one signing case.
+///
+/// One key is ours: `double_uri_encode` (aws-c-auth's harness hard-codes `true`), so that
+/// the project's derived S3 cases can be written in the same layout.
+public struct SigningContext: Sendable, Decodable {
+    /// `credentials` in the file.
+    public struct Credentials: Sendable, Decodable {
+        let accessKeyId: String
+        let secretAccessKey: String
+        let token: String?
+    }
+
+    let credentials: Credentials
+    /// `X-Amz-Expires` for query signing.
+    public let expirationInSeconds: Int?
+    let normalize: Bool?
+    /// The region in the scope.
+    public let region: String
+    /// The service in the scope.
+    public let service: String
+    /// Whether the body is hashed and `x-amz-content-sha256` is signed.
+    public let signBody: Bool?
+    let timestamp: String
+    let omitSessionToken: Bool?
+    let doubleUriEncode: Bool?
+
+    /// Reads a context file.
+    /// - Throws: ``VectorError/unreadable(path:reason:)`` or ``VectorError/malformed(path:reason:)``.
+    public static func load(path: String) throws(VectorError) -> SigningContext {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw .unreadable(path: path, reason: "cannot read file")
+        }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        do { return try decoder.decode(SigningContext.self, from: data) } catch {
+            throw .malformed(path: path, reason: VectorError.describe(decoding: error))
+        }
+    }
+
+    /// The credentials the case signs with.
+    public var awsCredentials: AWSCredentials {
+        AWSCredentials(
+            accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey,
+            sessionToken: credentials.token)
+    }
+
+    /// The signing time.
+    public func signingDate() throws(SigningError) -> SigningDate {
+        try SigningDate(parsing: timestamp)
+    }
+
+    /// Signing options: the service's defaults, overridden by the file's flags.
+    public var options: SigningOptions {
+        var options = SigningOptions.defaults(forService: service)
+        if let normalize { options.normalizesPath = normalize }
+        if let doubleUriEncode { options.doubleEncodesPath = doubleUriEncode }
+        options.signsContentSHA256Header = signBody ?? false
+        options.omitsSessionToken = omitSessionToken ?? false
+        return options
+    }
+
+    /// The payload as aws-c-auth signs it: the body when `sign_body`, else the empty hash.
+    public func payload(body: [UInt8]) -> Payload {
+        signBody == true && !body.isEmpty ? .bytes(body) : .empty
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import SigV4
+
+/// One check a vector case can make, named after the expected file it compares with.
+public enum VectorCheck: String, Sendable, CaseIterable, Comparable {
+    case headerCanonicalRequest = "header canonical request"
+    case headerStringToSign = "header string to sign"
+    case headerSignature = "header signature"
+    case headerAuthorization = "Authorization header"
+    case headerSignedRequest = "header signed request"
+    case queryCanonicalRequest = "query canonical request"
+    case queryStringToSign = "query string to sign"
+    case querySignature = "query signature"
+    case querySignedRequest = "query signed request"
+
+    var isQuery: Bool { rawValue.hasPrefix("query") }
+
+    public static func < (lhs: VectorCheck, rhs: VectorCheck) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// The two official layouts.
+public enum VectorLayout: String, Sendable {
+    /// aws-c-auth: `context.json`, `request.txt`, `header-*` and `query-*` files.
+    case awsCAuth = "aws-c-auth"
+    /// botocore: `NAME.req/.creq/.sts/.authz/.sreq`, common parameters implied.
+    case botocore
+}
+
+/// A signing test case loaded from disk, ready to run.
+public struct VectorCase: Sendable {
+    /// The case's path relative to the suite folder.
+    public let name: String
+    /// Which layout it came from.
+    public let layout: VectorLayout
+    /// Why the case does not apply, when it does not.
+    public let skipReason: String?
+    let request: SignableRequest?
+    let signer: SigV4Signer?
+    let date: SigningDate?
+    let expires: Int
+    let expected: [VectorCheck: String]
+    let signatureIsStaleInSignedRequest: Bool
+
+    static func skipped(_ name: String, _ layout: VectorLayout, reason: String) -> VectorCase {
+        VectorCase(
+            name: name, layout: layout, skipReason: reason, request: nil, signer: nil, date: nil,
+            expires: 0, expected: [:], signatureIsStaleInSignedRequest: false)
+    }
+}

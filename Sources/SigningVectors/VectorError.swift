@@ -1,0 +1,24 @@
+/// Why a vector folder or file could not be used.
+public enum VectorError: Error, Sendable, CustomStringConvertible {
+    /// A file or folder could not be read.
+    case unreadable(path: String, reason: String)
+    /// A file's contents are not in the expected format.
+    case malformed(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): "\(path): \(reason)"
+        case .malformed(let path, let reason): "\(path): \(reason)"
+        }
+    }
+
+    static func describe(decoding error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "missing key '\(key.stringValue)'"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            "wrong type at '\(context.codingPath.map(\.stringValue).joined(separator: "."))'"
+        case DecodingError.dataCorrupted: "not valid JSON"
+        default: "cannot decode"
+        }
+    }
+}

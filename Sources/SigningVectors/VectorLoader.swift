@@ -1,0 +1,163 @@
+import Foundation
+import SigV4
+
+/// Finds and loads every case under a folder, in either official layout.
+public enum VectorLoader {
+    /// The parameters every botocore-layout case shares (its files name none of them).
+    static let botocoreCommon = (
+        accessKeyId: "AKIDEXAMPLE", secret: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+        region: "us-east-1", service: "service"
+    )
+
+    /// botocore-suite quirk: this case's `.sreq` carries the signature of `get-vanilla`;
+    /// its `.authz` is right, so its signed request is compared without the signature.
+    static let staleSignedRequests: Set<String> = ["get-vanilla-with-session-token"]
+
+    /// Loads every case below `directory`, sorted by name.
+    /// - Throws: ``VectorError`` when the folder is unreadable or holds no case at all.
+    public static func loadCases(in directory: String) throws(VectorError) -> [VectorCase] {
+        let root = URL(fileURLWithPath: directory).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw .unreadable(path: directory, reason: "no such folder")
+        }
+        var cases: [VectorCase] = []
+        for folder in caseFolders(below: root) {
+            let name = relativeName(folder, root: root)
+            cases.append(try loadCase(at: folder, name: name))
+        }
+        guard !cases.isEmpty else {
+            throw .malformed(path: directory, reason: "no signing cases found (neither request.txt nor NAME.req)")
+        }
+        return cases.sorted { $0.name < $1.name }
+    }
+
+    static func caseFolders(below root: URL) -> [URL] {
+        var folders = [root]
+        if let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey]) {
+            for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
+                folders.append(url)
+            }
+        }
+        return folders.filter { folder in
+            exists(folder, "request.txt") || exists(folder, folder.lastPathComponent + ".req")
+        }
+    }
+
+    static func relativeName(_ folder: URL, root: URL) -> String {
+        let path = folder.standardizedFileURL.path
+        guard path.count > root.path.count else { return folder.lastPathComponent }
+        return String(path.dropFirst(root.path.count + 1))
+    }
+
+    static func loadCase(at folder: URL, name: String) throws(VectorError) -> VectorCase {
+        if exists(folder, "request.txt") { return try loadAWSCAuthCase(folder, name: name) }
+        return try loadBotocoreCase(folder, name: name)
+    }
+
+    // MARK: aws-c-auth layout
+
+    static let awsCAuthFiles: [(VectorCheck, String)] = [
+        (.headerCanonicalRequest, "header-canonical-request.txt"), (.headerStringToSign, "header-string-to-sign.txt"),
+        (.headerSignature, "header-signature.txt"), (.headerSignedRequest, "header-signed-request.txt"),
+        (.queryCanonicalRequest, "query-canonical-request.txt"), (.queryStringToSign, "query-string-to-sign.txt"),
+        (.querySignature, "query-signature.txt"), (.querySignedRequest, "query-signed-request.txt"),
+    ]
+
+    static func loadAWSCAuthCase(_ folder: URL, name: String) throws(VectorError) -> VectorCase {
+        if exists(folder, "public-key.json") {
+            return .skipped(name, .awsCAuth, reason: "SigV4a (AWS4-ECDSA-P256-SHA256) is not implemented yet (issue 7)")
+        }
+        var expected: [VectorCheck: String] = [:]
+        for (check, file) in awsCAuthFiles where exists(folder, file) {
+            expected[check] = try read(folder, file)
+        }
+        if expected.isEmpty { return .skipped(name, .awsCAuth, reason: "the suite gives no expected outputs") }
+        let context = try SigningContext.load(path: folder.appendingPathComponent("context.json").path)
+        let text = try parseRequest(folder, "request.txt")
+        do throws(SigningError) {
+            var request = try text.signableRequest()
+            request.payload = context.payload(body: text.body)
+            let signer = SigV4Signer(
+                credentials: context.awsCredentials, region: context.region, service: context.service,
+                options: context.options)
+            return VectorCase(
+                name: name, layout: .awsCAuth, skipReason: nil, request: request, signer: signer,
+                date: try context.signingDate(), expires: context.expirationInSeconds ?? 3600,
+                expected: expected, signatureIsStaleInSignedRequest: false)
+        } catch {
+            throw .malformed(path: folder.path, reason: error.description)
+        }
+    }
+
+    // MARK: botocore layout
+
+    static func loadBotocoreCase(_ folder: URL, name: String) throws(VectorError) -> VectorCase {
+        let base = folder.lastPathComponent
+        let expected: [VectorCheck: String] = [
+            .headerCanonicalRequest: try read(folder, base + ".creq"),
+            .headerStringToSign: try read(folder, base + ".sts"),
+            .headerAuthorization: try read(folder, base + ".authz"),
+            .headerSignedRequest: try read(folder, base + ".sreq"),
+        ]
+        let text = try parseRequest(folder, base + ".req")
+        do throws(SigningError) {
+            let request = try text.signableRequest()
+            let (token, omitted) = try botocoreSessionToken(expected)
+            var options = SigningOptions.defaults(forService: botocoreCommon.service)
+            options.omitsSessionToken = omitted
+            let credentials = AWSCredentials(
+                accessKeyId: botocoreCommon.accessKeyId, secretAccessKey: botocoreCommon.secret, sessionToken: token)
+            let signer = SigV4Signer(
+                credentials: credentials, region: botocoreCommon.region, service: botocoreCommon.service,
+                options: options)
+            guard let dateValue = text.headers.first(named: "x-amz-date") else {
+                throw .malformedRequest("\(base).req has no X-Amz-Date header")
+            }
+            return VectorCase(
+                name: name, layout: .botocore, skipReason: nil, request: request, signer: signer,
+                date: try SigningDate(parsing: dateValue.trimmingCharacters(in: .whitespaces)), expires: 0,
+                expected: expected, signatureIsStaleInSignedRequest: staleSignedRequests.contains(base))
+        } catch {
+            throw .malformed(path: folder.path, reason: error.description)
+        }
+    }
+
+    /// botocore-suite quirk: the session token is not in any context file. A token in the
+    /// `.creq` is signed; a token only in the `.sreq` was added after signing.
+    static func botocoreSessionToken(_ expected: [VectorCheck: String]) throws(SigningError) -> (String?, Bool) {
+        let prefix = "x-amz-security-token:"
+        if let line = expected[.headerCanonicalRequest]?.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
+            return (String(line.dropFirst(prefix.count)), false)
+        }
+        let signed = try HTTPRequestText(parsing: Array((expected[.headerSignedRequest] ?? "").utf8))
+        if let token = signed.headers.first(named: "x-amz-security-token") {
+            return (token.trimmingCharacters(in: .whitespaces), true)
+        }
+        return (nil, false)
+    }
+
+    // MARK: files
+
+    static func exists(_ folder: URL, _ file: String) -> Bool {
+        FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path)
+    }
+
+    static func read(_ folder: URL, _ file: String) throws(VectorError) -> String {
+        let path = folder.appendingPathComponent(file).path
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .unreadable(path: path, reason: "missing or unreadable")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func parseRequest(_ folder: URL, _ file: String) throws(VectorError) -> HTTPRequestText {
+        let path = folder.appendingPathComponent(file).path
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .unreadable(path: path, reason: "missing or unreadable")
+        }
+        do { return try HTTPRequestText(parsing: Array(data)) } catch {
+            throw .malformed(path: path, reason: error.description)
+        }
+    }
+}

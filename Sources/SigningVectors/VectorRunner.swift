@@ -1,0 +1,75 @@
+import SigV4
+
+/// One failed check, with what was expected and what we produced.
+public struct CheckFailure: Sendable {
+    /// The check that failed.
+    public let check: VectorCheck
+    /// A readable account of the difference.
+    public let diff: String
+}
+
+/// The outcome of running one case.
+public struct CaseOutcome: Sendable {
+    /// The case's name.
+    public let name: String
+    /// The checks made, in order.
+    public let checks: [VectorCheck]
+    /// The checks that failed.
+    public let failures: [CheckFailure]
+    /// Why the case was skipped, if it was.
+    public let skipReason: String?
+
+    /// True when the case ran and every check passed.
+    public var passed: Bool { skipReason == nil && failures.isEmpty }
+}
+
+/// Runs cases: signs each request in header and query mode and compares every stage.
+public enum VectorRunner {
+    /// Runs one case.
+    public static func run(_ vector: VectorCase) -> CaseOutcome {
+        guard vector.skipReason == nil, let request = vector.request, let signer = vector.signer, let date = vector.date else {
+            return CaseOutcome(name: vector.name, checks: [], failures: [], skipReason: vector.skipReason)
+        }
+        var failures: [CheckFailure] = []
+        let checks = vector.expected.keys.sorted()
+        let header = Result { () throws(SigningError) in try signer.signHeaders(request, date: date) }
+        let query = Result { () throws(SigningError) in try signer.presign(request, expires: vector.expires, date: date) }
+        for check in checks {
+            guard let expected = vector.expected[check] else { continue }
+            switch check.isQuery ? query : header {
+            case .failure(let error):
+                failures.append(CheckFailure(check: check, diff: "signing failed: \(error)"))
+            case .success(let result):
+                if let diff = compare(check, expected: expected, result: result, vector: vector) {
+                    failures.append(CheckFailure(check: check, diff: diff))
+                }
+            }
+        }
+        return CaseOutcome(name: vector.name, checks: checks, failures: failures, skipReason: nil)
+    }
+
+    static func compare(_ check: VectorCheck, expected: String, result: SigningResult, vector: VectorCase) -> String? {
+        switch check {
+        case .headerCanonicalRequest, .queryCanonicalRequest:
+            return TextDiff.exact(expected: expected, actual: result.canonicalRequest)
+        case .headerStringToSign, .queryStringToSign:
+            return TextDiff.exact(expected: expected, actual: result.stringToSign)
+        case .headerSignature, .querySignature:
+            return TextDiff.exact(expected: expected.trimmingTrailingNewlines, actual: result.signature)
+        case .headerAuthorization:
+            return TextDiff.exact(expected: expected.trimmingTrailingNewlines, actual: result.authorization ?? "")
+        case .headerSignedRequest, .querySignedRequest:
+            let rendered = HTTPRequestText.render(result.signedRequest)
+            return SignedRequestComparison.diff(
+                expected: expected, actual: rendered, ignoringSignature: vector.signatureIsStaleInSignedRequest)
+        }
+    }
+}
+
+extension String {
+    var trimmingTrailingNewlines: String {
+        var copy = self
+        while copy.last == "\n" || copy.last == "\r" { copy.removeLast() }
+        return copy
+    }
+}

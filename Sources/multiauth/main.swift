@@ -1,0 +1,3 @@
+import MultiAuthCLI
+
+await MultiAuthCommand.runAsProcess()
