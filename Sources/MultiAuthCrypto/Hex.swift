@@ -5,11 +5,16 @@ public enum Hex {
     /// Appends the lowercase hex form of `bytes` to `output`.
     @inlinable
     public static func append(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
-        digits.withUnsafeBufferPointer { table in
-            for byte in bytes {
-                output.append(table[Int(byte >> 4)])
-                output.append(table[Int(byte & 0x0f)])
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count * 2) { out in
+            digits.withUnsafeBufferPointer { table in
+                var index = 0
+                for byte in bytes {
+                    out[index] = table[Int(byte >> 4)]
+                    out[index + 1] = table[Int(byte & 0x0f)]
+                    index += 2
+                }
             }
+            output.append(contentsOf: out)
         }
     }
 

@@ -24,9 +24,8 @@ public struct AWSCredentials: Sendable, Equatable, CustomStringConvertible, Cust
 
     public var debugDescription: String { description }
 
-    func validated() throws(SigningError) -> AWSCredentials {
+    func validate() throws(SigningError) {
         guard !accessKeyId.isEmpty else { throw .missingCredentials("access key id is empty") }
         guard !secretAccessKey.isEmpty else { throw .missingCredentials("secret access key is empty") }
-        return self
     }
 }

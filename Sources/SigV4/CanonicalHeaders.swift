@@ -3,58 +3,76 @@
 /// Names are lowercased and sorted; values are trimmed and inner whitespace runs
 /// (including folded line breaks and tabs) collapse to one space; repeated names are
 /// joined with `,` in the order received, never sorted or de-duplicated.
-enum CanonicalHeaders {
+struct CanonicalHeaders {
     /// Headers that are never signed: proxies and clients add or change them in flight.
-    static let neverSigned: Set<String> = ["user-agent", "x-amzn-trace-id", "expect", "connection", "authorization"]
+    static func isNeverSigned(_ lowercasedName: String) -> Bool {
+        switch lowercasedName {
+        case "user-agent", "x-amzn-trace-id", "expect", "connection", "authorization": true
+        default: false
+        }
+    }
 
-    /// Appends the canonical header block (each `name:value\n`) to `output` and returns the
-    /// signed-headers list (`a;b;c`).
-    static func append(_ headers: HTTPHeaderList, to output: inout [UInt8]) -> String {
+    private let headers: HTTPHeaderList
+    /// Lowercased names with their field index, sorted by name then by position.
+    private let entries: [(name: String, index: Int)]
+
+    init(_ headers: HTTPHeaderList) {
         var entries: [(name: String, index: Int)] = []
         entries.reserveCapacity(headers.count)
         for (index, field) in headers.fields.enumerated() {
-            let name = field.name.lowercased()
-            if !neverSigned.contains(name) { entries.append((name, index)) }
+            let name = ASCII.lowercased(field.name)
+            if !Self.isNeverSigned(name) { entries.append((name, index)) }
         }
         entries.sort { $0.name != $1.name ? $0.name < $1.name : $0.index < $1.index }
+        self.headers = headers
+        self.entries = entries
+    }
 
+    /// The signed-headers list, `a;b;c`.
+    var signedHeaders: String {
         var signed = [UInt8]()
-        signed.reserveCapacity(entries.count * 12)
+        signed.reserveCapacity(entries.count * 16)
+        var previous: String?
+        for entry in entries where entry.name != previous {
+            if previous != nil { signed.append(UInt8(ascii: ";")) }
+            signed.appendUTF8(entry.name)
+            previous = entry.name
+        }
+        return String(utf8Bytes: signed)
+    }
+
+    /// Appends the canonical header block, each `name:value\n`.
+    func append(to output: inout [UInt8]) {
         var previous: String?
         for entry in entries {
             if entry.name == previous {
                 output.append(UInt8(ascii: ","))
             } else {
-                if previous != nil {
-                    output.append(UInt8(ascii: "\n"))
-                    signed.append(UInt8(ascii: ";"))
-                }
+                if previous != nil { output.append(UInt8(ascii: "\n")) }
                 output.appendUTF8(entry.name)
                 output.append(UInt8(ascii: ":"))
-                signed.appendUTF8(entry.name)
                 previous = entry.name
             }
-            appendTrimmedValue(headers.fields[entry.index].value, to: &output)
+            Self.appendTrimmedValue(headers.fields[entry.index].value, to: &output)
         }
         if previous != nil { output.append(UInt8(ascii: "\n")) }
-        return String(utf8Bytes: signed)
     }
 
-    /// Trims leading and trailing whitespace and collapses inner runs to one space.
+    /// Trims leading and trailing whitespace and collapses inner runs to one space,
+    /// copying each run of non-whitespace bytes at once.
     static func appendTrimmedValue(_ value: String, to output: inout [UInt8]) {
         var value = value
         value.withUTF8 { bytes in
-            var pendingSpace = false
-            var started = false
-            for byte in bytes {
-                if ASCII.isWhitespace(byte) {
-                    pendingSpace = started
-                } else {
-                    if pendingSpace { output.append(UInt8(ascii: " ")) }
-                    output.append(byte)
-                    pendingSpace = false
-                    started = true
-                }
+            var index = 0
+            var first = true
+            while index < bytes.count {
+                while index < bytes.count, ASCII.isWhitespace(bytes[index]) { index += 1 }
+                let start = index
+                while index < bytes.count, !ASCII.isWhitespace(bytes[index]) { index += 1 }
+                guard index > start else { break }
+                if !first { output.append(UInt8(ascii: " ")) }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                first = false
             }
         }
     }

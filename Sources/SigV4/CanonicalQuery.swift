@@ -10,6 +10,8 @@ struct CanonicalQuery {
     /// Adds every pair of a raw wire query.
     mutating func add(wireQuery: String) {
         guard !wireQuery.isEmpty else { return }
+        scratch.reserveCapacity(wireQuery.utf8.count + 64)
+        pairs.reserveCapacity(8)
         var query = wireQuery
         query.withUTF8 { bytes in
             var start = 0
@@ -35,9 +37,9 @@ struct CanonicalQuery {
     /// Adds a pair given as plain (unencoded) text, such as the `X-Amz-*` auth parameters.
     mutating func add(key: String, plainValue: String) {
         let keyStart = scratch.count
-        URIEncoding.append(encoding: key.utf8, keepSlash: false, to: &scratch)
+        URIEncoding.append(encoding: key, to: &scratch)
         let valueStart = scratch.count
-        URIEncoding.append(encoding: plainValue.utf8, keepSlash: false, to: &scratch)
+        URIEncoding.append(encoding: plainValue, to: &scratch)
         pairs.append((keyStart..<valueStart, valueStart..<scratch.count))
     }
 

@@ -6,7 +6,7 @@ enum CanonicalURI {
         path.withUTF8 { bytes in
             if bytes.isEmpty {
                 output.append(UInt8(ascii: "/"))
-            } else if options.normalizesPath {
+            } else if options.normalizesPath && !isAlreadyNormal(bytes) {
                 appendNormalized(bytes, doubleEncode: options.doubleEncodesPath, to: &output)
             } else if options.doubleEncodesPath {
                 URIEncoding.append(encoding: bytes, keepSlash: true, to: &output)
@@ -14,6 +14,21 @@ enum CanonicalURI {
                 appendS3WirePath(bytes, to: &output)
             }
         }
+    }
+
+    /// True when normalization would change nothing: the path starts with `/` and has no
+    /// empty, `.` or `..` segment. Most paths are like this, and skip the segment walk.
+    static func isAlreadyNormal(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.first == UInt8(ascii: "/") else { return false }
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "/") {
+                let next = index + 1 < bytes.count ? bytes[index + 1] : nil
+                if next == UInt8(ascii: "/") || next == UInt8(ascii: ".") { return false }
+            }
+            index += 1
+        }
+        return true
     }
 
     /// S3 quirk: the canonical URI is the wire path exactly as sent, never re-encoded.

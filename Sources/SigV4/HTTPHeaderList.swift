@@ -45,7 +45,13 @@ public struct HTTPHeaderList: Sendable, Equatable, Sequence, ExpressibleByArrayL
 
     /// Removes every field whose name matches `name` case-insensitively.
     public mutating func removeAll(named name: String) {
+        guard contains(named: name) else { return }
         fields.removeAll { Self.namesMatch($0.name, name) }
+    }
+
+    /// Reserves room for `extra` more fields.
+    public mutating func reserveCapacity(_ extra: Int) {
+        fields.reserveCapacity(fields.count + extra)
     }
 
     /// The first value for `name` (case-insensitive), if any.
@@ -60,8 +66,17 @@ public struct HTTPHeaderList: Sendable, Equatable, Sequence, ExpressibleByArrayL
 
     /// ASCII case-insensitive name comparison, without allocating.
     static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.count == rhs.utf8.count
-            && zip(lhs.utf8, rhs.utf8).allSatisfy { ASCII.lowercase($0) == ASCII.lowercase($1) }
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                for index in 0..<left.count where ASCII.lowercase(left[index]) != ASCII.lowercase(right[index]) {
+                    return false
+                }
+                return true
+            }
+        }
     }
 }
 
@@ -72,6 +87,13 @@ enum ASCII {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
+    /// `text` with ASCII letters lowercased; returns `text` itself (no copy) when it has no
+    /// uppercase letter, as most header names on the wire do not.
+    static func lowercased(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return text }
+        return String(decoding: text.utf8.map(lowercase), as: UTF8.self)
+    }
+
     /// Whitespace SigV4 collapses in header values: space, tab, CR, LF, VT, FF.
     @inline(__always)
     static func isWhitespace(_ byte: UInt8) -> Bool {
@@ -79,15 +101,16 @@ enum ASCII {
     }
 
     /// RFC 9110 `tchar`: the characters allowed in a header name.
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
+    static let tokenCharacters: [Bool] = (0..<256).map { value in
+        let byte = UInt8(value)
+        return (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            || "!#$%&'*+-.^_`|~".utf8.contains(byte)
     }
+
+    @inline(__always)
+    static func isTokenCharacter(_ byte: UInt8) -> Bool { tokenCharacters[Int(byte)] }
 
     /// True when `name` is a non-empty RFC 9110 token.
     static func isToken(_ name: String) -> Bool {

@@ -38,11 +38,12 @@ public struct SigV4Signer: Sendable {
     }
 
     /// Signs with an `Authorization` header, adding `X-Amz-Date` (and the session token
-    /// and `x-amz-content-sha256` when they apply).
+    /// and `x-amz-content-sha256` when they apply). Existing `Authorization` and
+    /// `X-Amz-Date` headers are replaced.
     public func signHeaders(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> SigningResult {
-        let credentials = try credentials.validated()
+        try credentials.validate()
         let payloadHash = try payloadHashForHeaderSigning(request)
-        var headers = try headersWithHost(request)
+        var headers = try headersWithHost(request, extra: 4)
         headers.removeAll(named: "authorization")
         headers.removeAll(named: "x-amz-date")
         let token = credentials.sessionToken
@@ -54,29 +55,36 @@ public struct SigV4Signer: Sendable {
         }
         var query = CanonicalQuery()
         query.add(wireQuery: request.query)
-        let stages = computeStages(request, headers: headers, query: &query, payloadHash: payloadHash, date: date)
-        let authorization = "\(Self.algorithm) Credential=\(credentials.accessKeyId)/\(stages.scope), "
-            + "SignedHeaders=\(stages.signedHeaders), Signature=\(stages.signature)"
+        let canonicalHeaders = CanonicalHeaders(headers)
+        let signedHeaders = canonicalHeaders.signedHeaders
+        let stages = computeStages(
+            request, headers: canonicalHeaders, signedHeaders: signedHeaders, query: &query,
+            payloadHash: payloadHash, date: date)
+        let authorization = authorizationValue(scope: stages.scope, signedHeaders: signedHeaders, signature: stages.signature)
         if let token, options.omitsSessionToken { headers.append(name: "X-Amz-Security-Token", value: token) }
         headers.append(name: "Authorization", value: authorization)
         var signed = request
         signed.headers = headers
-        return stages.result(authorization: authorization, signedURL: nil, signedRequest: signed)
+        return SigningResult(
+            canonicalRequestBytes: stages.canonical, stringToSignBytes: stages.stringToSign,
+            signatureDigest: stages.signature, signedHeaders: signedHeaders, authorization: authorization,
+            signedRequest: signed, scope: stages.scope, isPresigned: false)
     }
 
     /// Signs in the query string (a presigned URL valid for `expires` seconds, 1…604800).
+    /// The caller's query is kept byte for byte; the `X-Amz-*` parameters are appended.
     public func presign(_ request: SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> SigningResult {
         guard (1...Self.maximumExpiry).contains(expires) else { throw .expiresOutOfRange(expires) }
-        let credentials = try credentials.validated()
+        try credentials.validate()
         let payloadHash = options.presignsUnsignedPayload ? PayloadHash.unsigned : try PayloadHash.value(for: request.payload)
-        var headers = try headersWithHost(request)
+        var headers = try headersWithHost(request, extra: 0)
         headers.removeAll(named: "authorization")
-        var headerBlock = [UInt8]()
-        let signedHeaders = CanonicalHeaders.append(headers, to: &headerBlock)
-        let scope = credentialScope(date)
+        let canonicalHeaders = CanonicalHeaders(headers)
+        let signedHeaders = canonicalHeaders.signedHeaders
+        let scope = CredentialScope(date: date, region: region, service: service)
         var authParameters: [(String, String)] = [
             ("X-Amz-Algorithm", Self.algorithm),
-            ("X-Amz-Credential", "\(credentials.accessKeyId)/\(scope)"),
+            ("X-Amz-Credential", "\(credentials.accessKeyId)/\(scope.string)"),
             ("X-Amz-Date", date.amzDate),
             ("X-Amz-Expires", String(expires)),
         ]
@@ -87,14 +95,17 @@ public struct SigV4Signer: Sendable {
         query.add(wireQuery: request.query)
         for (key, value) in authParameters { query.add(key: key, plainValue: value) }
         let stages = computeStages(
-            request, headerBlock: headerBlock, signedHeaders: signedHeaders, query: &query,
+            request, headers: canonicalHeaders, signedHeaders: signedHeaders, query: &query,
             payloadHash: payloadHash, date: date)
-        authParameters.append(("X-Amz-Signature", stages.signature))
+        authParameters.append(("X-Amz-Signature", stages.signature.hex))
         if let token, options.omitsSessionToken { authParameters.append(("X-Amz-Security-Token", token)) }
         var signed = request
         signed.headers = headers
         signed.query = Self.appending(authParameters, to: request.query)
-        return stages.result(authorization: nil, signedURL: signed.url, signedRequest: signed)
+        return SigningResult(
+            canonicalRequestBytes: stages.canonical, stringToSignBytes: stages.stringToSign,
+            signatureDigest: stages.signature, signedHeaders: signedHeaders, authorization: nil,
+            signedRequest: signed, scope: stages.scope, isPresigned: true)
     }
 
     private func payloadHashForHeaderSigning(_ request: SignableRequest) throws(SigningError) -> String {
@@ -102,8 +113,10 @@ public struct SigV4Signer: Sendable {
         return try PayloadHash.value(for: request.payload)
     }
 
-    private func headersWithHost(_ request: SignableRequest) throws(SigningError) -> HTTPHeaderList {
+    /// The request's headers with `Host` first when the request has none (from the URL).
+    private func headersWithHost(_ request: SignableRequest, extra: Int) throws(SigningError) -> HTTPHeaderList {
         var headers = request.headers
+        headers.reserveCapacity(extra + 1)
         if !headers.contains(named: "host") {
             guard let authority = request.authority, !authority.isEmpty else { throw .missingHost }
             headers.insert(name: "Host", value: authority, at: 0)
@@ -111,36 +124,17 @@ public struct SigV4Signer: Sendable {
         return headers
     }
 
-    private func credentialScope(_ date: SigningDate) -> String {
-        "\(date.scopeDate)/\(region)/\(service)/aws4_request"
-    }
-
     private func computeStages(
-        _ request: SignableRequest, headers: HTTPHeaderList, query: inout CanonicalQuery,
-        payloadHash: String, date: SigningDate
-    ) -> Stages {
-        var headerBlock = [UInt8]()
-        headerBlock.reserveCapacity(64 * headers.count)
-        let signedHeaders = CanonicalHeaders.append(headers, to: &headerBlock)
-        return computeStages(
-            request, headerBlock: headerBlock, signedHeaders: signedHeaders, query: &query,
-            payloadHash: payloadHash, date: date)
-    }
-
-    private func computeStages(
-        _ request: SignableRequest, headerBlock: [UInt8], signedHeaders: String,
+        _ request: SignableRequest, headers: CanonicalHeaders, signedHeaders: String,
         query: inout CanonicalQuery, payloadHash: String, date: SigningDate
     ) -> Stages {
         let canonical = CanonicalRequest(
             method: request.method, path: request.path, options: options, query: &query,
-            headerBlock: headerBlock, signedHeaders: signedHeaders, payloadHash: payloadHash)
-        let scope = credentialScope(date)
-        let stringToSign = StringToSign(algorithm: Self.algorithm, date: date, scope: scope, canonicalRequest: canonical)
-        let key = signingKey(date)
-        let signature = stringToSign.bytes.withUnsafeBytes { key.authenticationCode(for: $0) }.hex
-        return Stages(
-            canonical: canonical.bytes, stringToSign: stringToSign.bytes, signature: signature,
-            signedHeaders: signedHeaders, scope: scope)
+            headers: headers, signedHeaders: signedHeaders, payloadHash: payloadHash)
+        let scope = CredentialScope(date: date, region: region, service: service)
+        let stringToSign = StringToSign(algorithm: Self.algorithm, scope: scope, canonicalRequest: canonical)
+        let signature = stringToSign.bytes.withUnsafeBytes { signingKey(date).authenticationCode(for: $0) }
+        return Stages(canonical: canonical.bytes, stringToSign: stringToSign.bytes, signature: signature, scope: scope)
     }
 
     private func signingKey(_ date: SigningDate) -> HMACSHA256Key {
@@ -151,15 +145,31 @@ public struct SigV4Signer: Sendable {
         return SigningKeyDerivation.derive(secret: secret, scopeDate: date.scopeDate, region: region, service: service)
     }
 
+    /// `AWS4-HMAC-SHA256 Credential=AKID/scope, SignedHeaders=…, Signature=…`, built as bytes.
+    private func authorizationValue(scope: CredentialScope, signedHeaders: String, signature: SHA256Digest) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(160 + signedHeaders.utf8.count)
+        out.appendUTF8(Self.algorithm)
+        out.appendUTF8(" Credential=")
+        out.appendUTF8(credentials.accessKeyId)
+        out.append(UInt8(ascii: "/"))
+        scope.append(to: &out)
+        out.appendUTF8(", SignedHeaders=")
+        out.appendUTF8(signedHeaders)
+        out.appendUTF8(", Signature=")
+        signature.withUnsafeBytes { Hex.append($0, to: &out) }
+        return String(utf8Bytes: out)
+    }
+
     /// Appends auth parameters to the caller's wire query, which is kept byte for byte.
     private static func appending(_ parameters: [(String, String)], to query: String) -> String {
         var out = [UInt8]()
         out.appendUTF8(query)
         for (key, value) in parameters {
             if !out.isEmpty { out.append(UInt8(ascii: "&")) }
-            URIEncoding.append(encoding: key.utf8, keepSlash: false, to: &out)
+            URIEncoding.append(encoding: key, to: &out)
             out.append(UInt8(ascii: "="))
-            URIEncoding.append(encoding: value.utf8, keepSlash: false, to: &out)
+            URIEncoding.append(encoding: value, to: &out)
         }
         return String(utf8Bytes: out)
     }
@@ -167,15 +177,7 @@ public struct SigV4Signer: Sendable {
     private struct Stages {
         let canonical: [UInt8]
         let stringToSign: [UInt8]
-        let signature: String
-        let signedHeaders: String
-        let scope: String
-
-        func result(authorization: String?, signedURL: String?, signedRequest: SignableRequest) -> SigningResult {
-            SigningResult(
-                canonicalRequestBytes: canonical, stringToSignBytes: stringToSign, signature: signature,
-                signedHeaders: signedHeaders, credentialScope: scope, authorization: authorization,
-                signedURL: signedURL, signedRequest: signedRequest)
-        }
+        let signature: SHA256Digest
+        let scope: CredentialScope
     }
 }

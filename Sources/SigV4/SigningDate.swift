@@ -8,7 +8,7 @@ public struct SigningDate: Sendable, Equatable, CustomStringConvertible {
     public let secondsSince1970: Int64
 
     /// The scope date `YYYYMMDD`.
-    public var scopeDate: Substring { amzDate.prefix(8) }
+    public let scopeDate: String
 
     public var description: String { amzDate }
 
@@ -21,6 +21,7 @@ public struct SigningDate: Sendable, Equatable, CustomStringConvertible {
     public init(secondsSince1970 seconds: Int64) {
         secondsSince1970 = seconds
         amzDate = Self.format(seconds)
+        scopeDate = String(decoding: amzDate.utf8.prefix(8), as: UTF8.self)
     }
 
     /// Parses `YYYYMMDDTHHMMSSZ`, or ISO 8601 `YYYY-MM-DDTHH:MM:SSZ` as in aws-c-auth's `context.json`.
@@ -68,25 +69,24 @@ public struct SigningDate: Sendable, Equatable, CustomStringConvertible {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
         let (year, month, day) = CivilCalendar.civil(fromDaysSince1970: days)
-        var out = [UInt8]()
-        out.reserveCapacity(16)
-        appendDigits(year, width: 4, to: &out)
-        appendDigits(month, width: 2, to: &out)
-        appendDigits(day, width: 2, to: &out)
-        out.append(UInt8(ascii: "T"))
-        appendDigits(secondOfDay / 3600, width: 2, to: &out)
-        appendDigits(secondOfDay / 60 % 60, width: 2, to: &out)
-        appendDigits(secondOfDay % 60, width: 2, to: &out)
-        out.append(UInt8(ascii: "Z"))
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
-        var divisor = 1
-        for _ in 1..<width { divisor *= 10 }
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-            divisor /= 10
+        let fields = [(year, 4), (month, 2), (day, 2), (-1, 1), (secondOfDay / 3600, 2),
+                      (secondOfDay / 60 % 60, 2), (secondOfDay % 60, 2), (-2, 1)]
+        return String(unsafeUninitializedCapacity: 16) { buffer in
+            var index = 0
+            for (value, width) in fields {
+                switch value {
+                case -1: buffer[index] = UInt8(ascii: "T")
+                case -2: buffer[index] = UInt8(ascii: "Z")
+                default:
+                    var rest = value
+                    for position in stride(from: width - 1, through: 0, by: -1) {
+                        buffer[index + position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                        rest /= 10
+                    }
+                }
+                index += width
+            }
+            return 16
         }
     }
 }

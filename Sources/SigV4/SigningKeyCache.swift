@@ -5,7 +5,7 @@ import Synchronization
 /// `HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request")`.
 public enum SigningKeyDerivation {
     /// Derives the signing key, returned as a ready-to-use HMAC key state.
-    public static func derive(secret: String, scopeDate: Substring, region: String, service: String) -> HMACSHA256Key {
+    public static func derive(secret: String, scopeDate: String, region: String, service: String) -> HMACSHA256Key {
         let dateKey = HMACSHA256Key(key: Array("AWS4".utf8) + Array(secret.utf8))
         let regionKey = HMACSHA256Key(key: dateKey.authenticationCode(for: scopeDate.utf8))
         let serviceKey = HMACSHA256Key(key: regionKey.authenticationCode(for: region.utf8))
@@ -26,7 +26,7 @@ public final class SigningKeyCache: Sendable {
 
     private struct Entry: Sendable {
         let secret: String
-        let scopeDate: Substring
+        let scopeDate: String
         let region: String
         let service: String
         let key: HMACSHA256Key
@@ -44,7 +44,7 @@ public final class SigningKeyCache: Sendable {
     public var count: Int { entries.withLock { $0.count } }
 
     /// Returns the signing key for the scope, deriving and caching it on a miss.
-    public func key(secret: String, scopeDate: Substring, region: String, service: String) -> HMACSHA256Key {
+    public func key(secret: String, scopeDate: String, region: String, service: String) -> HMACSHA256Key {
         let hit = entries.withLock { list in
             list.last { $0.scopeDate == scopeDate && $0.region == region && $0.service == service && $0.secret == secret }
         }

@@ -1,24 +1,30 @@
+import MultiAuthCrypto
+
 /// Everything one signing produced: each stage for inspection, and the signed request.
 public struct SigningResult: Sendable {
     /// Stage 1, as bytes.
     public let canonicalRequestBytes: [UInt8]
     /// Stage 2, as bytes.
     public let stringToSignBytes: [UInt8]
-    /// Stage 3: the lowercase hex signature.
-    public let signature: String
+    /// Stage 3, as the raw HMAC.
+    public let signatureDigest: SHA256Digest
     /// The `;`-separated signed header names.
     public let signedHeaders: String
-    /// `date/region/service/aws4_request`.
-    public let credentialScope: String
     /// The `Authorization` header value (header signing only).
     public let authorization: String?
-    /// The presigned URL (query signing only).
-    public let signedURL: String?
     /// The request with every header or query parameter signing added.
     public let signedRequest: SignableRequest
+    let scope: CredentialScope
+    let isPresigned: Bool
 
     /// Stage 1: the canonical request.
     public var canonicalRequest: String { String(utf8Bytes: canonicalRequestBytes) }
     /// Stage 2: the string to sign.
     public var stringToSign: String { String(utf8Bytes: stringToSignBytes) }
+    /// Stage 3: the lowercase hex signature.
+    public var signature: String { signatureDigest.hex }
+    /// `date/region/service/aws4_request`.
+    public var credentialScope: String { scope.string }
+    /// The presigned URL (query signing only).
+    public var signedURL: String? { isPresigned ? signedRequest.url : nil }
 }

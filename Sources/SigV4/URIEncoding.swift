@@ -27,15 +27,26 @@ enum URIEncoding {
 
     /// Appends `bytes` encoded; `/` is kept when `keepSlash` is true (paths), encoded otherwise.
     static func append(
-        encoding bytes: some Sequence<UInt8>, keepSlash: Bool, to output: inout [UInt8]
+        encoding bytes: UnsafeBufferPointer<UInt8>, keepSlash: Bool, to output: inout [UInt8]
     ) {
-        for byte in bytes {
-            if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
-                output.append(byte)
-            } else {
-                appendEscaped(byte, to: &output)
+        var index = 0
+        while index < bytes.count {
+            let start = index
+            while index < bytes.count, isUnreserved(bytes[index]) || (keepSlash && bytes[index] == UInt8(ascii: "/")) {
+                index += 1
+            }
+            if index > start { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index])) }
+            if index < bytes.count {
+                appendEscaped(bytes[index], to: &output)
+                index += 1
             }
         }
+    }
+
+    /// Appends the text encoded (`/` encoded too).
+    static func append(encoding text: String, to output: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { append(encoding: $0, keepSlash: false, to: &output) }
     }
 
     /// Percent-decodes `bytes` and appends the canonical re-encoding in one pass.

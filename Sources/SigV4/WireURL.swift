@@ -2,6 +2,7 @@
 ///
 /// Nothing is decoded or re-encoded: the path and query keep every byte and every
 /// percent-escape the caller wrote, because that is what the server will canonicalize.
+/// Parsing works on UTF-8 bytes; it never walks grapheme clusters.
 public struct WireURL: Sendable, Equatable {
     /// `http` or `https`, lowercased.
     public let scheme: String
@@ -32,57 +33,77 @@ public struct WireURL: Sendable, Equatable {
     /// Splits `text`.
     /// - Throws: ``SigningError/malformedURL(_:reason:)`` naming what is wrong.
     public init(_ text: String) throws(SigningError) {
+        var copy = text
+        let parts = copy.withUTF8 { bytes in Result { () throws(SigningError) in try Self.split(bytes, text) } }
+        (scheme, host, port, path, query) = try parts.get()
+    }
+
+    private typealias Parts = (String, String, Int?, String, String?)
+
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) throws(SigningError) -> Parts {
         func fail(_ reason: String) -> SigningError { .malformedURL(text, reason: reason) }
-        if let bad = text.utf8.first(where: { $0 <= 0x20 || $0 == 0x7f }) {
+        if let bad = bytes.first(where: { $0 <= 0x20 || $0 == 0x7f }) {
             throw fail(bad == 0x20 ? "contains a space (percent-encode it as %20)" : "contains a control character")
         }
-        guard let schemeEnd = text.range(of: "://") else { throw fail("missing scheme (expected http:// or https://)") }
-        let scheme = text[..<schemeEnd.lowerBound].lowercased()
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 2 < bytes.count,
+            bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+        else { throw fail("missing scheme (expected http:// or https://)") }
+        let scheme = lowercasedString(bytes[..<colon])
         guard scheme == "http" || scheme == "https" else { throw fail("unsupported scheme '\(scheme)'") }
-        var rest = text[schemeEnd.upperBound...]
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        let afterAuthority = rest[authorityEnd...]
-        guard !authority.contains("@") else { throw fail("user information in the URL is not supported") }
-        let (host, port) = try Self.splitAuthority(authority, fail: fail)
-        self.scheme = scheme
-        self.host = host
-        self.port = port
-        if let mark = afterAuthority.firstIndex(of: "?") {
-            path = String(afterAuthority[..<mark])
-            query = String(afterAuthority[afterAuthority.index(after: mark)...])
-        } else {
-            path = String(afterAuthority)
-            query = nil
+        let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+        let authorityStart = colon + 3
+        var authorityEnd = authorityStart
+        while authorityEnd < end, bytes[authorityEnd] != UInt8(ascii: "/"), bytes[authorityEnd] != UInt8(ascii: "?") {
+            authorityEnd += 1
         }
+        let authority = UnsafeBufferPointer(rebasing: bytes[authorityStart..<authorityEnd])
+        guard !authority.contains(UInt8(ascii: "@")) else { throw fail("user information in the URL is not supported") }
+        let (host, port) = try splitAuthority(authority, fail: fail)
+        let rest = bytes[authorityEnd..<end]
+        guard let mark = rest.firstIndex(of: UInt8(ascii: "?")) else {
+            return (scheme, host, port, String(decoding: rest, as: UTF8.self), nil)
+        }
+        let path = String(decoding: rest[..<mark], as: UTF8.self)
+        return (scheme, host, port, path, String(decoding: rest[(mark + 1)...], as: UTF8.self))
     }
 
     private static func splitAuthority(
-        _ authority: Substring, fail: (String) -> SigningError
+        _ authority: UnsafeBufferPointer<UInt8>, fail: (String) -> SigningError
     ) throws(SigningError) -> (String, Int?) {
-        var hostPart = authority
-        var portPart: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw fail("unterminated IPv6 literal") }
-            hostPart = authority[...close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw fail("unexpected text after IPv6 literal") }
-                portPart = after.dropFirst()
+        var hostEnd = authority.count
+        var portStart: Int?
+        if authority.first == UInt8(ascii: "[") {
+            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { throw fail("unterminated IPv6 literal") }
+            hostEnd = close + 1
+            if hostEnd < authority.count {
+                guard authority[hostEnd] == UInt8(ascii: ":") else { throw fail("unexpected text after IPv6 literal") }
+                portStart = hostEnd + 1
             }
-        } else if let colon = authority.lastIndex(of: ":") {
-            hostPart = authority[..<colon]
-            portPart = authority[authority.index(after: colon)...]
+        } else if let colon = authority.lastIndex(of: UInt8(ascii: ":")) {
+            hostEnd = colon
+            portStart = colon + 1
         }
-        guard !hostPart.isEmpty else { throw fail("missing host") }
+        guard hostEnd > 0 else { throw fail("missing host") }
         var port: Int?
-        if let portPart {
-            guard let value = Int(portPart), (1...65535).contains(value) else {
-                throw fail("invalid port '\(portPart)'")
+        if let portStart {
+            let digits = authority[portStart...]
+            var value = 0
+            for digit in digits {
+                guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9"), value <= 65535 else { value = -1; break }
+                value = value * 10 + Int(digit - UInt8(ascii: "0"))
+            }
+            guard !digits.isEmpty, (1...65535).contains(value) else {
+                throw fail("invalid port '\(String(decoding: digits, as: UTF8.self))'")
             }
             port = value
         }
-        return (hostPart.lowercased(), port)
+        return (lowercasedString(authority[..<hostEnd]), port)
+    }
+
+    private static func lowercasedString(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (offset, byte) in bytes.enumerated() { buffer[offset] = ASCII.lowercase(byte) }
+            return bytes.count
+        }
     }
 }

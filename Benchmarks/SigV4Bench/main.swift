@@ -1,0 +1,74 @@
+// Measures our SigV4 signer on the workloads of scripts/bench and prints one JSON object.
+// Usage: SigV4Bench [seconds-per-measurement]
+import Foundation
+import MultiAuthCrypto
+import SigV4
+
+let seconds = Double(CommandLine.arguments.dropFirst().first ?? "") ?? 1.0
+let url = "https://abc123.execute-api.us-east-1.amazonaws.com/prod/items/42?b=2&a=1"
+let host = "abc123.execute-api.us-east-1.amazonaws.com"
+let credentials = AWSCredentials(
+    accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+let megabyte = [UInt8](repeating: 0x61, count: 1 << 20)
+
+/// Runs `body` repeatedly for about `seconds`, best of three rounds; returns calls per second.
+@MainActor func rate(_ body: () throws -> Void) rethrows -> Double {
+    var best = 0.0
+    for _ in 0..<3 {
+        var calls = 0
+        let clock = ContinuousClock()
+        let start = clock.now
+        var elapsed = 0.0
+        while elapsed < seconds / 3 {
+            for _ in 0..<64 { try body() }
+            calls += 64
+            let duration = clock.now - start
+            elapsed = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+        best = max(best, Double(calls) / elapsed)
+    }
+    return best
+}
+
+var sink = 0
+let cachedSigner = SigV4Signer(credentials: credentials, region: "us-east-1", service: "execute-api")
+let uncachedSigner = SigV4Signer(credentials: credentials, region: "us-east-1", service: "execute-api", keyCache: nil)
+
+/// Signs one request built from the URL, as a client does per call; the signer is long-lived.
+@MainActor func signOnce(method: String, body: Payload, cache: SigningKeyCache?) throws {
+    let signer = cache == nil ? uncachedSigner : cachedSigner
+    let request = try SignableRequest(method: method, url: url, headers: [("Host", host)], payload: body)
+    let result = try signer.signHeaders(request, date: SigningDate(Date()))
+    sink &+= result.authorization?.utf8.count ?? 0
+}
+
+let cache = SigningKeyCache.shared
+let getCached = try rate { try signOnce(method: "GET", body: .empty, cache: cache) }
+let getUncached = try rate { try signOnce(method: "GET", body: .empty, cache: nil) }
+
+// The OpenSSL floor: one SHA-256 of a canonical request and one HMAC with a ready key.
+let date = SigningDate(Date())
+let probe = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "execute-api", keyCache: cache)
+    .signHeaders(try SignableRequest(method: "GET", url: url, headers: [("Host", host)]), date: date)
+let key = SigningKeyDerivation.derive(
+    secret: credentials.secretAccessKey, scopeDate: date.scopeDate, region: "us-east-1", service: "execute-api")
+let canonical = probe.canonicalRequestBytes
+let stringToSign = probe.stringToSignBytes
+let floor = rate {
+    let digest = canonical.withUnsafeBytes { SHA256.hash($0) }
+    let mac = stringToSign.withUnsafeBytes { key.authenticationCode(for: $0) }
+    sink &+= digest.withUnsafeBytes { Int($0[0]) } &+ mac.withUnsafeBytes { Int($0[0]) }
+}
+
+let postCached = try rate { try signOnce(method: "POST", body: .bytes(megabyte), cache: cache) }
+let sha256OfMegabyte = rate {
+    sink &+= megabyte.withUnsafeBytes { SHA256.hash($0) }.withUnsafeBytes { Int($0[0]) }
+}
+
+let report: [String: Double] = [
+    "get_cached": getCached, "get_uncached": getUncached, "openssl_floor": floor,
+    "post_1mib_cached": postCached, "openssl_sha256_1mib": sha256OfMegabyte,
+]
+let json = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
+print(String(decoding: json, as: UTF8.self))
+if sink == 42 { print("") }
