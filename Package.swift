@@ -40,7 +40,7 @@ let package = Package(
             path: "Benchmarks/SigV4Bench",
             swiftSettings: strict
         ),
-        .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
+        .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(name: "SigV4Tests", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
         .testTarget(
             name: "SigningVectorsTests",

@@ -1,0 +1,35 @@
+import SigV4
+import Testing
+
+/// Canonical query rules: decode, re-encode with the unreserved set, sort by key then value.
+@Suite struct CanonicalQueryTests {
+    @Test func sortsByKeyThenValueComparingEncodedBytes() throws {
+        #expect(try canonicalQuery("b=2&a=1") == "a=1&b=2")
+        #expect(try canonicalQuery("a=2&a=1&a=10&a=B") == "a=1&a=10&a=2&a=B")
+        #expect(try canonicalQuery("Param-3=a&Param=b&%E1%88%B4=c") == "%E1%88%B4=c&Param=b&Param-3=a")
+    }
+
+    @Test func keysWithoutEqualsAndEmptyValues() throws {
+        #expect(try canonicalQuery("versioning") == "versioning=")
+        #expect(try canonicalQuery("b=&a") == "a=&b=")
+        #expect(try canonicalQuery("a=1&&b=2&") == "a=1&b=2")
+    }
+
+    @Test func escapesAreNormalizedToUppercaseAndUnreservedAreDecoded() throws {
+        #expect(try canonicalQuery("k=%2f%7E%41") == "k=%2F~A")
+    }
+
+    @Test func plusIsALiteralPlusAndReservedCharactersAreEncoded() throws {
+        #expect(try canonicalQuery("q=a+b") == "q=a%2Bb")
+        #expect(try canonicalQuery("q=a:b/c,d") == "q=a%3Ab%2Fc%2Cd")
+        #expect(try canonicalQuery("q=ሴ") == "q=%E1%88%B4")
+    }
+
+    @Test func aLonePercentIsLiteral() throws {
+        #expect(try canonicalQuery("q=100%&r=%zz") == "q=100%25&r=%25zz")
+    }
+
+    @Test func equalsInAValueStaysInTheValue() throws {
+        #expect(try canonicalQuery("a=b=c") == "a=b%3Dc")
+    }
+}

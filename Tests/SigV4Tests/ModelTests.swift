@@ -1,0 +1,58 @@
+import SigV4
+import Testing
+
+@Suite struct ModelTests {
+    @Test(arguments: [
+        (0, "19700101T000000Z"), (951_782_400, "20000229T000000Z"), (1_440_938_160, "20150830T123600Z"),
+        (4_102_444_799, "20991231T235959Z"),
+    ])
+    func signingDateFormats(seconds: Int64, text: String) throws {
+        #expect(SigningDate(secondsSince1970: seconds).amzDate == text)
+        #expect(try SigningDate(parsing: text).secondsSince1970 == seconds)
+    }
+
+    @Test func iso8601FromContextFilesParses() throws {
+        #expect(try SigningDate(parsing: "2015-08-30T12:36:00Z").amzDate == "20150830T123600Z")
+    }
+
+    @Test(arguments: ["2015", "20150230T000000Z", "20150830T246000Z", "20150830 123600Z", "2015083OT123600Z", ""])
+    func badDatesAreRejected(_ text: String) {
+        #expect(throws: SigningError.invalidDate(text)) { try SigningDate(parsing: text) }
+    }
+
+    @Test func wireURLKeepsPathAndQueryRaw() throws {
+        let url = try WireURL("HTTPS://Host.Example:8443/a%2Fb/ሴ?x=%7e&y#frag")
+        #expect(url.scheme == "https")
+        #expect(url.hostHeader == "host.example:8443")
+        #expect(url.path == "/a%2Fb/ሴ")
+        #expect(url.query == "x=%7e&y")
+    }
+
+    @Test(arguments: [
+        "ftp://x/", "https://", "https:///p", "https://h:0/", "https://h:99999/", "https://u:p@h/", "https://h/a b",
+        "example.com/path", "https://[::1/",
+    ])
+    func malformedURLsAreRejected(_ text: String) {
+        #expect(throws: SigningError.self) { try WireURL(text) }
+    }
+
+    @Test func headerNamesMustBeTokens() {
+        #expect(throws: SigningError.invalidHeaderName("Bad Name")) {
+            try SignableRequest(method: "GET", url: "https://h/", headers: [("Bad Name", "v")])
+        }
+    }
+
+    @Test func requestTextParsesFoldedHeadersAndBodies() throws {
+        let text = try HTTPRequestText(parsing: Array("GET /a b?c HTTP/1.1\nHost:h\nX:1\n  2\n\nbody".utf8))
+        #expect(text.method == "GET")
+        #expect(text.target == "/a b?c")
+        #expect(text.headers.first(named: "x") == "1\n  2")
+        #expect(text.body == Array("body".utf8))
+    }
+
+    @Test func requestTextRejectsAHeaderWithoutColon() {
+        #expect(throws: SigningError.malformedHeaderLine("nocolon")) {
+            try HTTPRequestText(parsing: Array("GET / HTTP/1.1\nnocolon\n".utf8))
+        }
+    }
+}
