@@ -1,5 +1,11 @@
 import ArgumentParser
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The `multiauth` command: sign and verify AWS-style requests.
 public struct MultiAuthCommand: AsyncParsableCommand {
@@ -25,7 +31,7 @@ public struct MultiAuthCommand: AsyncParsableCommand {
             }
             return 0
         } catch let error as CLIError {
-            StandardError.write("multiauth: error: \(error)")
+            StandardError.emit("multiauth: error: \(error)")
             return error.exitCode
         } catch {
             let code = exitCode(for: error)
@@ -33,7 +39,7 @@ public struct MultiAuthCommand: AsyncParsableCommand {
                 print(fullMessage(for: error))
                 return 0
             }
-            StandardError.write("multiauth: error: \(message(for: error))")
+            StandardError.emit("multiauth: error: \(message(for: error))")
             return code.rawValue
         }
     }
@@ -41,13 +47,19 @@ public struct MultiAuthCommand: AsyncParsableCommand {
     /// The process entry point.
     public static func runAsProcess() async -> Never {
         let code = await main(arguments: Array(CommandLine.arguments.dropFirst()))
-        Foundation.exit(code)
+        terminateProcess(code)
     }
+}
+
+/// Ends the process with `code` (a free function, so `exit` is the C one).
+func terminateProcess(_ code: Int32) -> Never {
+    exit(code)
 }
 
 /// Writes whole lines to standard error.
 enum StandardError {
-    static func write(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+    static func emit(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SigV4
 
 /// Renders a signing result as the signed HTTP request or as one JSON object.

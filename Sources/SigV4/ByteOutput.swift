@@ -28,3 +28,15 @@ extension String {
         self = String(decoding: bytes, as: UTF8.self)
     }
 }
+
+extension String {
+    /// The string without leading and trailing spaces and tabs (HTTP optional whitespace).
+    package func trimmingHTTPWhitespace() -> String {
+        let bytes = Array(utf8)
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(decoding: bytes[first...last], as: UTF8.self)
+    }
+}

@@ -1,5 +1,13 @@
-import Foundation
+import Dispatch
 import MultiAuthCrypto
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Stage 1f: the hashed payload, the last line of the canonical request.
 public enum PayloadHash {
@@ -22,7 +30,7 @@ public enum PayloadHash {
     /// whatever the body. It may also carry `UNSIGNED-PAYLOAD` or a `STREAMING-…` marker.
     static func callerSuppliedContentSHA256(in headers: HTTPHeaderList) throws(SigningError) -> String? {
         guard let value = headers.first(named: "x-amz-content-sha256") else { return nil }
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = value.trimmingHTTPWhitespace()
         if trimmed == unsigned || trimmed.hasPrefix("STREAMING-") { return trimmed }
         return try validated(trimmed)
     }
@@ -48,19 +56,24 @@ public enum PayloadHash {
     }
 
     static func hashFileBlocking(_ path: String) -> Result<String, SigningError> {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
-            return .failure(.unreadableBody(path: path, reason: reason))
-        }
-        defer { try? handle.close() }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(.unreadableBody(path: path, reason: systemError())) }
+        defer { close(descriptor) }
         var hasher = SHA256Hasher()
-        do {
-            while let chunk = try handle.read(upToCount: 256 * 1024), !chunk.isEmpty {
-                chunk.withUnsafeBytes { hasher.update($0) }
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(.unreadableBody(path: path, reason: systemError()))
             }
-        } catch {
-            return .failure(.unreadableBody(path: path, reason: "\(error.localizedDescription)"))
+            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         }
         return .success(hasher.finalize().hex)
+    }
+
+    private static func systemError() -> String {
+        errno == ENOENT ? "no such file" : String(cString: strerror(errno)).lowercased()
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The signing time in SigV4's two forms: `YYYYMMDDTHHMMSSZ` and the scope date `YYYYMMDD`.
 public struct SigningDate: Sendable, Equatable, CustomStringConvertible {

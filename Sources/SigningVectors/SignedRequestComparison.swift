@@ -34,8 +34,8 @@ enum SignedRequestComparison {
 
     static func normalized(_ headers: HTTPHeaderList, _ ignoringSignature: Bool) -> [String] {
         headers.map { field in
-            var value = field.value.trimmingCharacters(in: .whitespaces)
-            if ignoringSignature, field.name.lowercased() == "authorization", let range = value.range(of: "Signature=") {
+            var value = field.value.trimmingHTTPWhitespace()
+            if ignoringSignature, field.name.lowercased() == "authorization", let range = value.firstRange(of: "Signature=") {
                 value = String(value[..<range.upperBound]) + "<not compared: stale in the suite>"
             }
             return field.name.lowercased() + ":" + value
@@ -57,4 +57,8 @@ enum SignedRequestComparison {
     }
 }
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SigV4
 
 /// aws-c-auth's `context.json`: the credentials, scope, time and flags of one signing case.

@@ -26,6 +26,6 @@ enum TextDiff {
 
     /// Shows tabs and carriage returns, which otherwise hide in a terminal.
     static func visible(_ text: String) -> String {
-        text.replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\r", with: "\\r")
+        text.replacing("\t", with: "\\t").replacing("\r", with: "\\r")
     }
 }

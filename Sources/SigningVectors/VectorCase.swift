@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SigV4
 
 /// One check a vector case can make, named after the expected file it compares with.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SigV4
 
 /// Finds and loads every case under a folder, in either official layout.
@@ -17,10 +21,7 @@ public enum VectorLoader {
     /// - Throws: ``VectorError`` when the folder is unreadable or holds no case at all.
     public static func loadCases(in directory: String) throws(VectorError) -> [VectorCase] {
         let root = URL(fileURLWithPath: directory).standardizedFileURL
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw .unreadable(path: directory, reason: "no such folder")
-        }
+        guard isDirectory(root) else { throw .unreadable(path: directory, reason: "no such folder") }
         var cases: [VectorCase] = []
         for folder in caseFolders(below: root) {
             let name = relativeName(folder, root: root)
@@ -32,16 +33,20 @@ public enum VectorLoader {
         return cases.sorted { $0.name < $1.name }
     }
 
+    /// Every folder at or below `root` that holds a case, depth first.
     static func caseFolders(below root: URL) -> [URL] {
-        var folders = [root]
-        if let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey]) {
-            for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true {
-                folders.append(url)
-            }
+        var found: [URL] = []
+        var pending = [root]
+        while let folder = pending.popLast() {
+            if exists(folder, "request.txt") || exists(folder, folder.lastPathComponent + ".req") { found.append(folder) }
+            let children = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            pending += children.map { folder.appendingPathComponent($0) }.filter(isDirectory)
         }
-        return folders.filter { folder in
-            exists(folder, "request.txt") || exists(folder, folder.lastPathComponent + ".req")
-        }
+        return found
+    }
+
+    static func isDirectory(_ url: URL) -> Bool {
+        (try? FileManager.default.contentsOfDirectory(atPath: url.path)) != nil
     }
 
     static func relativeName(_ folder: URL, root: URL) -> String {
@@ -116,7 +121,7 @@ public enum VectorLoader {
             }
             return VectorCase(
                 name: name, layout: .botocore, skipReason: nil, request: request, signer: signer,
-                date: try SigningDate(parsing: dateValue.trimmingCharacters(in: .whitespaces)), expires: 0,
+                date: try SigningDate(parsing: dateValue.trimmingHTTPWhitespace()), expires: 0,
                 expected: expected, signatureIsStaleInSignedRequest: staleSignedRequests.contains(base))
         } catch {
             throw .malformed(path: folder.path, reason: error.description)
@@ -132,7 +137,7 @@ public enum VectorLoader {
         }
         let signed = try HTTPRequestText(parsing: Array((expected[.headerSignedRequest] ?? "").utf8))
         if let token = signed.headers.first(named: "x-amz-security-token") {
-            return (token.trimmingCharacters(in: .whitespaces), true)
+            return (token.trimmingHTTPWhitespace(), true)
         }
         return (nil, false)
     }
