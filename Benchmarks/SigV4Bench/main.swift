@@ -8,7 +8,7 @@ let seconds = Double(CommandLine.arguments.dropFirst().first ?? "") ?? 1.0
 let url = "https://abc123.execute-api.us-east-1.amazonaws.com/prod/items/42?b=2&a=1"
 let host = "abc123.execute-api.us-east-1.amazonaws.com"
 let credentials = AWSCredentials(
-    accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+    accessKeyId: "AKIDBENCHMARK", secretAccessKey: "benchmark-secret-key-not-a-real-one-000000")
 let megabyte = [UInt8](repeating: 0x61, count: 1 << 20)
 
 /// Runs `body` repeatedly for about `seconds`, best of three rounds; returns calls per second.

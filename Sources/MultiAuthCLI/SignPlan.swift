@@ -113,10 +113,7 @@ struct SignPlan {
         if let text = command.date {
             do { return try SigningDate(parsing: text) } catch { throw CLIError("--date", error) }
         }
-        if let context {
-            do { return try context.signingDate() } catch { throw CLIError("--context", error) }
-        }
-        return SigningDate(Date())
+        do { return try context?.signingDate() ?? SigningDate(Date()) } catch { throw CLIError("--context", error) }
     }
 
     private func required(_ value: String?, _ flag: String) throws -> String {

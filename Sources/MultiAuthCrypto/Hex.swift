@@ -20,17 +20,10 @@ public enum Hex {
 
     /// Returns the lowercase hex form of `bytes`.
     public static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-            digits.withUnsafeBufferPointer { table in
-                var index = 0
-                for byte in bytes {
-                    buffer[index] = table[Int(byte >> 4)]
-                    buffer[index + 1] = table[Int(byte & 0x0f)]
-                    index += 2
-                }
-            }
-            return bytes.count * 2
-        }
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        append(bytes, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Returns the lowercase hex form of a byte sequence.

@@ -7,6 +7,9 @@ import SigV4
 
 /// aws-c-auth's `context.json`: the credentials, scope, time and flags of one signing case.
 ///
+/// A botocore-layout suite shares one such file (credentials, region, service) for all its
+/// cases, whose times come from each request's `X-Amz-Date`.
+///
 /// One key is ours: `double_uri_encode` (aws-c-auth's harness hard-codes `true`), so that
 /// the project's derived S3 cases can be written in the same layout.
 public struct SigningContext: Sendable, Decodable {
@@ -27,7 +30,7 @@ public struct SigningContext: Sendable, Decodable {
     public let service: String
     /// Whether the body is hashed and `x-amz-content-sha256` is signed.
     public let signBody: Bool?
-    let timestamp: String
+    let timestamp: String?
     let omitSessionToken: Bool?
     let doubleUriEncode: Bool?
 
@@ -52,9 +55,14 @@ public struct SigningContext: Sendable, Decodable {
             sessionToken: credentials.token)
     }
 
-    /// The signing time.
-    public func signingDate() throws(SigningError) -> SigningDate {
-        try SigningDate(parsing: timestamp)
+    /// The signing time, when the file gives one.
+    public func signingDate() throws(SigningError) -> SigningDate? {
+        try timestamp.map { (text) throws(SigningError) in try SigningDate(parsing: text) }
+    }
+
+    func requiredSigningDate() throws(SigningError) -> SigningDate {
+        guard let date = try signingDate() else { throw .invalidDate("<no timestamp in context.json>") }
+        return date
     }
 
     /// Signing options: the service's defaults, overridden by the file's flags.

@@ -7,25 +7,23 @@ import SigV4
 
 /// Finds and loads every case under a folder, in either official layout.
 public enum VectorLoader {
-    /// The parameters every botocore-layout case shares (its files name none of them).
-    static let botocoreCommon = (
-        accessKeyId: "AKIDEXAMPLE", secret: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
-        region: "us-east-1", service: "service"
-    )
-
     /// botocore-suite quirk: this case's `.sreq` carries the signature of `get-vanilla`;
     /// its `.authz` is right, so its signed request is compared without the signature.
     static let staleSignedRequests: Set<String> = ["get-vanilla-with-session-token"]
 
     /// Loads every case below `directory`, sorted by name.
+    ///
+    /// botocore-layout files name none of the suite's common parameters (key pair, region,
+    /// service); they come from `suiteContext`, or else from a `context.json` in the case's
+    /// folder or one above it, up to `directory` (`scripts/vectors` writes one).
     /// - Throws: ``VectorError`` when the folder is unreadable or holds no case at all.
-    public static func loadCases(in directory: String) throws(VectorError) -> [VectorCase] {
+    public static func loadCases(in directory: String, suiteContext: String? = nil) throws(VectorError) -> [VectorCase] {
         let root = URL(fileURLWithPath: directory).standardizedFileURL
         guard isDirectory(root) else { throw .unreadable(path: directory, reason: "no such folder") }
         var cases: [VectorCase] = []
         for folder in caseFolders(below: root) {
             let name = relativeName(folder, root: root)
-            cases.append(try loadCase(at: folder, name: name))
+            cases.append(try loadCase(at: folder, name: name, root: root, suiteContext: suiteContext))
         }
         guard !cases.isEmpty else {
             throw .malformed(path: directory, reason: "no signing cases found (neither request.txt nor NAME.req)")
@@ -55,9 +53,26 @@ public enum VectorLoader {
         return String(path.dropFirst(root.path.count + 1))
     }
 
-    static func loadCase(at folder: URL, name: String) throws(VectorError) -> VectorCase {
+    static func loadCase(at folder: URL, name: String, root: URL, suiteContext: String?) throws(VectorError) -> VectorCase {
         if exists(folder, "request.txt") { return try loadAWSCAuthCase(folder, name: name) }
-        return try loadBotocoreCase(folder, name: name)
+        let contextPath = suiteContext ?? nearestContext(from: folder, root: root)
+        guard let contextPath else {
+            throw .malformed(
+                path: folder.path,
+                reason: "a botocore-layout case needs the suite's common parameters: a context.json in the suite folder "
+                    + "(scripts/vectors writes one) or --context FILE")
+        }
+        return try loadBotocoreCase(folder, name: name, context: try SigningContext.load(path: contextPath))
+    }
+
+    /// The closest `context.json` at or above `folder`, not above `root`.
+    static func nearestContext(from folder: URL, root: URL) -> String? {
+        var current = folder.standardizedFileURL
+        while true {
+            if exists(current, "context.json") { return current.appendingPathComponent("context.json").path }
+            if current.path == root.path || current.path == "/" { return nil }
+            current.deleteLastPathComponent()
+        }
     }
 
     // MARK: aws-c-auth layout
@@ -88,7 +103,7 @@ public enum VectorLoader {
                 options: context.options)
             return VectorCase(
                 name: name, layout: .awsCAuth, skipReason: nil, request: request, signer: signer,
-                date: try context.signingDate(), expires: context.expirationInSeconds ?? 3600,
+                date: try context.requiredSigningDate(), expires: context.expirationInSeconds ?? 3600,
                 expected: expected, signatureIsStaleInSignedRequest: false)
         } catch {
             throw .malformed(path: folder.path, reason: error.description)
@@ -97,7 +112,7 @@ public enum VectorLoader {
 
     // MARK: botocore layout
 
-    static func loadBotocoreCase(_ folder: URL, name: String) throws(VectorError) -> VectorCase {
+    static func loadBotocoreCase(_ folder: URL, name: String, context: SigningContext) throws(VectorError) -> VectorCase {
         let base = folder.lastPathComponent
         let expected: [VectorCheck: String] = [
             .headerCanonicalRequest: try read(folder, base + ".creq"),
@@ -109,13 +124,12 @@ public enum VectorLoader {
         do throws(SigningError) {
             let request = try text.signableRequest()
             let (token, omitted) = try botocoreSessionToken(expected)
-            var options = SigningOptions.defaults(forService: botocoreCommon.service)
+            var options = SigningOptions.defaults(forService: context.service)
             options.omitsSessionToken = omitted
-            let credentials = AWSCredentials(
-                accessKeyId: botocoreCommon.accessKeyId, secretAccessKey: botocoreCommon.secret, sessionToken: token)
+            var credentials = context.awsCredentials
+            credentials.sessionToken = token
             let signer = SigV4Signer(
-                credentials: credentials, region: botocoreCommon.region, service: botocoreCommon.service,
-                options: options)
+                credentials: credentials, region: context.region, service: context.service, options: options)
             guard let dateValue = text.headers.first(named: "x-amz-date") else {
                 throw .malformedRequest("\(base).req has no X-Amz-Date header")
             }

@@ -15,7 +15,7 @@ from botocore.credentials import Credentials
 
 URL = "https://abc123.execute-api.us-east-1.amazonaws.com/prod/items/42?b=2&a=1"
 HOST = "abc123.execute-api.us-east-1.amazonaws.com"
-CREDENTIALS = Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+CREDENTIALS = Credentials("AKIDBENCHMARK", "benchmark-secret-key-not-a-real-one-000000")
 MEGABYTE = b"a" * (1 << 20)
 
 

@@ -13,13 +13,14 @@ import json
 import random
 from urllib.parse import quote
 
-import botocore.auth
 from botocore.auth import S3SigV4Auth, S3SigV4QueryAuth, SigV4Auth, SigV4QueryAuth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
+from botocore_stages import Recorder, freeze_clock
+
 FROZEN = datetime.datetime(2026, 11, 22, 5, 38, 7, tzinfo=datetime.timezone.utc)
-botocore.auth.get_current_datetime = lambda: FROZEN
+freeze_clock(FROZEN)
 
 SERVICES = ["execute-api", "appsync", "s3"]
 SEGMENT_CHARS = "abcXYZ019-_.~!$&'()*+,;=:@ ሴé%"
@@ -90,28 +91,6 @@ def make_case(rng, index):
             "token": token, "expires": rng.choice([1, 60, 3600, 604800])}
 
 
-class Recording:
-    """Wraps a botocore signer class to record the stages it computes."""
-
-    def __init__(self, cls, *args):
-        stages = self.stages = {}
-
-        class Recorder(cls):
-            def canonical_request(self, request):
-                stages["canonical_request"] = super().canonical_request(request)
-                return stages["canonical_request"]
-
-            def string_to_sign(self, request, canonical_request):
-                stages["string_to_sign"] = super().string_to_sign(request, canonical_request)
-                return stages["string_to_sign"]
-
-            def signature(self, string_to_sign, request):
-                stages["signature"] = super().signature(string_to_sign, request)
-                return stages["signature"]
-
-        self.signer = Recorder(*args)
-
-
 def sign(case):
     credentials = Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", case["token"])
     request = AWSRequest(method=case["method"], url=case["url"], data=case["body"].encode() or None)
@@ -120,10 +99,10 @@ def sign(case):
     s3 = case["service"] == "s3"
     if case["mode"] == "header":
         cls = S3SigV4Auth if s3 else SigV4Auth
-        recording = Recording(cls, credentials, case["service"], case["region"])
+        recording = Recorder(cls, credentials, case["service"], case["region"])
     else:
         cls = S3SigV4QueryAuth if s3 else SigV4QueryAuth
-        recording = Recording(cls, credentials, case["service"], case["region"], case["expires"])
+        recording = Recorder(cls, credentials, case["service"], case["region"], case["expires"])
     recording.signer.add_auth(request)
     case.update(recording.stages)
     case["date"] = FROZEN.strftime("%Y%m%dT%H%M%SZ")

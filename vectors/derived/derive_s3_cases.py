@@ -11,14 +11,17 @@ Usage (from this folder): python3 derive_s3_cases.py
 import datetime
 import json
 import os
+import sys
 
-import botocore.auth
 from botocore.auth import S3SigV4Auth, S3SigV4QueryAuth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-WHEN = datetime.datetime(2013, 5, 24, 0, 0, 0, tzinfo=datetime.timezone.utc)
-botocore.auth.get_current_datetime = lambda: WHEN
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "oracles"))
+from botocore_stages import Recorder, freeze_clock  # noqa: E402
+
+STAGE_FILES = ("canonical-request", "string-to-sign", "signature")
+freeze_clock(datetime.datetime(2013, 5, 24, 0, 0, 0, tzinfo=datetime.timezone.utc))
 KEY_ID, SECRET = "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 HOST = "examplebucket.s3.amazonaws.com"
 
@@ -35,26 +38,6 @@ CASES = {
     "get-response-overrides": ("GET", "/test.txt?response-content-type=text%2Fplain&response-cache-control=no-cache",
                                [], b"", None, True),
 }
-
-
-class Recorder:
-    def __init__(self, cls, *args):
-        stages = self.stages = {}
-
-        class Recording(cls):
-            def canonical_request(self, request):
-                stages["canonical-request"] = super().canonical_request(request)
-                return stages["canonical-request"]
-
-            def string_to_sign(self, request, canonical_request):
-                stages["string-to-sign"] = super().string_to_sign(request, canonical_request)
-                return stages["string-to-sign"]
-
-            def signature(self, string_to_sign, request):
-                stages["signature"] = super().signature(string_to_sign, request)
-                return stages["signature"]
-
-        self.signer = Recording(*args)
 
 
 def request_text(method, target, headers, body):
@@ -83,7 +66,7 @@ def derive(name, method, target, extra, body, token, presign):
     request = AWSRequest(method=method, url=f"https://{HOST}{target}", data=body or None)
     for header, value in headers:
         request.headers[header] = value
-    recorder = Recorder(S3SigV4Auth, credentials, "s3", "us-east-1")
+    recorder = Recorder(S3SigV4Auth, credentials, "s3", "us-east-1", names=STAGE_FILES)
     recorder.signer.add_auth(request)
     for stage, text in recorder.stages.items():
         write(folder, f"header-{stage}.txt", text)
@@ -94,7 +77,7 @@ def derive(name, method, target, extra, body, token, presign):
     request = AWSRequest(method=method, url=f"https://{HOST}{target}")
     for header, value in headers:
         request.headers[header] = value
-    recorder = Recorder(S3SigV4QueryAuth, credentials, "s3", "us-east-1", 86400)
+    recorder = Recorder(S3SigV4QueryAuth, credentials, "s3", "us-east-1", 86400, names=STAGE_FILES)
     recorder.signer.add_auth(request)
     for stage, text in recorder.stages.items():
         write(folder, f"query-{stage}.txt", text)
