@@ -11,15 +11,17 @@ let credentials = AWSCredentials(
     accessKeyId: "AKIDBENCHMARK", secretAccessKey: "benchmark-secret-key-not-a-real-one-000000")
 let megabyte = [UInt8](repeating: 0x61, count: 1 << 20)
 
-/// Runs `body` repeatedly for about `seconds`, best of three rounds; returns calls per second.
+/// Runs `body` repeatedly for about `seconds` after a short warm-up, best of five rounds;
+/// returns calls per second.
 @MainActor func rate(_ body: () throws -> Void) rethrows -> Double {
+    for _ in 0..<256 { try body() }
     var best = 0.0
-    for _ in 0..<3 {
+    for _ in 0..<5 {
         var calls = 0
         let clock = ContinuousClock()
         let start = clock.now
         var elapsed = 0.0
-        while elapsed < seconds / 3 {
+        while elapsed < seconds / 5 {
             for _ in 0..<64 { try body() }
             calls += 64
             let duration = clock.now - start
@@ -36,13 +38,20 @@ let uncachedSigner = SigV4Signer(credentials: credentials, region: "us-east-1", 
 
 /// Signs one request built from the URL, as a client does per call; the signer is long-lived.
 @MainActor func signOnce(method: String, body: Payload, cache: SigningKeyCache?) throws {
-    let signer = cache == nil ? uncachedSigner : cachedSigner
     let request = try SignableRequest(method: method, url: url, headers: [("Host", host)], payload: body)
-    let result = try signer.signHeaders(request, date: SigningDate(Date()))
+    let date = SigningDate(Date())
+    let result = try cache == nil ? uncachedSigner.signHeaders(request, date: date) : cachedSigner.signHeaders(request, date: date)
     sink &+= result.authorization?.utf8.count ?? 0
 }
 
 let cache = SigningKeyCache.shared
+
+// Profiling mode: sign a fixed number of GET requests and stop, for instruction counting
+// (valgrind --tool=callgrind) rather than timing.
+if let iterations = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_ITERATIONS"].flatMap(Int.init) {
+    for _ in 0..<iterations { try signOnce(method: "GET", body: .empty, cache: cache) }
+    exit(0)
+}
 let getCached = try rate { try signOnce(method: "GET", body: .empty, cache: cache) }
 let getUncached = try rate { try signOnce(method: "GET", body: .empty, cache: nil) }
 

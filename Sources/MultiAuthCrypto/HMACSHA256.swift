@@ -9,39 +9,42 @@ public struct HMACSHA256Key: Sendable {
     private var inner: SHA256Hasher
     private var outer: SHA256Hasher
 
-    /// Prepares a key from raw key bytes.
+    /// Prepares a key from raw key bytes. The padded key lives in a stack buffer that is
+    /// zeroed before returning.
     public init(key: UnsafeRawBufferPointer) {
-        var block = [UInt8](repeating: 0, count: Self.blockSize)
-        if key.count > Self.blockSize {
-            SHA256.hash(key).withUnsafeBytes { digest in
-                for index in 0..<digest.count { block[index] = digest[index] }
+        var inner = SHA256Hasher()
+        var outer = SHA256Hasher()
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.blockSize) { block in
+            block.initialize(repeating: 0)
+            if key.count > Self.blockSize {
+                SHA256.hash(key).withUnsafeBytes { digest in
+                    for index in 0..<digest.count { block[index] = digest[index] }
+                }
+            } else {
+                for index in 0..<key.count { block[index] = key[index] }
             }
-        } else {
-            for index in 0..<key.count { block[index] = key[index] }
+            for index in 0..<Self.blockSize { block[index] ^= 0x36 }
+            inner.update(UnsafeRawBufferPointer(block))
+            for index in 0..<Self.blockSize { block[index] ^= 0x36 ^ 0x5c }
+            outer.update(UnsafeRawBufferPointer(block))
+            for index in 0..<Self.blockSize { block[index] = 0 }
         }
-        inner = Self.padState(block, with: 0x36)
-        outer = Self.padState(block, with: 0x5c)
-        for index in block.indices { block[index] = 0 }
+        self.inner = inner
+        self.outer = outer
     }
 
     /// Prepares a key from a byte sequence (for example a string's UTF-8 view).
     public init<Bytes: Sequence<UInt8>>(key: Bytes) {
-        let bytes = Array(key)
-        self = bytes.withUnsafeBytes { HMACSHA256Key(key: $0) }
+        if let prepared = key.withContiguousStorageIfAvailable({ HMACSHA256Key(key: UnsafeRawBufferPointer($0)) }) {
+            self = prepared
+        } else {
+            self = Array(key).withUnsafeBytes { HMACSHA256Key(key: $0) }
+        }
     }
 
     /// Prepares a key from a previous MAC, as SigV4 key derivation chains them.
     public init(key digest: SHA256Digest) {
         self = digest.withUnsafeBytes { HMACSHA256Key(key: $0) }
-    }
-
-    private static func padState(_ block: [UInt8], with pad: UInt8) -> SHA256Hasher {
-        var padded = block
-        for index in padded.indices { padded[index] ^= pad }
-        var hasher = SHA256Hasher()
-        padded.withUnsafeBytes { hasher.update($0) }
-        for index in padded.indices { padded[index] = 0 }
-        return hasher
     }
 
     /// Returns HMAC-SHA256(key, message).

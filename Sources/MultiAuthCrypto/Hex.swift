@@ -1,12 +1,12 @@
 /// Lowercase hexadecimal encoding and decoding on bytes.
 public enum Hex {
-    @usableFromInline static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+    /// The sixteen lowercase hex digits as ASCII bytes.
+    public static let lowercaseDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Appends the lowercase hex form of `bytes` to `output`.
-    @inlinable
     public static func append(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count * 2) { out in
-            digits.withUnsafeBufferPointer { table in
+            lowercaseDigits.withUnsafeBufferPointer { table in
                 var index = 0
                 for byte in bytes {
                     out[index] = table[Int(byte >> 4)]

@@ -30,15 +30,15 @@ struct CanonicalHeaders {
 
     /// The signed-headers list, `a;b;c`.
     var signedHeaders: String {
-        var signed = [UInt8]()
-        signed.reserveCapacity(entries.count * 16)
-        var previous: String?
-        for entry in entries where entry.name != previous {
-            if previous != nil { signed.append(UInt8(ascii: ";")) }
-            signed.appendUTF8(entry.name)
-            previous = entry.name
+        let capacity = entries.reduce(0) { $0 + $1.name.utf8.count + 1 }
+        return ByteWriter.string(capacity: capacity) { out in
+            var previous: String?
+            for entry in entries where entry.name != previous {
+                if previous != nil { out.write(UInt8(ascii: ";")) }
+                out.write(entry.name)
+                previous = entry.name
+            }
         }
-        return String(utf8Bytes: signed)
     }
 
     /// Appends the canonical header block, each `name:value\n`.

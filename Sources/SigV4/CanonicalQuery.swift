@@ -2,60 +2,79 @@
 ///
 /// Each `key[=value]` pair of the wire query is percent-decoded and re-encoded with
 /// SigV4's unreserved set, then pairs are sorted by key and, for repeated keys, by value,
-/// comparing encoded bytes. A key without `=` has an empty value.
-struct CanonicalQuery {
-    private var scratch: [UInt8] = []
-    private var pairs: [(key: Range<Int>, value: Range<Int>)] = []
+/// comparing encoded bytes. A key without `=` has an empty value. The work happens in
+/// temporary storage sized from the input, so a typical query costs no heap allocation.
+enum CanonicalQuery {
+    private typealias Pair = (key: Range<Int>, value: Range<Int>)
 
-    /// Adds every pair of a raw wire query.
-    mutating func add(wireQuery: String) {
-        guard !wireQuery.isEmpty else { return }
-        scratch.reserveCapacity(wireQuery.utf8.count + 64)
-        pairs.reserveCapacity(8)
+    /// Appends the canonical form of `wireQuery` plus `extra` pairs given as plain
+    /// (unencoded) text, such as the `X-Amz-*` parameters of a presigned URL.
+    static func append(wireQuery: String, extra: [(String, String)] = [], to output: inout [UInt8]) {
         var query = wireQuery
-        query.withUTF8 { bytes in
-            var start = 0
-            for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "&") {
-                if index > start { addWirePair(UnsafeBufferPointer(rebasing: bytes[start..<index])) }
-                start = index + 1
+        query.withUTF8 { wire in
+            let pairCapacity = wire.count(where: { $0 == UInt8(ascii: "&") }) + 1 + extra.count
+            let extraBytes = extra.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
+            let scratchCapacity = 3 * (wire.count + extraBytes)
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(scratchCapacity, 1)) { scratch in
+                withUnsafeTemporaryAllocation(of: Pair.self, capacity: pairCapacity) { pairs in
+                    var writer = ByteWriter(scratch)
+                    var count = 0
+                    forEachWirePair(wire) { pair in
+                        pairs.initializeElement(at: count, to: canonicalPair(pair, into: &writer))
+                        count += 1
+                    }
+                    for (key, value) in extra {
+                        pairs.initializeElement(at: count, to: plainPair(key, value, into: &writer))
+                        count += 1
+                    }
+                    let filled = UnsafeMutableBufferPointer(rebasing: pairs[..<count])
+                    appendSorted(filled, scratch: writer.written, to: &output)
+                    _ = filled.deinitialize()
+                }
             }
         }
     }
 
-    private mutating func addWirePair(_ pair: UnsafeBufferPointer<UInt8>) {
+    private static func forEachWirePair(_ wire: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var start = 0
+        for index in 0...wire.count where index == wire.count || wire[index] == UInt8(ascii: "&") {
+            if index > start { body(UnsafeBufferPointer(rebasing: wire[start..<index])) }
+            start = index + 1
+        }
+    }
+
+    private static func canonicalPair(_ pair: UnsafeBufferPointer<UInt8>, into writer: inout ByteWriter) -> Pair {
         let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.count
-        let keyStart = scratch.count
-        URIEncoding.appendCanonicalQueryComponent(UnsafeBufferPointer(rebasing: pair[..<equals]), to: &scratch)
-        let valueStart = scratch.count
+        let keyStart = writer.count
+        URIEncoding.writeCanonicalQueryComponent(UnsafeBufferPointer(rebasing: pair[..<equals]), to: &writer)
+        let valueStart = writer.count
         if equals < pair.count {
-            URIEncoding.appendCanonicalQueryComponent(
-                UnsafeBufferPointer(rebasing: pair[(equals + 1)...]), to: &scratch)
+            URIEncoding.writeCanonicalQueryComponent(UnsafeBufferPointer(rebasing: pair[(equals + 1)...]), to: &writer)
         }
-        pairs.append((keyStart..<valueStart, valueStart..<scratch.count))
+        return (keyStart..<valueStart, valueStart..<writer.count)
     }
 
-    /// Adds a pair given as plain (unencoded) text, such as the `X-Amz-*` auth parameters.
-    mutating func add(key: String, plainValue: String) {
-        let keyStart = scratch.count
-        URIEncoding.append(encoding: key, to: &scratch)
-        let valueStart = scratch.count
-        URIEncoding.append(encoding: plainValue, to: &scratch)
-        pairs.append((keyStart..<valueStart, valueStart..<scratch.count))
+    private static func plainPair(_ key: String, _ value: String, into writer: inout ByteWriter) -> Pair {
+        let keyStart = writer.count
+        URIEncoding.write(encoding: key, to: &writer)
+        let valueStart = writer.count
+        URIEncoding.write(encoding: value, to: &writer)
+        return (keyStart..<valueStart, valueStart..<writer.count)
     }
 
-    /// Sorts the pairs and appends `k=v&k=v…` to `output`.
-    mutating func appendSorted(to output: inout [UInt8]) {
-        scratch.withUnsafeBufferPointer { buffer in
-            pairs.sort { lhs, rhs in
-                let byKey = Self.compare(buffer, lhs.key, rhs.key)
-                return byKey != 0 ? byKey < 0 : Self.compare(buffer, lhs.value, rhs.value) < 0
-            }
-            for (position, pair) in pairs.enumerated() {
-                if position > 0 { output.append(UInt8(ascii: "&")) }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[pair.key]))
-                output.append(UInt8(ascii: "="))
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[pair.value]))
-            }
+    private static func appendSorted(
+        _ pairs: UnsafeMutableBufferPointer<Pair>, scratch: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]
+    ) {
+        var pairs = pairs
+        pairs.sort { lhs, rhs in
+            let byKey = compare(scratch, lhs.key, rhs.key)
+            return byKey != 0 ? byKey < 0 : compare(scratch, lhs.value, rhs.value) < 0
+        }
+        for (position, pair) in pairs.enumerated() {
+            if position > 0 { output.append(UInt8(ascii: "&")) }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[pair.key]))
+            output.append(UInt8(ascii: "="))
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[pair.value]))
         }
     }
 

@@ -7,7 +7,7 @@ struct CanonicalRequest {
     let bytes: [UInt8]
 
     init(
-        method: String, path: String, options: SigningOptions, query: inout CanonicalQuery,
+        method: String, path: String, options: SigningOptions, wireQuery: String, extraQuery: [(String, String)],
         headers: CanonicalHeaders, signedHeaders: String, payloadHash: String
     ) {
         var out = [UInt8]()
@@ -16,7 +16,7 @@ struct CanonicalRequest {
         out.append(UInt8(ascii: "\n"))
         CanonicalURI.append(path: path, options: options, to: &out)
         out.append(UInt8(ascii: "\n"))
-        query.appendSorted(to: &out)
+        CanonicalQuery.append(wireQuery: wireQuery, extra: extraQuery, to: &out)
         out.append(UInt8(ascii: "\n"))
         headers.append(to: &out)
         out.append(UInt8(ascii: "\n"))
@@ -27,20 +27,20 @@ struct CanonicalRequest {
     }
 }
 
-/// The credential scope, `date/region/service/aws4_request`, written where it is needed
-/// rather than kept as a string.
-struct CredentialScope {
+/// The credential scope, `date/region/service/aws4_request`. The part after the date is
+/// fixed for a signer, so it is prepared once as bytes and only the date changes.
+struct CredentialScope: Sendable {
     let date: SigningDate
-    let region: String
-    let service: String
+    let suffix: [UInt8]
+
+    /// `/region/service/aws4_request`.
+    static func suffix(region: String, service: String) -> [UInt8] {
+        Array("/\(region)/\(service)/aws4_request".utf8)
+    }
 
     func append(to output: inout [UInt8]) {
         output.appendUTF8(date.scopeDate)
-        output.append(UInt8(ascii: "/"))
-        output.appendUTF8(region)
-        output.append(UInt8(ascii: "/"))
-        output.appendUTF8(service)
-        output.appendUTF8("/aws4_request")
+        output.append(contentsOf: suffix)
     }
 
     var string: String {
@@ -55,11 +55,11 @@ struct CredentialScope {
 struct StringToSign {
     let bytes: [UInt8]
 
-    init(algorithm: String, scope: CredentialScope, canonicalRequest: CanonicalRequest) {
+    /// `algorithmLine` is the algorithm name and its newline, prepared once per signer.
+    init(algorithmLine: [UInt8], scope: CredentialScope, canonicalRequest: CanonicalRequest) {
         var out = [UInt8]()
         out.reserveCapacity(192)
-        out.appendUTF8(algorithm)
-        out.append(UInt8(ascii: "\n"))
+        out.append(contentsOf: algorithmLine)
         out.appendUTF8(scope.date.amzDate)
         out.append(UInt8(ascii: "\n"))
         scope.append(to: &out)

@@ -91,7 +91,13 @@ enum ASCII {
     /// uppercase letter, as most header names on the wire do not.
     static func lowercased(_ text: String) -> String {
         guard text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return text }
-        return String(decoding: text.utf8.map(lowercase), as: UTF8.self)
+        var text = text
+        return text.withUTF8 { bytes in
+            String(unsafeUninitializedCapacity: bytes.count) { out in
+                for index in 0..<bytes.count { out[index] = lowercase(bytes[index]) }
+                return bytes.count
+            }
+        }
     }
 
     /// Whitespace SigV4 collapses in header values: space, tab, CR, LF, VT, FF.

@@ -15,15 +15,20 @@ public struct SigV4Signer: Sendable {
     public static let maximumExpiry = 604_800
 
     /// The key pair (and session token) that signs.
-    public var credentials: AWSCredentials
+    public let credentials: AWSCredentials
     /// The region in the credential scope.
-    public var region: String
+    public let region: String
     /// The service signing name in the credential scope (`execute-api`, `appsync`, `s3`, …).
-    public var service: String
+    public let service: String
     /// Path, payload and token rules; defaults follow the service.
-    public var options: SigningOptions
+    public let options: SigningOptions
     /// Where derived keys are cached; `nil` derives the key on every signature.
-    public var keyCache: SigningKeyCache?
+    public let keyCache: SigningKeyCache?
+
+    /// Byte strings that are the same for every signature of this signer, made once.
+    private let algorithmLine = Array("\(Self.algorithm)\n".utf8)
+    private let scopeSuffix: [UInt8]
+    private let credentialPrefix: [UInt8]
 
     /// Creates a signer. `options` defaults to ``SigningOptions/defaults(forService:)``.
     public init(
@@ -35,6 +40,8 @@ public struct SigV4Signer: Sendable {
         self.service = service
         self.options = options ?? .defaults(forService: service)
         self.keyCache = keyCache
+        scopeSuffix = CredentialScope.suffix(region: region, service: service)
+        credentialPrefix = Array("\(Self.algorithm) Credential=\(credentials.accessKeyId)/".utf8)
     }
 
     /// Signs with an `Authorization` header, adding `X-Amz-Date` (and the session token
@@ -53,12 +60,10 @@ public struct SigV4Signer: Sendable {
         if options.signsContentSHA256Header, !headers.contains(named: "x-amz-content-sha256") {
             headers.append(name: "x-amz-content-sha256", value: payloadHash)
         }
-        var query = CanonicalQuery()
-        query.add(wireQuery: request.query)
         let canonicalHeaders = CanonicalHeaders(headers)
         let signedHeaders = canonicalHeaders.signedHeaders
         let stages = computeStages(
-            request, headers: canonicalHeaders, signedHeaders: signedHeaders, query: &query,
+            request, headers: canonicalHeaders, signedHeaders: signedHeaders, extraQuery: [],
             payloadHash: payloadHash, date: date)
         let authorization = authorizationValue(scope: stages.scope, signedHeaders: signedHeaders, signature: stages.signature)
         if let token, options.omitsSessionToken { headers.append(name: "X-Amz-Security-Token", value: token) }
@@ -81,7 +86,7 @@ public struct SigV4Signer: Sendable {
         headers.removeAll(named: "authorization")
         let canonicalHeaders = CanonicalHeaders(headers)
         let signedHeaders = canonicalHeaders.signedHeaders
-        let scope = CredentialScope(date: date, region: region, service: service)
+        let scope = CredentialScope(date: date, suffix: scopeSuffix)
         var authParameters: [(String, String)] = [
             ("X-Amz-Algorithm", Self.algorithm),
             ("X-Amz-Credential", "\(credentials.accessKeyId)/\(scope.string)"),
@@ -91,11 +96,8 @@ public struct SigV4Signer: Sendable {
         let token = credentials.sessionToken
         if let token, !options.omitsSessionToken { authParameters.append(("X-Amz-Security-Token", token)) }
         authParameters.append(("X-Amz-SignedHeaders", signedHeaders))
-        var query = CanonicalQuery()
-        query.add(wireQuery: request.query)
-        for (key, value) in authParameters { query.add(key: key, plainValue: value) }
         let stages = computeStages(
-            request, headers: canonicalHeaders, signedHeaders: signedHeaders, query: &query,
+            request, headers: canonicalHeaders, signedHeaders: signedHeaders, extraQuery: authParameters,
             payloadHash: payloadHash, date: date)
         authParameters.append(("X-Amz-Signature", stages.signature.hex))
         if let token, options.omitsSessionToken { authParameters.append(("X-Amz-Security-Token", token)) }
@@ -126,13 +128,14 @@ public struct SigV4Signer: Sendable {
 
     private func computeStages(
         _ request: SignableRequest, headers: CanonicalHeaders, signedHeaders: String,
-        query: inout CanonicalQuery, payloadHash: String, date: SigningDate
+        extraQuery: [(String, String)], payloadHash: String, date: SigningDate
     ) -> Stages {
         let canonical = CanonicalRequest(
-            method: request.method, path: request.path, options: options, query: &query,
+            method: request.method, path: request.path, options: options, wireQuery: request.query,
+            extraQuery: extraQuery,
             headers: headers, signedHeaders: signedHeaders, payloadHash: payloadHash)
-        let scope = CredentialScope(date: date, region: region, service: service)
-        let stringToSign = StringToSign(algorithm: Self.algorithm, scope: scope, canonicalRequest: canonical)
+        let scope = CredentialScope(date: date, suffix: scopeSuffix)
+        let stringToSign = StringToSign(algorithmLine: algorithmLine, scope: scope, canonicalRequest: canonical)
         let signature = stringToSign.bytes.withUnsafeBytes { signingKey(date).authenticationCode(for: $0) }
         return Stages(canonical: canonical.bytes, stringToSign: stringToSign.bytes, signature: signature, scope: scope)
     }
@@ -147,18 +150,26 @@ public struct SigV4Signer: Sendable {
 
     /// `AWS4-HMAC-SHA256 Credential=AKID/scope, SignedHeaders=…, Signature=…`, built as bytes.
     private func authorizationValue(scope: CredentialScope, signedHeaders: String, signature: SHA256Digest) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(160 + signedHeaders.utf8.count)
-        out.appendUTF8(Self.algorithm)
-        out.appendUTF8(" Credential=")
-        out.appendUTF8(credentials.accessKeyId)
-        out.append(UInt8(ascii: "/"))
-        scope.append(to: &out)
-        out.appendUTF8(", SignedHeaders=")
-        out.appendUTF8(signedHeaders)
-        out.appendUTF8(", Signature=")
-        signature.withUnsafeBytes { Hex.append($0, to: &out) }
-        return String(utf8Bytes: out)
+        let capacity = credentialPrefix.count + 8 + scope.suffix.count + 16 + signedHeaders.utf8.count + 12 + 64
+        return ByteWriter.string(capacity: capacity) { out in
+            out.write(credentialPrefix)
+            out.write(scope.date.scopeDate)
+            out.write(scope.suffix)
+            out.write(", SignedHeaders=")
+            out.write(signedHeaders)
+            out.write(", Signature=")
+            signature.withUnsafeBytes { digest in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { hex in
+                    var index = 0
+                    for byte in digest {
+                        hex[index] = Hex.lowercaseDigits[Int(byte >> 4)]
+                        hex[index + 1] = Hex.lowercaseDigits[Int(byte & 0x0f)]
+                        index += 2
+                    }
+                    out.write(UnsafeBufferPointer(hex))
+                }
+            }
+        }
     }
 
     /// Appends auth parameters to the caller's wire query, which is kept byte for byte.

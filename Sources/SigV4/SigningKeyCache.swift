@@ -6,7 +6,10 @@ import Synchronization
 public enum SigningKeyDerivation {
     /// Derives the signing key, returned as a ready-to-use HMAC key state.
     public static func derive(secret: String, scopeDate: String, region: String, service: String) -> HMACSHA256Key {
-        let dateKey = HMACSHA256Key(key: Array("AWS4".utf8) + Array(secret.utf8))
+        var secretKey = Array("AWS4".utf8)
+        secretKey.append(contentsOf: secret.utf8)
+        let dateKey = HMACSHA256Key(key: secretKey)
+        secretKey.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         let regionKey = HMACSHA256Key(key: dateKey.authenticationCode(for: scopeDate.utf8))
         let serviceKey = HMACSHA256Key(key: regionKey.authenticationCode(for: region.utf8))
         let signingKey = serviceKey.authenticationCode(for: service.utf8)

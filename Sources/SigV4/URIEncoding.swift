@@ -49,11 +49,29 @@ enum URIEncoding {
         text.withUTF8 { append(encoding: $0, keepSlash: false, to: &output) }
     }
 
-    /// Percent-decodes `bytes` and appends the canonical re-encoding in one pass.
+    /// Writes `text` encoded (`/` encoded too) into fixed storage.
+    static func write(encoding text: String, to writer: inout ByteWriter) {
+        for byte in text.utf8 {
+            if isUnreserved(byte) {
+                writer.write(byte)
+            } else {
+                writeEscaped(byte, to: &writer)
+            }
+        }
+    }
+
+    @inline(__always)
+    static func writeEscaped(_ byte: UInt8, to writer: inout ByteWriter) {
+        writer.write(UInt8(ascii: "%"))
+        writer.write(upperHex[Int(byte >> 4)])
+        writer.write(upperHex[Int(byte & 0x0f)])
+    }
+
+    /// Percent-decodes `bytes` and writes the canonical re-encoding in one pass.
     ///
     /// `%XX` with valid hex is decoded first; a `%` not followed by two hex digits is a
     /// literal `%`. `+` is a literal plus, never a space: AWS decodes query strings that way.
-    static func appendCanonicalQueryComponent(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    static func writeCanonicalQueryComponent(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout ByteWriter) {
         var index = 0
         while index < bytes.count {
             var byte = bytes[index]
@@ -66,9 +84,9 @@ enum URIEncoding {
                 index += 1
             }
             if isUnreserved(byte) {
-                output.append(byte)
+                output.write(byte)
             } else {
-                appendEscaped(byte, to: &output)
+                writeEscaped(byte, to: &output)
             }
         }
     }

@@ -42,7 +42,7 @@ public struct WireURL: Sendable, Equatable {
 
     private static func split(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) throws(SigningError) -> Parts {
         func fail(_ reason: String) -> SigningError { .malformedURL(text, reason: reason) }
-        if let bad = bytes.first(where: { $0 <= 0x20 || $0 == 0x7f }) {
+        if let bad = firstControlOrSpace(bytes) {
             throw fail(bad == 0x20 ? "contains a space (percent-encode it as %20)" : "contains a control character")
         }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 2 < bytes.count,
@@ -100,10 +100,22 @@ public struct WireURL: Sendable, Equatable {
         return (lowercasedString(authority[..<hostEnd]), port)
     }
 
+    private static func firstControlOrSpace(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt8? {
+        guard let start = bytes.baseAddress else { return nil }
+        for offset in 0..<bytes.count {
+            let byte = start[offset]
+            if byte <= 0x20 || byte == 0x7f { return byte }
+        }
+        return nil
+    }
+
     private static func lowercasedString(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
-        String(unsafeUninitializedCapacity: bytes.count) { buffer in
-            for (offset, byte) in bytes.enumerated() { buffer[offset] = ASCII.lowercase(byte) }
-            return bytes.count
+        let count = bytes.count
+        guard count > 0, let source = bytes.base.baseAddress.map({ $0 + bytes.startIndex }) else { return "" }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            guard let target = buffer.baseAddress else { return 0 }
+            for offset in 0..<count { target[offset] = ASCII.lowercase(source[offset]) }
+            return count
         }
     }
 }

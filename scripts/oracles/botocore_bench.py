@@ -2,7 +2,7 @@
 """botocore's SigV4Auth on the same workloads as Benchmarks/SigV4Bench, in-process.
 
 Each iteration builds the request from the URL and signs it, as botocore does per call.
-Prints one JSON object: signatures per second, best of three rounds.
+Prints one JSON object: signatures per second, best of five rounds after a warm-up.
 Usage: botocore_bench.py [seconds-per-measurement]
 """
 import json
@@ -26,10 +26,12 @@ def sign(method, body):
 
 
 def rate(call, seconds):
+    for _ in range(64):
+        call()
     best = 0.0
-    for _ in range(3):
+    for _ in range(5):
         calls, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds / 3:
+        while time.perf_counter() - start < seconds / 5:
             call()
             calls += 1
         best = max(best, calls / (time.perf_counter() - start))

@@ -1,0 +1,42 @@
+/// Writes bytes into fixed storage whose size is known up front: a string being created
+/// with `String(unsafeUninitializedCapacity:)` or a stack buffer. Writing past the end is
+/// a programming error and traps.
+struct ByteWriter {
+    let storage: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+
+    init(_ storage: UnsafeMutableBufferPointer<UInt8>) { self.storage = storage }
+
+    mutating func write(_ byte: UInt8) {
+        storage[count] = byte
+        count += 1
+    }
+
+    mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        precondition(count + bytes.count <= storage.count, "ByteWriter overflow")
+        (storage.baseAddress! + count).update(from: base, count: bytes.count)
+        count += bytes.count
+    }
+
+    mutating func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { write($0) }
+    }
+
+    mutating func write(_ text: String) {
+        var text = text
+        text.withUTF8 { write($0) }
+    }
+
+    /// The bytes written so far.
+    var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: storage[..<count]) }
+
+    /// Makes a string of exactly `capacity` bytes or fewer with `body` writing them.
+    static func string(capacity: Int, _ body: (inout ByteWriter) -> Void) -> String {
+        String(unsafeUninitializedCapacity: capacity) { buffer in
+            var writer = ByteWriter(buffer)
+            body(&writer)
+            return writer.count
+        }
+    }
+}
