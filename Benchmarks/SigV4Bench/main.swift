@@ -39,7 +39,7 @@ let uncachedSigner = SigV4Signer(credentials: credentials, region: "us-east-1", 
 /// Signs one request built from the URL, as a client does per call; the signer is long-lived.
 @MainActor func signOnce(method: String, body: Payload, cache: SigningKeyCache?) throws {
     let request = try SignableRequest(method: method, url: url, headers: [("Host", host)], payload: body)
-    let date = SigningDate(Date())
+    let date = SigningDate.now()
     let result = try cache == nil ? uncachedSigner.signHeaders(request, date: date) : cachedSigner.signHeaders(request, date: date)
     sink &+= result.authorization?.utf8.count ?? 0
 }

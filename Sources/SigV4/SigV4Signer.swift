@@ -47,7 +47,7 @@ public struct SigV4Signer: Sendable {
     /// Signs with an `Authorization` header, adding `X-Amz-Date` (and the session token
     /// and `x-amz-content-sha256` when they apply). Existing `Authorization` and
     /// `X-Amz-Date` headers are replaced.
-    public func signHeaders(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> SigningResult {
+    public func signHeaders(_ request: consuming SignableRequest, date: SigningDate) throws(SigningError) -> SigningResult {
         try credentials.validate()
         let payloadHash = try payloadHashForHeaderSigning(request)
         var headers = try headersWithHost(request, extra: 4)
@@ -78,7 +78,7 @@ public struct SigV4Signer: Sendable {
 
     /// Signs in the query string (a presigned URL valid for `expires` seconds, 1…604800).
     /// The caller's query is kept byte for byte; the `X-Amz-*` parameters are appended.
-    public func presign(_ request: SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> SigningResult {
+    public func presign(_ request: consuming SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> SigningResult {
         guard (1...Self.maximumExpiry).contains(expires) else { throw .expiresOutOfRange(expires) }
         try credentials.validate()
         let payloadHash = options.presignsUnsignedPayload ? PayloadHash.unsigned : try PayloadHash.value(for: request.payload)
@@ -103,7 +103,7 @@ public struct SigV4Signer: Sendable {
         if let token, options.omitsSessionToken { authParameters.append(("X-Amz-Security-Token", token)) }
         var signed = request
         signed.headers = headers
-        signed.query = Self.appending(authParameters, to: request.query)
+        signed.query = Self.appending(authParameters, to: signed.query)
         return SigningResult(
             canonicalRequestBytes: stages.canonical, stringToSignBytes: stages.stringToSign,
             signatureDigest: stages.signature, signedHeaders: signedHeaders, authorization: nil,

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -20,6 +22,18 @@ public struct SigningDate: Sendable, Equatable, CustomStringConvertible {
     public init(_ date: Date) {
         self.init(secondsSince1970: Int64(date.timeIntervalSince1970.rounded(.down)))
     }
+
+    /// The current time. A busy signer asks many times a second, so the formatted value of
+    /// the current second is kept and reused until the second changes.
+    public static func now() -> SigningDate {
+        let seconds = Int64(Date().timeIntervalSince1970.rounded(.down))
+        if let cached = lastNow.withLock({ $0 }), cached.secondsSince1970 == seconds { return cached }
+        let fresh = SigningDate(secondsSince1970: seconds)
+        lastNow.withLock { $0 = fresh }
+        return fresh
+    }
+
+    private static let lastNow = Mutex<SigningDate?>(nil)
 
     /// The signing time for a Unix timestamp.
     public init(secondsSince1970 seconds: Int64) {
