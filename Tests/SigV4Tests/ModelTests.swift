@@ -1,3 +1,4 @@
+import Foundation
 import SigV4
 import Testing
 
@@ -9,6 +10,16 @@ import Testing
     func signingDateFormats(seconds: Int64, text: String) throws {
         #expect(SigningDate(secondsSince1970: seconds).amzDate == text)
         #expect(try SigningDate(parsing: text).secondsSince1970 == seconds)
+    }
+
+    @Test func nowIsTheCurrentSecondEvenWhenReused() {
+        let before = Int64(Date().timeIntervalSince1970)
+        let first = SigningDate.now()
+        let second = SigningDate.now()
+        let after = Int64(Date().timeIntervalSince1970)
+        #expect((before...after).contains(first.secondsSince1970))
+        #expect(second.secondsSince1970 >= first.secondsSince1970 && second.secondsSince1970 <= after)
+        #expect(SigningDate(secondsSince1970: first.secondsSince1970) == first)
     }
 
     @Test func iso8601FromContextFilesParses() throws {
