@@ -23,11 +23,12 @@ let package = Package(
         .target(name: "MultiAuthCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
         .target(name: "SigV4", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
         .target(name: "SigningVectors", dependencies: ["SigV4"], swiftSettings: strict),
-        .target(name: "MultiAuth", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
+        .target(name: "CredentialStore", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
+        .target(name: "MultiAuth", dependencies: ["SigV4", "MultiAuthCrypto", "CredentialStore"], swiftSettings: strict),
         .target(
             name: "MultiAuthCLI",
             dependencies: [
-                "SigV4", "SigningVectors",
+                "SigV4", "SigningVectors", "CredentialStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -40,11 +41,20 @@ let package = Package(
             path: "Benchmarks/SigV4Bench",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "StoreBench",
+            dependencies: ["CredentialStore"],
+            path: "Benchmarks/StoreBench",
+            swiftSettings: strict
+        ),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
-        .testTarget(name: "SigV4Tests", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
         .testTarget(
-            name: "SigningVectorsTests",
-            dependencies: ["SigningVectors", "MultiAuthCLI"],
+            name: "CredentialStoreTests", dependencies: ["CredentialStore", "MultiAuthCrypto"], swiftSettings: strict),
+        .testTarget(name: "SigV4Tests", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
+        // Suites, oracles and the `multiauth` executable end to end.
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["SigningVectors", "MultiAuthCLI", "CredentialStore"],
             swiftSettings: strict
         ),
     ],

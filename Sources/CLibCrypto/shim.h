@@ -11,5 +11,15 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <openssl/err.h>
+#include <openssl/kdf.h>
+#include <openssl/ec.h>
+#include <openssl/bn.h>
+#include <openssl/ecdsa.h>
+#include <openssl/obj_mac.h>
+
+/* Constants Swift cannot import from function-like or aliased macros. */
+static const int multiauth_EVP_CTRL_GCM_SET_IVLEN = EVP_CTRL_GCM_SET_IVLEN;
+static const int multiauth_EVP_CTRL_GCM_GET_TAG = EVP_CTRL_GCM_GET_TAG;
+static const int multiauth_EVP_CTRL_GCM_SET_TAG = EVP_CTRL_GCM_SET_TAG;
 
 #endif

@@ -1,3 +1,4 @@
 // The MultiAuth umbrella module: `import MultiAuth` brings in every public part.
 @_exported import MultiAuthCrypto
 @_exported import SigV4
+@_exported import CredentialStore

@@ -12,7 +12,7 @@ public struct MultiAuthCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "multiauth",
         abstract: "Authorize HTTP calls to AWS-style APIs (SigV4 signing, test vectors).",
-        subcommands: [SignCommand.self, VectorsCommand.self]
+        subcommands: [SignCommand.self, VectorsCommand.self, StoreCommand.self]
     )
 
     public init() {}
@@ -23,7 +23,7 @@ public struct MultiAuthCommand: AsyncParsableCommand {
     /// argument it came from; help and version requests print in full and exit 0.
     public static func main(arguments: [String]) async -> Int32 {
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try parseAsRoot(StoreCommand.movingSharedOptions(arguments))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -40,7 +40,8 @@ public struct MultiAuthCommand: AsyncParsableCommand {
                 return 0
             }
             StandardError.emit("multiauth: error: \(message(for: error))")
-            return code.rawValue
+            // Usage errors exit 2, as the store's exit-code contract (and most tools) say.
+            return code == .validationFailure ? 2 : code.rawValue
         }
     }
 

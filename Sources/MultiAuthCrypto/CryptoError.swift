@@ -6,12 +6,21 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidHex
     /// OpenSSL's random generator reported a failure.
     case randomUnavailable
+    /// Authenticated decryption failed: the data, tag or associated data was altered, or the key is wrong.
+    case authenticationFailed
+    /// OpenSSL's cipher interface reported an error.
+    case cipherFailure
+    /// OpenSSL's key derivation rejected its parameters.
+    case kdfFailure
 
     public var description: String {
         switch self {
         case .invalidLength(let expected, let actual): "expected \(expected) bytes, got \(actual)"
         case .invalidHex: "not valid hexadecimal text"
         case .randomUnavailable: "OpenSSL's random number generator failed"
+        case .authenticationFailed: "authentication failed: the data was altered or the key is wrong"
+        case .cipherFailure: "OpenSSL's cipher failed"
+        case .kdfFailure: "OpenSSL's key derivation failed"
         }
     }
 }

@@ -15,18 +15,24 @@ import Testing
         "--secret-access-key", secret, "--date", "20150830T123600Z",
     ]
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Run {
         let process = Process()
         process.executableURL = Paths.multiauth
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
-        for key in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"] { env[key] = nil }
+        for key in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "MULTIAUTH_STORE_PASSPHRASE"] {
+            env[key] = nil
+        }
         process.environment = env.merging(environment) { $1 }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let stdin = Pipe()
+        process.standardInput = stdin
         try process.run()
+        stdin.fileHandleForWriting.write(Data((input ?? "").utf8))
+        try stdin.fileHandleForWriting.close()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -1,0 +1,256 @@
+import Dispatch
+import MultiAuthCrypto
+import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// An encrypted file of secrets addressed by (service, account), the keychain of
+/// MultiAuth on Linux: AES-256-GCM, a passphrase (scrypt) or key file, crash-safe writes,
+/// a lock across processes, ssh-style permission checks, and an environment per item.
+///
+/// Every call runs its blocking file work on a dispatch queue, never on a cooperative
+/// thread. A damaged file is reported as ``StoreError/corrupted(path:reason:)`` and is
+/// never overwritten or deleted by the library.
+public final class CredentialStore: Sendable {
+    /// The store file.
+    public let path: String
+    /// How long a read-modify-write waits for another process's lock, in seconds.
+    public let lockTimeout: Double
+    private let keySource: StoreKeySource
+    private let unlocked = Mutex<UnlockedKeys?>(nil)
+
+    private struct UnlockedKeys: Sendable {
+        let kdf: StoreFormat.KDF
+        let salt: [UInt8]
+        let scrypt: Scrypt.Parameters
+        let keys: DerivedStoreKeys
+    }
+
+    /// Opens (lazily) the store at `path`, unlocked by `keySource`.
+    public init(path: String = CredentialStore.defaultPath, keySource: StoreKeySource, lockTimeout: Double = 5) {
+        self.path = path
+        self.keySource = keySource
+        self.lockTimeout = lockTimeout
+    }
+
+    /// `MULTIAUTH_STORE`, else `$XDG_DATA_HOME/multiauth/credentials.store`, else
+    /// `~/.local/share/multiauth/credentials.store`.
+    public static var defaultPath: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment["MULTIAUTH_STORE"], !path.isEmpty { return path }
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? ".") + "/.local/share"
+        return data + "/multiauth/credentials.store"
+    }
+
+    // MARK: public operations
+
+    /// Creates an empty store; an existing file is never replaced.
+    public func initialize() async throws(StoreError) {
+        try await offload { () throws(StoreError) in try self.initializeBlocking() }
+    }
+
+    /// The secret for (service, account), which must have been stored for `environment`.
+    public func get(service: String, account: String, environment: StoreEnvironment = .init()) async throws(StoreError) -> [UInt8] {
+        try await offload { () throws(StoreError) in
+            var payload = try self.readPayload().payload
+            defer { Self.zero(&payload) }
+            guard let item = payload.items.first(where: { $0.matches(service: service, account: account) }) else {
+                throw .itemNotFound(service: service, account: account)
+            }
+            let differing = item.environment.differingFields(from: environment)
+            guard differing.isEmpty else {
+                throw .environmentMismatch(service: service, account: account, fields: differing)
+            }
+            return item.secret
+        }
+    }
+
+    /// Stores `secret` for (service, account) under `environment`, replacing an earlier value.
+    public func set(
+        _ secret: [UInt8], service: String, account: String, label: String = "", environment: StoreEnvironment = .init()
+    ) async throws(StoreError) {
+        try await modify { payload in
+            let now = currentUnixTime()
+            if let index = payload.items.firstIndex(where: { $0.matches(service: service, account: account) }) {
+                SecureMemory.zero(&payload.items[index].secret)
+                payload.items[index].secret = secret
+                payload.items[index].label = label.isEmpty ? payload.items[index].label : label
+                payload.items[index].modified = now
+                payload.items[index].environment = environment
+            } else {
+                payload.items.append(StoredItem(
+                    service: service, account: account, secret: secret, label: label, created: now, modified: now,
+                    environment: environment))
+            }
+        }
+    }
+
+    /// Removes the item for (service, account).
+    public func delete(service: String, account: String) async throws(StoreError) {
+        try await modify { payload throws(StoreError) in
+            guard let index = payload.items.firstIndex(where: { $0.matches(service: service, account: account) }) else {
+                throw .itemNotFound(service: service, account: account)
+            }
+            SecureMemory.zero(&payload.items[index].secret)
+            payload.items.remove(at: index)
+        }
+    }
+
+    /// Every item's metadata; no secret leaves the store.
+    public func list() async throws(StoreError) -> [StoreItemMetadata] {
+        try await offload { () throws(StoreError) in
+            var payload = try self.readPayload().payload
+            defer { Self.zero(&payload) }
+            return payload.items.map(\.metadata)
+        }
+    }
+
+    /// Removes items not made for `environment`; returns how many were removed.
+    @discardableResult
+    public func purge(keeping environment: StoreEnvironment) async throws(StoreError) -> Int {
+        try await purge { $0.environment != environment }
+    }
+
+    /// Removes every item; returns how many were removed.
+    @discardableResult
+    public func purgeAll() async throws(StoreError) -> Int {
+        try await purge { _ in true }
+    }
+
+    /// Re-encrypts the store under `newSource` in one atomic replacement.
+    public func rekey(to newSource: StoreKeySource) async throws(StoreError) {
+        try await offload { () throws(StoreError) in
+            let lock = try StoreLock(storePath: self.path, timeout: self.lockTimeout)
+            var current = try self.readPayload()
+            defer { Self.zero(&current.payload) }
+            if case .keyFile(let keyPath) = newSource, try !FileSafety.checkSecretFile(keyPath) {
+                try StoreKeyFile.generate(at: keyPath)
+            }
+            let header = try Self.freshHeader(kdf: newSource.kdf)
+            let keys = DerivedStoreKeys(master: try DerivedStoreKeys.master(for: newSource, header: header))
+            try self.write(current.payload, header: header, keys: keys, exclusive: false)
+            self.unlocked.withLock { $0 = nil }
+            _ = consume lock
+        }
+    }
+
+    // MARK: blocking internals
+
+    private func offload<T: Sendable>(_ work: @escaping @Sendable () throws(StoreError) -> T) async throws(StoreError) -> T {
+        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(returning: Result { () throws(StoreError) in try work() })
+            }
+        }
+        return try result.get()
+    }
+
+    private func modify(_ change: @escaping @Sendable (inout StorePayload) throws(StoreError) -> Void) async throws(StoreError) {
+        try await offload { () throws(StoreError) in
+            let lock = try StoreLock(storePath: self.path, timeout: self.lockTimeout)
+            var current = try self.readPayload()
+            defer { Self.zero(&current.payload) }
+            try change(&current.payload)
+            try self.write(current.payload, header: current.header, keys: current.keys, exclusive: false)
+            _ = consume lock
+        }
+    }
+
+    private func purge(where shouldRemove: @escaping @Sendable (StoredItem) -> Bool) async throws(StoreError) -> Int {
+        let removed = Mutex(0)
+        try await modify { payload in
+            let before = payload.items.count
+            for index in payload.items.indices where shouldRemove(payload.items[index]) {
+                SecureMemory.zero(&payload.items[index].secret)
+            }
+            payload.items.removeAll(where: shouldRemove)
+            removed.withLock { $0 = before - payload.items.count }
+        }
+        return removed.withLock { $0 }
+    }
+
+    private func initializeBlocking() throws(StoreError) {
+        try FileSafety.prepareDirectory(FileSafety.parentDirectory(of: path))
+        guard try !FileSafety.checkSecretFile(path) else { throw .storeExists(path: path) }
+        let lock = try StoreLock(storePath: path, timeout: lockTimeout)
+        if case .keyFile(let keyPath) = keySource, try !FileSafety.checkSecretFile(keyPath) {
+            try StoreKeyFile.generate(at: keyPath)
+        }
+        let header = try Self.freshHeader(kdf: keySource.kdf)
+        let keys = DerivedStoreKeys(master: try DerivedStoreKeys.master(for: keySource, header: header))
+        try write(StorePayload(), header: header, keys: keys, exclusive: true)
+        _ = consume lock
+    }
+
+    private struct Opened {
+        let header: StoreFormat.Header
+        let keys: DerivedStoreKeys
+        var payload: StorePayload
+    }
+
+    private func readPayload() throws(StoreError) -> Opened {
+        try FileSafety.prepareDirectory(FileSafety.parentDirectory(of: path))
+        guard try FileSafety.checkSecretFile(path), let bytes = try AtomicFile.read(path: path) else {
+            throw .storeMissing(path: path)
+        }
+        let header = try StoreFormat.parseHeader(bytes, path: path)
+        guard header.kdf == keySource.kdf else {
+            throw .wrongPassphrase(path: path)
+        }
+        let keys = try unlock(header)
+        var plaintext = try StoreFormat.open(bytes, header: header, keys: keys, path: path)
+        defer { SecureMemory.zero(&plaintext) }
+        do {
+            return Opened(header: header, keys: keys, payload: try JSONDecoder().decode(StorePayload.self, from: Data(plaintext)))
+        } catch {
+            throw .corrupted(path: path, reason: "the decrypted payload is not a valid item list")
+        }
+    }
+
+    /// The keys for `header`, derived once per process and salt (scrypt runs once).
+    private func unlock(_ header: StoreFormat.Header) throws(StoreError) -> DerivedStoreKeys {
+        if let cached = unlocked.withLock({ $0 }), cached.kdf == header.kdf, cached.salt == header.salt,
+            cached.scrypt == header.scrypt || header.kdf == .keyFile
+        {
+            guard ConstantTime.equals(cached.keys.check, header.keyCheck) else { throw .wrongPassphrase(path: path) }
+            return cached.keys
+        }
+        var master = try DerivedStoreKeys.master(for: keySource, header: header)
+        defer { SecureMemory.zero(&master) }
+        let keys = DerivedStoreKeys(master: master)
+        guard ConstantTime.equals(keys.check, header.keyCheck) else { throw .wrongPassphrase(path: path) }
+        unlocked.withLock { $0 = UnlockedKeys(kdf: header.kdf, salt: header.salt, scrypt: header.scrypt, keys: keys) }
+        return keys
+    }
+
+    private func write(_ payload: StorePayload, header: StoreFormat.Header, keys: DerivedStoreKeys, exclusive: Bool) throws(StoreError) {
+        var header = header
+        header.keyCheck = keys.check
+        var plaintext: [UInt8]
+        do { plaintext = [UInt8](try JSONEncoder().encode(payload)) } catch {
+            throw .writeFailed(path: path, reason: "cannot encode the item list")
+        }
+        defer { SecureMemory.zero(&plaintext) }
+        let image = try StoreFormat.seal(plaintext, header: header, keys: keys)
+        if exclusive {
+            try AtomicFile.createExclusively(path: path, contents: image)
+        } else {
+            try AtomicFile.replace(path: path, contents: image)
+        }
+    }
+
+    private static func freshHeader(kdf: StoreFormat.KDF) throws(StoreError) -> StoreFormat.Header {
+        guard let salt = try? SecureRandom.bytes(count: 16) else { throw .keyUnavailable("random salt generation failed") }
+        return StoreFormat.Header(
+            kdf: kdf, scrypt: StoreFormat.defaultScrypt, salt: salt, keyCheck: [], nonce: [], ciphertextLength: 0)
+    }
+
+    private static func zero(_ payload: inout StorePayload) {
+        for index in payload.items.indices { SecureMemory.zero(&payload.items[index].secret) }
+    }
+}

@@ -1,0 +1,31 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The C library error text for `errno`, lowercased for use inside a sentence.
+func systemErrorText(_ code: Int32 = errno) -> String {
+    String(cString: strerror(code)).lowercased()
+}
+
+/// Base64 through Foundation's `Data`.
+enum Base64 {
+    static func encode(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
+    static func decode(_ text: String) -> [UInt8]? { Data(base64Encoded: text).map { [UInt8]($0) } }
+}
+
+/// The current time in whole seconds since 1970.
+func currentUnixTime() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+/// `read(2)`, under a name no method shadows.
+func posixRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}

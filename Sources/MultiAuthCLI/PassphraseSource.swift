@@ -1,0 +1,99 @@
+import CredentialStore
+import MultiAuthCrypto
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a passphrase comes from, in order: a file (checked like a secret file), an
+/// environment variable, or a no-echo prompt on the terminal.
+enum PassphraseSource {
+    static func read(file: String?, environmentVariable: String, prompt: String, confirm: Bool) throws -> [UInt8] {
+        if let file { return try fromFile(file) }
+        if let value = ProcessInfo.processInfo.environment[environmentVariable], !value.isEmpty {
+            return Array(value.utf8)
+        }
+        guard let first = TerminalPrompt.readSecret(prompt) else {
+            throw CLIError(
+                message: "no passphrase: set \(environmentVariable), give a passphrase file, or run in a terminal",
+                exitCode: 8)
+        }
+        if confirm {
+            guard let second = TerminalPrompt.readSecret("Repeat: "), second == first else {
+                throw CLIError(message: "the passphrases do not match", exitCode: 8)
+            }
+        }
+        return first
+    }
+
+    private static func fromFile(_ path: String) throws -> [UInt8] {
+        do {
+            guard try StoreFileCheck.secretFileExists(path), let data = FileManager.default.contents(atPath: path) else {
+                throw CLIError(message: "--passphrase-file: cannot read \(path)", exitCode: 8)
+            }
+            var bytes = [UInt8](data)
+            while let last = bytes.last, last == 0x0a || last == 0x0d { bytes.removeLast() }
+            return bytes
+        } catch let error as StoreError {
+            throw CLIError(message: error.description, exitCode: error.exitCode)
+        }
+    }
+}
+
+/// Reads a line from the controlling terminal with echo off.
+enum TerminalPrompt {
+    static func readSecret(_ prompt: String) -> [UInt8]? {
+        let descriptor = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var original = termios()
+        guard tcgetattr(descriptor, &original) == 0 else { return nil }
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(descriptor, TCSAFLUSH, &silent)
+        defer {
+            tcsetattr(descriptor, TCSAFLUSH, &original)
+            _ = write(descriptor, "\n", 1)
+        }
+        _ = prompt.withCString { write(descriptor, $0, strlen($0)) }
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(descriptor, &byte, 1) == 1, byte != 0x0a {
+            line.append(byte)
+        }
+        return line
+    }
+}
+
+/// Standard input and output as bytes, without FileHandle.
+enum FileHandleless {
+    static func readStandardInput() -> [UInt8] {
+        var contents: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            contents += chunk[0..<count]
+        }
+        SecureMemory.zero(&chunk)
+        return contents
+    }
+
+    static func writeStandardOutput(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            if written <= 0 { break }
+            offset += written
+        }
+    }
+}

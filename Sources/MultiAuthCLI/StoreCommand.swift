@@ -1,0 +1,220 @@
+import ArgumentParser
+import CredentialStore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `multiauth store`: the encrypted credential store.
+struct StoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store",
+        abstract: "Manage the encrypted credential store.",
+        discussion: """
+            Exit codes: 0 ok, 1 not found, 2 usage, 3 wrong passphrase, 4 corrupted, 5 environment mismatch, \
+            6 permissions, 7 locked, 8 key unavailable, 9 read or write failure.
+            """,
+        subcommands: [Init.self, Set.self, Get.self, Remove.self, List.self, Rekey.self, Purge.self]
+    )
+
+    struct Init: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an empty store (and a key file if --key-file names none).")
+        @OptionGroup var options: StoreOptions
+
+        func run() async throws {
+            try await options.run { store in try await store.initialize() }
+            print("created \(options.storePath)")
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Store the secret read from standard input.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "Service name.") var service: String
+        @Argument(help: "Account name.") var account: String
+        @Option(help: "A label shown by list.") var label: String = ""
+        @OptionGroup var environment: EnvironmentOptions
+
+        func run() async throws {
+            var secret = [UInt8](FileHandleless.readStandardInput())
+            if secret.last == 0x0a { secret.removeLast() }
+            let environment = try environment.parsed()
+            let value = secret
+            try await options.run { store in
+                try await store.set(value, service: service, account: account, label: label, environment: environment)
+            }
+        }
+    }
+
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the secret to standard output.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "Service name.") var service: String
+        @Argument(help: "Account name.") var account: String
+        @OptionGroup var environment: EnvironmentOptions
+
+        func run() async throws {
+            let environment = try environment.parsed()
+            let secret = try await options.run { store in
+                try await store.get(service: service, account: account, environment: environment)
+            }
+            FileHandleless.writeStandardOutput(secret)
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an item.")
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "Service name.") var service: String
+        @Argument(help: "Account name.") var account: String
+
+        func run() async throws {
+            try await options.run { store in try await store.delete(service: service, account: account) }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List items (metadata only, never secrets).")
+        @OptionGroup var options: StoreOptions
+
+        func run() async throws {
+            let items = try await options.run { store in try await store.list() }
+            for item in items {
+                let environment = item.environment.fields.keys.sorted()
+                    .map { "\($0)=\(item.environment.fields[$0] ?? "")" }.joined(separator: ",")
+                print([item.service, item.account, item.label, String(item.modified), environment].joined(separator: "\t"))
+            }
+        }
+    }
+
+    struct Rekey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Re-encrypt under a new passphrase (MULTIAUTH_STORE_NEW_PASSPHRASE, --new-passphrase-file or prompt) or key file.")
+        @OptionGroup var options: StoreOptions
+        @Option(help: "Read the new passphrase from this file (mode 0600).") var newPassphraseFile: String?
+        @Option(help: "Switch to this key file (created when missing).") var newKeyFile: String?
+
+        func run() async throws {
+            let newSource: StoreKeySource
+            if let newKeyFile {
+                newSource = .keyFile(path: newKeyFile)
+            } else {
+                newSource = .passphrase(try PassphraseSource.read(
+                    file: newPassphraseFile, environmentVariable: "MULTIAUTH_STORE_NEW_PASSPHRASE", prompt: "New passphrase: ",
+                    confirm: true))
+            }
+            try await options.run { store in try await store.rekey(to: newSource) }
+        }
+    }
+
+    struct Purge: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove items made for other environments (--other-environments), or every item (--all).")
+        @OptionGroup var options: StoreOptions
+        @Flag(help: "Remove the items whose environment differs from the --environment given.") var otherEnvironments = false
+        @Flag(help: "Remove every item.") var all = false
+        @OptionGroup var environment: EnvironmentOptions
+
+        func validate() throws {
+            guard otherEnvironments != all else {
+                throw ValidationError("give exactly one of --other-environments or --all")
+            }
+        }
+
+        func run() async throws {
+            let environment = try environment.parsed()
+            let removed = try await options.run { store in
+                all ? try await store.purgeAll() : try await store.purge(keeping: environment)
+            }
+            print("removed \(removed) item(s)")
+        }
+    }
+}
+
+extension StoreCommand {
+    /// The documented form puts the shared options before the subcommand
+    /// (`multiauth store --path F init`); ArgumentParser reads a subcommand's options only
+    /// after its name, so they are moved there.
+    static func movingSharedOptions(_ arguments: [String]) -> [String] {
+        guard arguments.first == "store" else { return arguments }
+        let takesValue: Swift.Set<String> = ["--path", "--key-file", "--passphrase-file", "--lock-timeout"]
+        var shared: [String] = []
+        var index = 1
+        while index < arguments.count, arguments[index].hasPrefix("--") {
+            let name = String(arguments[index].split(separator: "=", maxSplits: 1)[0])
+            guard takesValue.contains(name) else { break }
+            shared.append(arguments[index])
+            if !arguments[index].contains("="), index + 1 < arguments.count {
+                shared.append(arguments[index + 1])
+                index += 1
+            }
+            index += 1
+        }
+        guard index < arguments.count, !shared.isEmpty else { return arguments }
+        return ["store", arguments[index]] + shared + arguments[(index + 1)...]
+    }
+}
+
+/// The options every `store` subcommand shares.
+struct StoreOptions: ParsableArguments {
+    @Option(help: "The store file (default: MULTIAUTH_STORE, else $XDG_DATA_HOME/multiauth/credentials.store).")
+    var path: String?
+    @Option(help: "Unlock with this key file (64 hex digits, mode 0600) instead of a passphrase.") var keyFile: String?
+    @Option(help: "Read the passphrase from this file (mode 0600) instead of MULTIAUTH_STORE_PASSPHRASE or a prompt.")
+    var passphraseFile: String?
+    @Option(help: "Seconds to wait for another process's lock.") var lockTimeout: Double = 5
+
+    var storePath: String { path ?? CredentialStore.defaultPath }
+
+    /// Opens the store, runs `body`, and turns store errors into the documented exit codes.
+    func run<T: Sendable>(_ body: (CredentialStore) async throws -> T) async throws -> T {
+        let source: StoreKeySource
+        if let keyFile {
+            source = .keyFile(path: keyFile)
+        } else {
+            source = .passphrase(try PassphraseSource.read(
+                file: passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE", prompt: "Store passphrase: ",
+                confirm: false))
+        }
+        let store = CredentialStore(path: storePath, keySource: source, lockTimeout: lockTimeout)
+        do { return try await body(store) } catch let error as StoreError {
+            throw CLIError(message: error.description, exitCode: error.exitCode)
+        }
+    }
+}
+
+/// `--environment K=V` (repeatable).
+struct EnvironmentOptions: ParsableArguments {
+    @Option(name: .customLong("environment"), help: "An environment field K=V the item belongs to (repeatable).")
+    var pairs: [String] = []
+
+    func parsed() throws -> StoreEnvironment {
+        var fields: [String: String] = [:]
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw CLIError(message: "--environment: '\(pair)' is not K=V", exitCode: 2)
+            }
+            fields[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        return StoreEnvironment(fields)
+    }
+}
+
+extension StoreError {
+    /// The exit code `multiauth store` documents for this error.
+    var exitCode: Int32 {
+        switch self {
+        case .itemNotFound, .storeMissing: 1
+        case .storeExists: 2
+        case .wrongPassphrase: 3
+        case .corrupted, .unsupportedVersion, .unknownKDF, .unsafeKDFParameters: 4
+        case .environmentMismatch: 5
+        case .insecurePermissions: 6
+        case .locked: 7
+        case .keyUnavailable: 8
+        case .readFailed, .writeFailed: 9
+        }
+    }
+}
