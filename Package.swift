@@ -22,7 +22,7 @@ let package = Package(
         ),
         .target(name: "MultiAuthCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
         .target(name: "SigV4", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
-        .target(name: "SigningVectors", dependencies: ["SigV4"], swiftSettings: strict),
+        .target(name: "SigningVectors", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
         .target(name: "CredentialStore", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
         .target(name: "MultiAuth", dependencies: ["SigV4", "MultiAuthCrypto", "CredentialStore"], swiftSettings: strict),
         .target(

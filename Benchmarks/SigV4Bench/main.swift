@@ -74,7 +74,14 @@ let sha256OfMegabyte = rate {
     sink &+= megabyte.withUnsafeBytes { SHA256.hash($0) }.withUnsafeBytes { Int($0[0]) }
 }
 
+let sigV4aSigner = try SigV4Signer(credentials: credentials, regionSet: "us-east-1", service: "execute-api")
+let sigV4a = try rate {
+    let request = try SignableRequest(method: "GET", url: url, headers: [("Host", host)])
+    sink &+= try sigV4aSigner.signHeaders(request, date: SigningDate.now()).authorization?.utf8.count ?? 0
+}
+
 let report: [String: Double] = [
+    "sigv4a_get_cached": sigV4a,
     "get_cached": getCached, "get_uncached": getUncached, "openssl_floor": floor,
     "post_1mib_cached": postCached, "openssl_sha256_1mib": sha256OfMegabyte,
 ]

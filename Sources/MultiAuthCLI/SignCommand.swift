@@ -20,6 +20,7 @@ struct SignCommand: AsyncParsableCommand {
     )
 
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case http, json }
+    enum Algorithm: String, ExpressibleByArgument, CaseIterable { case sigv4, sigv4a }
 
     @Option(help: "HTTP method.") var method: String = "GET"
     @Option(help: "The absolute wire URL (http or https).") var url: String?
@@ -28,6 +29,9 @@ struct SignCommand: AsyncParsableCommand {
     @Option(help: "Request body text.") var data: String?
     @Option(help: "Read the body from this file (hashed in chunks, never held in memory).") var dataFile: String?
     @Option(help: "Signing region.") var region: String?
+    @Option(help: "sigv4 (AWS4-HMAC-SHA256) or sigv4a (AWS4-ECDSA-P256-SHA256).") var algorithm: Algorithm = .sigv4
+    @Option(help: "SigV4a: the regions the signature is valid in, such as 'us-east-1,us-west-2' or '*'.")
+    var regionSet: String?
     @Option(help: "Signing service name (execute-api, appsync, s3, ...).") var service: String?
     @Option(help: "Access key id (else AWS_ACCESS_KEY_ID).") var accessKeyId: String?
     @Option(help: "Secret access key (else AWS_SECRET_ACCESS_KEY).") var secretAccessKey: String?

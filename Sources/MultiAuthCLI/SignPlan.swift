@@ -29,12 +29,26 @@ struct SignPlan {
         if command.presign, !(1...SigV4Signer.maximumExpiry).contains(expires) {
             throw CLIError("--expires", SigningError.expiresOutOfRange(expires))
         }
-        let region = try required(command.region ?? context?.region, "--region")
         let service = try required(command.service ?? context?.service, "--service")
-        let signer = SigV4Signer(
-            credentials: try credentials(context: context), region: region, service: service,
-            options: options(service: service, context: context))
+        let signer = try makeSigner(service: service, context: context)
         return Resolved(request: request, signer: signer, date: date, presign: command.presign, expires: expires)
+    }
+
+    private func makeSigner(service: String, context: SigningContext?) throws -> SigV4Signer {
+        let options = options(service: service, context: context)
+        guard command.algorithm == .sigv4a else {
+            if command.regionSet != nil { throw CLIError("--region-set", "only with --algorithm sigv4a") }
+            let region = try required(command.region ?? context?.region, "--region")
+            return SigV4Signer(
+                credentials: try credentials(context: context), region: region, service: service, options: options)
+        }
+        let regionSet = try required(command.regionSet ?? command.region ?? context?.region, "--region-set")
+        do {
+            return try SigV4Signer(
+                credentials: try credentials(context: context), regionSet: regionSet, service: service, options: options)
+        } catch let error as SigningError {
+            throw CLIError("--region-set", error)
+        }
     }
 
     private func loadContext() throws -> SigningContext? {

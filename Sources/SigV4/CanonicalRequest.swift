@@ -38,6 +38,11 @@ struct CredentialScope: Sendable {
         Array("/\(region)/\(service)/aws4_request".utf8)
     }
 
+    /// `/service/aws4_request`: SigV4a's scope has no region.
+    static func suffix(service: String) -> [UInt8] {
+        Array("/\(service)/aws4_request".utf8)
+    }
+
     func append(to output: inout [UInt8]) {
         output.appendUTF8(date.scopeDate)
         output.append(contentsOf: suffix)

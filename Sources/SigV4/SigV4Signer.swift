@@ -1,6 +1,7 @@
 import MultiAuthCrypto
 
-/// AWS Signature Version 4 (`AWS4-HMAC-SHA256`): header signing and presigned URLs.
+/// AWS Signature Version 4 (`AWS4-HMAC-SHA256`) and SigV4a (`AWS4-ECDSA-P256-SHA256`):
+/// header signing and presigned URLs.
 ///
 /// ```swift
 /// let signer = SigV4Signer(credentials: credentials, region: "us-east-1", service: "execute-api")
@@ -9,7 +10,7 @@ import MultiAuthCrypto
 /// // signed.signedRequest.headers now carries X-Amz-Date and Authorization.
 /// ```
 public struct SigV4Signer: Sendable {
-    /// The algorithm name that starts the string to sign and the `Authorization` value.
+    /// The SigV4 algorithm name (see ``SigningAlgorithm/name`` for SigV4a's).
     public static let algorithm = "AWS4-HMAC-SHA256"
     /// The longest presigned-URL lifetime AWS accepts, in seconds (7 days).
     public static let maximumExpiry = 604_800
@@ -24,24 +25,53 @@ public struct SigV4Signer: Sendable {
     public let options: SigningOptions
     /// Where derived keys are cached; `nil` derives the key on every signature.
     public let keyCache: SigningKeyCache?
+    /// SigV4 or SigV4a (with its region set).
+    public let signingAlgorithm: SigningAlgorithm
 
     /// Byte strings that are the same for every signature of this signer, made once.
-    private let algorithmLine = Array("\(Self.algorithm)\n".utf8)
+    private let algorithmLine: [UInt8]
     private let scopeSuffix: [UInt8]
     private let credentialPrefix: [UInt8]
 
-    /// Creates a signer. `options` defaults to ``SigningOptions/defaults(forService:)``.
+    /// Creates a SigV4 signer. `options` defaults to ``SigningOptions/defaults(forService:)``.
     public init(
         credentials: AWSCredentials, region: String, service: String,
         options: SigningOptions? = nil, keyCache: SigningKeyCache? = .shared
+    ) {
+        self.init(credentials: credentials, region: region, service: service, algorithm: .sigV4, options: options, keyCache: keyCache)
+    }
+
+    /// Creates a SigV4a signer valid in `regionSet` (`us-east-1,us-west-2`, or `*` for all).
+    /// - Throws: ``SigningError/invalidRegionSet(_:)`` for a malformed set.
+    public init(
+        credentials: AWSCredentials, regionSet: String, service: String, options: SigningOptions? = nil
+    ) throws(SigningError) {
+        let set = try SigningAlgorithm.validatedRegionSet(regionSet)
+        self.init(credentials: credentials, region: set, service: service, algorithm: .sigV4a(regionSet: set),
+                  options: options, keyCache: nil)
+    }
+
+    private init(
+        credentials: AWSCredentials, region: String, service: String, algorithm: SigningAlgorithm,
+        options: SigningOptions?, keyCache: SigningKeyCache?
     ) {
         self.credentials = credentials
         self.region = region
         self.service = service
         self.options = options ?? .defaults(forService: service)
         self.keyCache = keyCache
-        scopeSuffix = CredentialScope.suffix(region: region, service: service)
-        credentialPrefix = Array("\(Self.algorithm) Credential=\(credentials.accessKeyId)/".utf8)
+        signingAlgorithm = algorithm
+        algorithmLine = Array("\(algorithm.name)\n".utf8)
+        switch algorithm {
+        case .sigV4: scopeSuffix = CredentialScope.suffix(region: region, service: service)
+        case .sigV4a: scopeSuffix = CredentialScope.suffix(service: service)
+        }
+        credentialPrefix = Array("\(algorithm.name) Credential=\(credentials.accessKeyId)/".utf8)
+    }
+
+    private var regionSet: String? {
+        if case .sigV4a(let set) = signingAlgorithm { return set }
+        return nil
     }
 
     /// Signs with an `Authorization` header, adding `X-Amz-Date` (and the session token
@@ -57,12 +87,16 @@ public struct SigV4Signer: Sendable {
         if token != nil { headers.removeAll(named: "x-amz-security-token") }
         if let token, !options.omitsSessionToken { headers.append(name: "X-Amz-Security-Token", value: token) }
         headers.append(name: "X-Amz-Date", value: date.amzDate)
+        if let regionSet {
+            headers.removeAll(named: "x-amz-region-set")
+            headers.append(name: "X-Amz-Region-Set", value: regionSet)
+        }
         if options.signsContentSHA256Header, !headers.contains(named: "x-amz-content-sha256") {
             headers.append(name: "x-amz-content-sha256", value: payloadHash)
         }
         let canonicalHeaders = CanonicalHeaders(headers)
         let signedHeaders = canonicalHeaders.signedHeaders
-        let stages = computeStages(
+        let stages = try computeStages(
             request, headers: canonicalHeaders, signedHeaders: signedHeaders, extraQuery: [],
             payloadHash: payloadHash, date: date)
         let authorization = authorizationValue(scope: stages.scope, signedHeaders: signedHeaders, signature: stages.signature)
@@ -72,7 +106,7 @@ public struct SigV4Signer: Sendable {
         signed.headers = headers
         return SigningResult(
             canonicalRequestBytes: stages.canonical, stringToSignBytes: stages.stringToSign,
-            signatureDigest: stages.signature, signedHeaders: signedHeaders, authorization: authorization,
+            signatureValue: stages.signature, signedHeaders: signedHeaders, authorization: authorization,
             signedRequest: signed, scope: stages.scope, isPresigned: false)
     }
 
@@ -88,15 +122,16 @@ public struct SigV4Signer: Sendable {
         let signedHeaders = canonicalHeaders.signedHeaders
         let scope = CredentialScope(date: date, suffix: scopeSuffix)
         var authParameters: [(String, String)] = [
-            ("X-Amz-Algorithm", Self.algorithm),
+            ("X-Amz-Algorithm", signingAlgorithm.name),
             ("X-Amz-Credential", "\(credentials.accessKeyId)/\(scope.string)"),
             ("X-Amz-Date", date.amzDate),
             ("X-Amz-Expires", String(expires)),
         ]
+        if let regionSet { authParameters.append(("X-Amz-Region-Set", regionSet)) }
         let token = credentials.sessionToken
         if let token, !options.omitsSessionToken { authParameters.append(("X-Amz-Security-Token", token)) }
         authParameters.append(("X-Amz-SignedHeaders", signedHeaders))
-        let stages = computeStages(
+        let stages = try computeStages(
             request, headers: canonicalHeaders, signedHeaders: signedHeaders, extraQuery: authParameters,
             payloadHash: payloadHash, date: date)
         authParameters.append(("X-Amz-Signature", stages.signature.hex))
@@ -106,7 +141,7 @@ public struct SigV4Signer: Sendable {
         signed.query = Self.appending(authParameters, to: signed.query)
         return SigningResult(
             canonicalRequestBytes: stages.canonical, stringToSignBytes: stages.stringToSign,
-            signatureDigest: stages.signature, signedHeaders: signedHeaders, authorization: nil,
+            signatureValue: stages.signature, signedHeaders: signedHeaders, authorization: nil,
             signedRequest: signed, scope: stages.scope, isPresigned: true)
     }
 
@@ -129,15 +164,28 @@ public struct SigV4Signer: Sendable {
     private func computeStages(
         _ request: SignableRequest, headers: CanonicalHeaders, signedHeaders: String,
         extraQuery: [(String, String)], payloadHash: String, date: SigningDate
-    ) -> Stages {
+    ) throws(SigningError) -> Stages {
         let canonical = CanonicalRequest(
             method: request.method, path: request.path, options: options, wireQuery: request.query,
             extraQuery: extraQuery,
             headers: headers, signedHeaders: signedHeaders, payloadHash: payloadHash)
         let scope = CredentialScope(date: date, suffix: scopeSuffix)
         let stringToSign = StringToSign(algorithmLine: algorithmLine, scope: scope, canonicalRequest: canonical)
-        let signature = stringToSign.bytes.withUnsafeBytes { signingKey(date).authenticationCode(for: $0) }
+        let signature = try sign(stringToSign, date: date)
         return Stages(canonical: canonical.bytes, stringToSign: stringToSign.bytes, signature: signature, scope: scope)
+    }
+
+    /// Stage 3: the signature over the string to sign.
+    private func sign(_ stringToSign: StringToSign, date: SigningDate) throws(SigningError) -> SignatureValue {
+        switch signingAlgorithm {
+        case .sigV4:
+            return .hmac(stringToSign.bytes.withUnsafeBytes { signingKey(date).authenticationCode(for: $0) })
+        case .sigV4a:
+            let key = try SigV4aKeyCache.shared.key(accessKeyId: credentials.accessKeyId, secret: credentials.secretAccessKey)
+            do { return .ecdsa(try key.signature(for: SHA256.hash(stringToSign.bytes))) } catch {
+                throw .keyDerivationFailed
+            }
+        }
     }
 
     private func signingKey(_ date: SigningDate) -> HMACSHA256Key {
@@ -149,8 +197,9 @@ public struct SigV4Signer: Sendable {
     }
 
     /// `AWS4-HMAC-SHA256 Credential=AKID/scope, SignedHeaders=…, Signature=…`, built as bytes.
-    private func authorizationValue(scope: CredentialScope, signedHeaders: String, signature: SHA256Digest) -> String {
-        let capacity = credentialPrefix.count + 8 + scope.suffix.count + 16 + signedHeaders.utf8.count + 12 + 64
+    private func authorizationValue(scope: CredentialScope, signedHeaders: String, signature: SignatureValue) -> String {
+        let capacity = credentialPrefix.count + 8 + scope.suffix.count + 16 + signedHeaders.utf8.count + 12
+            + signature.hexCount
         return ByteWriter.string(capacity: capacity) { out in
             out.write(credentialPrefix)
             out.write(scope.date.scopeDate)
@@ -158,17 +207,7 @@ public struct SigV4Signer: Sendable {
             out.write(", SignedHeaders=")
             out.write(signedHeaders)
             out.write(", Signature=")
-            signature.withUnsafeBytes { digest in
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { hex in
-                    var index = 0
-                    for byte in digest {
-                        hex[index] = Hex.lowercaseDigits[Int(byte >> 4)]
-                        hex[index + 1] = Hex.lowercaseDigits[Int(byte & 0x0f)]
-                        index += 2
-                    }
-                    out.write(UnsafeBufferPointer(hex))
-                }
-            }
+            signature.appendHex(to: &out)
         }
     }
 
@@ -188,7 +227,7 @@ public struct SigV4Signer: Sendable {
     private struct Stages {
         let canonical: [UInt8]
         let stringToSign: [UInt8]
-        let signature: SHA256Digest
+        let signature: SignatureValue
         let scope: CredentialScope
     }
 }

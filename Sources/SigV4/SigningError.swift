@@ -20,6 +20,10 @@ public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidPayloadHash(String)
     /// The request body file could not be read.
     case unreadableBody(path: String, reason: String)
+    /// A SigV4a region set is not a comma-separated list of region names or patterns.
+    case invalidRegionSet(String)
+    /// The SigV4a key could not be derived or used.
+    case keyDerivationFailed
 
     public var description: String {
         switch self {
@@ -33,6 +37,9 @@ public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
         case .malformedRequest(let reason): "malformed request: \(reason)"
         case .invalidPayloadHash(let value): "invalid payload hash '\(value)': expected 64 hex digits"
         case .unreadableBody(let path, let reason): "cannot read body file '\(path)': \(reason)"
+        case .invalidRegionSet(let text):
+            "invalid region set '\(text)': expected regions like 'us-east-1,us-west-2' or '*'"
+        case .keyDerivationFailed: "the SigV4a key could not be derived"
         }
     }
 }

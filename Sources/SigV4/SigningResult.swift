@@ -6,8 +6,8 @@ public struct SigningResult: Sendable {
     public let canonicalRequestBytes: [UInt8]
     /// Stage 2, as bytes.
     public let stringToSignBytes: [UInt8]
-    /// Stage 3, as the raw HMAC.
-    public let signatureDigest: SHA256Digest
+    /// Stage 3: the HMAC (SigV4) or DER-encoded ECDSA signature (SigV4a).
+    public let signatureValue: SignatureValue
     /// The `;`-separated signed header names.
     public let signedHeaders: String
     /// The `Authorization` header value (header signing only).
@@ -22,7 +22,7 @@ public struct SigningResult: Sendable {
     /// Stage 2: the string to sign.
     public var stringToSign: String { String(utf8Bytes: stringToSignBytes) }
     /// Stage 3: the lowercase hex signature.
-    public var signature: String { signatureDigest.hex }
+    public var signature: String { signatureValue.hex }
     /// `date/region/service/aws4_request`.
     public var credentialScope: String { scope.string }
     /// The presigned URL (query signing only).

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import MultiAuthCrypto
 import SigV4
 
 /// One check a vector case can make, named after the expected file it compares with.
@@ -46,6 +47,23 @@ public struct VectorCase: Sendable {
     let expires: Int
     let expected: [VectorCheck: String]
     let signatureIsStaleInSignedRequest: Bool
+    /// SigV4a only: the suite's public key (`public-key.json`), against which both the
+    /// suite's and our randomized signatures are verified instead of compared.
+    var publicKey: PublicKey? = nil
+
+    /// An uncompressed P-256 public key as affine coordinates.
+    struct PublicKey: Sendable, Decodable {
+        let x: [UInt8]
+        let y: [UInt8]
+
+        enum CodingKeys: String, CodingKey { case x = "X", y = "Y" }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            x = try Hex.decode(try container.decode(String.self, forKey: .x))
+            y = try Hex.decode(try container.decode(String.self, forKey: .y))
+        }
+    }
 
     static func skipped(_ name: String, _ layout: VectorLayout, reason: String) -> VectorCase {
         VectorCase(

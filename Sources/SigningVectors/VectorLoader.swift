@@ -85,9 +85,6 @@ public enum VectorLoader {
     ]
 
     static func loadAWSCAuthCase(_ folder: URL, name: String) throws(VectorError) -> VectorCase {
-        if exists(folder, "public-key.json") {
-            return .skipped(name, .awsCAuth, reason: "SigV4a (AWS4-ECDSA-P256-SHA256) is not implemented yet (issue 7)")
-        }
         var expected: [VectorCheck: String] = [:]
         for (check, file) in awsCAuthFiles where exists(folder, file) {
             expected[check] = try read(folder, file)
@@ -98,15 +95,32 @@ public enum VectorLoader {
         do throws(SigningError) {
             var request = try text.signableRequest()
             request.payload = context.payload(body: text.body)
-            let signer = SigV4Signer(
-                credentials: context.awsCredentials, region: context.region, service: context.service,
-                options: context.options)
-            return VectorCase(
+            let publicKey = try loadPublicKey(folder)
+            let signer = publicKey == nil
+                ? SigV4Signer(
+                    credentials: context.awsCredentials, region: context.region, service: context.service,
+                    options: context.options)
+                : try SigV4Signer(
+                    credentials: context.awsCredentials, regionSet: context.region, service: context.service,
+                    options: context.options)
+            var vector = VectorCase(
                 name: name, layout: .awsCAuth, skipReason: nil, request: request, signer: signer,
                 date: try context.requiredSigningDate(), expires: context.expirationInSeconds ?? 3600,
                 expected: expected, signatureIsStaleInSignedRequest: false)
+            vector.publicKey = publicKey
+            return vector
         } catch {
             throw .malformed(path: folder.path, reason: error.description)
+        }
+    }
+
+    /// SigV4a cases carry `public-key.json`; SigV4 cases do not.
+    static func loadPublicKey(_ folder: URL) throws(SigningError) -> VectorCase.PublicKey? {
+        guard exists(folder, "public-key.json"),
+            let data = FileManager.default.contents(atPath: folder.appendingPathComponent("public-key.json").path)
+        else { return nil }
+        do { return try JSONDecoder().decode(VectorCase.PublicKey.self, from: data) } catch {
+            throw .malformedRequest("public-key.json is not {\"X\": hex, \"Y\": hex}")
         }
     }
 

@@ -1,3 +1,4 @@
+import MultiAuthCrypto
 import SigV4
 
 /// One failed check, with what was expected and what we produced.
@@ -49,6 +50,9 @@ public enum VectorRunner {
     }
 
     static func compare(_ check: VectorCheck, expected: String, result: SigningResult, vector: VectorCase) -> String? {
+        if let publicKey = vector.publicKey {
+            return SigV4aChecks.compare(check, expected: expected, result: result, vector: vector, publicKey: publicKey)
+        }
         switch check {
         case .headerCanonicalRequest, .queryCanonicalRequest:
             return TextDiff.exact(expected: expected, actual: result.canonicalRequest)

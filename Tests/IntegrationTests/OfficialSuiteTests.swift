@@ -10,6 +10,7 @@ import Testing
     }
 
     static let v4 = cases(Paths.sharedSuite.appendingPathComponent("v4"))
+    static let v4a = cases(Paths.sharedSuite.appendingPathComponent("v4a")).filter { $0.skipReason == nil }
     static let botocore = cases(Paths.botocoreSuite)
     static let derived = cases(Paths.derived)
 
@@ -19,6 +20,14 @@ import Testing
         arguments: v4.map(\.name))
     func awsCAuthV4(name: String) throws {
         try check(Self.v4, name)
+    }
+
+    @Test(
+        "aws-c-auth v4a suite (../shared/vectors): canonical stages exact, signatures verified with public-key.json",
+        .enabled(if: Paths.exists(Paths.sharedSuite), "../shared/vectors/aws-signing-test-suite is not present"),
+        arguments: v4a.map(\.name))
+    func awsCAuthV4a(name: String) throws {
+        try check(Self.v4a, name)
     }
 
     @Test("botocore aws4_testsuite (vectors/, from scripts/vectors)", arguments: botocore.map(\.name))
@@ -39,6 +48,7 @@ import Testing
         if Paths.exists(Paths.sharedSuite) {
             #expect(Self.v4.count == 38)
             #expect(Self.v4.allSatisfy { $0.skipReason == nil })
+            #expect(Self.v4a.count == 38)
         }
     }
 

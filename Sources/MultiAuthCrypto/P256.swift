@@ -1,0 +1,94 @@
+import CLibCrypto
+
+/// An ECDSA P-256 private key on OpenSSL (`EC_KEY`, `BIGNUM`), signing SHA-256 digests.
+///
+/// The key is immutable after creation, and OpenSSL's ECDSA signing only reads it, so one
+/// instance serves concurrent signers. The private scalar is freed with `BN_clear_free`.
+public final class P256SigningKey: @unchecked Sendable {
+    private let key: OpaquePointer
+
+    /// The affine public-key coordinates, 32 bytes each, big-endian.
+    public let publicKey: (x: [UInt8], y: [UInt8])
+
+    /// Makes a key from a key-derivation candidate `k` (32 bytes, big-endian) the way AWS
+    /// SigV4a does: when k ≤ n − 2 the private key is d = k + 1 (so 1 ≤ d ≤ n − 1);
+    /// otherwise the candidate is rejected and `nil` tells the caller to try the next counter.
+    /// - Throws: ``CryptoError/cipherFailure`` if OpenSSL fails.
+    public static func fromCandidate(_ candidate: [UInt8]) throws(CryptoError) -> P256SigningKey? {
+        guard candidate.count == 32 else { throw .invalidLength(expected: 32, actual: candidate.count) }
+        guard let group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1) else { throw .cipherFailure }
+        defer { EC_GROUP_free(group) }
+        guard let order = EC_GROUP_get0_order(group), let limit = BN_dup(order), let scalar = BN_secure_new() else {
+            throw .cipherFailure
+        }
+        defer {
+            BN_free(limit)
+            BN_clear_free(scalar)
+        }
+        guard BN_sub_word(limit, 2) == 1, BN_bin2bn(candidate, 32, scalar) != nil else { throw .cipherFailure }
+        guard BN_cmp(scalar, limit) <= 0 else { return nil }
+        guard BN_add_word(scalar, 1) == 1 else { throw .cipherFailure }
+        return try P256SigningKey(scalar: scalar, group: group)
+    }
+
+    private init(scalar: OpaquePointer, group: OpaquePointer) throws(CryptoError) {
+        guard let key = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1) else { throw .cipherFailure }
+        guard let point = EC_POINT_new(group) else {
+            EC_KEY_free(key)
+            throw .cipherFailure
+        }
+        defer { EC_POINT_free(point) }
+        guard EC_KEY_set_private_key(key, scalar) == 1, EC_POINT_mul(group, point, scalar, nil, nil, nil) == 1,
+            EC_KEY_set_public_key(key, point) == 1, let coordinates = Self.coordinates(of: point, in: group)
+        else {
+            EC_KEY_free(key)
+            throw .cipherFailure
+        }
+        self.key = key
+        self.publicKey = coordinates
+    }
+
+    deinit { EC_KEY_free(key) }
+
+    /// A DER-encoded ECDSA signature of `digest` (randomized: two calls give different bytes).
+    public func signature(for digest: SHA256Digest) throws(CryptoError) -> [UInt8] {
+        var signature = [UInt8](repeating: 0, count: Int(ECDSA_size(key)))
+        var length: UInt32 = 0
+        let status = digest.withUnsafeBytes { raw in
+            ECDSA_sign(0, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), 32, &signature, &length, key)
+        }
+        guard status == 1 else { throw .cipherFailure }
+        return Array(signature[0..<Int(length)])
+    }
+
+    /// True when `signature` (DER) is a valid ECDSA signature of `digest` under the public
+    /// key (x, y), each 32 bytes big-endian.
+    public static func verify(signature: [UInt8], digest: SHA256Digest, publicX: [UInt8], publicY: [UInt8]) -> Bool {
+        guard publicX.count == 32, publicY.count == 32,
+            let key = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1)
+        else { return false }
+        defer { EC_KEY_free(key) }
+        guard let x = BN_bin2bn(publicX, 32, nil), let y = BN_bin2bn(publicY, 32, nil) else { return false }
+        defer {
+            BN_free(x)
+            BN_free(y)
+        }
+        guard EC_KEY_set_public_key_affine_coordinates(key, x, y) == 1 else { return false }
+        return digest.withUnsafeBytes { raw in
+            ECDSA_verify(0, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), 32, signature, Int32(signature.count), key)
+        } == 1
+    }
+
+    private static func coordinates(of point: OpaquePointer, in group: OpaquePointer) -> (x: [UInt8], y: [UInt8])? {
+        guard let x = BN_new(), let y = BN_new() else { return nil }
+        defer {
+            BN_free(x)
+            BN_free(y)
+        }
+        guard EC_POINT_get_affine_coordinates(group, point, x, y, nil) == 1 else { return nil }
+        var xBytes = [UInt8](repeating: 0, count: 32)
+        var yBytes = [UInt8](repeating: 0, count: 32)
+        guard BN_bn2binpad(x, &xBytes, 32) == 32, BN_bn2binpad(y, &yBytes, 32) == 32 else { return nil }
+        return (xBytes, yBytes)
+    }
+}
