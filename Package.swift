@@ -20,10 +20,18 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev", "pkg-config"])]
         ),
+        .systemLibrary(
+            name: "CLibCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // Typed wrappers for libcurl's variadic setopt/getinfo, which Swift cannot call.
+        .target(name: "CurlShims", dependencies: ["CLibCurl"]),
         .target(name: "MultiAuthCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
         .target(name: "SigV4", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
         .target(name: "SigningVectors", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
         .target(name: "CredentialStore", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
+        .target(name: "HTTPTransport", dependencies: ["CLibCurl", "CurlShims"], swiftSettings: strict),
         .target(name: "MultiAuth", dependencies: ["SigV4", "MultiAuthCrypto", "CredentialStore"], swiftSettings: strict),
         .target(
             name: "MultiAuthCLI",

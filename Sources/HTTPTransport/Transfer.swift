@@ -1,0 +1,235 @@
+import CLibCurl
+import CurlShims
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The state of one libcurl transfer, reached from its C callbacks through an unmanaged
+/// pointer. It lives for the duration of `run`, which is synchronous.
+final class Transfer: @unchecked Sendable {
+    private let request: HTTPRequest
+    private let cancelled = Atomic<Bool>(false)
+    private var headerLines: [String] = []
+    private var body: [UInt8] = []
+    private var uploadBytes: [UInt8] = []
+    private var uploadOffset = 0
+    private var uploadDescriptor: Int32 = -1
+    private var uploadLength = 0
+    private var outputDescriptor: Int32 = -1
+    private var outputError: Int32 = 0
+
+    init(request: HTTPRequest) throws(HTTPError) {
+        self.request = request
+        switch request.body {
+        case .none: break
+        case .bytes(let bytes):
+            uploadBytes = bytes
+            uploadLength = bytes.count
+        case .file(let path):
+            uploadDescriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard uploadDescriptor >= 0 else {
+                throw .unreadableBody(path: path, reason: String(cString: strerror(errno)))
+            }
+            var info = stat()
+            fstat(uploadDescriptor, &info)
+            uploadLength = Int(info.st_size)
+        }
+        if let file = request.responseFile {
+            outputDescriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard outputDescriptor >= 0 else {
+                let reason = String(cString: strerror(errno))
+                if uploadDescriptor >= 0 { close(uploadDescriptor) }
+                throw .unwritableResponseFile(path: file, reason: reason)
+            }
+        }
+    }
+
+    deinit {
+        if uploadDescriptor >= 0 { close(uploadDescriptor) }
+        if outputDescriptor >= 0 { close(outputDescriptor) }
+    }
+
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    func run(on handle: UnsafeMutableRawPointer, options: CurlHTTPClient.Options) -> Result<HTTPResponse, HTTPError> {
+        var headerList = curlHeaderList()
+        defer { curl_slist_free_all(headerList) }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        configure(handle, options: options, context: context, headers: &headerList)
+        let code = curl_easy_perform(handle)
+        if outputError != 0 {
+            return .failure(.unwritableResponseFile(path: request.responseFile ?? "", reason: String(cString: strerror(outputError))))
+        }
+        guard code == CURLE_OK else { return .failure(error(for: code)) }
+        var status = 0
+        _ = multiauth_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return .success(HTTPResponse(status: status, headers: parsedHeaders(), body: body))
+    }
+
+    // MARK: configuration
+
+    private func configure(
+        _ handle: UnsafeMutableRawPointer, options: CurlHTTPClient.Options, context: UnsafeMutableRawPointer,
+        headers: inout UnsafeMutablePointer<curl_slist>?
+    ) {
+        _ = multiauth_curl_setopt_string(handle, CURLOPT_URL, request.url)
+        _ = multiauth_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
+        _ = multiauth_curl_setopt_long(handle, CURLOPT_PATH_AS_IS, 1)
+        _ = multiauth_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = multiauth_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        _ = multiauth_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
+        _ = multiauth_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(options.totalTimeout * 1000))
+        _ = multiauth_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, options.verifiesTLS ? 1 : 0)
+        _ = multiauth_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, options.verifiesTLS ? 2 : 0)
+        if let bundle = options.caBundle { _ = multiauth_curl_setopt_string(handle, CURLOPT_CAINFO, bundle) }
+        _ = multiauth_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headers)
+        if request.method == "HEAD" { _ = multiauth_curl_setopt_long(handle, CURLOPT_NOBODY, 1) }
+        if request.body != .none {
+            _ = multiauth_curl_setopt_long(handle, CURLOPT_POST, 1)
+            _ = multiauth_curl_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, uploadLength)
+            _ = multiauth_curl_setopt_data_callback(handle, CURLOPT_READFUNCTION, readCallback)
+            _ = multiauth_curl_setopt_pointer(handle, CURLOPT_READDATA, context)
+        }
+        _ = multiauth_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, writeCallback)
+        _ = multiauth_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        _ = multiauth_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
+        _ = multiauth_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        _ = multiauth_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
+        _ = multiauth_curl_setopt_progress_callback(handle, progressCallback)
+        _ = multiauth_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
+    }
+
+    /// The request's headers, plus empty ones that stop libcurl from adding its own
+    /// `Expect`, `Accept` and `Content-Type` (an empty `Name:` removes a header in libcurl).
+    private func curlHeaderList() -> UnsafeMutablePointer<curl_slist>? {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for header in request.headers {
+            // "Name;" sends a header with an empty value; "Name:" would remove it.
+            let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+            list = curl_slist_append(list, line)
+        }
+        for name in ["Expect", "Accept", "Content-Type"]
+        where !request.headers.contains(where: { $0.name.lowercased() == name.lowercased() }) {
+            list = curl_slist_append(list, "\(name):")
+        }
+        return list
+    }
+
+    // MARK: callbacks
+
+    fileprivate func receiveBody(_ buffer: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+        guard outputDescriptor >= 0 else {
+            buffer.withMemoryRebound(to: UInt8.self, capacity: count) { body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count)) }
+            return count
+        }
+        var offset = 0
+        while offset < count {
+            let written = write(outputDescriptor, buffer + offset, count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                outputError = errno
+                return 0
+            }
+            offset += written
+        }
+        return count
+    }
+
+    fileprivate func receiveHeader(_ buffer: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+        let line = buffer.withMemoryRebound(to: UInt8.self, capacity: count) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+        }
+        if line.hasPrefix("HTTP/") { headerLines.removeAll() }  // a new response (after 100 or a redirect)
+        headerLines.append(line)
+        return count
+    }
+
+    fileprivate func provideBody(_ buffer: UnsafeMutablePointer<CChar>, _ capacity: Int) -> Int {
+        if uploadDescriptor >= 0 {
+            while true {
+                let count = read(uploadDescriptor, buffer, capacity)
+                if count < 0 && errno == EINTR { continue }
+                return count < 0 ? Int(CURL_READFUNC_ABORT) : count
+            }
+        }
+        let count = min(capacity, uploadBytes.count - uploadOffset)
+        uploadBytes.withUnsafeBufferPointer { source in
+            buffer.withMemoryRebound(to: UInt8.self, capacity: count) {
+                $0.update(from: source.baseAddress! + uploadOffset, count: count)
+            }
+        }
+        uploadOffset += count
+        return count
+    }
+
+    fileprivate var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    // MARK: results
+
+    private func parsedHeaders() -> [HTTPHeader] {
+        headerLines.dropFirst().compactMap { line in
+            let trimmed = line.trimmingLineEnd()
+            guard let colon = trimmed.firstIndex(of: ":") else { return nil }
+            let value = trimmed[trimmed.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+            return HTTPHeader(name: String(trimmed[..<colon]), value: String(value))
+        }
+    }
+
+    private func error(for code: CURLcode) -> HTTPError {
+        let host = hostOf(request.url)
+        let reason = String(cString: curl_easy_strerror(code))
+        switch code {
+        case CURLE_ABORTED_BY_CALLBACK: return isCancelled ? .cancelled : .transport(code: Int(code.rawValue), reason: reason)
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: return .invalidURL(request.url)
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_PROXY:
+            return .connectionFailed(host: host, reason: reason)
+        case CURLE_OPERATION_TIMEDOUT: return .timedOut(host: host)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
+            return .tlsFailure(host: host, reason: reason)
+        case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:
+            return .unreadableBody(path: "\(request.body)", reason: reason)
+        default: return .transport(code: Int(code.rawValue), reason: reason)
+        }
+    }
+}
+
+private func hostOf(_ url: String) -> String {
+    guard let start = url.firstRange(of: "://")?.upperBound else { return url }
+    return String(url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" })
+}
+
+extension String {
+    fileprivate func trimmingLineEnd() -> Substring {
+        var end = endIndex
+        while end > startIndex, self[index(before: end)] == "\n" || self[index(before: end)] == "\r" { end = index(before: end) }
+        return self[..<end]
+    }
+}
+
+// C callbacks: recover the Transfer from the context pointer and forward.
+
+private let writeCallback: multiauth_curl_data_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return 0 }
+    return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().receiveBody(buffer, size * count)
+}
+
+private let headerCallback: multiauth_curl_data_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return 0 }
+    return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().receiveHeader(buffer, size * count)
+}
+
+private let readCallback: multiauth_curl_data_callback = { buffer, size, count, context in
+    guard let buffer, let context else { return Int(CURL_READFUNC_ABORT) }
+    return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().provideBody(buffer, size * count)
+}
+
+private let progressCallback: multiauth_curl_progress_callback = { context, _, _, _, _ in
+    guard let context else { return 0 }
+    return Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
+}
