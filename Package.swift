@@ -12,6 +12,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // Bottom: OpenSSL's libcrypto through a system-library target.
@@ -32,6 +33,11 @@ let package = Package(
         .target(name: "SigningVectors", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
         .target(name: "CredentialStore", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
         .target(name: "HTTPTransport", dependencies: ["CLibCurl", "CurlShims"], swiftSettings: strict),
+        .target(
+            name: "CredentialProviders",
+            dependencies: ["SigV4", "HTTPTransport", .product(name: "Subprocess", package: "swift-subprocess")],
+            swiftSettings: strict
+        ),
         .target(name: "MultiAuth", dependencies: ["SigV4", "MultiAuthCrypto", "CredentialStore"], swiftSettings: strict),
         .target(
             name: "MultiAuthCLI",

@@ -1,0 +1,83 @@
+import HTTPTransport
+import SigV4
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where an AWS service is reached: its real endpoint, or `AWS_ENDPOINT_URL_<SERVICE>` /
+/// `AWS_ENDPOINT_URL` (as the AWS SDKs read them), so tests can point at a local peer.
+public struct ServiceEndpoint: Sendable {
+    /// The endpoint URL.
+    public let url: String
+
+    /// The endpoint for `service` (`sts`, `cognito-identity`, ...) in `region`.
+    public static func resolve(service: String, region: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> ServiceEndpoint {
+        let variable = "AWS_ENDPOINT_URL_" + service.uppercased().replacing("-", with: "_")
+        if let url = nonEmpty(environment[variable]) ?? nonEmpty(environment["AWS_ENDPOINT_URL"]) {
+            return ServiceEndpoint(url: url)
+        }
+        return ServiceEndpoint(url: "https://\(service).\(region).amazonaws.com/")
+    }
+
+    /// An explicit endpoint.
+    public init(url: String) { self.url = url }
+}
+
+/// One call to an AWS API: build, optionally SigV4-sign, send, and turn errors into
+/// ``CredentialsError`` values that name the service.
+struct AWSServiceCall {
+    let service: String
+    let region: String
+    let endpoint: ServiceEndpoint
+    let http: any HTTPClient
+
+    func post(
+        body: [UInt8], headers: [(String, String)], signWith credentials: AWSCredentials?
+    ) async throws(CredentialsError) -> HTTPResponse {
+        var request: SignableRequest
+        do {
+            request = try SignableRequest(
+                method: "POST", url: endpoint.url, headers: HTTPHeaderList(headers.map { .init(name: $0.0, value: $0.1) }),
+                payload: .bytes(body))
+            if let credentials {
+                let signer = SigV4Signer(credentials: credentials, region: region, service: service)
+                request = try signer.signHeaders(request, date: SigningDate.now()).signedRequest
+            }
+        } catch {
+            throw .transport(service: service, problem: error.description)
+        }
+        let wire = HTTPRequest(
+            method: "POST", url: request.url, headers: request.headers.map { HTTPHeader(name: $0.name, value: $0.value) },
+            body: .bytes(body))
+        do { return try await http.send(wire) } catch { throw .transport(service: service, problem: error.description) }
+    }
+}
+
+/// Pulls `<Name>value</Name>` out of small AWS XML responses (STS), entities decoded.
+enum XMLText {
+    static func value(of element: String, in xml: String) -> String? {
+        guard let start = xml.firstRange(of: "<\(element)>"), let end = xml[start.upperBound...].firstRange(of: "</\(element)>") else {
+            return nil
+        }
+        return String(xml[start.upperBound..<end.lowerBound])
+            .replacing("&lt;", with: "<").replacing("&gt;", with: ">").replacing("&quot;", with: "\"")
+            .replacing("&apos;", with: "'").replacing("&amp;", with: "&")
+    }
+}
+
+/// `application/x-www-form-urlencoded` encoding for STS's query API.
+enum FormEncoding {
+    static func encode(_ pairs: [(String, String)]) -> [UInt8] {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~".utf8)
+        func escape(_ text: String) -> String {
+            let hex = Array("0123456789ABCDEF")
+            return text.utf8.map { byte in
+                allowed.contains(byte) ? String(UnicodeScalar(byte)) : "%\(hex[Int(byte >> 4)])\(hex[Int(byte & 15)])"
+            }.joined()
+        }
+        return Array(pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&").utf8)
+    }
+}

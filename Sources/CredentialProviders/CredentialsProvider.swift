@@ -1,0 +1,125 @@
+import SigV4
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Credentials with the time they stop working (nil: long-term keys).
+public struct ExpiringCredentials: Sendable, Equatable, CustomStringConvertible {
+    /// The key pair and token, read together (never torn).
+    public let credentials: AWSCredentials
+    /// When they expire.
+    public let expiration: Date?
+
+    /// Creates a value.
+    public init(_ credentials: AWSCredentials, expiration: Date? = nil) {
+        self.credentials = credentials
+        self.expiration = expiration
+    }
+
+    public var description: String {
+        "\(credentials)" + (expiration.map { " expiring \($0)" } ?? "")
+    }
+}
+
+/// A source of AWS credentials. Implementations are safe to call from many tasks.
+public protocol CredentialsProvider: Sendable {
+    /// Current credentials.
+    func credentials() async throws(CredentialsError) -> ExpiringCredentials
+}
+
+/// Why credentials could not be resolved. Messages name files, lines, profiles and
+/// services, never a secret, token or key.
+public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notFound(String)
+    case profileNotFound(profile: String, files: [String])
+    case malformedFile(path: String, line: Int, problem: String)
+    case incompleteProfile(profile: String, problem: String)
+    case profileCycle([String])
+    case credentialProcessFailed(command: String, problem: String)
+    case expired(source: String, at: Date)
+    case serviceError(service: String, code: String, message: String)
+    case transport(service: String, problem: String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let what): "no credentials: \(what)"
+        case .profileNotFound(let profile, let files):
+            "profile '\(profile)' not found in \(files.joined(separator: " or "))"
+        case .malformedFile(let path, let line, let problem): "\(path):\(line): \(problem)"
+        case .incompleteProfile(let profile, let problem): "profile '\(profile)': \(problem)"
+        case .profileCycle(let chain): "source_profile cycle: \(chain.joined(separator: " -> "))"
+        case .credentialProcessFailed(let command, let problem): "credential_process '\(command)' failed: \(problem)"
+        case .expired(let source, let date): "credentials from \(source) expired at \(date)"
+        case .serviceError(let service, let code, let message): "\(service) refused: \(code): \(message)"
+        case .transport(let service, let problem): "cannot reach \(service): \(problem)"
+        }
+    }
+}
+
+/// Fixed credentials.
+public struct StaticCredentialsProvider: CredentialsProvider {
+    let value: ExpiringCredentials
+
+    /// Creates a provider that always returns `credentials`.
+    public init(_ credentials: AWSCredentials, expiration: Date? = nil) {
+        value = ExpiringCredentials(credentials, expiration: expiration)
+    }
+
+    public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
+        if let expiration = value.expiration, expiration <= Date() {
+            throw .expired(source: "static credentials", at: expiration)
+        }
+        return value
+    }
+}
+
+/// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN` (or the legacy
+/// `AWS_SECURITY_TOKEN`) and `AWS_CREDENTIAL_EXPIRATION` (ISO 8601).
+public struct EnvironmentCredentialsProvider: CredentialsProvider {
+    let environment: [String: String]
+
+    /// Reads `environment` (default: the process environment) on every call.
+    public init(environment: [String: String]? = nil) {
+        self.environment = environment ?? ProcessInfo.processInfo.environment
+    }
+
+    public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
+        guard let keyId = nonEmpty(environment["AWS_ACCESS_KEY_ID"]),
+            let secret = nonEmpty(environment["AWS_SECRET_ACCESS_KEY"])
+        else { throw .notFound("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not both set") }
+        let token = nonEmpty(environment["AWS_SESSION_TOKEN"]) ?? nonEmpty(environment["AWS_SECURITY_TOKEN"])
+        let expiration = environment["AWS_CREDENTIAL_EXPIRATION"].flatMap(ISO8601.parse)
+        if let expiration, expiration <= Date() {
+            throw .expired(source: "AWS_CREDENTIAL_EXPIRATION", at: expiration)
+        }
+        return ExpiringCredentials(AWSCredentials(accessKeyId: keyId, secretAccessKey: secret, sessionToken: token),
+                                   expiration: expiration)
+    }
+}
+
+func nonEmpty(_ value: String?) -> String? {
+    guard let value, !value.isEmpty else { return nil }
+    return value
+}
+
+/// ISO 8601 timestamps as AWS writes them (`2026-11-22T06:00:00Z`, optional fractions).
+enum ISO8601 {
+    static func parse(_ text: String) -> Date? {
+        let trimmed = text.trimmedWhitespace
+        if let date = try? Date(trimmed, strategy: .iso8601) { return date }
+        let withoutFraction = trimmed.replacing(/\.\d+/, with: "")
+        return try? Date(withoutFraction, strategy: .iso8601)
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces, tabs, CR and LF.
+    var trimmedWhitespace: String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,154 @@
+import HTTPTransport
+import SigV4
+import Subprocess
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Credentials from a named profile of the shared files: static keys, `credential_process`,
+/// `role_arn` with `source_profile` (STS AssumeRole, cycles detected) or with
+/// `web_identity_token_file` (STS AssumeRoleWithWebIdentity), or
+/// `credential_source = Environment`.
+public struct ProfileCredentialsProvider: CredentialsProvider {
+    let profile: String
+    let environment: [String: String]
+    let http: any HTTPClient
+
+    /// The profile `profile`, else `AWS_PROFILE`, else `default`.
+    public init(profile: String? = nil, environment: [String: String]? = nil, http: any HTTPClient) {
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        self.profile = profile ?? nonEmpty(environment["AWS_PROFILE"]) ?? "default"
+        self.environment = environment
+        self.http = http
+    }
+
+    public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
+        let files = try SharedConfigFiles.load(environment: environment)
+        guard files.profiles[profile] != nil else {
+            if profile == "default" { throw .notFound("no [default] profile in \(files.paths.joined(separator: " or "))") }
+            throw .profileNotFound(profile: profile, files: files.paths)
+        }
+        return try await resolve(profile, files: files, chain: [])
+    }
+
+    private func resolve(_ name: String, files: SharedConfigFiles, chain: [String]) async throws(CredentialsError) -> ExpiringCredentials {
+        guard !chain.contains(name) else { throw .profileCycle(chain + [name]) }
+        guard let settings = files.profiles[name] else { throw .profileNotFound(profile: name, files: files.paths) }
+        let region = settings["region"] ?? nonEmpty(environment["AWS_REGION"]) ?? nonEmpty(environment["AWS_DEFAULT_REGION"]) ?? "us-east-1"
+        let sts = STSClient(region: region, endpoint: .resolve(service: "sts", region: region, environment: environment), http: http)
+        let sessionName = settings["role_session_name"] ?? "multiauth-\(Int(Date().timeIntervalSince1970))"
+        if let roleArn = settings["role_arn"] {
+            if let tokenFile = settings["web_identity_token_file"] {
+                return try await sts.assumeRoleWithWebIdentity(
+                    roleArn: roleArn, sessionName: sessionName, token: try readToken(tokenFile, profile: name))
+            }
+            let source: ExpiringCredentials
+            if let sourceProfile = settings["source_profile"] {
+                // A profile that names itself as source uses its own static keys (botocore's rule).
+                source = sourceProfile == name
+                    ? try staticKeys(settings, profile: name)
+                    : try await resolve(sourceProfile, files: files, chain: chain + [name])
+            } else if settings["credential_source"] == "Environment" {
+                source = try await EnvironmentCredentialsProvider(environment: environment).credentials()
+            } else {
+                throw .incompleteProfile(profile: name, problem: "role_arn needs source_profile, credential_source or web_identity_token_file")
+            }
+            return try await sts.assumeRole(roleArn: roleArn, sessionName: sessionName, source: source.credentials)
+        }
+        if settings["aws_access_key_id"] != nil { return try staticKeys(settings, profile: name) }
+        if let command = settings["credential_process"] { return try await CredentialProcess.run(command) }
+        throw .incompleteProfile(profile: name, problem: "no aws_access_key_id, role_arn or credential_process")
+    }
+
+    private func staticKeys(_ settings: [String: String], profile: String) throws(CredentialsError) -> ExpiringCredentials {
+        guard let keyId = nonEmpty(settings["aws_access_key_id"]), let secret = nonEmpty(settings["aws_secret_access_key"]) else {
+            throw .incompleteProfile(profile: profile, problem: "aws_access_key_id without aws_secret_access_key")
+        }
+        return ExpiringCredentials(AWSCredentials(
+            accessKeyId: keyId, secretAccessKey: secret, sessionToken: nonEmpty(settings["aws_session_token"])))
+    }
+
+    private func readToken(_ path: String, profile: String) throws(CredentialsError) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .incompleteProfile(profile: profile, problem: "cannot read web_identity_token_file \(path)")
+        }
+        return String(decoding: data, as: UTF8.self).trimmedWhitespace
+    }
+}
+
+/// `credential_process`: runs the command through `/bin/sh -c` off the cooperative pool and
+/// reads its JSON (`Version` 1, `AccessKeyId`, `SecretAccessKey`, `SessionToken`, `Expiration`).
+enum CredentialProcess {
+    private struct Output: Decodable {
+        let Version: Int
+        let AccessKeyId: String
+        let SecretAccessKey: String
+        let SessionToken: String?
+        let Expiration: String?
+    }
+
+    static func run(_ command: String) async throws(CredentialsError) -> ExpiringCredentials {
+        let output: [UInt8]
+        do {
+            let result = try await Subprocess.run(
+                .path("/bin/sh"), arguments: ["-c", command], output: .bytes(limit: 1 << 20), error: .discarded)
+            guard case .exited(0) = result.terminationStatus else {
+                throw CredentialsError.credentialProcessFailed(command: command, problem: "\(result.terminationStatus)")
+            }
+            output = result.standardOutput
+        } catch let error as CredentialsError {
+            throw error
+        } catch {
+            throw .credentialProcessFailed(command: command, problem: "cannot start it")
+        }
+        guard let parsed = try? JSONDecoder().decode(Output.self, from: Data(output)) else {
+            throw .credentialProcessFailed(command: command, problem: "output is not the expected JSON")
+        }
+        guard parsed.Version == 1 else {
+            throw .credentialProcessFailed(command: command, problem: "unsupported Version \(parsed.Version)")
+        }
+        return ExpiringCredentials(
+            AWSCredentials(accessKeyId: parsed.AccessKeyId, secretAccessKey: parsed.SecretAccessKey, sessionToken: parsed.SessionToken),
+            expiration: parsed.Expiration.flatMap(ISO8601.parse))
+    }
+}
+
+/// The default chain, in botocore's order as far as MultiAuth implements its providers:
+/// environment, web identity from `AWS_ROLE_ARN` + `AWS_WEB_IDENTITY_TOKEN_FILE`, then the
+/// shared-file profile (assume role, web identity, static keys, credential_process). The
+/// result is cached and refreshed ahead of expiry.
+public enum DefaultCredentialsChain {
+    /// Builds the chain.
+    public static func make(profile: String? = nil, environment: [String: String]? = nil, http: any HTTPClient) -> CachingCredentialsProvider {
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        var providers: [any CredentialsProvider] = []
+        if profile == nil { providers.append(EnvironmentCredentialsProvider(environment: environment)) }
+        if profile == nil, let roleArn = nonEmpty(environment["AWS_ROLE_ARN"]), let tokenFile = nonEmpty(environment["AWS_WEB_IDENTITY_TOKEN_FILE"]) {
+            providers.append(WebIdentityEnvironmentProvider(roleArn: roleArn, tokenFile: tokenFile, environment: environment, http: http))
+        }
+        providers.append(ProfileCredentialsProvider(profile: profile, environment: environment, http: http))
+        return CachingCredentialsProvider(CredentialsChain(providers))
+    }
+}
+
+/// AssumeRoleWithWebIdentity from `AWS_ROLE_ARN` and `AWS_WEB_IDENTITY_TOKEN_FILE`.
+struct WebIdentityEnvironmentProvider: CredentialsProvider {
+    let roleArn: String
+    let tokenFile: String
+    let environment: [String: String]
+    let http: any HTTPClient
+
+    func credentials() async throws(CredentialsError) -> ExpiringCredentials {
+        guard let data = FileManager.default.contents(atPath: tokenFile) else {
+            throw .notFound("cannot read AWS_WEB_IDENTITY_TOKEN_FILE \(tokenFile)")
+        }
+        let region = nonEmpty(environment["AWS_REGION"]) ?? nonEmpty(environment["AWS_DEFAULT_REGION"]) ?? "us-east-1"
+        let sts = STSClient(region: region, endpoint: .resolve(service: "sts", region: region, environment: environment), http: http)
+        return try await sts.assumeRoleWithWebIdentity(
+            roleArn: roleArn, sessionName: environment["AWS_ROLE_SESSION_NAME"] ?? "multiauth-web-identity",
+            token: String(decoding: data, as: UTF8.self).trimmedWhitespace)
+    }
+}

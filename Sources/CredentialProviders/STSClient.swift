@@ -1,0 +1,50 @@
+import HTTPTransport
+import SigV4
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The two STS calls credential resolution needs, over STS's query API.
+struct STSClient {
+    let call: AWSServiceCall
+
+    init(region: String, endpoint: ServiceEndpoint? = nil, http: any HTTPClient) {
+        call = AWSServiceCall(
+            service: "sts", region: region, endpoint: endpoint ?? .resolve(service: "sts", region: region), http: http)
+    }
+
+    /// AssumeRole, signed with `source`.
+    func assumeRole(roleArn: String, sessionName: String, source: AWSCredentials) async throws(CredentialsError) -> ExpiringCredentials {
+        try await request([
+            ("Action", "AssumeRole"), ("Version", "2011-06-15"), ("RoleArn", roleArn), ("RoleSessionName", sessionName),
+        ], signWith: source)
+    }
+
+    /// AssumeRoleWithWebIdentity, unsigned: the web identity token is the proof.
+    func assumeRoleWithWebIdentity(roleArn: String, sessionName: String, token: String) async throws(CredentialsError) -> ExpiringCredentials {
+        try await request([
+            ("Action", "AssumeRoleWithWebIdentity"), ("Version", "2011-06-15"), ("RoleArn", roleArn),
+            ("RoleSessionName", sessionName), ("WebIdentityToken", token),
+        ], signWith: nil)
+    }
+
+    private func request(_ parameters: [(String, String)], signWith source: AWSCredentials?) async throws(CredentialsError) -> ExpiringCredentials {
+        let response = try await call.post(
+            body: FormEncoding.encode(parameters),
+            headers: [("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")], signWith: source)
+        let xml = String(decoding: response.body, as: UTF8.self)
+        guard response.status == 200 else {
+            throw .serviceError(
+                service: "sts", code: XMLText.value(of: "Code", in: xml) ?? "HTTP \(response.status)",
+                message: XMLText.value(of: "Message", in: xml) ?? "")
+        }
+        guard let keyId = XMLText.value(of: "AccessKeyId", in: xml), let secret = XMLText.value(of: "SecretAccessKey", in: xml)
+        else { throw .serviceError(service: "sts", code: "MalformedResponse", message: "no credentials in the response") }
+        return ExpiringCredentials(
+            AWSCredentials(accessKeyId: keyId, secretAccessKey: secret, sessionToken: XMLText.value(of: "SessionToken", in: xml)),
+            expiration: XMLText.value(of: "Expiration", in: xml).flatMap(ISO8601.parse))
+    }
+}
