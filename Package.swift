@@ -32,17 +32,26 @@ let package = Package(
         .target(name: "SigV4", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
         .target(name: "SigningVectors", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
         .target(name: "CredentialStore", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
+        .target(
+            name: "Authorization",
+            dependencies: [
+                "SigV4", "HTTPTransport", "CredentialProviders", .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
+            swiftSettings: strict),
         .target(name: "HTTPTransport", dependencies: ["CLibCurl", "CurlShims"], swiftSettings: strict),
         .target(
             name: "CredentialProviders",
             dependencies: ["SigV4", "HTTPTransport", .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict
         ),
-        .target(name: "MultiAuth", dependencies: ["SigV4", "MultiAuthCrypto", "CredentialStore"], swiftSettings: strict),
+        .target(
+            name: "MultiAuth",
+            dependencies: ["SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "Authorization"],
+            swiftSettings: strict),
         .target(
             name: "MultiAuthCLI",
             dependencies: [
-                "SigV4", "SigningVectors", "CredentialStore",
+                "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "HTTPTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

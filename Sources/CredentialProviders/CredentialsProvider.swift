@@ -117,7 +117,7 @@ enum ISO8601 {
 
 extension StringProtocol {
     /// Without leading and trailing spaces, tabs, CR and LF.
-    var trimmedWhitespace: String {
+    package var trimmedWhitespace: String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(self[first...last])

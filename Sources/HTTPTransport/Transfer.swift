@@ -207,7 +207,7 @@ private func hostOf(_ url: String) -> String {
 extension String {
     fileprivate func trimmingLineEnd() -> Substring {
         var end = endIndex
-        while end > startIndex, self[index(before: end)] == "\n" || self[index(before: end)] == "\r" { end = index(before: end) }
+        while end > startIndex, ["\n", "\r", "\r\n"].contains(self[index(before: end)]) { end = index(before: end) }
         return self[..<end]
     }
 }

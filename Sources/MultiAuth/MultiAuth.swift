@@ -2,3 +2,6 @@
 @_exported import MultiAuthCrypto
 @_exported import SigV4
 @_exported import CredentialStore
+@_exported import HTTPTransport
+@_exported import CredentialProviders
+@_exported import Authorization

@@ -71,7 +71,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def reply(self, status, payload, headers=None):
         data = json.dumps(payload).encode()
-        self.send_response(status)
+        self.send_response_only(status)  # no automatic Date: this server's clock may be offset
+        self.send_header("Server", self.server_version)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Date", now(self.server.clock_offset).strftime("%a, %d %b %Y %H:%M:%S GMT"))

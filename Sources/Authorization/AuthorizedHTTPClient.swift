@@ -1,0 +1,147 @@
+import HTTPTransport
+import SigV4
+import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Sends requests through an authorizer, with retries and clock-skew correction.
+///
+/// Retries: connection errors, 5xx, 429 and throttling error codes, with exponential
+/// backoff and full jitter, at most `maxAttempts` tries. Clock skew: when the server
+/// rejects the signing time (RequestTimeTooSkewed, RequestExpired, RequestInTheFuture,
+/// InvalidSignatureException "Signature expired"/"not yet current"), the offset is taken
+/// from its `Date` header, the request is re-signed once, and the offset is kept.
+public final class AuthorizedHTTPClient: Sendable {
+    private let transport: any HTTPClient
+    private let authorizer: any RequestAuthorizer
+    private let maxAttempts: Int
+    private let baseDelay: Double
+    private let skew = Mutex<Double>(0)
+
+    /// Creates a client.
+    public init(transport: any HTTPClient, authorizer: any RequestAuthorizer, maxAttempts: Int = 3, baseDelay: Double = 0.1) {
+        self.transport = transport
+        self.authorizer = authorizer
+        self.maxAttempts = max(1, maxAttempts)
+        self.baseDelay = baseDelay
+    }
+
+    /// The clock offset learned from the server, in seconds (server minus local).
+    public var clockOffset: Double { skew.withLock { $0 } }
+
+    /// Authorizes and sends `request` with `body` (which must be what `request.payload` describes).
+    public func send(
+        _ request: SignableRequest, body: HTTPBody, responseFile: String? = nil
+    ) async throws(RequestError) -> (response: HTTPResponse, sent: SignableRequest) {
+        var correctedSkew = false
+        var attempt = 0
+        while true {
+            attempt += 1
+            let date = SigningDate(secondsSince1970: Int64((Date().timeIntervalSince1970 + clockOffset).rounded(.down)))
+            let authorized: SignableRequest
+            do { authorized = try await authorizer.authorize(request, at: date) } catch { throw .authorization(error) }
+            let wire = HTTPRequest(
+                method: authorized.method, url: authorized.url,
+                headers: authorized.headers.map { HTTPHeader(name: $0.name, value: $0.value) }, body: body,
+                responseFile: responseFile)
+            let outcome: Result<HTTPResponse, HTTPError>
+            do { outcome = .success(try await transport.send(wire)) } catch { outcome = .failure(error) }
+            switch outcome {
+            case .success(let response):
+                if !correctedSkew, let offset = ServerErrors.skewOffset(response) {
+                    skew.withLock { $0 = offset }
+                    correctedSkew = true
+                    continue
+                }
+                if attempt < maxAttempts, ServerErrors.isRetryable(response) {
+                    try await backoff(attempt)
+                    continue
+                }
+                return (response, authorized)
+            case .failure(let error):
+                if attempt < maxAttempts, error.isTransient {
+                    try await backoff(attempt)
+                    continue
+                }
+                throw .transport(error)
+            }
+        }
+    }
+
+    private func backoff(_ attempt: Int) async throws(RequestError) {
+        let cap = min(5.0, baseDelay * Double(1 << min(attempt - 1, 16)))
+        do { try await Task.sleep(for: .seconds(Double.random(in: 0...cap))) } catch { throw .transport(.cancelled) }
+    }
+}
+
+/// Why a call failed before a response came back.
+public enum RequestError: Error, Sendable, CustomStringConvertible {
+    case authorization(AuthorizationError)
+    case transport(HTTPError)
+
+    public var description: String {
+        switch self {
+        case .authorization(let error): error.description
+        case .transport(let error): error.description
+        }
+    }
+}
+
+/// Reading AWS error responses: the error code, retryability, and clock skew.
+enum ServerErrors {
+    static let throttling: Set<String> = [
+        "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException", "TooManyRequestsException",
+        "ProvisionedThroughputExceededException", "TransactionInProgressException", "RequestLimitExceeded",
+        "BandwidthLimitExceeded", "LimitExceededException", "RequestThrottled", "SlowDown", "EC2ThrottledException",
+    ]
+    static let skewCodes: Set<String> = ["RequestTimeTooSkewed", "RequestExpired", "RequestInTheFuture"]
+
+    /// The error code: `x-amzn-ErrorType`, JSON `__type`/`code`, or XML `<Code>`.
+    static func code(_ response: HTTPResponse) -> String? {
+        if let type = response.header("x-amzn-ErrorType") { return String(type.split(separator: ":").first ?? "") }
+        let text = String(decoding: response.body.prefix(4096), as: UTF8.self)
+        for pattern in [#/"__type"\s*:\s*"(?:[^"#]*#)?([^"]+)"/#, #/"code"\s*:\s*"([^"]+)"/#, #/<Code>([^<]+)</Code>/#] {
+            if let match = text.firstMatch(of: pattern) { return String(match.1) }
+        }
+        return nil
+    }
+
+    static func isRetryable(_ response: HTTPResponse) -> Bool {
+        if response.status >= 500 || response.status == 429 { return true }
+        return code(response).map(throttling.contains) ?? false
+    }
+
+    /// The server-minus-local offset when the response rejects the signing time.
+    static func skewOffset(_ response: HTTPResponse) -> Double? {
+        guard response.status == 403 || response.status == 400 || response.status == 401 else { return nil }
+        let text = String(decoding: response.body.prefix(4096), as: UTF8.self)
+        let code = code(response) ?? ""
+        let isSkew = skewCodes.contains(code)
+            || (code == "InvalidSignatureException" && (text.contains("Signature expired") || text.contains("not yet current")))
+        guard isSkew, let dateText = response.header("Date"), let serverDate = HTTPDate.parse(dateText) else { return nil }
+        return serverDate.timeIntervalSinceNow
+    }
+}
+
+/// The IMF-fixdate of RFC 9110 (`Sun, 06 Nov 1994 08:49:37 GMT`).
+enum HTTPDate {
+    static func parse(_ text: String) -> Date? {
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let parts = text.split(separator: " ")
+        guard parts.count == 6, let day = Int(parts[1]), let month = months.firstIndex(of: String(parts[2])),
+            let year = Int(parts[3])
+        else { return nil }
+        let time = parts[4].split(separator: ":").compactMap { Int($0) }
+        guard time.count == 3 else { return nil }
+        let stamp = String(format4(year)) + two(month + 1) + two(day) + "T" + two(time[0]) + two(time[1]) + two(time[2]) + "Z"
+        guard let date = try? SigningDate(parsing: stamp) else { return nil }
+        return Date(timeIntervalSince1970: Double(date.secondsSince1970))
+    }
+
+    private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    private static func format4(_ value: Int) -> String { String(repeating: "0", count: max(0, 4 - String(value).count)) + String(value) }
+}
