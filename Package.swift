@@ -77,7 +77,9 @@ let package = Package(
         // Suites, oracles and the `multiauth` executable end to end.
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["SigningVectors", "MultiAuthCLI", "CredentialStore"],
+            dependencies: [
+                "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
+            ],
             swiftSettings: strict
         ),
     ],

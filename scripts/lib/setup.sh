@@ -15,7 +15,7 @@ run_as_root() {
 # apt packages: OpenSSL headers and pkg-config for the CLibCrypto target; venv for Python.
 ensure_system_packages() {
     local missing=()
-    for package in libssl-dev pkg-config; do
+    for package in libssl-dev libcurl4-openssl-dev pkg-config curl; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
     done
     command -v python3 >/dev/null || missing+=(python3)
@@ -28,6 +28,9 @@ ensure_system_packages() {
     command -v swift >/dev/null || { say "swift is not on PATH: install the Swift 6 toolchain first"; return 1; }
 }
 
+MOTO_VERSION=5.2.1
+JOSERFC_VERSION=1.6.5
+
 # Python packages for the test oracles and the benchmark peer, in a git-ignored .venv.
 ensure_python_packages() {
     if [ ! -x .venv/bin/python3 ]; then
@@ -38,4 +41,70 @@ ensure_python_packages() {
         say "installing botocore==$BOTOCORE_VERSION into .venv"
         .venv/bin/pip install -q --disable-pip-version-check "botocore==$BOTOCORE_VERSION"
     fi
+}
+
+# The test peers' packages: moto in server mode (STS, Cognito), boto3 to prepare it,
+# joserfc for the API server's JWT checks.
+ensure_peer_packages() {
+    ensure_python_packages
+    if ! .venv/bin/python3 -c "import moto, boto3, flask, joserfc, sys; sys.exit(moto.__version__ != '$MOTO_VERSION')" 2>/dev/null; then
+        say "installing moto==$MOTO_VERSION, boto3, flask, joserfc into .venv"
+        .venv/bin/pip install -q --disable-pip-version-check "moto[cognitoidp]==$MOTO_VERSION" flask flask-cors boto3 \
+            "joserfc==$JOSERFC_VERSION" "botocore==$BOTOCORE_VERSION"
+    fi
+}
+
+PEER_PIDS=()
+
+stop_peers() {
+    for pid in "${PEER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${PEER_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    PEER_PIDS=()
+}
+
+free_port() {
+    .venv/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Waits up to 30 s for URL to answer; fails the run otherwise.
+wait_for() {
+    local url=$1 name=$2
+    for _ in $(seq 1 300); do
+        curl -s -o /dev/null "$url" && return 0
+        sleep 0.1
+    done
+    say "$name did not start on $url"
+    return 1
+}
+
+# Starts moto and two verifying API servers (one with its clock 20 minutes ahead) on
+# 127.0.0.1 and exports MULTIAUTH_TEST_* for the integration tests. Call stop_peers on exit.
+start_peers() {
+    local logs=$1
+    mkdir -p "$logs"
+    local moto_port api_port skewed_port
+    moto_port=$(free_port)
+    .venv/bin/moto_server -H 127.0.0.1 -p "$moto_port" >"$logs/moto.log" 2>&1 &
+    PEER_PIDS+=($!)
+    export MULTIAUTH_TEST_MOTO_URL="http://127.0.0.1:$moto_port"
+    wait_for "$MULTIAUTH_TEST_MOTO_URL/moto-api/" moto
+    .venv/bin/python3 scripts/peers/moto_setup.py "$MULTIAUTH_TEST_MOTO_URL" >"$logs/moto-setup.json"
+    export MULTIAUTH_TEST_MOTO_SETUP="$PWD/$logs/moto-setup.json"
+    local jwks
+    jwks=$(.venv/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jwks_url"])' "$logs/moto-setup.json")
+    # The test key pairs: one of ours, and the fixed one moto's Cognito Identity hands out.
+    export MULTIAUTH_TEST_KEY_ID=AKIDMULTIAUTHTEST MULTIAUTH_TEST_SECRET=multiauth-test-secret-not-real-0000000000
+    export MULTIAUTH_TEST_API_KEY=test-api-key-0123456789
+    for variant in plain skewed; do
+        local port offset=0
+        port=$(free_port)
+        [ "$variant" = skewed ] && offset=1200
+        .venv/bin/python3 scripts/peers/api_server.py --port "$port" --clock-offset "$offset" \
+            --key "$MULTIAUTH_TEST_KEY_ID:$MULTIAUTH_TEST_SECRET" --key TESTACCESSKEY12345:ABCSECRETKEY \
+            --api-key "$MULTIAUTH_TEST_API_KEY" --jwks-url "$jwks" >"$logs/api-$variant.log" 2>&1 &
+        PEER_PIDS+=($!)
+        wait_for "http://127.0.0.1:$port/open/" "API server ($variant)"
+        if [ "$variant" = plain ]; then export MULTIAUTH_TEST_API_URL="http://127.0.0.1:$port"; else export MULTIAUTH_TEST_SKEWED_API_URL="http://127.0.0.1:$port"; fi
+    done
+    say "peers: moto $MULTIAUTH_TEST_MOTO_URL, API $MULTIAUTH_TEST_API_URL, skewed API $MULTIAUTH_TEST_SKEWED_API_URL"
 }

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+/// `multiauth request` against the verifying API server on 127.0.0.1: API Gateway's checks,
+/// recomputed with botocore (IAM), a key list (API_KEY) and moto's JWKS (user pools).
+@Suite(.enabled(if: Peers.available, Peers.reason))
+struct APICallTests {
+    var iamEnvironment: [String: String] {
+        ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret,
+         "AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent"]
+    }
+
+    func iam(_ target: String, _ extra: [String] = [], environment: [String: String]? = nil, base: String = Peers.api) throws -> CLITests.Run {
+        try CLITests.run(
+            ["request", base + target, "--auth", "iam", "--region", "us-east-1", "--service", "execute-api", "--fail"] + extra,
+            environment: environment ?? iamEnvironment)
+    }
+
+    @Test(arguments: [
+        "/iam/plain",
+        "/iam/with%20space/and%20more",
+        "/iam/utf8/%E1%88%B4/%C3%A9t%C3%A9",
+        "/iam/q?plus=a%2Bb&slash=%2F&eq=c%3Dd&amp=x%26y",
+        "/iam/repeated?k=2&k=1&k=10&a",
+        "/iam/dots/./x/../y",
+    ])
+    func iamCallsAreAcceptedByTheVerifier(target: String) throws {
+        let run = try iam(target)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Peers.echo(run).target == target)
+    }
+
+    @Test func iamWithASessionTokenAndABodyAndHeaders() throws {
+        var environment = iamEnvironment
+        environment["AWS_SESSION_TOKEN"] = "session-token-\(UUID().uuidString)"
+        let run = try iam("/iam/post", ["-X", "POST", "-d", #"{"n":1}"#, "-H", "Content-Type: application/json", "-H", "X-Custom:  a   b "],
+                          environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let echo = try Peers.echo(run)
+        #expect(echo.headers.contains { $0[0].lowercased() == "x-amz-security-token" })
+        #expect(echo.bodyLength == 7)
+        #expect(!echo.headers.contains { ["expect", "accept"].contains($0[0].lowercased()) })
+    }
+
+    @Test func aWrongSecretIsRejectedWithAPIGatewaysMessage() throws {
+        var environment = iamEnvironment
+        environment["AWS_SECRET_ACCESS_KEY"] = "wrong-secret"
+        let run = try CLITests.run(
+            ["request", Peers.api + "/iam/x", "--auth", "iam", "--region", "us-east-1", "--service", "execute-api", "-i"],
+            environment: environment)
+        #expect(run.stdout.hasPrefix("HTTP 403"))
+        #expect(run.stdout.contains("The request signature we calculated does not match"))
+        #expect(!run.stdout.contains("wrong-secret") && !run.stderr.contains("wrong-secret"))
+    }
+
+    @Test func aClockTwentyMinutesOffRecoversThroughTheDateHeader() throws {
+        let run = try iam("/iam/skew", base: Peers.skewedAPI)
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+
+    @Test func apiKeysAreCheckedAndNeverPrinted() throws {
+        let good = try CLITests.run(["request", Peers.api + "/apikey/x", "--auth", "api-key", "--api-key", Peers.apiKey, "-v"])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(good.stderr.contains("x-api-key: <redacted>"))
+        #expect(!good.stderr.contains(Peers.apiKey))
+        let fromEnvironment = try CLITests.run(
+            ["request", Peers.api + "/apikey/x", "--auth", "api-key", "--fail"], environment: ["MULTIAUTH_API_KEY": Peers.apiKey])
+        #expect(fromEnvironment.status == 0)
+        let bad = try CLITests.run(["request", Peers.api + "/apikey/x", "--auth", "api-key", "--api-key", "nope", "--fail"])
+        #expect(bad.status == 22)
+    }
+
+    @Test func userPoolTokensFromMotoAreAccepted() throws {
+        let setup = try #require(Peers.setup)
+        let raw = try CLITests.run(["request", Peers.api + "/jwt/x", "--auth", "user-pools", "--token", setup.idToken, "--fail"])
+        #expect(raw.status == 0, "\(raw.stderr)")
+        let bearer = try CLITests.run(
+            ["request", Peers.api + "/jwt/x", "--auth", "oidc", "--token-command", "printf %s '\(setup.idToken)'", "--bearer", "--fail"])
+        #expect(bearer.status == 0, "\(bearer.stderr)")
+        let forged = try CLITests.run(["request", Peers.api + "/jwt/x", "--auth", "user-pools", "--token", setup.idToken + "x", "--fail"])
+        #expect(forged.status == 22)
+    }
+
+    @Test func verboseShowsTheStagesWithTheTokenRedacted() throws {
+        var environment = iamEnvironment
+        let token = "tok-\(UUID().uuidString)"
+        environment["AWS_SESSION_TOKEN"] = token
+        let run = try iam("/iam/v", ["-v"], environment: environment)
+        #expect(run.stderr.contains("* canonical request:"))
+        #expect(run.stderr.contains("x-amz-security-token:<redacted>"))
+        #expect(!run.stderr.contains(token) && !run.stdout.contains(Peers.secret) && !run.stderr.contains(Peers.secret))
+    }
+
+    @Test func aTwoHundredMebibyteBodyStreamsInFlatMemory() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-200mib-\(UUID().uuidString)").path
+        let handle = try #require(FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil)
+        let chunk = Data(repeating: 0x5a, count: 1 << 20)
+        for _ in 0..<200 { handle.write(chunk) }
+        try handle.close()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let measure = Process()
+        measure.executableURL = URL(fileURLWithPath: Paths.python)
+        measure.arguments = Paths.pythonArguments + [
+            Paths.repository.appendingPathComponent("scripts/peers/max_rss.py").path, Paths.multiauth.path, "request", "-X", "PUT",
+            Peers.api + "/iam/upload", "--auth", "iam", "--region", "us-east-1", "--service", "execute-api", "--fail",
+            "--data-binary", "@" + path,
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(iamEnvironment) { $1 }
+        measure.environment = environment
+        let output = Pipe()
+        measure.standardOutput = output
+        try measure.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        measure.waitUntilExit()
+        #expect(measure.terminationStatus == 0, "\(text)")
+        let lines = text.split(separator: "\n")
+        let maxRSSKiB = Int(lines.last ?? "") ?? Int.max
+        #expect(maxRSSKiB < 64 * 1024, "max RSS \(maxRSSKiB) KiB")
+        let echo = try JSONDecoder().decode([String: AnyCodableValue].self, from: Data(lines.dropLast().joined(separator: "\n").utf8))
+        #expect(echo["body_length"] == .int(200 << 20))
+    }
+
+    @Test func unreachableHostsAndMissingRegionsAreOneLineErrors() throws {
+        let down = try CLITests.run(["request", "http://127.0.0.1:1/x"])
+        #expect(down.status == 7)
+        #expect(down.stderr.split(separator: "\n").count == 1)
+        let noRegion = try CLITests.run(["request", Peers.api + "/iam/x", "--auth", "iam"], environment: iamEnvironment)
+        #expect(noRegion.status != 0)
+        #expect(noRegion.stderr.contains("--region"))
+    }
+}
+
+/// Just enough JSON value decoding for the echo's numbers.
+enum AnyCodableValue: Decodable, Equatable {
+    case int(Int), string(String), other
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let value = try? container.decode(Int.self) { self = .int(value) } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else { self = .other }
+    }
+}

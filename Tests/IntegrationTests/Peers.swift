@@ -1,0 +1,47 @@
+import Foundation
+
+/// The local peers `scripts/test` starts (moto and the verifying API servers). Tests that
+/// need them are disabled, saying so, when they are not running.
+enum Peers {
+    static let environment = ProcessInfo.processInfo.environment
+    static var available: Bool { environment["MULTIAUTH_TEST_API_URL"] != nil && environment["MULTIAUTH_TEST_MOTO_URL"] != nil }
+    static let reason: Comment = "the local peers are not running: use scripts/test"
+
+    static var api: String { environment["MULTIAUTH_TEST_API_URL"] ?? "" }
+    static var skewedAPI: String { environment["MULTIAUTH_TEST_SKEWED_API_URL"] ?? "" }
+    static var moto: String { environment["MULTIAUTH_TEST_MOTO_URL"] ?? "" }
+    static var keyId: String { environment["MULTIAUTH_TEST_KEY_ID"] ?? "" }
+    static var secret: String { environment["MULTIAUTH_TEST_SECRET"] ?? "" }
+    static var apiKey: String { environment["MULTIAUTH_TEST_API_KEY"] ?? "" }
+
+    struct MotoSetup: Decodable {
+        let userPoolId: String
+        let clientId: String
+        let idToken: String
+        let identityPoolId: String
+    }
+
+    static var setup: MotoSetup? {
+        guard let path = environment["MULTIAUTH_TEST_MOTO_SETUP"], let data = FileManager.default.contents(atPath: path) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try? decoder.decode(MotoSetup.self, from: data)
+    }
+
+    /// The JSON echo of the API server.
+    struct Echo: Decodable {
+        let method: String
+        let target: String
+        let headers: [[String]]
+        let bodyLength: Int
+        let bodySha256: String
+    }
+
+    static func echo(_ run: CLITests.Run) throws -> Echo {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(Echo.self, from: Data(run.stdout.utf8))
+    }
+}
+
+import Testing
