@@ -65,6 +65,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "TransportBench",
+            dependencies: ["Authorization", "CredentialProviders", "HTTPTransport", "SigV4"],
+            path: "Benchmarks/TransportBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "StoreBench",
             dependencies: ["CredentialStore"],
             path: "Benchmarks/StoreBench",

@@ -112,6 +112,7 @@ enum ServerErrors {
 
     static func isRetryable(_ response: HTTPResponse) -> Bool {
         if response.status >= 500 || response.status == 429 { return true }
+        guard response.status >= 400 else { return false }
         return code(response).map(throttling.contains) ?? false
     }
 

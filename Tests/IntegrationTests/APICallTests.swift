@@ -121,6 +121,15 @@ struct APICallTests {
         #expect(echo["body_length"] == .int(200 << 20))
     }
 
+    @Test func serverErrorsAreRetriedWithinTheAttemptBudget() throws {
+        let id = UUID().uuidString
+        let recovered = try CLITests.run(["request", Peers.api + "/flaky/\(id)/2", "--retries", "3", "--fail"])
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        let other = UUID().uuidString
+        let exhausted = try CLITests.run(["request", Peers.api + "/flaky/\(other)/5", "--retries", "2", "-i"])
+        #expect(exhausted.stdout.hasPrefix("HTTP 503"))
+    }
+
     @Test func unreachableHostsAndMissingRegionsAreOneLineErrors() throws {
         let down = try CLITests.run(["request", "http://127.0.0.1:1/x"])
         #expect(down.status == 7)

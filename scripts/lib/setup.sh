@@ -89,7 +89,8 @@ start_peers() {
     export MULTIAUTH_TEST_MOTO_URL="http://127.0.0.1:$moto_port"
     wait_for "$MULTIAUTH_TEST_MOTO_URL/moto-api/" moto
     .venv/bin/python3 scripts/peers/moto_setup.py "$MULTIAUTH_TEST_MOTO_URL" >"$logs/moto-setup.json"
-    export MULTIAUTH_TEST_MOTO_SETUP="$PWD/$logs/moto-setup.json"
+    MULTIAUTH_TEST_MOTO_SETUP="$(cd "$logs" && pwd)/moto-setup.json"
+    export MULTIAUTH_TEST_MOTO_SETUP
     local jwks
     jwks=$(.venv/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jwks_url"])' "$logs/moto-setup.json")
     # The test key pairs: one of ours, and the fixed one moto's Cognito Identity hands out.

@@ -10,6 +10,7 @@ Routes pick the mode, as API Gateway's per-method authorization does:
   /jwt/...      Cognito user pools / OIDC: Authorization holds a JWT (raw, or "Bearer ")
                 whose RS256 signature verifies against --jwks-url.
   /open/...     no authorization.
+  /flaky/ID/N   503 for the first N requests with this ID, then the echo (retry tests).
 Every accepted request is echoed as JSON: method, raw target, headers in order, body length
 and SHA-256 (bodies are hashed as they stream in, never held). --clock-offset shifts this
 server's clock, to test clock-skew recovery. Prints "listening PORT" once ready.
@@ -40,6 +41,7 @@ def now(offset):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "MultiAuthTestAPI"
+    wbufsize = 1 << 16  # one write per response: unbuffered header lines meet delayed ACKs (40 ms)
 
     def log_message(self, *args):
         pass
@@ -56,6 +58,13 @@ class Handler(BaseHTTPRequestHandler):
                 body += chunk
             remaining -= len(chunk)
         route = self.path.split("/")[1] if self.path.startswith("/") else ""
+        if route == "flaky":  # /flaky/ID/N: 503 for the first N requests with this ID, then 200
+            parts = self.path.split("/")
+            with _clock_lock:
+                seen = self.server.flaky.get(parts[2], 0)
+                self.server.flaky[parts[2]] = seen + 1
+            if seen < int(parts[3]):
+                return self.reply(503, {"message": "Service Unavailable"})
         check = {"iam": self.check_iam, "apikey": self.check_api_key, "jwt": self.check_jwt}.get(route)
         if check is not None:
             problem = check(body if length <= 1 << 20 else None, digest.hexdigest())
@@ -81,6 +90,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(data)
+        self.wfile.flush()
 
     # -- AWS_IAM -------------------------------------------------------------------------
     def check_iam(self, body, body_sha256):
@@ -159,6 +169,7 @@ def main():
     server.api_keys = set(args.api_key)
     server.jwks_url, server.key_set = args.jwks_url, None
     server.clock_offset = args.clock_offset
+    server.flaky = {}
     print(f"listening {server.server_address[1]}", flush=True)
     server.serve_forever()
 
