@@ -121,6 +121,31 @@ struct APICallTests {
         #expect(echo["body_length"] == .int(200 << 20))
     }
 
+    @Test func aTLSFailureIsItsOwnError() throws {
+        let https = Peers.api.replacingOccurrences(of: "http://", with: "https://") + "/open/x"
+        let run = try CLITests.run(["request", https, "--retries", "1"])
+        #expect(run.status == 35, "\(run.stderr)")
+        #expect(run.stderr.contains("TLS failure"))
+    }
+
+    @Test func noCommandEverPrintsASecretTokenOrKey() throws {
+        let token = "session-\(UUID().uuidString)"
+        var environment = iamEnvironment
+        environment["AWS_SESSION_TOKEN"] = token
+        let runs = [
+            try iam("/iam/a", ["-v", "-o", "/dev/null"], environment: environment),
+            try iam("/iam/a", ["-v", "-o", "/dev/null", "-i"], environment: environment.merging(["AWS_SECRET_ACCESS_KEY": "bad"]) { $1 }),
+            try CLITests.run(["request", Peers.api + "/apikey/a", "--auth", "api-key", "--api-key", Peers.apiKey, "-v", "-o", "/dev/null"]),
+            try CLITests.run(["request", "http://127.0.0.1:1/a", "--auth", "api-key", "--api-key", Peers.apiKey, "-v"]),
+            try CLITests.run(["request", Peers.api + "/jwt/a", "--auth", "lambda", "--token", token, "-v", "-o", "/dev/null"]),
+        ]
+        for run in runs {
+            for secret in [Peers.secret, token, Peers.apiKey] {
+                #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret), "\(run.stderr)")
+            }
+        }
+    }
+
     @Test func serverErrorsAreRetriedWithinTheAttemptBudget() throws {
         let id = UUID().uuidString
         let recovered = try CLITests.run(["request", Peers.api + "/flaky/\(id)/2", "--retries", "3", "--fail"])
