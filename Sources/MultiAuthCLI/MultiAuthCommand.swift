@@ -12,7 +12,7 @@ public struct MultiAuthCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "multiauth",
         abstract: "Authorize HTTP calls to AWS-style APIs (SigV4 signing, test vectors).",
-        subcommands: [SignCommand.self, RequestCommand.self, VectorsCommand.self, StoreCommand.self]
+        subcommands: [SignCommand.self, RequestCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self]
     )
 
     public init() {}

@@ -1,0 +1,249 @@
+import MultiAuthCrypto
+
+/// What a verifier knows about an access key id.
+public struct VerifierCredential: Sendable {
+    /// The secret that signs for the key id.
+    public let secretAccessKey: String
+    /// When set, the request must carry exactly this session token.
+    public let sessionToken: String?
+
+    /// Creates an entry.
+    public init(secretAccessKey: String, sessionToken: String? = nil) {
+        self.secretAccessKey = secretAccessKey
+        self.sessionToken = sessionToken
+    }
+}
+
+/// Why a request was rejected. Never includes a secret or the expected signature.
+public enum VerificationFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    case missingAuthorization
+    case malformedAuthorization(String)
+    case repeatedParameter(String)
+    case unsupportedAlgorithm(String)
+    case unknownAccessKey(String)
+    case sessionTokenMismatch
+    case scopeMismatch(String)
+    case expired
+    case notYetValid
+    case hostNotSigned
+    case signatureMismatch
+
+    public var description: String {
+        switch self {
+        case .missingAuthorization: "no Authorization header or X-Amz-Signature parameter"
+        case .malformedAuthorization(let what): "malformed authorization: \(what)"
+        case .repeatedParameter(let name): "\(name) is given more than once"
+        case .unsupportedAlgorithm(let name): "unsupported algorithm '\(name)'"
+        case .unknownAccessKey(let id): "unknown access key id '\(id)'"
+        case .sessionTokenMismatch: "the session token is missing or wrong"
+        case .scopeMismatch(let field): "the credential scope's \(field) does not match"
+        case .expired: "the signature has expired"
+        case .notYetValid: "the signature is not yet valid"
+        case .hostNotSigned: "the host header is not signed"
+        case .signatureMismatch: "the signature does not match"
+        }
+    }
+}
+
+/// Checks incoming SigV4 requests (header or presigned form), as a server does: the
+/// canonical request is recomputed from the received wire form with the same stages as
+/// ``SigV4Signer``, and signatures are compared in constant time. It never throws on
+/// hostile input: every problem is a ``VerificationFailure``.
+public struct SigV4Verifier: Sendable {
+    let region: String
+    let service: String
+    let lookup: @Sendable (String) async -> VerifierCredential?
+    let options: SigningOptions
+    /// Allowed difference between the signing time and now for header signatures (15 min).
+    public let allowedSkew: Int64
+
+    /// Creates a verifier for `service` in `region`; `lookup` maps an access key id to its secret.
+    /// `options` are the service's canonicalization rules (default: ``SigningOptions/defaults(forService:)``).
+    public init(
+        region: String, service: String, options: SigningOptions? = nil, allowedSkew: Int64 = 15 * 60,
+        lookup: @escaping @Sendable (String) async -> VerifierCredential?
+    ) {
+        self.region = region
+        self.service = service
+        self.options = options ?? .defaults(forService: service)
+        self.allowedSkew = allowedSkew
+        self.lookup = lookup
+    }
+
+    /// Verifies `request` as received at `now`; returns the access key id that signed it.
+    public func verify(_ request: SignableRequest, now: SigningDate) async -> Result<String, VerificationFailure> {
+        let parsed: ReceivedAuthorization
+        switch ReceivedAuthorization.parse(request) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let value): parsed = value
+        }
+        if let failure = checkScopeAndTime(parsed, now: now) { return .failure(failure) }
+        guard let known = await lookup(parsed.accessKeyId) else { return .failure(.unknownAccessKey(parsed.accessKeyId)) }
+        if let expected = known.sessionToken, parsed.sessionToken != expected { return .failure(.sessionTokenMismatch) }
+        guard parsed.signedHeaders.contains("host") else { return .failure(.hostNotSigned) }
+        // A presigned URL does not say whether its token was signed or appended afterwards: try both.
+        let tokenChoices = parsed.expires != nil && parsed.sessionToken != nil ? [true, false] : [nil]
+        for tokenSigned in tokenChoices {
+            let expected = recompute(request, parsed, secret: known.secretAccessKey, presignedTokenSigned: tokenSigned)
+            if let expected, ConstantTime.equals(Array(expected.utf8), Array(parsed.signature.utf8)) {
+                return .success(parsed.accessKeyId)
+            }
+        }
+        return .failure(.signatureMismatch)
+    }
+
+    private func checkScopeAndTime(_ parsed: ReceivedAuthorization, now: SigningDate) -> VerificationFailure? {
+        let scope = parsed.scope
+        guard scope.count == 4, scope[3] == "aws4_request" else { return .malformedAuthorization("credential scope") }
+        guard scope[0] == parsed.date.scopeDate else { return .scopeMismatch("date") }
+        guard scope[1] == region else { return .scopeMismatch("region") }
+        guard scope[2] == service else { return .scopeMismatch("service") }
+        let age = now.secondsSince1970 - parsed.date.secondsSince1970
+        if let expires = parsed.expires {
+            if age > Int64(expires) { return .expired }
+            if age < -allowedSkew { return .notYetValid }
+        } else {
+            if age > allowedSkew { return .expired }
+            if age < -allowedSkew { return .notYetValid }
+        }
+        return nil
+    }
+
+    /// The signature the request should carry, recomputed with the signer's stages from the
+    /// signed headers only; nil when the received values cannot be signed at all.
+    private func recompute(
+        _ request: SignableRequest, _ parsed: ReceivedAuthorization, secret: String, presignedTokenSigned: Bool?
+    ) -> String? {
+        var unsigned = request
+        let signedSet = Set(parsed.signedHeaders)
+        unsigned.headers = HTTPHeaderList(request.headers.fields.filter {
+            let name = $0.name.lowercased()
+            return signedSet.contains(name) && name != "authorization"
+        })
+        var options = self.options
+        options.signsContentSHA256Header = false
+        let tokenSigned = presignedTokenSigned ?? signedSet.contains("x-amz-security-token")
+        options.omitsSessionToken = !tokenSigned
+        let credentials = AWSCredentials(
+            accessKeyId: parsed.accessKeyId, secretAccessKey: secret, sessionToken: tokenSigned ? parsed.sessionToken : nil)
+        let signer = SigV4Signer(credentials: credentials, region: region, service: service, options: options, keyCache: .shared)
+        if let expires = parsed.expires {
+            unsigned.query = ReceivedAuthorization.queryWithoutAuthParameters(request.query)
+            return try? signer.presign(unsigned, expires: expires, date: parsed.date).signature
+        }
+        // A signed header the request does not carry cannot be reproduced: the lists differ.
+        guard let result = try? signer.signHeaders(unsigned, date: parsed.date),
+            result.signedHeaders == parsed.signedHeaders.joined(separator: ";")
+        else { return nil }
+        return result.signature
+    }
+}
+
+/// The authorization a request carries, in header or query form.
+struct ReceivedAuthorization {
+    let accessKeyId: String
+    let scope: [String]
+    let signedHeaders: [String]
+    let signature: String
+    let date: SigningDate
+    let expires: Int?
+    let sessionToken: String?
+
+    static let authParameters: Set<String> = [
+        "X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Signature",
+        "X-Amz-Security-Token",
+    ]
+
+    static func parse(_ request: SignableRequest) -> Result<ReceivedAuthorization, VerificationFailure> {
+        let authorizations = request.headers.fields.filter { $0.name.lowercased() == "authorization" }
+        if authorizations.count > 1 { return .failure(.repeatedParameter("Authorization")) }
+        if let header = authorizations.first { return parseHeader(header.value, request) }
+        return parseQuery(request)
+    }
+
+    private static func parseHeader(_ value: String, _ request: SignableRequest) -> Result<ReceivedAuthorization, VerificationFailure> {
+        // Byte-level parsing: `String.split` on Characters walks grapheme clusters.
+        let bytes = Array(value.utf8)
+        guard let space = bytes.firstIndex(of: UInt8(ascii: " ")) else { return .failure(.malformedAuthorization("no parameters")) }
+        let algorithm = String(decoding: bytes[..<space], as: UTF8.self)
+        guard algorithm == SigV4Signer.algorithm else { return .failure(.unsupportedAlgorithm(algorithm)) }
+        var fields: [String: String] = [:]
+        for part in bytes[(space + 1)...].split(separator: UInt8(ascii: ",")) {
+            let pair = part.drop { $0 == 0x20 || $0 == 0x09 }
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else {
+                return .failure(.malformedAuthorization("'\(String(decoding: pair, as: UTF8.self))'"))
+            }
+            let key = String(decoding: pair[..<equals], as: UTF8.self)
+            guard fields[key] == nil else { return .failure(.repeatedParameter(key)) }
+            var valueBytes = pair[(equals + 1)...]
+            while let last = valueBytes.last, last == 0x20 || last == 0x09 { valueBytes = valueBytes.dropLast() }
+            fields[key] = String(decoding: valueBytes, as: UTF8.self)
+        }
+        let dates = request.headers.fields.filter { $0.name.lowercased() == "x-amz-date" }
+        guard dates.count == 1 else { return .failure(dates.isEmpty ? .malformedAuthorization("no X-Amz-Date") : .repeatedParameter("X-Amz-Date")) }
+        let tokens = request.headers.fields.filter { $0.name.lowercased() == "x-amz-security-token" }
+        guard tokens.count <= 1 else { return .failure(.repeatedParameter("X-Amz-Security-Token")) }
+        return build(
+            credential: fields["Credential"], signedHeaders: fields["SignedHeaders"], signature: fields["Signature"],
+            date: dates[0].value.trimmingHTTPWhitespace(), expires: nil, token: tokens.first?.value.trimmingHTTPWhitespace())
+    }
+
+    private static func parseQuery(_ request: SignableRequest) -> Result<ReceivedAuthorization, VerificationFailure> {
+        var values: [String: String] = [:]
+        for pair in request.query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = percentDecoded(String(parts[0]))
+            guard authParameters.contains(key) else { continue }
+            guard values[key] == nil else { return .failure(.repeatedParameter(key)) }
+            values[key] = parts.count > 1 ? percentDecoded(String(parts[1])) : ""
+        }
+        guard let algorithm = values["X-Amz-Algorithm"] else { return .failure(.missingAuthorization) }
+        guard algorithm == SigV4Signer.algorithm else { return .failure(.unsupportedAlgorithm(algorithm)) }
+        guard let expiresText = values["X-Amz-Expires"], let expires = Int(expiresText), (1...SigV4Signer.maximumExpiry).contains(expires)
+        else { return .failure(.malformedAuthorization("X-Amz-Expires")) }
+        return build(
+            credential: values["X-Amz-Credential"], signedHeaders: values["X-Amz-SignedHeaders"], signature: values["X-Amz-Signature"],
+            date: values["X-Amz-Date"] ?? "", expires: expires, token: values["X-Amz-Security-Token"])
+    }
+
+    private static func build(
+        credential: String?, signedHeaders: String?, signature: String?, date: String, expires: Int?, token: String?
+    ) -> Result<ReceivedAuthorization, VerificationFailure> {
+        guard let credential else { return .failure(.malformedAuthorization("Credential")) }
+        let parts = credential.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
+        guard parts.count >= 2 else { return .failure(.malformedAuthorization("Credential")) }
+        guard let signedHeaders, !signedHeaders.isEmpty else { return .failure(.malformedAuthorization("SignedHeaders")) }
+        guard let signature, signature.utf8.count == 64 else { return .failure(.malformedAuthorization("Signature")) }
+        guard let parsedDate = try? SigningDate(parsing: date) else { return .failure(.malformedAuthorization("X-Amz-Date")) }
+        return .success(ReceivedAuthorization(
+            accessKeyId: parts[0], scope: Array(parts.dropFirst()),
+            signedHeaders: signedHeaders.utf8.split(separator: UInt8(ascii: ";")).map { String(decoding: $0, as: UTF8.self) },
+            signature: signature, date: parsedDate,
+            expires: expires, sessionToken: token))
+    }
+
+    /// The received query without the presigning parameters, other pairs kept byte for byte.
+    static func queryWithoutAuthParameters(_ query: String) -> String {
+        query.split(separator: "&").filter { pair in
+            !authParameters.contains(percentDecoded(String(pair.split(separator: "=", maxSplits: 1)[0])))
+        }.joined(separator: "&")
+    }
+
+    static func percentDecoded(_ text: String) -> String {
+        var out = [UInt8]()
+        let bytes = Array(text.utf8)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = URIEncoding.hexValue(bytes[index + 1]), let low = URIEncoding.hexValue(bytes[index + 2]) {
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

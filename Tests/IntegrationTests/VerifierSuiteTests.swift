@@ -1,0 +1,35 @@
+import Foundation
+import SigV4
+import SigningVectors
+import Testing
+
+/// The verifier, independent of our signer's output: every signed request of aws-c-auth's
+/// v4 suite (header and presigned) is accepted, and rejected with another secret.
+@Suite(.enabled(if: Paths.exists(Paths.sharedSuite), "../shared/vectors/aws-signing-test-suite is not present"))
+struct VerifierSuiteTests {
+    static let folders = ((try? FileManager.default.contentsOfDirectory(atPath: Paths.sharedSuite.appendingPathComponent("v4").path)) ?? []).sorted()
+
+    @Test(arguments: folders)
+    func officialSignedRequestsVerify(name: String) async throws {
+        let folder = Paths.sharedSuite.appendingPathComponent("v4/\(name)")
+        let context = try SigningContext.load(path: folder.appendingPathComponent("context.json").path)
+        let secret = context.awsCredentials.secretAccessKey
+        for mode in ["header", "query"] {
+            let data = try #require(FileManager.default.contents(atPath: folder.appendingPathComponent("\(mode)-signed-request.txt").path))
+            var received = try HTTPRequestText(parsing: Array(data)).signableRequest()
+            received.payload = context.payload(body: try HTTPRequestText(parsing: Array(data)).body)
+            let now = try SigningDate(parsing: "20150830T124000Z")
+            for (key, accepted) in [(secret, true), ("another-secret", false)] {
+                let verifier = SigV4Verifier(region: context.region, service: context.service, options: context.options) { _ in
+                    VerifierCredential(secretAccessKey: key)
+                }
+                let result = await verifier.verify(received, now: now)
+                if accepted {
+                    #expect(result == .success("AKIDEXAMPLE"), "\(name) \(mode): \(result)")
+                } else {
+                    #expect(result == .failure(.signatureMismatch), "\(name) \(mode)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import MultiAuthCrypto
+import SigV4
+import Testing
+
+/// The verifier accepts whatever the signer signs and rejects any single-byte change to
+/// method, path, query, a signed header or a hashed body.
+@Suite struct VerifierTests {
+    static let secret = "verifier-test-secret-0000000000000000000"
+    let verifier = SigV4Verifier(region: "us-east-1", service: "execute-api") { id in
+        id == "AKIDVERIFY" ? VerifierCredential(secretAccessKey: VerifierTests.secret) : nil
+    }
+    let signer = SigV4Signer(
+        credentials: AWSCredentials(accessKeyId: "AKIDVERIFY", secretAccessKey: VerifierTests.secret),
+        region: "us-east-1", service: "execute-api")
+    let now = SigningDate(secondsSince1970: 1_795_329_000)
+
+    /// Deterministic pseudo-random requests (a linear congruential generator, seeded).
+    static func requests(count: Int) throws -> [SignableRequest] {
+        var state: UInt64 = 20_261_122
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        let segments = ["items", "a%20b", "%E1%88%B4", "x.y", "~tilde", "UPPER", "42"]
+        let pairs = ["a=1", "b=%2F", "k=2", "k=1", "q=a%2Bb", "flag", "e=", "z=%3D"]
+        return try (0..<count).map { _ in
+            let path = "/" + (0..<(1 + next(3))).map { _ in segments[next(segments.count)] }.joined(separator: "/")
+            let query = (0..<next(4)).map { _ in pairs[next(pairs.count)] }.joined(separator: "&")
+            let method = ["GET", "POST", "PUT", "DELETE"][next(4)]
+            let body: Payload = method == "GET" ? .empty : .bytes(Array("body-\(next(1000))".utf8))
+            return try SignableRequest(
+                method: method, url: "https://api.example.com" + path + (query.isEmpty ? "" : "?" + query),
+                headers: [("Content-Type", "text/plain"), ("X-Custom", "value \(next(100))")], payload: body)
+        }
+    }
+
+    @Test func everythingTheSignerSignsIsAccepted() async throws {
+        for request in try Self.requests(count: 60) {
+            let header = try signer.signHeaders(request, date: now).signedRequest
+            #expect(await verifier.verify(header, now: now) == .success("AKIDVERIFY"))
+            let query = try signer.presign(request, expires: 300, date: now).signedRequest
+            #expect(await verifier.verify(query, now: now) == .success("AKIDVERIFY"), "\(query.url)")
+        }
+    }
+
+    @Test func anySingleByteChangeIsRejected() async throws {
+        for request in try Self.requests(count: 12) {
+            let signed = try signer.signHeaders(request, date: now).signedRequest
+            for mutated in mutations(of: signed) {
+                let result = await verifier.verify(mutated, now: now)
+                #expect(result != .success("AKIDVERIFY"), "accepted a change: \(mutated.method) \(mutated.url)")
+            }
+        }
+    }
+
+    func mutations(of request: SignableRequest) -> [SignableRequest] {
+        func flipped(_ text: String, at index: Int) -> String {
+            var bytes = Array(text.utf8)
+            bytes[index] = bytes[index] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        var out: [SignableRequest] = []
+        for index in request.method.utf8.indices.map({ request.method.utf8.distance(from: request.method.utf8.startIndex, to: $0) }) {
+            var copy = request
+            copy.method = flipped(request.method, at: index)
+            out.append(copy)
+        }
+        for index in 0..<request.path.utf8.count where Array(request.path.utf8)[index] != UInt8(ascii: "/") {
+            var copy = request
+            copy.path = flipped(request.path, at: index)
+            out.append(copy)
+        }
+        for index in 0..<request.query.utf8.count where Array(request.query.utf8)[index] != UInt8(ascii: "&") {
+            var copy = request
+            copy.query = flipped(request.query, at: index)
+            out.append(copy)
+        }
+        for (position, field) in request.headers.fields.enumerated() where ["x-custom", "content-type", "host"].contains(field.name.lowercased()) {
+            for index in 0..<field.value.utf8.count {
+                var fields = request.headers.fields
+                fields[position].value = flipped(field.value, at: index)
+                var copy = request
+                copy.headers = HTTPHeaderList(fields)
+                out.append(copy)
+            }
+        }
+        if case .bytes(let body) = request.payload {
+            for index in body.indices {
+                var changed = body
+                changed[index] ^= 0x01
+                var copy = request
+                copy.payload = .bytes(changed)
+                out.append(copy)
+            }
+        }
+        return out
+    }
+
+    @Test func timeWindowsAndScope() async throws {
+        let request = try SignableRequest(method: "GET", url: "https://api.example.com/x")
+        let header = try signer.signHeaders(request, date: now).signedRequest
+        #expect(await verifier.verify(header, now: SigningDate(secondsSince1970: now.secondsSince1970 + 16 * 60)) == .failure(.expired))
+        #expect(await verifier.verify(header, now: SigningDate(secondsSince1970: now.secondsSince1970 - 16 * 60)) == .failure(.notYetValid))
+        let query = try signer.presign(request, expires: 60, date: now).signedRequest
+        #expect(await verifier.verify(query, now: SigningDate(secondsSince1970: now.secondsSince1970 + 61)) == .failure(.expired))
+        let otherRegion = SigV4Verifier(region: "eu-west-1", service: "execute-api") { _ in VerifierCredential(secretAccessKey: Self.secret) }
+        #expect(await otherRegion.verify(header, now: now) == .failure(.scopeMismatch("region")))
+    }
+
+    @Test func hostileInputIsRejectedNotThrown() async throws {
+        var request = try SignableRequest(method: "GET", url: "https://api.example.com/x")
+        #expect(await verifier.verify(request, now: now) == .failure(.missingAuthorization))
+        let signed = try signer.signHeaders(request, date: now).signedRequest
+        request = signed
+        request.headers.append(name: "Authorization", value: "again")
+        #expect(await verifier.verify(request, now: now) == .failure(.repeatedParameter("Authorization")))
+        request = signed
+        request.headers.append(name: "X-Amz-Date", value: "20261122T000000Z")
+        #expect(await verifier.verify(request, now: now) == .failure(.repeatedParameter("X-Amz-Date")))
+        let presigned = try signer.presign(try SignableRequest(method: "GET", url: "https://api.example.com/x"), expires: 60, date: now)
+        var doubled = presigned.signedRequest
+        doubled.query += "&X-Amz-Signature=" + presigned.signature
+        #expect(await verifier.verify(doubled, now: now) == .failure(.repeatedParameter("X-Amz-Signature")))
+        for garbage in ["AWS4-HMAC-SHA256", "AWS4-HMAC-SHA256 Credential", "Basic abc", "AWS4-HMAC-SHA256 Credential=x, Credential=y"] {
+            var bad = signed
+            bad.headers.removeAll(named: "authorization")
+            bad.headers.append(name: "Authorization", value: garbage)
+            if case .success = await verifier.verify(bad, now: now) { Issue.record("accepted '\(garbage)'") }
+        }
+        var unknown = signed
+        unknown.headers.removeAll(named: "authorization")
+        unknown.headers.append(
+            name: "Authorization",
+            value: signed.headers.first(named: "authorization")!.replacingOccurrences(of: "AKIDVERIFY", with: "AKIDOTHER"))
+        #expect(await verifier.verify(unknown, now: now) == .failure(.unknownAccessKey("AKIDOTHER")))
+    }
+}
+
+import Foundation
