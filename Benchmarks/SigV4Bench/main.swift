@@ -108,7 +108,18 @@ nonisolated func measureVerification(
 }
 let verifyRate = await measureVerification(verifier, received, receivedAt, seconds: seconds)
 
+// Streaming (aws-chunked) signing of a 1 MiB body in 64 KiB chunks, framing included.
+let streamingSigner = SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3")
+let chunks = stride(from: 0, to: megabyte.count, by: 65_536).map { Array(megabyte[$0..<min($0 + 65_536, megabyte.count)]) }
+let streaming = try rate {
+    let request = try SignableRequest(method: "PUT", url: "https://bucket.s3.amazonaws.com/key")
+    var upload = try streamingSigner.signStreaming(request, decodedLength: megabyte.count, chunkSize: 65_536, date: .now())
+    for chunk in chunks { sink &+= upload.frame(chunk).count }
+    sink &+= upload.frame([]).count
+}
+
 let report: [String: Double] = [
+    "streaming_1mib": streaming,
     "verify_get": verifyRate,
     "sigv4a_get_cached": sigV4a,
     "get_cached": getCached, "get_uncached": getUncached, "openssl_floor": floor,

@@ -188,6 +188,8 @@ public struct SigV4Signer: Sendable {
         }
     }
 
+    func signingKeyForStreaming(_ date: SigningDate) -> HMACSHA256Key { signingKey(date) }
+
     private func signingKey(_ date: SigningDate) -> HMACSHA256Key {
         let secret = credentials.secretAccessKey
         if let keyCache {

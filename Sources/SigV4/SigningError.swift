@@ -24,6 +24,8 @@ public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidRegionSet(String)
     /// The SigV4a key could not be derived or used.
     case keyDerivationFailed
+    /// A streaming chunk size below S3's 8 KiB minimum.
+    case invalidChunkSize(Int)
 
     public var description: String {
         switch self {
@@ -40,6 +42,7 @@ public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidRegionSet(let text):
             "invalid region set '\(text)': expected regions like 'us-east-1,us-west-2' or '*'"
         case .keyDerivationFailed: "the SigV4a key could not be derived"
+        case .invalidChunkSize(let size): "chunk size \(size) is below S3's minimum of 8192 bytes"
         }
     }
 }
