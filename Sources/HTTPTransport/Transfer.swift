@@ -185,15 +185,16 @@ final class Transfer: @unchecked Sendable {
         let host = hostOf(request.url)
         let reason = String(cString: curl_easy_strerror(code))
         switch code {
-        case CURLE_ABORTED_BY_CALLBACK: return isCancelled ? .cancelled : .transport(code: Int(code.rawValue), reason: reason)
+        case CURLE_ABORTED_BY_CALLBACK where isCancelled: return .cancelled
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: return .invalidURL(request.url)
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_PROXY:
             return .connectionFailed(host: host, reason: reason)
         case CURLE_OPERATION_TIMEDOUT: return .timedOut(host: host)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
             return .tlsFailure(host: host, reason: reason)
-        case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:
-            return .unreadableBody(path: "\(request.body)", reason: reason)
+        case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:  // the read callback gave up on the body file
+            if case .file(let path) = request.body { return .unreadableBody(path: path, reason: reason) }
+            return .transport(code: Int(code.rawValue), reason: reason)
         default: return .transport(code: Int(code.rawValue), reason: reason)
         }
     }
