@@ -64,6 +64,13 @@ let package = Package(
             path: "Benchmarks/SigV4Bench",
             swiftSettings: strict
         ),
+        // libFuzzer target; built only by scripts/fuzz (with -sanitize=fuzzer), never by swift build.
+        .executableTarget(
+            name: "FuzzParsers",
+            dependencies: ["SigV4", "CredentialProviders"],
+            path: "Fuzz/FuzzParsers",
+            swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]
+        ),
         .executableTarget(
             name: "TransportBench",
             dependencies: ["Authorization", "CredentialProviders", "HTTPTransport", "SigV4"],

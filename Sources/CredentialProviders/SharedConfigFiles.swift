@@ -28,10 +28,15 @@ public struct SharedConfigFiles: Sendable {
 
     static func parse(path: String, isConfig: Bool) throws(CredentialsError) -> [String: [String: String]] {
         guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+        return try parse(contents: String(decoding: data, as: UTF8.self), path: path, isConfig: isConfig)
+    }
+
+    /// Parses file contents; `path` names the file in errors.
+    package static func parse(contents: String, path: String, isConfig: Bool) throws(CredentialsError) -> [String: [String: String]] {
         var profiles: [String: [String: String]] = [:]
         var section: String?
         var inAnySection = false
-        for (index, rawLine) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in contents.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.trimmedWhitespace
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if rawLine.first == " " || rawLine.first == "\t" { continue }  // a nested sub-setting (e.g. s3 =)
