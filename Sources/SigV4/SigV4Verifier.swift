@@ -226,7 +226,8 @@ struct ReceivedAuthorization {
     /// The received query without the presigning parameters, other pairs kept byte for byte.
     static func queryWithoutAuthParameters(_ query: String) -> String {
         query.split(separator: "&").filter { pair in
-            !authParameters.contains(percentDecoded(String(pair.split(separator: "=", maxSplits: 1)[0])))
+            // Not `split(separator:)[0]`: a pair like "=x" has an empty key (found by the fuzzer).
+            !authParameters.contains(percentDecoded(String(pair.prefix { $0 != "=" })))
         }.joined(separator: "&")
     }
 

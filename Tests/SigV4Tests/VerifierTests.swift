@@ -107,6 +107,18 @@ import Testing
         #expect(await otherRegion.verify(header, now: now) == .failure(.scopeMismatch("region")))
     }
 
+    /// Regression: the fuzzer found a presigned request whose query held a pair with an
+    /// empty key ("=x"), which crashed the verifier (Fuzz/corpus/regression-empty-query-key).
+    @Test func presignedQueriesWithEmptyKeysAreRejectedNotCrashing() async throws {
+        let presigned = try signer.presign(try SignableRequest(method: "GET", url: "https://api.example.com/x?a=1"), expires: 60, date: now)
+        for extra in ["=x", "=", "&=&", "==", "=%2F"] {
+            var request = presigned.signedRequest
+            request.query += "&" + extra
+            let result = await verifier.verify(request, now: now)
+            #expect(result == .failure(.signatureMismatch), "\(extra)")
+        }
+    }
+
     @Test func hostileInputIsRejectedNotThrown() async throws {
         var request = try SignableRequest(method: "GET", url: "https://api.example.com/x")
         #expect(await verifier.verify(request, now: now) == .failure(.missingAuthorization))
