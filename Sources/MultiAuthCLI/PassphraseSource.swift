@@ -17,6 +17,14 @@ import Darwin
 /// Where a passphrase comes from, in order: a file (checked like a secret file), an
 /// environment variable, or a no-echo prompt on the terminal.
 enum PassphraseSource {
+    /// A key file when one is named, else a passphrase from the usual sources.
+    static func keySource(
+        keyFile: String?, passphraseFile: String?, environmentVariable: String, prompt: String, confirm: Bool
+    ) throws -> StoreKeySource {
+        if let keyFile { return .keyFile(path: keyFile) }
+        return .passphrase(try read(file: passphraseFile, environmentVariable: environmentVariable, prompt: prompt, confirm: confirm))
+    }
+
     static func read(file: String?, environmentVariable: String, prompt: String, confirm: Bool) throws -> [UInt8] {
         if let file { return try fromFile(file) }
         if let value = ProcessInfo.processInfo.environment[environmentVariable], !value.isEmpty {

@@ -97,14 +97,9 @@ struct StoreCommand: AsyncParsableCommand {
         @Option(help: "Switch to this key file (created when missing).") var newKeyFile: String?
 
         func run() async throws {
-            let newSource: StoreKeySource
-            if let newKeyFile {
-                newSource = .keyFile(path: newKeyFile)
-            } else {
-                newSource = .passphrase(try PassphraseSource.read(
-                    file: newPassphraseFile, environmentVariable: "MULTIAUTH_STORE_NEW_PASSPHRASE", prompt: "New passphrase: ",
-                    confirm: true))
-            }
+            let newSource = try PassphraseSource.keySource(
+                keyFile: newKeyFile, passphraseFile: newPassphraseFile, environmentVariable: "MULTIAUTH_STORE_NEW_PASSPHRASE",
+                prompt: "New passphrase: ", confirm: true)
             try await options.run { store in try await store.rekey(to: newSource) }
         }
     }
@@ -170,14 +165,9 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the store, runs `body`, and turns store errors into the documented exit codes.
     func run<T: Sendable>(_ body: (CredentialStore) async throws -> T) async throws -> T {
-        let source: StoreKeySource
-        if let keyFile {
-            source = .keyFile(path: keyFile)
-        } else {
-            source = .passphrase(try PassphraseSource.read(
-                file: passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE", prompt: "Store passphrase: ",
-                confirm: false))
-        }
+        let source = try PassphraseSource.keySource(
+            keyFile: keyFile, passphraseFile: passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
+            prompt: "Store passphrase: ", confirm: false)
         let store = CredentialStore(path: storePath, keySource: source, lockTimeout: lockTimeout)
         do { return try await body(store) } catch let error as StoreError {
             throw CLIError(message: error.description, exitCode: error.exitCode)
