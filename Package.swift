@@ -33,9 +33,13 @@ let package = Package(
         .target(name: "SigningVectors", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
         .target(name: "CredentialStore", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
         .target(
+            name: "TokenProviders",
+            dependencies: ["MultiAuthCrypto", "HTTPTransport", "CredentialStore"],
+            swiftSettings: strict),
+        .target(
             name: "Authorization",
             dependencies: [
-                "SigV4", "HTTPTransport", "CredentialProviders", .product(name: "Subprocess", package: "swift-subprocess"),
+                "SigV4", "TokenProviders", "HTTPTransport", "CredentialProviders", .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: strict),
         .target(name: "HTTPTransport", dependencies: ["CLibCurl", "CurlShims"], swiftSettings: strict),
@@ -46,13 +50,15 @@ let package = Package(
         ),
         .target(
             name: "MultiAuth",
-            dependencies: ["SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "Authorization"],
+            dependencies: [
+                "SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "TokenProviders", "Authorization",
+            ],
             swiftSettings: strict),
         .target(
             name: "MultiAuthCLI",
             dependencies: [
                 "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "HTTPTransport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "TokenProviders", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),

@@ -1,5 +1,6 @@
 import CredentialProviders
 import SigV4
+import TokenProviders
 import Subprocess
 
 #if canImport(FoundationEssentials)
@@ -50,6 +51,17 @@ public struct SecretSource: Sendable {
 
     /// A fixed value.
     public static func fixed(_ value: String) -> SecretSource { SecretSource { value } }
+
+    /// The current token of `kind` from a token provider (refreshed ahead of expiry by a
+    /// ``RefreshingTokenProvider``), for the user-pool, OIDC and Lambda modes.
+    public static func token(from provider: any TokenProvider, kind: AuthTokens.Kind = .id) -> SecretSource {
+        SecretSource { () async throws(AuthorizationError) -> String in
+            do throws(TokenError) {
+                let token = try await provider.token(kind)
+                return token.value
+            } catch { throw .tokenUnavailable(error.description) }
+        }
+    }
 
     /// The trimmed standard output of `/bin/sh -c command`, run for every request.
     public static func command(_ command: String) -> SecretSource {

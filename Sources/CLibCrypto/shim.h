@@ -16,6 +16,7 @@
 #include <openssl/bn.h>
 #include <openssl/ecdsa.h>
 #include <openssl/obj_mac.h>
+#include <openssl/rsa.h>
 
 /* Constants Swift cannot import from function-like or aliased macros. */
 static const int multiauth_EVP_CTRL_GCM_SET_IVLEN = EVP_CTRL_GCM_SET_IVLEN;

@@ -67,17 +67,3 @@ enum XMLText {
             .replacing("&apos;", with: "'").replacing("&amp;", with: "&")
     }
 }
-
-/// `application/x-www-form-urlencoded` encoding for STS's query API.
-enum FormEncoding {
-    static func encode(_ pairs: [(String, String)]) -> [UInt8] {
-        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~".utf8)
-        func escape(_ text: String) -> String {
-            let hex = Array("0123456789ABCDEF")
-            return text.utf8.map { byte in
-                allowed.contains(byte) ? String(UnicodeScalar(byte)) : "%\(hex[Int(byte >> 4)])\(hex[Int(byte & 15)])"
-            }.joined()
-        }
-        return Array(pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&").utf8)
-    }
-}

@@ -33,7 +33,7 @@ struct STSClient {
 
     private func request(_ parameters: [(String, String)], signWith source: AWSCredentials?) async throws(CredentialsError) -> ExpiringCredentials {
         let response = try await call.post(
-            body: FormEncoding.encode(parameters),
+            body: FormURLEncoding.encode(parameters),
             headers: [("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")], signWith: source)
         let xml = String(decoding: response.body, as: UTF8.self)
         guard response.status == 200 else {

@@ -4,4 +4,5 @@
 @_exported import CredentialStore
 @_exported import HTTPTransport
 @_exported import CredentialProviders
+@_exported import TokenProviders
 @_exported import Authorization

@@ -11,8 +11,11 @@ import Darwin
 public struct MultiAuthCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "multiauth",
-        abstract: "Authorize HTTP calls to AWS-style APIs (SigV4 signing, test vectors).",
-        subcommands: [SignCommand.self, RequestCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self]
+        abstract: "Authorize HTTP calls to AWS-style APIs: SigV4 signing, API keys, Cognito and OIDC tokens, an encrypted store.",
+        subcommands: [
+            SignCommand.self, RequestCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
+            LoginCommand.self, TokenCommand.self, WhoAmICommand.self, LogoutCommand.self,
+        ]
     )
 
     public init() {}

@@ -3,6 +3,7 @@ import Authorization
 import CredentialProviders
 import HTTPTransport
 import SigV4
+import TokenProviders
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -40,6 +41,9 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "The API key (else MULTIAUTH_API_KEY).") var apiKey: String?
     @Option(help: "The token for user-pools, oidc or lambda.") var token: String?
     @Option(help: "A command whose output is the token, run for every request.") var tokenCommand: String?
+    @Option(help: "Use the saved login NAME (see 'multiauth login') for user-pools, oidc or lambda.") var name: String?
+    @Option(help: "With --name: the id (default) or access token.") var tokenType: AuthTokens.Kind = .id
+    @OptionGroup var store: StoreOptions
     @Flag(help: "Send 'Authorization: Bearer <token>' instead of the raw token.") var bearer = false
     @Option(help: "The shared-file profile for IAM credentials.") var profile: String?
     @Option(help: "Signing region (inferred for execute-api and appsync-api hosts).") var region: String?
@@ -51,7 +55,7 @@ struct RequestCommand: AsyncParsableCommand {
     func run() async throws {
         let (request, body) = try await buildRequest()
         let trace = SigningTrace()
-        let authorizer = try makeAuthorizer(for: request, fileBody: { if case .file = body { true } else { false } }(), trace: trace)
+        let authorizer = try await makeAuthorizer(for: request, fileBody: { if case .file = body { true } else { false } }(), trace: trace)
         var options = CurlHTTPClient.Options()
         options.connectTimeout = connectTimeout
         options.totalTimeout = maxTime
@@ -91,7 +95,7 @@ struct RequestCommand: AsyncParsableCommand {
         }
     }
 
-    private func makeAuthorizer(for request: SignableRequest, fileBody: Bool, trace: SigningTrace) throws -> any RequestAuthorizer {
+    private func makeAuthorizer(for request: SignableRequest, fileBody: Bool, trace: SigningTrace) async throws -> any RequestAuthorizer {
         switch auth {
         case .none: return NoAuthorizer()
         case .apiKey:
@@ -102,7 +106,14 @@ struct RequestCommand: AsyncParsableCommand {
         case .userPools, .oidc, .lambda:
             if let token { return TokenAuthorizer(token: .fixed(token), bearer: bearer) }
             if let tokenCommand { return TokenAuthorizer(token: .command(tokenCommand), bearer: bearer) }
-            throw CLIError("--token", "required for --auth \(auth.rawValue) (or give --token-command)")
+            if let name {
+                var login = LoginOptions()
+                login.name = name
+                login.store = store
+                let (_, provider) = try await login.provider()
+                return TokenAuthorizer(token: .token(from: provider, kind: tokenType), bearer: bearer)
+            }
+            throw CLIError("--token", "required for --auth \(auth.rawValue) (or give --token-command or --name)")
         case .iam:
             let host = request.authority.map { String($0.prefix { $0 != ":" }) } ?? ""
             let inferred = EndpointInference.regionAndService(host: host)

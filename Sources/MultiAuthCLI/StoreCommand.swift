@@ -154,7 +154,9 @@ extension StoreCommand {
 
 /// The options every `store` subcommand shares.
 struct StoreOptions: ParsableArguments {
-    @Option(help: "The store file (default: MULTIAUTH_STORE, else $XDG_DATA_HOME/multiauth/credentials.store).")
+    @Option(
+        name: [.customLong("path"), .customLong("store")],
+        help: "The store file (default: MULTIAUTH_STORE, else $XDG_DATA_HOME/multiauth/credentials.store).")
     var path: String?
     @Option(help: "Unlock with this key file (64 hex digits, mode 0600) instead of a passphrase.") var keyFile: String?
     @Option(help: "Read the passphrase from this file (mode 0600) instead of MULTIAUTH_STORE_PASSPHRASE or a prompt.")

@@ -12,6 +12,10 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     case cipherFailure
     /// OpenSSL's key derivation rejected its parameters.
     case kdfFailure
+    /// Text that should be base64 is not.
+    case invalidBase64
+    /// A public key's parameters are malformed or not on the expected curve.
+    case invalidPublicKey
 
     public var description: String {
         switch self {
@@ -21,6 +25,8 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .authenticationFailed: "authentication failed: the data was altered or the key is wrong"
         case .cipherFailure: "OpenSSL's cipher failed"
         case .kdfFailure: "OpenSSL's key derivation failed"
+        case .invalidBase64: "not valid base64 text"
+        case .invalidPublicKey: "the public key is malformed"
         }
     }
 }

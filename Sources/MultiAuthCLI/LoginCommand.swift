@@ -1,0 +1,178 @@
+import ArgumentParser
+import CredentialStore
+import HTTPTransport
+import MultiAuthCrypto
+import TokenProviders
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `multiauth login cognito|oidc`: sign in and keep the tokens in the credential store.
+struct LoginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login",
+        abstract: "Sign in to a Cognito user pool or an OpenID Connect provider and keep the tokens in the store.",
+        subcommands: [Cognito.self, OIDC.self]
+    )
+
+    struct Cognito: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Sign in to a Cognito user pool (SRP or password).")
+        @Option(help: "The user pool id (REGION_ID).") var userPoolId: String
+        @Option(help: "The app client id.") var clientId: String
+        @Option(help: "The app client secret, if the client has one (else MULTIAUTH_CLIENT_SECRET).") var clientSecret: String?
+        @Option(help: "The pool's region (default: from the pool id).") var region: String?
+        @Option(help: "The Cognito endpoint (default: https://cognito-idp.REGION.amazonaws.com/).") var endpoint: String?
+        @Option(help: "The user name, email or other alias.") var username: String
+        @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
+        @Flag(help: "If a new password is required, read it from the next line of standard input.") var newPasswordStdin = false
+        @Option(help: "srp (default) or password.") var flow: CognitoUserPoolAuthenticator.Flow = .srp
+        @OptionGroup var login: LoginOptions
+
+        func run() async throws {
+            let configuration = CognitoUserPoolConfiguration(
+                userPoolId: userPoolId, clientId: clientId, clientSecret: clientSecret ?? LoginOptions.environmentSecret,
+                region: region, endpoint: endpoint)
+            var lines = passwordStdin || newPasswordStdin ? StandardInputLines() : nil
+            var password = try lines?.next("--password-stdin") ?? Self.prompt("Password for \(username): ")
+            defer { SecureMemory.zero(&password) }
+            let newPassword: [UInt8]? = newPasswordStdin ? try lines?.next("--new-password-stdin") : nil
+            let authenticator = CognitoUserPoolAuthenticator(configuration: configuration, http: CurlHTTPClient())
+            let tokens = try await login.run { () async throws(TokenError) -> AuthTokens in
+                try await authenticator.signIn(username: username, password: password, flow: flow) { () throws(TokenError) -> [UInt8] in
+                    if let newPassword { return newPassword }
+                    guard let typed = TerminalPrompt.readSecret("New password for \(username): ") else {
+                        throw .newPasswordRequired(username: username)
+                    }
+                    return typed
+                }
+            }
+            try await login.save(LoginRecord(provider: .cognito(configuration), flow: flow.rawValue, tokens: tokens))
+        }
+
+        private static func prompt(_ text: String) throws -> [UInt8] {
+            guard let typed = TerminalPrompt.readSecret(text) else {
+                throw CLIError(message: "no password: give --password-stdin or run in a terminal", exitCode: 2)
+            }
+            return typed
+        }
+    }
+
+    struct OIDC: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "oidc", abstract: "Sign in with OpenID Connect (PKCE in a browser, device code, or client credentials).")
+        enum Flow: String, ExpressibleByArgument, CaseIterable {
+            case pkce, device, clientCredentials = "client-credentials"
+        }
+        @Option(help: "The issuer URL (discovery reads ISSUER/.well-known/openid-configuration).") var issuer: String
+        @Option(help: "The client id.") var clientId: String
+        @Option(help: "The client secret, for confidential clients (else MULTIAUTH_CLIENT_SECRET).") var clientSecret: String?
+        @Option(help: "pkce (default), device or client-credentials.") var flow: Flow = .pkce
+        @Option(help: "Scopes, space-separated.") var scope: String = "openid profile email offline_access"
+        @Option(help: "Seconds to wait for the browser or the device approval.") var timeout: Int = 300
+        @Option(help: "The loopback port for the PKCE redirect (default: any free port).") var redirectPort: UInt16 = 0
+        @OptionGroup var login: LoginOptions
+
+        func run() async throws {
+            let configuration = OIDCConfiguration(
+                issuer: issuer, clientId: clientId, clientSecret: clientSecret ?? LoginOptions.environmentSecret, scope: scope)
+            let tokens = try await login.run { () async throws(TokenError) -> AuthTokens in
+                let client = try await OpenIDConnectClient.discover(configuration, http: CurlHTTPClient())
+                switch flow {
+                case .clientCredentials: return try await client.clientCredentials()
+                case .device: return try await Self.device(client)
+                case .pkce:
+                    let redirect = try LoopbackRedirectServer(port: redirectPort)
+                    return try await client.authorizationCode(redirect: redirect, timeout: timeout) { url in
+                        StandardError.emit("Open this URL in a browser to sign in:\n\(url)")
+                        BrowserLauncher.open(url)
+                    }
+                }
+            }
+            try await login.save(LoginRecord(provider: .oidc(configuration), flow: flow.rawValue, tokens: tokens))
+        }
+
+        private static func device(_ client: OpenIDConnectClient) async throws(TokenError) -> AuthTokens {
+            let authorization = try await client.startDeviceAuthorization()
+            StandardError.emit("To sign in, visit \(authorization.verificationURI) and enter the code \(authorization.userCode)")
+            if let complete = authorization.verificationURIComplete { StandardError.emit("(or open \(complete))") }
+            return try await client.pollDeviceToken(authorization)
+        }
+    }
+}
+
+/// The options every login-related command shares: the store and the login's name.
+struct LoginOptions: ParsableArguments {
+    @Option(help: "The name the login is kept under.") var name: String = "default"
+    @OptionGroup var store: StoreOptions
+
+    static var environmentSecret: String? {
+        guard let value = ProcessInfo.processInfo.environment["MULTIAUTH_CLIENT_SECRET"], !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// Runs a token operation, turning its error into a one-line CLI error.
+    func run<T: Sendable>(_ body: () async throws(TokenError) -> T) async throws -> T {
+        do { return try await body() } catch { throw CLIError(message: error.description, exitCode: error.exitCode) }
+    }
+
+    /// Opens the store's logins.
+    func logins() throws -> LoginStore {
+        let source = try PassphraseSource.keySource(
+            keyFile: store.keyFile, passphraseFile: store.passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
+            prompt: "Store passphrase: ", confirm: false)
+        return LoginStore(store: CredentialStore(path: store.storePath, keySource: source, lockTimeout: store.lockTimeout))
+    }
+
+    /// Saves a new login and says so on standard error (never printing a token).
+    func save(_ record: LoginRecord) async throws {
+        let logins = try logins()
+        try await run { () async throws(TokenError) in try await logins.save(record, name: name) }
+        let who = (try? record.tokens.claims(of: record.tokens.idToken == nil ? .access : .id))?.displayName ?? "the client"
+        StandardError.emit("Logged in as \(who) (login '\(name)', expires \(TokenCommand.isoTime(record.tokens.expiresAt))).")
+    }
+
+    /// The saved login `name` as a refreshing provider.
+    func provider() async throws -> (LoginRecord, RefreshingTokenProvider) {
+        let logins = try logins()
+        let record = try await run { () async throws(TokenError) in try await logins.load(name: name) }
+        return (record, logins.provider(for: record, name: name, http: CurlHTTPClient()))
+    }
+}
+
+extension TokenError {
+    /// Exit codes of the login commands: 3 refused, 4 log in again, 5 the provider failed,
+    /// 6 a token is invalid, 7 unreachable, 28 timed out, 1 otherwise.
+    var exitCode: Int32 {
+        switch self {
+        case .notAuthorized, .userNotFound, .passwordResetRequired, .userNotConfirmed, .accessDenied, .newPasswordRequired: 3
+        case .loginRequired, .deviceCodeExpired: 4
+        case .malformedResponse, .service, .tooManyRequests, .invalidParameter, .unsupportedChallenge: 5
+        case .invalidToken, .stateMismatch: 6
+        case .unreachable: 7
+        case .timedOut: 28
+        case .storage, .local: 1
+        }
+    }
+}
+
+/// Lines of standard input, read once.
+struct StandardInputLines {
+    private var lines: [[UInt8]]
+
+    init() {
+        var all = FileHandleless.readStandardInput()
+        lines = all.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Array($0.filter { $0 != 0x0d }) }
+        SecureMemory.zero(&all)
+    }
+
+    mutating func next(_ option: String) throws -> [UInt8] {
+        guard !lines.isEmpty, !lines[0].isEmpty else { throw CLIError(message: "\(option): standard input has no line for it", exitCode: 2) }
+        return lines.removeFirst()
+    }
+}
+
+extension AuthTokens.Kind: ExpressibleByArgument {}
+extension CognitoUserPoolAuthenticator.Flow: ExpressibleByArgument {}

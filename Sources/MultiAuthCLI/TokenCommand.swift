@@ -1,0 +1,115 @@
+import ArgumentParser
+import HTTPTransport
+import TokenProviders
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `multiauth token`: print a valid token of a saved login, refreshing it first if needed.
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token", abstract: "Print a valid token of a saved login (refreshed first when it is about to expire).")
+    @Option(help: "id (default) or access.") var type: AuthTokens.Kind = .id
+    @OptionGroup var login: LoginOptions
+
+    func run() async throws {
+        let (_, provider) = try await login.provider()
+        let token = try await login.run { () async throws(TokenError) in try await provider.token(type).value }
+        FileHandleless.writeStandardOutput(Array((token + "\n").utf8))
+    }
+
+    /// `2024-03-05T09:04:03Z`.
+    static func isoTime(_ unixTime: Int64) -> String {
+        var seconds = time_t(unixTime)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+}
+
+/// `multiauth whoami`: the saved login's claims and expiry, never a token.
+struct WhoAmICommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "whoami", abstract: "Show a saved login's provider, claims and expiry (never its tokens).")
+    @OptionGroup var login: LoginOptions
+
+    func run() async throws {
+        let record = try await login.logins().load(name: login.name)
+        var lines: [String] = []
+        switch record.provider {
+        case .cognito(let configuration): lines.append("provider: cognito \(configuration.userPoolId) client \(configuration.clientId) (\(configuration.region))")
+        case .oidc(let configuration): lines.append("provider: oidc \(configuration.issuer) client \(configuration.clientId)")
+        }
+        lines.append("flow: \(record.flow)")
+        let kind: AuthTokens.Kind = record.tokens.idToken == nil ? .access : .id
+        if let claims = try? record.tokens.claims(of: kind) {
+            lines.append("user: \(claims.displayName ?? "(none)")")
+            lines.append("claims (\(kind.rawValue) token): \(claims)")
+        } else {
+            lines.append("claims: the \(kind.rawValue) token is not a JWT")
+        }
+        lines.append("expires: \(TokenCommand.isoTime(record.tokens.expiresAt))")
+        lines.append("refresh token: \(record.tokens.refreshToken == nil ? "none" : "present")")
+        FileHandleless.writeStandardOutput(Array((lines.joined(separator: "\n") + "\n").utf8))
+    }
+}
+
+/// `multiauth logout`: revoke where the provider allows it, then remove the login.
+struct LogoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "logout", abstract: "Revoke a saved login where possible and remove it from the store.")
+    @OptionGroup var login: LoginOptions
+
+    func run() async throws {
+        let logins = try login.logins()
+        let record = try await login.run { () async throws(TokenError) in try await logins.load(name: login.name) }
+        do {
+            let revoked = try await Self.revoke(record)
+            StandardError.emit(revoked ? "Revoked the tokens of login '\(login.name)'." : "The provider offers no revocation; the tokens stay valid until they expire.")
+        } catch {
+            StandardError.emit("multiauth: warning: revocation failed (\(error)); removing the login anyway")
+        }
+        try await login.run { () async throws(TokenError) in try await logins.remove(name: login.name) }
+        StandardError.emit("Removed login '\(login.name)'.")
+    }
+
+    private static func revoke(_ record: LoginRecord) async throws(TokenError) -> Bool {
+        switch record.provider {
+        case .cognito(let configuration):
+            try await CognitoUserPoolAuthenticator(configuration: configuration, http: CurlHTTPClient()).revoke(record.tokens)
+            return true
+        case .oidc(let configuration):
+            return try await OpenIDConnectClient.discover(configuration, http: CurlHTTPClient()).revoke(record.tokens)
+        }
+    }
+}
+
+/// Opens a URL in the desktop's browser when there is a desktop; otherwise does nothing
+/// (the URL is printed for the user in any case).
+enum BrowserLauncher {
+    static func open(_ url: String) {
+        let environment = ProcessInfo.processInfo.environment
+        let command: String
+        if let browser = environment["BROWSER"], !browser.isEmpty {
+            command = browser
+        } else if environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil {
+            command = "xdg-open"
+        } else {
+            return
+        }
+        var pid = pid_t()
+        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(command), strdup(url), nil]
+        defer { arguments.forEach { free($0) } }
+        _ = posix_spawnp(&pid, command, nil, nil, arguments, environ)
+    }
+}

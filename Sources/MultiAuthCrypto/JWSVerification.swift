@@ -1,0 +1,65 @@
+import CLibCrypto
+
+/// Public keys that check JSON Web Signatures (RFC 7518): RS256 (RSASSA-PKCS1-v1_5 with
+/// SHA-256) and ES256 (ECDSA P-256 with SHA-256, signature as raw r ‖ s).
+public enum JWSPublicKey: Sendable, Equatable {
+    /// An RSA key from its modulus and public exponent (big-endian bytes).
+    case rsa(modulus: [UInt8], exponent: [UInt8])
+    /// A P-256 key from its affine coordinates (32 bytes each).
+    case p256(x: [UInt8], y: [UInt8])
+
+    /// True when `signature` is a valid signature of `message` under this key. Any malformed
+    /// input (a wrong-size signature, a key off the curve) is simply not valid.
+    public func isValidSignature(_ signature: [UInt8], for message: some Sequence<UInt8>) -> Bool {
+        let digest = SHA256.hash(message)
+        switch self {
+        case .rsa(let modulus, let exponent): return Self.verifyRSA(signature, digest: digest, modulus: modulus, exponent: exponent)
+        case .p256(let x, let y):
+            guard signature.count == 64, let der = Self.derSignature(r: Array(signature[0..<32]), s: Array(signature[32...])) else {
+                return false
+            }
+            return P256SigningKey.verify(signature: der, digest: digest, publicX: x, publicY: y)
+        }
+    }
+
+    private static func verifyRSA(_ signature: [UInt8], digest: SHA256Digest, modulus: [UInt8], exponent: [UInt8]) -> Bool {
+        // 2048 bits is the smallest size RFC 7518 allows for RS256.
+        guard modulus.drop(while: { $0 == 0 }).count >= 256, !exponent.isEmpty, exponent.count <= 8,
+            let rsa = RSA_new()
+        else { return false }
+        defer { RSA_free(rsa) }
+        guard let n = BN_bin2bn(modulus, Int32(modulus.count), nil) else { return false }
+        guard let e = BN_bin2bn(exponent, Int32(exponent.count), nil) else {
+            BN_free(n)
+            return false
+        }
+        guard RSA_set0_key(rsa, n, e, nil) == 1 else {
+            BN_free(n)
+            BN_free(e)
+            return false
+        }
+        return digest.withUnsafeBytes { raw in
+            RSA_verify(NID_sha256, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), 32, signature, UInt32(signature.count), rsa)
+        } == 1
+    }
+
+    private static func derSignature(r: [UInt8], s: [UInt8]) -> [UInt8]? {
+        guard let signature = ECDSA_SIG_new() else { return nil }
+        defer { ECDSA_SIG_free(signature) }
+        guard let rNumber = BN_bin2bn(r, 32, nil) else { return nil }
+        guard let sNumber = BN_bin2bn(s, 32, nil) else {
+            BN_free(rNumber)
+            return nil
+        }
+        guard ECDSA_SIG_set0(signature, rNumber, sNumber) == 1 else {
+            BN_free(rNumber)
+            BN_free(sNumber)
+            return nil
+        }
+        var output: UnsafeMutablePointer<UInt8>?
+        let length = i2d_ECDSA_SIG(signature, &output)
+        guard length > 0, let output else { return nil }
+        defer { CRYPTO_free(output, #fileID, #line) }
+        return Array(UnsafeBufferPointer(start: output, count: Int(length)))
+    }
+}

@@ -1,0 +1,91 @@
+import HTTPTransport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The few calls of Cognito's JSON API (`X-Amz-Target: AWSCognitoIdentityProviderService.*`)
+/// that sign-in needs, with Cognito's error types mapped to ``TokenError``.
+struct CognitoIdentityProviderAPI: Sendable {
+    let configuration: CognitoUserPoolConfiguration
+    let http: any HTTPClient
+    static let provider = "Cognito"
+
+    /// InitiateAuth / RespondToAuthChallenge answer with tokens or another challenge.
+    struct AuthResponse: Decodable {
+        struct Result: Decodable {
+            let AccessToken: String
+            let IdToken: String?
+            let RefreshToken: String?
+            let ExpiresIn: Int64?
+        }
+        let AuthenticationResult: Result?
+        let ChallengeName: String?
+        let ChallengeParameters: [String: String]?
+        let Session: String?
+    }
+
+    private struct ErrorBody: Decodable {
+        let __type: String?
+        let message: String?
+        let Message: String?
+    }
+
+    func initiateAuth(flow: String, parameters: [String: String]) async throws(TokenError) -> AuthResponse {
+        try await call("InitiateAuth", ["AuthFlow": .string(flow), "ClientId": .string(configuration.clientId), "AuthParameters": object(parameters)], secrets: Array(parameters.values))
+    }
+
+    func respond(challenge: String, responses: [String: String], session: String?) async throws(TokenError) -> AuthResponse {
+        var body: [String: JSONValue] = [
+            "ChallengeName": .string(challenge), "ClientId": .string(configuration.clientId), "ChallengeResponses": object(responses),
+        ]
+        if let session { body["Session"] = .string(session) }
+        return try await call("RespondToAuthChallenge", body, secrets: Array(responses.values) + [session ?? ""])
+    }
+
+    func revoke(refreshToken: String) async throws(TokenError) {
+        var body: [String: JSONValue] = ["Token": .string(refreshToken), "ClientId": .string(configuration.clientId)]
+        if let secret = configuration.clientSecret { body["ClientSecret"] = .string(secret) }
+        let _: [String: JSONValue] = try await call("RevokeToken", body, secrets: [refreshToken, configuration.clientSecret ?? ""])
+    }
+
+    private func object(_ values: [String: String]) -> JSONValue { .object(values.mapValues { .string($0) }) }
+
+    private func call<Response: Decodable>(_ operation: String, _ body: [String: JSONValue], secrets: [String]) async throws(TokenError) -> Response {
+        let encoded: [UInt8]
+        do { encoded = Array(try JSONEncoder().encode(JSONValue.object(body))) } catch { throw .local("cannot encode \(operation)") }
+        let request = HTTPRequest(
+            method: "POST", url: configuration.endpoint,
+            headers: [
+                HTTPHeader(name: "Content-Type", value: "application/x-amz-json-1.1"),
+                HTTPHeader(name: "X-Amz-Target", value: "AWSCognitoIdentityProviderService.\(operation)"),
+            ], body: .bytes(encoded))
+        let response: HTTPResponse
+        do { response = try await http.send(request) } catch {
+            throw .unreachable(provider: "\(Self.provider) (\(configuration.endpoint))", problem: error.description)
+        }
+        guard (200..<300).contains(response.status) else { throw Self.error(from: response, secrets: secrets + [configuration.clientSecret ?? ""]) }
+        do { return try JSONDecoder().decode(Response.self, from: Data(response.body)) } catch {
+            throw .malformedResponse(provider: Self.provider, problem: "\(operation) answered HTTP \(response.status) with an unexpected body")
+        }
+    }
+
+    /// Maps `{"__type": "...#NotAuthorizedException", "message": ...}` to a typed error.
+    static func error(from response: HTTPResponse, secrets: [String]) -> TokenError {
+        let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body))
+        let rawType = body?.__type ?? response.header("x-amzn-ErrorType") ?? "HTTP \(response.status)"
+        let type = String(rawType.split(separator: "#").last ?? "").split(separator: ":").first.map(String.init) ?? rawType
+        let message = String((body?.message ?? body?.Message ?? "no message").prefix(300)).redacting(secrets)
+        switch type {
+        case "NotAuthorizedException": return .notAuthorized(provider: provider, message: message)
+        case "UserNotFoundException": return .userNotFound(provider: provider)
+        case "PasswordResetRequiredException": return .passwordResetRequired(provider: provider)
+        case "UserNotConfirmedException": return .userNotConfirmed(provider: provider)
+        case "TooManyRequestsException", "LimitExceededException": return .tooManyRequests(provider: provider)
+        case "InvalidParameterException", "InvalidPasswordException": return .invalidParameter(provider: provider, message: message)
+        default: return .service(provider: provider, code: type, message: message)
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import HTTPTransport
+import MultiAuthCrypto
+
+/// Signs in to a Cognito user pool (USER_SRP_AUTH or USER_PASSWORD_AUTH), answers
+/// NEW_PASSWORD_REQUIRED, and refreshes with REFRESH_TOKEN_AUTH.
+///
+/// ```swift
+/// let cognito = CognitoUserPoolAuthenticator(configuration: .init(userPoolId: pool, clientId: client), http: CurlHTTPClient())
+/// let tokens = try await cognito.signIn(username: "alice", password: Array(password.utf8))
+/// ```
+public struct CognitoUserPoolAuthenticator: TokenRefresher {
+    /// How the password is proven.
+    public enum Flow: String, Sendable, Codable, CaseIterable {
+        /// USER_SRP_AUTH: the password never leaves the client.
+        case srp
+        /// USER_PASSWORD_AUTH: the password is sent over TLS.
+        case password
+    }
+
+    /// The pool and client.
+    public let configuration: CognitoUserPoolConfiguration
+    private let api: CognitoIdentityProviderAPI
+    private let now: @Sendable () -> Int64
+
+    /// - Parameter now: the clock, seconds since 1970 (for token expiry and the SRP timestamp).
+    public init(configuration: CognitoUserPoolConfiguration, http: any HTTPClient, now: @escaping @Sendable () -> Int64 = unixNow) {
+        self.configuration = configuration
+        api = CognitoIdentityProviderAPI(configuration: configuration, http: http)
+        self.now = now
+    }
+
+    /// Signs `username` in.
+    /// - Parameters:
+    ///   - password: zeroed by the caller after the call; copies made here are zeroed.
+    ///   - newPassword: asked for when the pool answers NEW_PASSWORD_REQUIRED; `nil` means
+    ///     ``TokenError/newPasswordRequired(username:)``.
+    public func signIn(
+        username: String, password: [UInt8], flow: Flow = .srp,
+        newPassword: (@Sendable () async throws(TokenError) -> [UInt8])? = nil
+    ) async throws(TokenError) -> AuthTokens {
+        var response: CognitoIdentityProviderAPI.AuthResponse
+        var challengeUser = username
+        switch flow {
+        case .password:
+            var text = String(decoding: password, as: UTF8.self)
+            defer { text = "" }
+            response = try await api.initiateAuth(
+                flow: "USER_PASSWORD_AUTH", parameters: withSecretHash(["USERNAME": username, "PASSWORD": text], username: username))
+        case .srp:
+            let srp = try CognitoSRP()
+            response = try await api.initiateAuth(
+                flow: "USER_SRP_AUTH", parameters: withSecretHash(["USERNAME": username, "SRP_A": srp.largeA.hex], username: username))
+            guard response.ChallengeName == "PASSWORD_VERIFIER" else { break }
+            (response, challengeUser) = try await answerPasswordVerifier(response, srp: srp, password: password, username: username)
+        }
+        if response.ChallengeName == "NEW_PASSWORD_REQUIRED" {
+            guard let newPassword else { throw .newPasswordRequired(username: username) }
+            response = try await answerNewPassword(response, newPassword: try await newPassword(), username: challengeUser)
+        }
+        return try tokens(from: response)
+    }
+
+    public func refresh(_ tokens: AuthTokens) async throws(TokenError) -> AuthTokens {
+        guard let refreshToken = tokens.refreshToken else { throw .loginRequired(name: "", reason: "no refresh token") }
+        // SECRET_HASH on refresh uses the user's internal name (the access token's `username`).
+        let username = (try? tokens.claims(of: .access))?.members["username"]?.stringValue ?? ""
+        var parameters = ["REFRESH_TOKEN": refreshToken]
+        if let secret = configuration.clientSecret {
+            parameters["SECRET_HASH"] = CognitoSecretHash.compute(username: username, clientId: configuration.clientId, clientSecret: secret)
+        }
+        return try self.tokens(from: try await api.initiateAuth(flow: "REFRESH_TOKEN_AUTH", parameters: parameters))
+    }
+
+    /// Revokes the refresh token (and the tokens issued from it).
+    public func revoke(_ tokens: AuthTokens) async throws(TokenError) {
+        guard let refreshToken = tokens.refreshToken else { return }
+        try await api.revoke(refreshToken: refreshToken)
+    }
+
+    private func answerPasswordVerifier(
+        _ response: CognitoIdentityProviderAPI.AuthResponse, srp: CognitoSRP, password: [UInt8], username: String
+    ) async throws(TokenError) -> (CognitoIdentityProviderAPI.AuthResponse, String) {
+        let parameters = response.ChallengeParameters ?? [:]
+        guard let b = parameters["SRP_B"], let salt = parameters["SALT"], let block = parameters["SECRET_BLOCK"],
+            let userId = parameters["USER_ID_FOR_SRP"]
+        else { throw .malformedResponse(provider: "Cognito", problem: "PASSWORD_VERIFIER lacks SRP_B, SALT, SECRET_BLOCK or USER_ID_FOR_SRP") }
+        // USERNAME in the challenge is the pool's name for the user, which differs from what
+        // was typed when the user signed in with an alias.
+        let challengeUser = parameters["USERNAME"] ?? userId
+        let timestamp = CognitoSRP.timestamp(unixTime: now())
+        let signature = try srp.claimSignature(
+            challenge: .init(serverB: b, salt: salt, secretBlock: block, userIdForSRP: userId), password: password,
+            poolName: configuration.poolName, timestamp: timestamp)
+        let answers = withSecretHash(
+            ["TIMESTAMP": timestamp, "USERNAME": challengeUser, "PASSWORD_CLAIM_SECRET_BLOCK": block, "PASSWORD_CLAIM_SIGNATURE": signature],
+            username: challengeUser)
+        return (try await api.respond(challenge: "PASSWORD_VERIFIER", responses: answers, session: response.Session), challengeUser)
+    }
+
+    private func answerNewPassword(
+        _ response: CognitoIdentityProviderAPI.AuthResponse, newPassword: [UInt8], username: String
+    ) async throws(TokenError) -> CognitoIdentityProviderAPI.AuthResponse {
+        var copy = newPassword
+        defer { SecureMemory.zero(&copy) }
+        let user = response.ChallengeParameters?["USER_ID_FOR_SRP"] ?? username
+        let answers = withSecretHash(["USERNAME": user, "NEW_PASSWORD": String(decoding: copy, as: UTF8.self)], username: user)
+        return try await api.respond(challenge: "NEW_PASSWORD_REQUIRED", responses: answers, session: response.Session)
+    }
+
+    private func withSecretHash(_ parameters: [String: String], username: String) -> [String: String] {
+        guard let secret = configuration.clientSecret else { return parameters }
+        var result = parameters
+        result["SECRET_HASH"] = CognitoSecretHash.compute(username: username, clientId: configuration.clientId, clientSecret: secret)
+        return result
+    }
+
+    private func tokens(from response: CognitoIdentityProviderAPI.AuthResponse) throws(TokenError) -> AuthTokens {
+        guard let result = response.AuthenticationResult else {
+            throw response.ChallengeName.map { TokenError.unsupportedChallenge($0) }
+                ?? .malformedResponse(provider: "Cognito", problem: "neither tokens nor a challenge")
+        }
+        return AuthTokens(
+            idToken: result.IdToken, accessToken: result.AccessToken, refreshToken: result.RefreshToken,
+            expiresAt: now() + (result.ExpiresIn ?? 3600))
+    }
+}

@@ -1,0 +1,58 @@
+import MultiAuthCrypto
+import CredentialStore
+
+/// Which user pool and app client to sign in to.
+public struct CognitoUserPoolConfiguration: Sendable, Codable, Equatable {
+    /// The pool id, `REGION_NAME` (e.g. `us-east-1_AbCdEf123`).
+    public var userPoolId: String
+    /// The app client id.
+    public var clientId: String
+    /// The app client secret, when the client has one (then every call carries SECRET_HASH).
+    public var clientSecret: String?
+    /// The pool's region.
+    public var region: String
+    /// The Cognito Identity Provider endpoint (default `https://cognito-idp.REGION.amazonaws.com/`).
+    public var endpoint: String
+
+    /// - Parameters:
+    ///   - region: default: the part of `userPoolId` before `_`.
+    ///   - endpoint: default: `https://cognito-idp.REGION.amazonaws.com/`.
+    public init(userPoolId: String, clientId: String, clientSecret: String? = nil, region: String? = nil, endpoint: String? = nil) {
+        self.userPoolId = userPoolId
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+        let resolvedRegion = region ?? userPoolId.split(separator: "_").first.map(String.init) ?? "us-east-1"
+        self.region = resolvedRegion
+        self.endpoint = endpoint ?? "https://cognito-idp.\(resolvedRegion).amazonaws.com/"
+    }
+
+    /// The pool name used by SRP: the part of the pool id after `_`.
+    public var poolName: String { userPoolId.split(separator: "_", maxSplits: 1).last.map(String.init) ?? userPoolId }
+
+    /// The environment the login's tokens belong to in the credential store.
+    public var environment: StoreEnvironment {
+        StoreEnvironment([
+            StoreEnvironment.Field.region: region, StoreEnvironment.Field.userPoolId: userPoolId,
+            StoreEnvironment.Field.appClientId: clientId, "endpoint": endpoint,
+        ])
+    }
+}
+
+/// SECRET_HASH = base64(HMAC-SHA256(client secret, username ‖ client id)), which Cognito
+/// requires on every call when the app client has a secret.
+public enum CognitoSecretHash {
+    /// The SECRET_HASH for `username` (the USERNAME sent in that call).
+    public static func compute(username: String, clientId: String, clientSecret: String) -> String {
+        Base64.encode(HMACSHA256Key(key: Array(clientSecret.utf8)).authenticationCode(for: Array((username + clientId).utf8)).bytes)
+    }
+}
+
+extension CognitoUserPoolConfiguration {
+    /// The `Logins` key Cognito Identity expects for this pool's ID tokens.
+    public var identityLoginsKey: String { "cognito-idp.\(region).amazonaws.com/\(userPoolId)" }
+
+    /// The `Logins` map for ``CredentialProviders``' Cognito Identity provider, from a login's tokens.
+    public func identityLogins(_ tokens: AuthTokens) throws(TokenError) -> [String: String] {
+        [identityLoginsKey: try tokens.token(.id)]
+    }
+}

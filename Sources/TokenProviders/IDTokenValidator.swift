@@ -1,0 +1,101 @@
+import MultiAuthCrypto
+
+/// A JSON Web Key Set (RFC 7517), as served at a provider's `jwks_uri`.
+public struct JSONWebKeySet: Sendable, Decodable, Equatable {
+    /// The keys.
+    public let keys: [JSONWebKey]
+
+    /// The set.
+    public init(keys: [JSONWebKey]) { self.keys = keys }
+}
+
+/// One public key of a set: RSA (`n`, `e`) or EC P-256 (`x`, `y`).
+public struct JSONWebKey: Sendable, Decodable, Equatable {
+    /// `RSA` or `EC`.
+    public let kty: String
+    /// The key id tokens name in their header.
+    public let kid: String?
+    /// The algorithm the key is for, when stated.
+    public let alg: String?
+    /// `sig` for signing keys.
+    public let use: String?
+    /// The curve, for EC keys.
+    public let crv: String?
+    /// RSA modulus and exponent, base64url.
+    public let n: String?, e: String?
+    /// EC coordinates, base64url.
+    public let x: String?, y: String?
+
+    /// The key for OpenSSL, checked to suit `algorithm`.
+    func publicKey(for algorithm: String) throws(TokenError) -> JWSPublicKey {
+        if let alg, alg != algorithm { throw .invalidToken(reason: "key '\(kid ?? "")' is for \(alg), the token is \(algorithm)") }
+        do {
+            switch (algorithm, kty) {
+            case ("RS256", "RSA"):
+                guard let n, let e else { break }
+                return .rsa(modulus: try Base64.decode(n), exponent: try Base64.decode(e))
+            case ("ES256", "EC"):
+                guard crv == "P-256", let x, let y else { break }
+                return .p256(x: try Base64.decode(x), y: try Base64.decode(y))
+            default: break
+            }
+        } catch { throw .invalidToken(reason: "key '\(kid ?? "")' is not valid base64url") }
+        throw .invalidToken(reason: "key '\(kid ?? "")' (\(kty)) cannot check an \(algorithm) signature")
+    }
+}
+
+/// Validates ID tokens (OpenID Connect Core §3.1.3.7): RS256 or ES256 signature against the
+/// provider's keys, `iss`, `aud`, `exp` (with a small leeway) and `nonce`.
+public struct IDTokenValidator: Sendable {
+    /// The accepted signature algorithms; `none` and HMAC algorithms are never accepted.
+    public static let algorithms: Set<String> = ["RS256", "ES256"]
+
+    let issuer: String
+    let clientId: String
+    let keys: JSONWebKeySet
+    let leeway: Int64
+    let now: @Sendable () -> Int64
+
+    /// - Parameter leeway: seconds of clock difference tolerated on `exp` (default 60).
+    public init(issuer: String, clientId: String, keys: JSONWebKeySet, leeway: Int64 = 60, now: @escaping @Sendable () -> Int64 = unixNow) {
+        self.issuer = issuer
+        self.clientId = clientId
+        self.keys = keys
+        self.leeway = leeway
+        self.now = now
+    }
+
+    /// The token's claims, once every check passed.
+    /// - Parameter nonce: the nonce sent in the authorization request, if any.
+    /// - Throws: ``TokenError/invalidToken(reason:)`` naming the first check that failed.
+    @discardableResult
+    public func validate(_ token: String, nonce: String? = nil) throws(TokenError) -> JWTClaims {
+        let jwt = try JSONWebToken(parsing: token)
+        guard Self.algorithms.contains(jwt.header.alg) else { throw .invalidToken(reason: "algorithm \(jwt.header.alg) is not accepted") }
+        let key = try signingKey(for: jwt.header)
+        guard key.isValidSignature(jwt.signature, for: jwt.signingInput) else { throw .invalidToken(reason: "the signature does not verify") }
+        let claims = jwt.claims
+        guard claims.issuer == issuer else { throw .invalidToken(reason: "issuer '\(claims.issuer ?? "")' is not '\(issuer)'") }
+        guard claims.audiences.contains(clientId) else { throw .invalidToken(reason: "audience does not include client '\(clientId)'") }
+        guard let expiry = claims.expiresAt else { throw .invalidToken(reason: "no exp claim") }
+        guard expiry + leeway > now() else { throw .invalidToken(reason: "expired at \(expiry)") }
+        if let nonce, claims.nonce != nonce { throw .invalidToken(reason: "the nonce does not match this login") }
+        return claims
+    }
+
+    private func signingKey(for header: JSONWebToken.Header) throws(TokenError) -> JWSPublicKey {
+        let candidates = keys.keys.filter { $0.use == nil || $0.use == "sig" }
+        if let kid = header.kid {
+            guard let key = candidates.first(where: { $0.kid == kid }) else {
+                throw .invalidToken(reason: "the provider's key set has no key '\(kid)'")
+            }
+            return try key.publicKey(for: header.alg)
+        }
+        // No kid: acceptable only when exactly one key could have signed it.
+        let suitable = candidates.compactMap { try? $0.publicKey(for: header.alg) }
+        guard suitable.count == 1, let only = suitable.first else {
+            throw .invalidToken(reason: "the token names no key and the key set has \(suitable.count) that could match")
+        }
+        return only
+    }
+}

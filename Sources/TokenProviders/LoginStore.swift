@@ -1,0 +1,130 @@
+import MultiAuthCrypto
+import CredentialStore
+import HTTPTransport
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One saved login: which provider it came from and its tokens. Kept encrypted in the
+/// credential store under the provider's environment (pool, client, region, endpoint or
+/// issuer, client), so tokens made for one backend are never used against another.
+public struct LoginRecord: Sendable, Codable, Equatable {
+    /// Where the tokens come from.
+    public enum Provider: Sendable, Codable, Equatable {
+        /// A Cognito user pool.
+        case cognito(CognitoUserPoolConfiguration)
+        /// An OpenID Connect provider.
+        case oidc(OIDCConfiguration)
+    }
+
+    /// The provider.
+    public var provider: Provider
+    /// The flow that made the login (`srp`, `password`, `pkce`, `device`, `client-credentials`).
+    public var flow: String
+    /// The tokens.
+    public var tokens: AuthTokens
+
+    /// A record.
+    public init(provider: Provider, flow: String, tokens: AuthTokens) {
+        self.provider = provider
+        self.flow = flow
+        self.tokens = tokens
+    }
+
+    /// The store environment of the provider.
+    public var environment: StoreEnvironment {
+        switch provider {
+        case .cognito(let configuration): configuration.environment
+        case .oidc(let configuration): configuration.environment
+        }
+    }
+}
+
+/// Saves, loads and removes logins by name in a ``CredentialStore``, and turns a saved login
+/// into a refreshing ``TokenProvider`` that writes refreshed tokens back.
+public struct LoginStore: Sendable {
+    /// The store service name under which logins live; the account is the login's name.
+    public static let service = "multiauth.login"
+    /// The store.
+    public let store: CredentialStore
+
+    /// Logins in `store`.
+    public init(store: CredentialStore) { self.store = store }
+
+    /// Saves `record` as `name`, replacing an earlier login of that name.
+    public func save(_ record: LoginRecord, name: String) async throws(TokenError) {
+        var bytes: [UInt8]
+        do { bytes = Array(try JSONEncoder().encode(record)) } catch { throw .local("cannot encode the login") }
+        defer { SecureMemory.zero(&bytes) }
+        do {
+            try await store.set(bytes, service: Self.service, account: name, label: "login (\(record.flow))", environment: record.environment)
+        } catch { throw .storage(error.description) }
+    }
+
+    /// The login saved as `name`. With `expecting`, it must have been made for that
+    /// environment; without, the environment saved with it is used.
+    public func load(name: String, expecting: StoreEnvironment? = nil) async throws(TokenError) -> LoginRecord {
+        do {
+            let environment: StoreEnvironment
+            if let expecting {
+                environment = expecting
+            } else {
+                let items = try await store.list()
+                guard let item = items.first(where: { $0.service == Self.service && $0.account == name }) else {
+                    throw StoreError.itemNotFound(service: Self.service, account: name)
+                }
+                environment = item.environment
+            }
+            var bytes = try await store.get(service: Self.service, account: name, environment: environment)
+            defer { SecureMemory.zero(&bytes) }
+            do { return try JSONDecoder().decode(LoginRecord.self, from: Data(bytes)) } catch {
+                throw TokenError.storage("login '\(name)' in \(store.path) is not a login record")
+            }
+        } catch let error as StoreError {
+            if case .itemNotFound = error { throw .loginRequired(name: name, reason: "no such login in \(store.path)") }
+            throw .storage(error.description)
+        } catch let error as TokenError {
+            throw error
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    /// Removes the login `name`.
+    public func remove(name: String) async throws(TokenError) {
+        do { try await store.delete(service: Self.service, account: name) } catch { throw .storage(error.description) }
+    }
+
+    /// A provider that serves the saved tokens, refreshes them `refreshMargin` seconds before
+    /// expiry (one refresh in flight at a time), and saves refreshed tokens back as `name`.
+    public func provider(
+        for record: LoginRecord, name: String, http: any HTTPClient, refreshMargin: Int64 = 120
+    ) -> RefreshingTokenProvider {
+        let refresher: any TokenRefresher =
+            switch record.provider {
+            case .cognito(let configuration): CognitoUserPoolAuthenticator(configuration: configuration, http: http)
+            case .oidc(let configuration): DiscoveringRefresher(configuration: configuration, http: http)
+            }
+        return RefreshingTokenProvider(
+            tokens: record.tokens, refresher: refresher, name: name, refreshMargin: refreshMargin,
+            persist: { tokens throws(TokenError) in
+                var updated = record
+                updated.tokens = tokens
+                try await save(updated, name: name)
+            })
+    }
+}
+
+/// Refreshes an OIDC login, discovering the provider only when a refresh is needed, so a
+/// valid saved token costs no network call.
+struct DiscoveringRefresher: TokenRefresher {
+    let configuration: OIDCConfiguration
+    let http: any HTTPClient
+
+    func refresh(_ tokens: AuthTokens) async throws(TokenError) -> AuthTokens {
+        try await OpenIDConnectClient.discover(configuration, http: http).refresh(tokens)
+    }
+}

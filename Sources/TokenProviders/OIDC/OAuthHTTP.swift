@@ -1,0 +1,94 @@
+import HTTPTransport
+import MultiAuthCrypto
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// GETs JSON documents and POSTs OAuth forms, mapping RFC 6749 §5.2 error bodies to
+/// ``TokenError`` values that never carry what was sent.
+struct OAuthHTTP: Sendable {
+    let http: any HTTPClient
+    let provider: String
+
+    struct ErrorBody: Decodable {
+        let error: String
+        let error_description: String?
+    }
+
+    /// An OAuth error response, before it is mapped.
+    struct OAuthFailure: Error {
+        let code: String
+        let message: String
+    }
+
+    func getJSON<T: Decodable>(_ type: T.Type, from url: String, what: String) async throws(TokenError) -> T {
+        let response = try await send(HTTPRequest(method: "GET", url: url, headers: [HTTPHeader(name: "Accept", value: "application/json")]))
+        guard response.status == 200 else { throw .malformedResponse(provider: provider, problem: "\(what) at \(url) answered HTTP \(response.status)") }
+        do { return try JSONDecoder().decode(T.self, from: Data(response.body)) } catch {
+            throw .malformedResponse(provider: provider, problem: "\(what) at \(url) is not the expected JSON")
+        }
+    }
+
+    /// POSTs `form` with the client's authentication; a 4xx OAuth error comes back as `.failure`.
+    func postForm<T: Decodable>(
+        _ type: T.Type, to url: String, form: [(String, String)], client: ClientAuthentication, secrets: [String]
+    ) async throws(TokenError) -> Result<T, OAuthFailure> {
+        var pairs = form
+        var headers = [
+            HTTPHeader(name: "Content-Type", value: "application/x-www-form-urlencoded"),
+            HTTPHeader(name: "Accept", value: "application/json"),
+        ]
+        client.apply(to: &pairs, headers: &headers)
+        let response = try await send(HTTPRequest(method: "POST", url: url, headers: headers, body: .bytes(FormURLEncoding.encode(pairs))))
+        if (200..<300).contains(response.status) {
+            if T.self == EmptyResponse.self, let empty = EmptyResponse() as? T { return .success(empty) }
+            do { return .success(try JSONDecoder().decode(T.self, from: Data(response.body))) } catch {
+                throw .malformedResponse(provider: provider, problem: "\(url) answered HTTP \(response.status) with an unexpected body")
+            }
+        }
+        guard let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)) else {
+            throw .service(provider: provider, code: "HTTP \(response.status)", message: "\(url) answered without an OAuth error body")
+        }
+        let message = String((body.error_description ?? "no description").prefix(300)).redacting(secrets + [client.secret ?? ""])
+        return .failure(OAuthFailure(code: body.error, message: message))
+    }
+
+    private func send(_ request: HTTPRequest) async throws(TokenError) -> HTTPResponse {
+        do { return try await http.send(request) } catch { throw .unreachable(provider: "\(provider) (\(request.url))", problem: error.description) }
+    }
+}
+
+/// A body that is not read (revocation answers 200 with anything).
+struct EmptyResponse: Decodable {}
+
+/// How the client proves itself at the token endpoint: `client_secret_basic` when it has a
+/// secret and the provider allows it (the default per RFC 6749), `client_secret_post` when
+/// only that is allowed, and just `client_id` for public clients.
+struct ClientAuthentication: Sendable {
+    let clientId: String
+    let secret: String?
+    let usePost: Bool
+
+    init(configuration: OIDCConfiguration, metadata: ProviderMetadata) {
+        clientId = configuration.clientId
+        secret = configuration.clientSecret
+        let methods = metadata.tokenEndpointAuthMethodsSupported ?? ["client_secret_basic"]
+        usePost = !methods.contains("client_secret_basic") && methods.contains("client_secret_post")
+    }
+
+    func apply(to form: inout [(String, String)], headers: inout [HTTPHeader]) {
+        guard let secret else {
+            form.append(("client_id", clientId))
+            return
+        }
+        if usePost {
+            form += [("client_id", clientId), ("client_secret", secret)]
+        } else {
+            let credentials = FormURLEncoding.escape(clientId) + ":" + FormURLEncoding.escape(secret)
+            headers.append(HTTPHeader(name: "Authorization", value: "Basic " + Base64.encode(Array(credentials.utf8))))
+        }
+    }
+}
