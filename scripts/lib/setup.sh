@@ -30,6 +30,8 @@ ensure_system_packages() {
 
 MOTO_VERSION=5.2.1
 JOSERFC_VERSION=1.6.5
+NANOIDP_VERSION=3.4.0
+PYCOGNITO_VERSION=2024.5.1
 
 # Python packages for the test oracles and the benchmark peer, in a git-ignored .venv.
 ensure_python_packages() {
@@ -47,10 +49,11 @@ ensure_python_packages() {
 # joserfc for the API server's JWT checks.
 ensure_peer_packages() {
     ensure_python_packages
-    if ! .venv/bin/python3 -c "import moto, boto3, flask, joserfc, sys; sys.exit(moto.__version__ != '$MOTO_VERSION')" 2>/dev/null; then
-        say "installing moto==$MOTO_VERSION, boto3, flask, joserfc into .venv"
+    if ! .venv/bin/python3 -c "import moto, boto3, flask, joserfc, pycognito, sys; sys.exit(moto.__version__ != '$MOTO_VERSION')" 2>/dev/null \
+        || [ "$(.venv/bin/pip show nanoidp 2>/dev/null | sed -n 's/^Version: //p')" != "$NANOIDP_VERSION" ]; then
+        say "installing moto==$MOTO_VERSION, nanoidp==$NANOIDP_VERSION, pycognito, boto3, flask, joserfc into .venv"
         .venv/bin/pip install -q --disable-pip-version-check "moto[cognitoidp]==$MOTO_VERSION" flask flask-cors boto3 \
-            "joserfc==$JOSERFC_VERSION" "botocore==$BOTOCORE_VERSION"
+            "joserfc==$JOSERFC_VERSION" "botocore==$BOTOCORE_VERSION" "nanoidp==$NANOIDP_VERSION" "pycognito==$PYCOGNITO_VERSION"
     fi
 }
 
@@ -107,5 +110,22 @@ start_peers() {
         wait_for "http://127.0.0.1:$port/open/" "API server ($variant)"
         if [ "$variant" = plain ]; then export MULTIAUTH_TEST_API_URL="http://127.0.0.1:$port"; else export MULTIAUTH_TEST_SKEWED_API_URL="http://127.0.0.1:$port"; fi
     done
-    say "peers: moto $MULTIAUTH_TEST_MOTO_URL, API $MULTIAUTH_TEST_API_URL, skewed API $MULTIAUTH_TEST_SKEWED_API_URL"
+    start_nanoidp "$logs"
+    say "peers: moto $MULTIAUTH_TEST_MOTO_URL, nanoidp $MULTIAUTH_TEST_OIDC_ISSUER, API $MULTIAUTH_TEST_API_URL, skewed API $MULTIAUTH_TEST_SKEWED_API_URL"
+}
+
+# Starts nanoidp (the OpenID provider peer) with the config in scripts/peers/nanoidp and
+# exports MULTIAUTH_TEST_OIDC_ISSUER. Its keys and config copy live under LOGS.
+start_nanoidp() {
+    local logs=$1 port home
+    port=$(free_port)
+    home="$logs/nanoidp"
+    rm -rf "$home" && mkdir -p "$home/config"
+    sed "s/@PORT@/$port/g" scripts/peers/nanoidp/settings.yaml >"$home/config/settings.yaml"
+    cp scripts/peers/nanoidp/users.yaml "$home/config/users.yaml"
+    local nanoidp="$PWD/.venv/bin/nanoidp"
+    (cd "$home" && exec "$nanoidp" --config ./config >"nanoidp.log" 2>&1) &
+    PEER_PIDS+=($!)
+    export MULTIAUTH_TEST_OIDC_ISSUER="http://127.0.0.1:$port"
+    wait_for "$MULTIAUTH_TEST_OIDC_ISSUER/.well-known/openid-configuration" nanoidp
 }

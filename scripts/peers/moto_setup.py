@@ -15,7 +15,13 @@ session = boto3.session.Session(aws_access_key_id="testing", aws_secret_access_k
 idp = session.client("cognito-idp", endpoint_url=url)
 identity = session.client("cognito-identity", endpoint_url=url)
 pool = idp.create_user_pool(PoolName="multiauth-test")["UserPool"]["Id"]
-client = idp.create_user_pool_client(UserPoolId=pool, ClientName="cli", ExplicitAuthFlows=["ALLOW_USER_PASSWORD_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"])["UserPoolClient"]["ClientId"]
+flows = ["ALLOW_USER_PASSWORD_AUTH", "ALLOW_USER_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"]
+client = idp.create_user_pool_client(UserPoolId=pool, ClientName="cli", ExplicitAuthFlows=flows)["UserPoolClient"]["ClientId"]
+secret_client = idp.create_user_pool_client(UserPoolId=pool, ClientName="cli-secret", ExplicitAuthFlows=flows,
+                                            GenerateSecret=True)["UserPoolClient"]
+# A user who must choose a new password at first sign-in, and one who has not confirmed.
+idp.admin_create_user(UserPoolId=pool, Username="newbie", TemporaryPassword="Temp-Passw0rd!", MessageAction="SUPPRESS")
+idp.sign_up(ClientId=client, Username="unconfirmed", Password="Str0ng-Passw0rd!")
 idp.admin_create_user(UserPoolId=pool, Username="alice", TemporaryPassword="Temp-Passw0rd!", MessageAction="SUPPRESS")
 idp.admin_set_user_password(UserPoolId=pool, Username="alice", Password="Str0ng-Passw0rd!", Permanent=True)
 tokens = idp.initiate_auth(ClientId=client, AuthFlow="USER_PASSWORD_AUTH",
@@ -23,5 +29,6 @@ tokens = idp.initiate_auth(ClientId=client, AuthFlow="USER_PASSWORD_AUTH",
 identity_pool = identity.create_identity_pool(IdentityPoolName="multiauth_test", AllowUnauthenticatedIdentities=True)["IdentityPoolId"]
 print(json.dumps({
     "user_pool_id": pool, "client_id": client, "id_token": tokens["IdToken"],
-    "identity_pool_id": identity_pool, "jwks_url": f"{url}/{pool}/.well-known/jwks.json",
+    "identity_pool_id": identity_pool,
+    "secret_client_id": secret_client["ClientId"], "client_secret": secret_client["ClientSecret"], "jwks_url": f"{url}/{pool}/.well-known/jwks.json",
 }))
