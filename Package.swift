@@ -98,6 +98,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
+                "TokenProviders", "MultiAuthCrypto",
             ],
             swiftSettings: strict
         ),

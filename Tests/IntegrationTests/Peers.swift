@@ -19,7 +19,39 @@ enum Peers {
         let clientId: String
         let idToken: String
         let identityPoolId: String
+        let secretClientId: String
+        let clientSecret: String
     }
+
+    static var oidcIssuer: String { environment["MULTIAUTH_TEST_OIDC_ISSUER"] ?? "" }
+    static var oidcAvailable: Bool { !oidcIssuer.isEmpty }
+    static let oidcReason: Comment = "the OIDC peer (nanoidp) is not running: use scripts/test"
+    /// nanoidp's test clients and user (scripts/peers/nanoidp).
+    static let oidcConfidentialClient = "multiauth-confidential"
+    static let oidcClientSecret = "confidential-secret-not-real"
+    static let oidcPublicClient = "multiauth-public"
+    static let oidcUser = ("alice", "alice-Passw0rd")
+
+    /// Runs a Python script of the repository with the project's .venv and returns its
+    /// standard output; fails on a non-zero exit.
+    static func python(_ script: String, _ arguments: [String], input: String = "") throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.python)
+        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path] + arguments
+        let out = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = out
+        process.standardInput = stdin
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw PeerError.scriptFailed(script, process.terminationStatus) }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    enum PeerError: Error { case scriptFailed(String, Int32) }
 
     static var setup: MotoSetup? {
         guard let path = environment["MULTIAUTH_TEST_MOTO_SETUP"], let data = FileManager.default.contents(atPath: path) else { return nil }

@@ -3,9 +3,9 @@
 
 Reads JSON lines on stdin, one case each:
   {"a": hex, "pool_id": str, "user_id": str, "password": str, "b": hex, "salt": hex,
-   "secret_block": base64, "unix_time": int}
+   "secret_block": base64, "unix_time": int, "client_id": str, "client_secret": str}
 and prints one JSON line per case with pycognito's A, u, x, S (hex), the derived key (hex),
-the timestamp and PASSWORD_CLAIM_SIGNATURE. x and S are captured from pycognito's own
+the timestamp, PASSWORD_CLAIM_SIGNATURE and SECRET_HASH. x and S are captured from pycognito's own
 pow() calls, u and S from its compute_hkdf() call, and the signature from
 process_challenge() with its clock fixed to unix_time; nothing is recomputed here.
 """
@@ -67,4 +67,5 @@ for line in sys.stdin:
         "key": captured["key"],
         "timestamp": response["TIMESTAMP"],
         "signature": response["PASSWORD_CLAIM_SIGNATURE"],
+        "secret_hash": aws_srp.AWSSRP.get_secret_hash(case["user_id"], case["client_id"], case["client_secret"]),
     }), flush=True)

@@ -1,0 +1,114 @@
+import Foundation
+import MultiAuthCrypto
+import Testing
+@testable import TokenProviders
+
+/// Cognito SRP, SECRET_HASH and ID-token validation checked against independent
+/// implementations: pycognito (SRP) and joserfc (JOSE), both run from the project's .venv.
+@Suite struct TokenCryptoCrossCheckTests {
+    struct SRPCase: Codable {
+        let a: String, pool_id: String, user_id: String, password: String, b: String, salt: String, secret_block: String
+        let unix_time: Int64, client_id: String, client_secret: String
+    }
+
+    struct SRPAnswer: Codable {
+        let A: String, u: String, x: String, S: String, key: String, timestamp: String, signature: String, secret_hash: String
+    }
+
+    static func randomHex(_ count: Int) -> String { Hex.encode((0..<count).map { _ in UInt8.random(in: 0...255) }) }
+
+    static func srpCases() -> [SRPCase] {
+        (0..<24).map { index in
+            // Salts with a leading zero digit or a high first digit exercise Cognito's padding.
+            let salt = ["0", "8", "f", ""][index % 4] + randomHex(15 + index % 3)
+            return SRPCase(
+                a: randomHex(index % 3 == 0 ? 32 : 128), pool_id: "us-east-1_Pool\(index)", user_id: "user-\(UUID().uuidString.lowercased())",
+                password: "pässword \(index) \(randomHex(6))", b: randomHex(index % 2 == 0 ? 384 : 200), salt: salt,
+                secret_block: Data((0..<(50 + index)).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
+                unix_time: Int64.random(in: 0...4_102_444_800), client_id: "client\(index)", client_secret: Self.randomHex(18))
+        }
+    }
+
+    @Test func srpAndSecretHashMatchPycognitoAtEveryStage() throws {
+        let cases = Self.srpCases()
+        let input = try cases.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }.joined(separator: "\n") + "\n"
+        let lines = try Peers.python("scripts/oracles/pycognito_srp.py", [], input: input).split(separator: "\n")
+        try #require(lines.count == cases.count)
+        for (testCase, line) in zip(cases, lines) {
+            let expected = try JSONDecoder().decode(SRPAnswer.self, from: Data(line.utf8))
+            let srp = try CognitoSRP(secret: try Hex.decode(testCase.a))
+            let timestamp = CognitoSRP.timestamp(unixTime: testCase.unix_time)
+            let values = try srp.intermediates(
+                challenge: .init(serverB: testCase.b, salt: testCase.salt, secretBlock: testCase.secret_block, userIdForSRP: testCase.user_id),
+                password: Array(testCase.password.utf8), poolName: String(testCase.pool_id.split(separator: "_")[1]), timestamp: timestamp)
+            #expect(srp.largeA.hex == expected.A)
+            #expect(values.u.hex == expected.u)
+            #expect(values.x.hex == expected.x)
+            #expect(values.s.hex == expected.S)
+            #expect(Hex.encode(values.key) == expected.key)
+            #expect(timestamp == expected.timestamp)
+            #expect(values.signature == expected.signature)
+            #expect(
+                CognitoSecretHash.compute(username: testCase.user_id, clientId: testCase.client_id, clientSecret: testCase.client_secret)
+                    == expected.secret_hash)
+        }
+    }
+
+    @Test func timestampFollowsCognitosFormat() {
+        // Hand-derived: 2024-03-05 09:04:03 UTC was a Tuesday; 1970-01-01 a Thursday.
+        #expect(CognitoSRP.timestamp(unixTime: 1_709_629_443) == "Tue Mar 5 09:04:03 UTC 2024")
+        #expect(CognitoSRP.timestamp(unixTime: 0) == "Thu Jan 1 00:00:00 UTC 1970")
+        #expect(CognitoSRP.timestamp(unixTime: 951_782_400) == "Tue Feb 29 00:00:00 UTC 2000")
+    }
+
+    @Test func hostileServerValuesAreRejected() throws {
+        let srp = try CognitoSRP(secret: [1, 2, 3])
+        let n = try #require(CognitoSRP.prime)
+        for b in ["0", n.hex, try n.multiplying(BigNumber(2)).hex] {
+            #expect(throws: TokenError.self) {
+                try srp.claimSignature(
+                    challenge: .init(serverB: b, salt: "ab", secretBlock: "AAAA", userIdForSRP: "u"), password: [], poolName: "p", timestamp: "t")
+            }
+        }
+        #expect(throws: TokenError.self) {
+            try srp.claimSignature(challenge: .init(serverB: "zz", salt: "ab", secretBlock: "AAAA", userIdForSRP: "u"), password: [], poolName: "p", timestamp: "t")
+        }
+    }
+
+    @Test func base64MatchesFoundation() throws {
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255) }
+            let standard = Data(bytes).base64EncodedString()
+            #expect(Base64.encode(bytes) == standard)
+            #expect(try Base64.decode(standard) == bytes)
+            let url = standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64.encodeURL(bytes) == url)
+            #expect(try Base64.decode(url) == bytes)
+        }
+        #expect(throws: CryptoError.self) { try Base64.decode("ab$d") }
+    }
+
+    struct JoseOutput: Decodable {
+        struct Case: Decodable { let name: String, token: String, valid: Bool }
+        let jwks: JSONWebKeySet
+        let cases: [Case]
+    }
+
+    @Test func idTokenValidationAgreesWithJoserfc() throws {
+        let now: Int64 = 1_800_000_000
+        let output = try JSONDecoder().decode(
+            JoseOutput.self,
+            from: Data(try Peers.python("scripts/oracles/jose_tokens.py", ["https://issuer.example", "client-1", "nonce-1", String(now)]).utf8))
+        let validator = IDTokenValidator(issuer: "https://issuer.example", clientId: "client-1", keys: output.jwks, now: { now })
+        try #require(output.cases.count >= 16)
+        for testCase in output.cases {
+            let result = Result { () throws(TokenError) in try validator.validate(testCase.token, nonce: "nonce-1") }
+            switch result {
+            case .success: #expect(testCase.valid, "accepted: \(testCase.name)")
+            case .failure(let error):
+                #expect(!testCase.valid, "rejected: \(testCase.name): \(error)")
+                #expect(!error.description.contains(testCase.token))
+            }
+        }
+    }
+}
