@@ -20,7 +20,8 @@ client = idp.create_user_pool_client(UserPoolId=pool, ClientName="cli", Explicit
 secret_client = idp.create_user_pool_client(UserPoolId=pool, ClientName="cli-secret", ExplicitAuthFlows=flows,
                                             GenerateSecret=True)["UserPoolClient"]
 # A user who must choose a new password at first sign-in, and one who has not confirmed.
-idp.admin_create_user(UserPoolId=pool, Username="newbie", TemporaryPassword="Temp-Passw0rd!", MessageAction="SUPPRESS")
+for newbie in ("newbie", "newbie-cli"):
+    idp.admin_create_user(UserPoolId=pool, Username=newbie, TemporaryPassword="Temp-Passw0rd!", MessageAction="SUPPRESS")
 idp.sign_up(ClientId=client, Username="unconfirmed", Password="Str0ng-Passw0rd!")
 idp.admin_create_user(UserPoolId=pool, Username="alice", TemporaryPassword="Temp-Passw0rd!", MessageAction="SUPPRESS")
 idp.admin_set_user_password(UserPoolId=pool, Username="alice", Password="Str0ng-Passw0rd!", Permanent=True)

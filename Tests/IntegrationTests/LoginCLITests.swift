@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+
+/// A throwaway store with a key file, and the arguments that open it.
+final class TempStore: Sendable {
+    let folder: String
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-login-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let created = try CLITests.run(["store", "init", "--store", folder + "/store", "--key-file", folder + "/key"])
+        guard created.status == 0 else { throw Peers.PeerError.scriptFailed("store init: \(created.stderr)", created.status) }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+    var arguments: [String] { ["--store", folder + "/store", "--key-file", folder + "/key"] }
+}
+
+/// A `multiauth` process whose standard error is read while it runs (for the flows where
+/// the user acts in the middle: the device code and the browser).
+final class RunningCLI: @unchecked Sendable {
+    let process = Process()
+    private let errorPipe = Pipe()
+    private let outputPipe = Pipe()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = Paths.multiauth
+        process.arguments = arguments
+        process.standardError = errorPipe
+        process.standardOutput = outputPipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Standard error up to the first line that satisfies `match`, within `timeout` seconds.
+    func waitForLine(timeout: Double = 10, _ match: (String) -> Bool) -> String? {
+        var text = ""
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let chunk = errorPipe.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let line = text.split(separator: "\n").map(String.init).first(where: match) { return line }
+        }
+        return nil
+    }
+
+    func finish() -> (status: Int32, stderr: String) {
+        let rest = errorPipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: rest, as: UTF8.self))
+    }
+}
+
+/// `multiauth login`, `token`, `whoami`, `logout` and `request --name` end to end, against
+/// moto (Cognito) and nanoidp (OIDC).
+@Suite(.enabled(if: Peers.available && Peers.oidcAvailable, Peers.reason)) struct LoginCLITests {
+    @Test(arguments: ["srp", "password"])
+    func cognitoLoginTokenWhoamiRequestLogout(flow: String) throws {
+        let setup = try #require(Peers.setup)
+        let store = try TempStore()
+        let password = "Str0ng-Passw0rd!"
+        let login = try CLITests.run(
+            ["login", "cognito", "--user-pool-id", setup.userPoolId, "--client-id", setup.clientId, "--endpoint", Peers.moto,
+             "--username", "alice", "--password-stdin", "--flow", flow, "--name", "work"] + store.arguments, input: password + "\n")
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stderr.contains("Logged in as alice"))
+        let token = try CLITests.run(["token", "--name", "work"] + store.arguments)
+        #expect(token.status == 0)
+        let idToken = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(idToken.split(separator: ".").count == 3)
+        let whoami = try CLITests.run(["whoami", "--name", "work"] + store.arguments)
+        #expect(whoami.stdout.contains("cognito:username\":\"alice"))
+        for output in [login.stdout, login.stderr, whoami.stdout, whoami.stderr] {
+            #expect(!output.contains(idToken) && !output.contains(password))
+        }
+        // The API server checks the JWT against moto's JWKS.
+        let call = try CLITests.run(["request", Peers.api + "/jwt/x", "--auth", "user-pools", "--name", "work", "--fail"] + store.arguments)
+        #expect(call.status == 0, "\(call.stderr)")
+        let logout = try CLITests.run(["logout", "--name", "work"] + store.arguments)
+        #expect(logout.status == 0)
+        #expect(logout.stderr.contains("Removed login 'work'"))
+        let gone = try CLITests.run(["token", "--name", "work"] + store.arguments)
+        #expect(gone.status == 4)
+        #expect(gone.stderr.contains("log in again"))
+    }
+
+    @Test func cognitoBadInputGetsOneLineAndAnExitCode() throws {
+        let setup = try #require(Peers.setup)
+        let store = try TempStore()
+        let base = ["login", "cognito", "--user-pool-id", setup.userPoolId, "--client-id", setup.clientId, "--username", "alice", "--password-stdin"]
+        // moto checks the password on USER_PASSWORD_AUTH only (it never verifies an SRP claim).
+        let wrong = try CLITests.run(base + ["--flow", "password", "--endpoint", Peers.moto] + store.arguments, input: "Wr0ng-Secret-Pass!\n")
+        #expect(wrong.status == 3)
+        #expect(!wrong.stderr.contains("Wr0ng-Secret-Pass!"))
+        #expect(wrong.stderr.split(separator: "\n").count == 1)
+        let down = try CLITests.run(base + ["--endpoint", "http://127.0.0.1:9/"] + store.arguments, input: "x\n")
+        #expect(down.status == 7)
+        #expect(down.stderr.contains("unreachable"))
+        let newbie = ["login", "cognito", "--user-pool-id", setup.userPoolId, "--client-id", setup.clientId, "--username", "newbie-cli",
+             "--flow", "password", "--endpoint", Peers.moto] + store.arguments
+        let asked = try CLITests.run(newbie + ["--password-stdin"], input: "Temp-Passw0rd!\n")
+        #expect(asked.status == 3, "\(asked.stderr)")
+        #expect(asked.stderr.contains("must set a new password"))
+        let answered = try CLITests.run(newbie + ["--password-stdin", "--new-password-stdin"], input: "Temp-Passw0rd!\nN3w-Passw0rd-1!\n")
+        #expect(answered.status == 0, "\(answered.stderr)")
+    }
+
+    @Test func oidcClientCredentialsAndAWrongSecret() throws {
+        let store = try TempStore()
+        let base = ["login", "oidc", "--issuer", Peers.oidcIssuer, "--client-id", Peers.oidcConfidentialClient, "--flow", "client-credentials"]
+        let login = try CLITests.run(base + store.arguments, environment: ["MULTIAUTH_CLIENT_SECRET": Peers.oidcClientSecret])
+        #expect(login.status == 0, "\(login.stderr)")
+        let token = try CLITests.run(["token", "--type", "access"] + store.arguments)
+        #expect(token.status == 0)
+        #expect(token.stdout.split(separator: ".").count == 3)
+        let wrong = try CLITests.run(base + ["--client-secret", "bad-secret-123"] + store.arguments)
+        #expect(wrong.status == 3)
+        #expect(!wrong.stderr.contains("bad-secret-123"))
+    }
+
+    @Test func oidcDeviceFlow() throws {
+        let store = try TempStore()
+        let cli = try RunningCLI(
+            ["login", "oidc", "--issuer", Peers.oidcIssuer, "--client-id", Peers.oidcPublicClient, "--flow", "device", "--name", "device"]
+                + store.arguments)
+        let line = try #require(cli.waitForLine { $0.contains("enter the code") })
+        let code = try #require(line.split(separator: " ").last.map(String.init))
+        _ = try Peers.python("scripts/peers/oidc_user.py", ["approve-device", Peers.oidcIssuer, code, Peers.oidcUser.0, Peers.oidcUser.1])
+        let finished = cli.finish()
+        #expect(finished.status == 0, "\(finished.stderr)")
+        let whoami = try CLITests.run(["whoami", "--name", "device"] + store.arguments)
+        #expect(whoami.stdout.contains("user: alice"))
+        #expect(whoami.stdout.contains("flow: device"))
+        let logout = try CLITests.run(["logout", "--name", "device"] + store.arguments)
+        #expect(logout.stderr.contains("Revoked"))
+    }
+
+    @Test func oidcPKCEWithALoopbackRedirect() throws {
+        let store = try TempStore()
+        let cli = try RunningCLI(
+            ["login", "oidc", "--issuer", Peers.oidcIssuer, "--client-id", Peers.oidcPublicClient, "--flow", "pkce", "--timeout", "30"]
+                + store.arguments)
+        let url = try #require(cli.waitForLine { $0.hasPrefix("http") })
+        #expect(url.contains("code_challenge_method=S256"))
+        #expect(url.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A"))
+        let browser = try Peers.python("scripts/peers/oidc_user.py", ["browser", url, Peers.oidcUser.0, Peers.oidcUser.1])
+        #expect(browser.hasPrefix("200"))
+        let finished = cli.finish()
+        #expect(finished.status == 0, "\(finished.stderr)")
+        let token = try CLITests.run(["token"] + store.arguments)
+        #expect(token.status == 0)
+    }
+
+    @Test func pkceTimesOutWithoutABrowser() throws {
+        let store = try TempStore()
+        let run = try CLITests.run(
+            ["login", "oidc", "--issuer", Peers.oidcIssuer, "--client-id", Peers.oidcPublicClient, "--flow", "pkce", "--timeout", "1"]
+                + store.arguments)
+        #expect(run.status == 28)
+        #expect(run.stderr.contains("gave up waiting"))
+    }
+}
