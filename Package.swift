@@ -84,6 +84,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "TokenBench",
+            dependencies: ["TokenProviders", "CredentialStore", "MultiAuthCrypto"],
+            path: "Benchmarks/TokenBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "StoreBench",
             dependencies: ["CredentialStore"],
             path: "Benchmarks/StoreBench",
