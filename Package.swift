@@ -73,7 +73,7 @@ let package = Package(
         // libFuzzer target; built only by scripts/fuzz (with -sanitize=fuzzer), never by swift build.
         .executableTarget(
             name: "FuzzParsers",
-            dependencies: ["SigV4", "CredentialProviders"],
+            dependencies: ["SigV4", "CredentialProviders", "TokenProviders", "MultiAuthCrypto"],
             path: "Fuzz/FuzzParsers",
             swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]
         ),

@@ -1,10 +1,19 @@
 // libFuzzer entry point for the parsers that read untrusted input: raw HTTP request text,
-// wire URLs, the canonicalization stages (by signing whatever parsed), the verifier, and
-// the shared AWS config files. The first input byte picks the target.
+// wire URLs, the canonicalization stages (by signing whatever parsed), the verifier, the
+// shared AWS config files, JWTs (decoding and ID-token validation) and JWK sets. The first
+// input byte picks the target, unless MULTIAUTH_FUZZ_TARGET names one (scripts/fuzz TARGET).
 // scripts/fuzz builds it with -sanitize=fuzzer,address -DFUZZING (libFuzzer supplies main).
 // A plain build replays files instead: `FuzzParsers INPUT...` (crash reproduction).
 import CredentialProviders
+import MultiAuthCrypto
 import SigV4
+import TokenProviders
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 let fuzzCredentials = AWSCredentials(accessKeyId: "AKIDFUZZ", secretAccessKey: "fuzz-secret")
 let fuzzDate = SigningDate(secondsSince1970: 1_440_938_160)
@@ -14,13 +23,46 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     guard let start, count > 0 else { return 0 }
     let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
     let input = Array(bytes.dropFirst())
-    switch bytes[0] % 4 {
-    case 0: fuzzRequestText(input)
-    case 1: fuzzURL(input)
-    case 2: fuzzVerifier(input)
-    default: fuzzConfigFile(input)
-    }
+    fuzzTargets[fixedTarget ?? Int(bytes[0]) % fuzzTargets.count].run(input)
     return 0
+}
+
+/// The targets, in selector order (the first input byte modulo their count).
+let fuzzTargets: [(name: String, run: @Sendable ([UInt8]) -> Void)] = [
+    ("request", fuzzRequestText), ("url", fuzzURL), ("verifier", fuzzVerifier), ("config", fuzzConfigFile),
+    ("jwt", fuzzJWT), ("jwks", fuzzJWKS),
+]
+
+/// MULTIAUTH_FUZZ_TARGET pins every input to one target.
+let fixedTarget: Int? = ProcessInfo.processInfo.environment["MULTIAUTH_FUZZ_TARGET"].flatMap { name in
+    fuzzTargets.firstIndex { $0.name == name }
+}
+
+/// A key set with one RSA and one P-256 key (public values only, made for the fuzzer).
+let fuzzKeys = JSONWebKeySet(keys: [
+    JSONWebKey(kty: "RSA", kid: "rs1", alg: "RS256", use: "sig", crv: nil, n: String(repeating: "u", count: 342) + "w", e: "AQAB", x: nil, y: nil),
+    JSONWebKey(
+        kty: "EC", kid: "ec1", alg: "ES256", use: "sig", crv: "P-256", n: nil, e: nil,
+        x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"),
+])
+
+func fuzzJWT(_ input: [UInt8]) {
+    let text = String(decoding: input, as: UTF8.self)
+    if let token = try? JSONWebToken(parsing: text) {
+        _ = token.claims.description
+        _ = token.claims.audiences
+    }
+    let validator = IDTokenValidator(issuer: "https://issuer.example", clientId: "client", keys: fuzzKeys, now: { 1_800_000_000 })
+    _ = try? validator.validate(text, nonce: "n")
+}
+
+func fuzzJWKS(_ input: [UInt8]) {
+    guard let keys = try? JSONDecoder().decode(JSONWebKeySet.self, from: Data(input)) else { return }
+    let validator = IDTokenValidator(issuer: "i", clientId: "c", keys: keys, now: { 0 })
+    for alg in ["RS256", "ES256"] {
+        let header = Base64.encodeURL(Array(#"{"alg":"\#(alg)"}"#.utf8))
+        _ = try? validator.validate(header + ".e30." + Base64.encodeURL([UInt8](repeating: 1, count: 64)))
+    }
 }
 
 func fuzzRequestText(_ input: [UInt8]) {

@@ -26,6 +26,22 @@ public struct JSONWebKey: Sendable, Decodable, Equatable {
     /// EC coordinates, base64url.
     public let x: String?, y: String?
 
+    /// A key from its JWK members (base64url values).
+    public init(
+        kty: String, kid: String?, alg: String? = nil, use: String? = nil, crv: String? = nil, n: String? = nil, e: String? = nil,
+        x: String? = nil, y: String? = nil
+    ) {
+        self.kty = kty
+        self.kid = kid
+        self.alg = alg
+        self.use = use
+        self.crv = crv
+        self.n = n
+        self.e = e
+        self.x = x
+        self.y = y
+    }
+
     /// The key for OpenSSL, checked to suit `algorithm`.
     func publicKey(for algorithm: String) throws(TokenError) -> JWSPublicKey {
         if let alg, alg != algorithm { throw .invalidToken(reason: "key '\(kid ?? "")' is for \(alg), the token is \(algorithm)") }
