@@ -115,7 +115,7 @@ let streaming = try rate {
     let request = try SignableRequest(method: "PUT", url: "https://bucket.s3.amazonaws.com/key")
     var upload = try streamingSigner.signStreaming(request, decodedLength: megabyte.count, chunkSize: 65_536, date: .now())
     for chunk in chunks { sink &+= upload.frame(chunk).count }
-    sink &+= upload.frame([]).count
+    sink &+= upload.finish().count
 }
 
 let report: [String: Double] = [

@@ -21,7 +21,7 @@ import Testing
         let body = [UInt8](repeating: UInt8(ascii: "a"), count: 66_560)
         let first = upload.frame(Array(body[0..<65_536]))
         let second = upload.frame(Array(body[65_536...]))
-        let last = upload.frame([])
+        let last = upload.finish()
         #expect(first.prefix(86) == ArraySlice("10000;chunk-signature=ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648".utf8))
         #expect(second.prefix(84) == ArraySlice("400;chunk-signature=0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497".utf8))
         #expect(last == Array("0;chunk-signature=b6c6ea8a5354eaf15b3cb7646744f4275b71ea724fed81ceb9323e279d449df9\r\n\r\n".utf8))
