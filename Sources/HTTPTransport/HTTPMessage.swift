@@ -12,11 +12,41 @@ public struct HTTPHeader: Sendable, Equatable {
     }
 }
 
-/// A request body: none, bytes in memory, or a file streamed in chunks (never held in memory).
+/// A request body: none, bytes in memory, a file streamed in chunks (never held in memory),
+/// or bytes produced on demand (an `aws-chunked` upload).
 public enum HTTPBody: Sendable, Equatable {
     case none
     case bytes([UInt8])
     case file(path: String)
+    case stream(any HTTPBodyStream)
+
+    public static func == (lhs: HTTPBody, rhs: HTTPBody) -> Bool {
+        switch (lhs, rhs) {
+        case (.none, .none): true
+        case (.bytes(let a), .bytes(let b)): a == b
+        case (.file(let a), .file(let b)): a == b
+        case (.stream(let a), .stream(let b)): a === b
+        default: false
+        }
+    }
+}
+
+/// A body produced while it is sent, read once, front to back, by one transfer.
+public protocol HTTPBodyStream: AnyObject, Sendable {
+    /// The total number of bytes the stream will produce (the Content-Length).
+    var length: Int { get }
+    /// Fills `buffer` with the next bytes and returns how many; 0 at the end.
+    /// - Throws: a description of why the body cannot be read (the transfer is aborted).
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(HTTPBodyStreamError) -> Int
+}
+
+/// Why a streamed body could not be produced.
+public struct HTTPBodyStreamError: Error, Sendable, Equatable {
+    /// What failed, naming the file where there is one.
+    public let reason: String
+
+    /// An error.
+    public init(_ reason: String) { self.reason = reason }
 }
 
 /// An HTTP request exactly as it will be sent: the transport adds no header of its own.

@@ -21,6 +21,8 @@ final class Transfer: @unchecked Sendable {
     private var uploadOffset = 0
     private var uploadDescriptor: Int32 = -1
     private var uploadLength = 0
+    private var uploadStream: (any HTTPBodyStream)?
+    private var streamError: HTTPBodyStreamError?
     private var outputDescriptor: Int32 = -1
     private var outputError: Int32 = 0
 
@@ -39,6 +41,9 @@ final class Transfer: @unchecked Sendable {
             var info = stat()
             fstat(uploadDescriptor, &info)
             uploadLength = Int(info.st_size)
+        case .stream(let stream):
+            uploadStream = stream
+            uploadLength = stream.length
         }
         if let file = request.responseFile {
             outputDescriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -151,6 +156,12 @@ final class Transfer: @unchecked Sendable {
     }
 
     fileprivate func provideBody(_ buffer: UnsafeMutablePointer<CChar>, _ capacity: Int) -> Int {
+        if let uploadStream {
+            do { return try uploadStream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity)) } catch {
+                streamError = error
+                return Int(CURL_READFUNC_ABORT)
+            }
+        }
         if uploadDescriptor >= 0 {
             while true {
                 let count = read(uploadDescriptor, buffer, capacity)
@@ -194,6 +205,7 @@ final class Transfer: @unchecked Sendable {
             return .tlsFailure(host: host, reason: reason)
         case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:  // the read callback gave up on the body file
             if case .file(let path) = request.body { return .unreadableBody(path: path, reason: reason) }
+            if let streamError { return .unreadableBody(path: "the streamed body", reason: streamError.reason) }
             return .transport(code: Int(code.rawValue), reason: reason)
         default: return .transport(code: Int(code.rawValue), reason: reason)
         }

@@ -6,6 +6,14 @@ import SigV4
 import TokenProviders
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -51,8 +59,14 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "Connection timeout in seconds.") var connectTimeout: Double = 10
     @Option(help: "Whole-request timeout in seconds (0: none).") var maxTime: Double = 0
     @Option(help: "Attempts for retryable failures (connection errors, 5xx, 429, throttling).") var retries: Int = 3
+    @Flag(help: "Send --data-binary @FILE as an S3 streaming (aws-chunked) upload, signed chunk by chunk in constant memory (IAM only; not retried).")
+    var chunked = false
+    @Option(help: "With --chunked: bytes per chunk (at least 8192).") var chunkSize: Int = 65_536
+    @Option(help: "With --chunked: send an x-amz-checksum trailer, crc32 or sha256.") var trailer: TrailingChecksum?
+    @Flag(help: "With --chunked and --trailer: leave the chunks unsigned (STREAMING-UNSIGNED-PAYLOAD-TRAILER).") var unsignedChunks = false
 
     func run() async throws {
+        if chunked { return try await runChunked() }
         let (request, body) = try await buildRequest()
         let trace = SigningTrace()
         let authorizer = try await makeAuthorizer(for: request, fileBody: { if case .file = body { true } else { false } }(), trace: trace)
@@ -70,13 +84,7 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     private func buildRequest() async throws -> (SignableRequest, HTTPBody) {
-        var list = HTTPHeaderList()
-        for line in headers {
-            do {
-                let field = try HTTPRequestText.splitHeaderLine(line)
-                list.append(name: field.name, value: field.value.trimmingHTTPWhitespace())
-            } catch { throw CLIError("-H", error) }
-        }
+        let list = try headerList()
         let (payload, body) = try await bodySource()
         let method = self.method ?? (body == .none ? "GET" : "POST")
         do {
@@ -115,20 +123,85 @@ struct RequestCommand: AsyncParsableCommand {
             }
             throw CLIError("--token", "required for --auth \(auth.rawValue) (or give --token-command or --name)")
         case .iam:
-            let host = request.authority.map { String($0.prefix { $0 != ":" }) } ?? ""
-            let inferred = EndpointInference.regionAndService(host: host)
-            guard let region = region ?? inferred?.region else {
-                throw CLIError("--region", "required: \(host) is not an execute-api or appsync-api host")
-            }
-            guard let service = service ?? inferred?.service else {
-                throw CLIError("--service", "required: \(host) is not an execute-api or appsync-api host")
-            }
+            let (region, service) = try signingScope(for: request)
             var options = SigningOptions.defaults(forService: service)
             if fileBody { options.signsContentSHA256Header = true }
             let credentials = DefaultCredentialsChain.make(profile: profile, http: CurlHTTPClient())
             return IAMAuthorizer(credentials: credentials, region: region, service: service, options: options) { result in
                 trace.record(result)
             }
+        }
+    }
+
+    /// The `-H` headers.
+    private func headerList() throws -> HTTPHeaderList {
+        var list = HTTPHeaderList()
+        for line in headers {
+            do {
+                let field = try HTTPRequestText.splitHeaderLine(line)
+                list.append(name: field.name, value: field.value.trimmingHTTPWhitespace())
+            } catch { throw CLIError("-H", error) }
+        }
+        return list
+    }
+
+    /// The region and service: given, or inferred from an execute-api or appsync-api host.
+    private func signingScope(for request: SignableRequest) throws -> (region: String, service: String) {
+        let host = request.authority.map { String($0.prefix { $0 != ":" }) } ?? ""
+        let inferred = EndpointInference.regionAndService(host: host)
+        guard let region = region ?? inferred?.region else {
+            throw CLIError("--region", "required: \(host) is not an execute-api or appsync-api host")
+        }
+        guard let service = service ?? inferred?.service else {
+            throw CLIError("--service", "required: \(host) is not an execute-api or appsync-api host")
+        }
+        return (region, service)
+    }
+
+    /// `--chunked`: signs the headers, then streams the file as signed aws-chunked frames.
+    private func runChunked() async throws {
+        guard auth == .iam else { throw CLIError(message: "--chunked needs --auth iam", exitCode: 2) }
+        guard let dataBinary, dataBinary.hasPrefix("@"), data == nil else {
+            throw CLIError(message: "--chunked needs --data-binary @FILE", exitCode: 2)
+        }
+        let mode: StreamingMode
+        switch (trailer, unsignedChunks) {
+        case (nil, true): throw CLIError(message: "--unsigned-chunks needs --trailer", exitCode: 2)
+        case (nil, false): mode = .signedChunks
+        case (.some(let checksum), false): mode = .signedChunksWithTrailer(checksum)
+        case (.some(let checksum), true): mode = .unsignedChunksWithTrailer(checksum)
+        }
+        let path = String(dataBinary.dropFirst())
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw CLIError("--data-binary", "cannot read \(path)") }
+        let size = Int(info.st_size)
+        let list = try headerList()
+        let request: SignableRequest
+        do { request = try SignableRequest(method: method ?? "PUT", url: url, headers: list) } catch { throw CLIError("URL", error) }
+        let (region, service) = try signingScope(for: request)
+        let credentials: ExpiringCredentials
+        do { credentials = try await DefaultCredentialsChain.make(profile: profile, http: CurlHTTPClient()).credentials() } catch {
+            throw CLIError(message: error.description, exitCode: 1)
+        }
+        let signer = SigV4Signer(credentials: credentials.credentials, region: region, service: service)
+        let upload: AWSChunkedUpload
+        do { upload = try signer.signStreaming(request, decodedLength: size, chunkSize: chunkSize, mode: mode, date: .now()) } catch {
+            throw CLIError("--chunk-size", error)
+        }
+        let stream: AWSChunkedFileStream
+        do { stream = try AWSChunkedFileStream(path: path, upload: upload, decodedLength: size, chunkSize: chunkSize) } catch {
+            throw CLIError("--data-binary", error.reason)
+        }
+        let signed = upload.seed.signedRequest
+        var options = CurlHTTPClient.Options()
+        options.connectTimeout = connectTimeout
+        options.totalTimeout = maxTime
+        let wire = HTTPRequest(
+            method: signed.method, url: signed.url, headers: signed.headers.map { HTTPHeader(name: $0.name, value: $0.value) },
+            body: .stream(stream), responseFile: output)
+        if verbose { RequestTrace.print(signed, signing: upload.seed) }
+        do { try present(try await CurlHTTPClient(options: options).send(wire)) } catch let error as HTTPError {
+            throw CLIError(message: error.description, exitCode: Self.transportExitCode(for: .transport(error)))
         }
     }
 
@@ -194,3 +267,5 @@ enum RequestTrace {
         return secretHeaders.contains(name) ? "\(name):<redacted>" : line
     }
 }
+
+extension TrailingChecksum: ExpressibleByArgument {}

@@ -5,7 +5,9 @@ Routes pick the mode, as API Gateway's per-method authorization does:
   /iam/...      AWS_IAM: the signature is recomputed with botocore from the secret this
                 server knows (--key AKID:SECRET), over the headers the client signed; a
                 mismatch or a signing time more than 5 minutes off gives 403 with API
-                Gateway's messages and a Date header.
+                Gateway's messages and a Date header. aws-chunked bodies up to 1 MiB are
+                decoded and their chunk signatures, checksum trailer and trailer signature
+                checked (400 on a mismatch).
   /apikey/...   API_KEY: x-api-key must be one of --api-key.
   /jwt/...      Cognito user pools / OIDC: Authorization holds a JWT (raw, or "Bearer ")
                 whose RS256 signature verifies against --jwks-url.
@@ -36,6 +38,61 @@ _clock_lock = threading.Lock()
 
 def now(offset):
     return datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=offset)
+
+
+def check_aws_chunked(body, headers, seed, secret, amz_date, scope):
+    """Decodes an aws-chunked body and checks every chunk signature (chained from the seed),
+    the decoded length, the trailing checksum and the trailer signature, from the S3 API
+    reference's formulas. Returns a problem, or None."""
+    import base64, hmac, zlib
+    mode = headers.get("X-Amz-Content-SHA256")
+    signed = mode.startswith("STREAMING-AWS4-HMAC-SHA256-PAYLOAD")
+    key = ("AWS4" + secret).encode()
+    for part in scope.split("/"):
+        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+    empty = hashlib.sha256(b"").hexdigest()
+    previous, position, decoded = seed, 0, bytearray()
+    while True:
+        end = body.find(b"\r\n", position)
+        if end < 0:
+            return "truncated chunk header"
+        line = body[position:end].decode()
+        size_text, _, extension = line.partition(";")
+        size = int(size_text, 16)
+        chunk = body[end + 2:end + 2 + size]
+        if signed:
+            to_sign = "\n".join(["AWS4-HMAC-SHA256-PAYLOAD", amz_date, scope, previous, empty, hashlib.sha256(chunk).hexdigest()])
+            previous = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
+            if extension != "chunk-signature=" + previous:
+                return f"chunk signature mismatch at decoded offset {len(decoded)}"
+        decoded += chunk
+        position = end + 2 + size
+        if size == 0:
+            break
+        if body[position:position + 2] != b"\r\n":
+            return "chunk not followed by CRLF"
+        position += 2
+    if str(len(decoded)) != headers.get("x-amz-decoded-content-length"):
+        return "x-amz-decoded-content-length does not match the decoded body"
+    trailer_name = headers.get("x-amz-trailer")
+    if not trailer_name:
+        return None if body[position:] == b"\r\n" else "bytes after the final chunk"
+    lines = body[position:].decode().split("\r\n")
+    name, _, value = lines[0].partition(":")
+    if name != trailer_name:
+        return "trailer missing"
+    if name == "x-amz-checksum-crc32":
+        actual = base64.b64encode((zlib.crc32(decoded) & 0xFFFFFFFF).to_bytes(4, "big")).decode()
+    else:
+        actual = base64.b64encode(hashlib.sha256(decoded).digest()).decode()
+    if value != actual:
+        return f"{name} does not match the body"
+    if signed:
+        canonical = f"{name}:{value}\n"
+        to_sign = "\n".join(["AWS4-HMAC-SHA256-TRAILER", amz_date, scope, previous, hashlib.sha256(canonical.encode()).hexdigest()])
+        if lines[1] != "x-amz-trailer-signature:" + hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest():
+            return "trailer signature mismatch"
+    return None
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -114,7 +171,8 @@ class Handler(BaseHTTPRequestHandler):
             return 403, f"Signature expired: {amz_date} is now earlier than {limit} ({stamp} - 5 min.)", \
                 {"x-amzn-ErrorType": "InvalidSignatureException"}
         expected_hash = self.headers.get("X-Amz-Content-SHA256")
-        if expected_hash and expected_hash not in ("UNSIGNED-PAYLOAD",) and expected_hash != body_sha256:
+        streaming = (expected_hash or "").startswith("STREAMING-")
+        if expected_hash and not streaming and expected_hash not in ("UNSIGNED-PAYLOAD",) and expected_hash != body_sha256:
             return 400, "The provided x-amz-content-sha256 header does not match what was computed."
         signed = fields["SignedHeaders"].split(";")
         request = AWSRequest(method=self.command, url=f"http://{self.headers.get('Host')}{self.path}",
@@ -128,6 +186,10 @@ class Handler(BaseHTTPRequestHandler):
             SigV4Auth(Credentials(key_id, secret, token), service, region).add_auth(request)
         if request.headers["Authorization"] != authorization:
             return 403, MISMATCH, {"x-amzn-ErrorType": "InvalidSignatureException"}
+        if streaming and body is not None:
+            problem = check_aws_chunked(body, self.headers, fields["Signature"], secret, amz_date, f"{date}/{region}/{service}/aws4_request")
+            if problem:
+                return 400, problem
         return None
 
     # -- API_KEY -------------------------------------------------------------------------
