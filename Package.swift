@@ -13,6 +13,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Bottom: OpenSSL's libcrypto through a system-library target.
@@ -48,17 +49,26 @@ let package = Package(
             dependencies: ["SigV4", "HTTPTransport", .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict
         ),
+        // One AppSync client per auth mode from awsconfiguration.json, with its own SQLite caches.
+        .target(
+            name: "ClientFactory",
+            dependencies: [
+                "SigV4", "HTTPTransport", "CredentialProviders", "TokenProviders", "Authorization", "MultiAuthCrypto",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict),
         .target(
             name: "MultiAuth",
             dependencies: [
                 "SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "TokenProviders", "Authorization",
+                "ClientFactory",
             ],
             swiftSettings: strict),
         .target(
             name: "MultiAuthCLI",
             dependencies: [
                 "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "HTTPTransport",
-                "TokenProviders", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "TokenProviders", "ClientFactory", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
@@ -104,7 +114,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
-                "TokenProviders", "MultiAuthCrypto",
+                "TokenProviders", "MultiAuthCrypto", "ClientFactory",
             ],
             swiftSettings: strict
         ),

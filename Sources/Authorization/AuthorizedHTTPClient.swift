@@ -17,7 +17,8 @@ import Foundation
 /// from its `Date` header, the request is re-signed once, and the offset is kept.
 public final class AuthorizedHTTPClient: Sendable {
     private let transport: any HTTPClient
-    private let authorizer: any RequestAuthorizer
+    /// The authorizer every request goes through.
+    public let authorizer: any RequestAuthorizer
     private let maxAttempts: Int
     private let baseDelay: Double
     private let skew = Mutex<Double>(0)

@@ -6,3 +6,4 @@
 @_exported import CredentialProviders
 @_exported import TokenProviders
 @_exported import Authorization
+@_exported import ClientFactory

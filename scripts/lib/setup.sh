@@ -12,10 +12,10 @@ run_as_root() {
     fi
 }
 
-# apt packages: OpenSSL headers and pkg-config for the CLibCrypto target; venv for Python.
+# apt packages: OpenSSL, libcurl and SQLite headers (CLibCrypto, CLibCurl, GRDB), pkg-config; venv for Python.
 ensure_system_packages() {
     local missing=()
-    for package in libssl-dev libcurl4-openssl-dev pkg-config curl; do
+    for package in libssl-dev libcurl4-openssl-dev libsqlite3-dev pkg-config curl; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
     done
     command -v python3 >/dev/null || missing+=(python3)

@@ -1,0 +1,100 @@
+import GRDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The three SQLite databases of one client, named as the AppSync SDK names them:
+/// `<prefix>_queries.db`, `<prefix>_offlineMutations.db` and
+/// `<prefix>_subscriptionMetadataCache.db` with a prefix, the bare names without.
+public struct ClientDatabases: Sendable {
+    /// The database files, in the order above.
+    public let queriesPath: String, offlineMutationsPath: String, subscriptionMetadataPath: String
+    let queries: DatabaseQueue
+    let offlineMutations: DatabaseQueue
+    let subscriptionMetadata: DatabaseQueue
+
+    /// The file names for `prefix` (nil: no prefix).
+    public static func fileNames(prefix: String?) -> [String] {
+        ["queries.db", "offlineMutations.db", "subscriptionMetadataCache.db"].map { name in prefix.map { "\($0)_\(name)" } ?? name }
+    }
+
+    /// Opens (creating when missing) the databases of client `entry` in `directory`.
+    /// - Throws: ``CacheError`` naming the entry and the file; a damaged file is moved aside.
+    static func open(directory: String, prefix: String?, entry: String) throws(CacheError) -> ClientDatabases {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch { throw .unwritableDirectory(entry: entry, path: directory, reason: "\(error.localizedDescription)") }
+        guard FileManager.default.isWritableFile(atPath: directory) else {
+            throw .unwritableDirectory(entry: entry, path: directory, reason: "not writable")
+        }
+        let paths = fileNames(prefix: prefix).map { directory + "/" + $0 }
+        let queries = try openDatabase(paths[0], entry: entry, schema: QueryCache.schema)
+        let mutations = try openDatabase(paths[1], entry: entry, schema: OfflineMutationQueue.schema)
+        let subscriptions = try openDatabase(
+            paths[2], entry: entry,
+            schema: "CREATE TABLE IF NOT EXISTS subscription_metadata (id TEXT PRIMARY KEY, last_sync INTEGER NOT NULL)")
+        return ClientDatabases(
+            queriesPath: paths[0], offlineMutationsPath: paths[1], subscriptionMetadataPath: paths[2], queries: queries,
+            offlineMutations: mutations, subscriptionMetadata: subscriptions)
+    }
+
+    private static func openDatabase(_ path: String, entry: String, schema: String) throws(CacheError) -> DatabaseQueue {
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { try $0.execute(sql: schema) }
+            chmod(path, 0o600)
+            return queue
+        } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
+            let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+            do { try FileManager.default.moveItem(atPath: path, toPath: aside) } catch {
+                throw .database(entry: entry, file: path, reason: "damaged, and it could not be moved aside")
+            }
+            throw .corruptDatabase(entry: entry, file: path, movedTo: aside)
+        } catch {
+            throw .database(entry: entry, file: path, reason: "\(error)")
+        }
+    }
+}
+
+extension ClientDatabases {
+    /// Which caches ``AppSyncClient/clearCaches(_:)`` empties.
+    public struct ClearOptions: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// The query response cache.
+        public static let queries = ClearOptions(rawValue: 1)
+        /// The offline mutation queue.
+        public static let mutations = ClearOptions(rawValue: 2)
+        /// The subscription metadata.
+        public static let subscriptions = ClearOptions(rawValue: 4)
+        /// All three.
+        public static let all: ClearOptions = [.queries, .mutations, .subscriptions]
+    }
+
+    /// Empties the chosen caches; returns each one's error, if any (the others are still cleared).
+    func clear(_ options: ClearOptions, entry: String) async -> [CacheError] {
+        var errors: [CacheError] = []
+        let targets: [(ClearOptions, DatabaseQueue, String, String)] = [
+            (.queries, queries, queriesPath, "DELETE FROM queries"),
+            (.mutations, offlineMutations, offlineMutationsPath, "DELETE FROM mutations"),
+            (.subscriptions, subscriptionMetadata, subscriptionMetadataPath, "DELETE FROM subscription_metadata"),
+        ]
+        for (option, queue, path, sql) in targets where options.contains(option) {
+            do { try await queue.write { try $0.execute(sql: sql) } } catch {
+                errors.append(.database(entry: entry, file: path, reason: "\(error)"))
+            }
+        }
+        return errors
+    }
+}

@@ -1,0 +1,144 @@
+import Authorization
+import HTTPTransport
+import SigV4
+import TokenProviders
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A GraphQL client for one `AppSync` entry: one auth mode, one set of databases.
+///
+/// Queries follow a ``CachePolicy`` over `<prefix>_queries.db`; mutations that fail for
+/// network reasons wait in `<prefix>_offlineMutations.db` and are replayed in order by
+/// ``replayOfflineMutations()``.
+public final class AppSyncClient: Sendable {
+    /// The configuration entry.
+    public let entry: AppSyncEntry
+    /// The client's database files.
+    public let databases: ClientDatabases
+    let http: AuthorizedHTTPClient
+    let registration: CacheRegistry.Registration?
+    private let cache: QueryCache
+    private let queue: OfflineMutationQueue
+
+    init(entry: AppSyncEntry, databases: ClientDatabases, http: AuthorizedHTTPClient, registration: CacheRegistry.Registration?) {
+        self.entry = entry
+        self.databases = databases
+        self.http = http
+        self.registration = registration
+        cache = QueryCache(database: databases.queries)
+        queue = OfflineMutationQueue(database: databases.offlineMutations)
+    }
+
+    deinit { registration?.release() }
+
+    /// Runs a query under `cachePolicy`.
+    public func query(
+        _ operation: String, variables: JSONValue? = nil, cachePolicy: CachePolicy = .returnCacheDataElseFetch
+    ) async throws(AppSyncClientError) -> GraphQLResponse {
+        if cachePolicy != .fetchIgnoringCacheData, let cached = try await cachedResponse(operation, variables) {
+            let result = try decode(cached, status: 200, contentType: "application/json")
+            var refreshed: GraphQLResult?
+            if cachePolicy == .returnCacheDataAndFetch { refreshed = try await fetchAndStore(operation, variables).result }
+            return GraphQLResponse(result: result, source: .cache, refreshed: refreshed, json: cached)
+        }
+        if cachePolicy == .returnCacheDataDontFetch { throw .cacheMiss(entry: entry.name) }
+        let fetched = try await fetchAndStore(operation, variables)
+        return GraphQLResponse(result: fetched.result, source: .server, refreshed: nil, json: fetched.json)
+    }
+
+    /// Runs a mutation. When the network fails and `queueWhenOffline` is true, the mutation
+    /// is kept for ``replayOfflineMutations()``; pass false for calls that must fail instead
+    /// (a sign-up, a payment).
+    public func mutate(_ operation: String, variables: JSONValue? = nil, queueWhenOffline: Bool = true) async throws(AppSyncClientError) -> MutationOutcome {
+        do {
+            return .completed(try await send(operation, variables).result)
+        } catch where queueWhenOffline && error.isNetworkFailure {
+            do { return .queued(id: try await queue.enqueue(operation: operation, variables: variables, at: Self.now())) } catch {
+                throw .cache(.database(entry: entry.name, file: databases.offlineMutationsPath, reason: "\(error)"))
+            }
+        }
+    }
+
+    /// Sends the queued mutations in the order they were made; stops at the first network
+    /// failure (the rest stay queued). Returns how many were sent.
+    @discardableResult
+    public func replayOfflineMutations() async throws(AppSyncClientError) -> Int {
+        var sent = 0
+        while true {
+            let batch: [OfflineMutationQueue.Pending]
+            do { batch = try await queue.pending() } catch { throw databaseError(databases.offlineMutationsPath, error) }
+            guard !batch.isEmpty else { return sent }
+            for mutation in batch {
+                let variables = try? JSONDecoder().decode(JSONValue.self, from: Data(mutation.variables.utf8))
+                _ = try await send(mutation.operation, variables)
+                do { try await queue.remove(mutation.id) } catch { throw databaseError(databases.offlineMutationsPath, error) }
+                sent += 1
+            }
+        }
+    }
+
+    /// How many mutations wait offline.
+    public func pendingMutationCount() async throws(AppSyncClientError) -> Int {
+        do { return try await queue.count() } catch { throw databaseError(databases.offlineMutationsPath, error) }
+    }
+
+    /// Empties the chosen caches; returns one error per cache that could not be cleared.
+    public func clearCaches(_ options: ClientDatabases.ClearOptions = .all) async -> [CacheError] {
+        await databases.clear(options, entry: entry.name)
+    }
+
+    // MARK: internals
+
+    private func cachedResponse(_ operation: String, _ variables: JSONValue?) async throws(AppSyncClientError) -> [UInt8]? {
+        do { return try await cache.response(operation: operation, variables: variables) } catch {
+            throw databaseError(databases.queriesPath, error)
+        }
+    }
+
+    private func fetchAndStore(_ operation: String, _ variables: JSONValue?) async throws(AppSyncClientError) -> (result: GraphQLResult, json: [UInt8]) {
+        let fetched = try await send(operation, variables)
+        do { try await cache.store(fetched.json, operation: operation, variables: variables, at: Self.now()) } catch {
+            throw databaseError(databases.queriesPath, error)
+        }
+        return fetched
+    }
+
+    func send(_ operation: String, _ variables: JSONValue?) async throws(AppSyncClientError) -> (result: GraphQLResult, json: [UInt8]) {
+        var body: [String: JSONValue] = ["query": .string(operation)]
+        if let variables {
+            guard case .object = variables else { throw .invalidVariables("must be a JSON object") }
+            body["variables"] = variables
+        }
+        let bytes = Array(JSONValue.object(body).description.utf8)
+        let outcome: (response: HTTPResponse, sent: SignableRequest)
+        do {
+            let request = try SignableRequest(
+                method: "POST", url: entry.apiURL, headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
+                payload: .bytes(bytes))
+            outcome = try await http.send(request, body: .bytes(bytes))
+        } catch let error as RequestError {
+            throw .request(entry: entry.name, url: entry.apiURL, error)
+        } catch {
+            throw .request(entry: entry.name, url: entry.apiURL, .transport(.invalidURL(entry.apiURL)))
+        }
+        let response = outcome.response
+        return (try decode(response.body, status: response.status, contentType: response.header("content-type") ?? ""), response.body)
+    }
+
+    private func decode(_ body: [UInt8], status: Int, contentType: String) throws(AppSyncClientError) -> GraphQLResult {
+        guard let result = try? JSONDecoder().decode(GraphQLResult.self, from: Data(body)), result.data != nil || !result.errors.isEmpty else {
+            throw .notJSON(entry: entry.name, url: entry.apiURL, status: status, contentType: contentType)
+        }
+        return result
+    }
+
+    private func databaseError(_ file: String, _ error: any Error) -> AppSyncClientError {
+        .cache(.database(entry: entry.name, file: file, reason: "\(error)"))
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+}
