@@ -15,6 +15,7 @@ public struct MultiAuthCommand: AsyncParsableCommand {
         subcommands: [
             SignCommand.self, RequestCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
             LoginCommand.self, TokenCommand.self, WhoAmICommand.self, LogoutCommand.self,
+            ClientsCommand.self, GraphQLCommand.self, ClearCachesCommand.self, RealtimeURLCommand.self,
         ]
     )
 

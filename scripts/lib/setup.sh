@@ -32,6 +32,7 @@ MOTO_VERSION=5.2.1
 JOSERFC_VERSION=1.6.5
 NANOIDP_VERSION=3.4.0
 PYCOGNITO_VERSION=2024.5.1
+GRAPHQL_CORE_VERSION=3.2.6
 
 # Python packages for the test oracles and the benchmark peer, in a git-ignored .venv.
 ensure_python_packages() {
@@ -49,11 +50,12 @@ ensure_python_packages() {
 # joserfc for the API server's JWT checks.
 ensure_peer_packages() {
     ensure_python_packages
-    if ! .venv/bin/python3 -c "import moto, boto3, flask, joserfc, pycognito, sys; sys.exit(moto.__version__ != '$MOTO_VERSION')" 2>/dev/null \
+    if ! .venv/bin/python3 -c "import moto, boto3, flask, joserfc, pycognito, graphql, sys; sys.exit(moto.__version__ != '$MOTO_VERSION')" 2>/dev/null \
         || [ "$(.venv/bin/pip show nanoidp 2>/dev/null | sed -n 's/^Version: //p')" != "$NANOIDP_VERSION" ]; then
         say "installing moto==$MOTO_VERSION, nanoidp==$NANOIDP_VERSION, pycognito, boto3, flask, joserfc into .venv"
         .venv/bin/pip install -q --disable-pip-version-check "moto[cognitoidp]==$MOTO_VERSION" flask flask-cors boto3 \
-            "joserfc==$JOSERFC_VERSION" "botocore==$BOTOCORE_VERSION" "nanoidp==$NANOIDP_VERSION" "pycognito==$PYCOGNITO_VERSION"
+            "joserfc==$JOSERFC_VERSION" "botocore==$BOTOCORE_VERSION" "nanoidp==$NANOIDP_VERSION" "pycognito==$PYCOGNITO_VERSION" \
+            "graphql-core==$GRAPHQL_CORE_VERSION"
     fi
 }
 
@@ -111,7 +113,8 @@ start_peers() {
         if [ "$variant" = plain ]; then export MULTIAUTH_TEST_API_URL="http://127.0.0.1:$port"; else export MULTIAUTH_TEST_SKEWED_API_URL="http://127.0.0.1:$port"; fi
     done
     start_nanoidp "$logs"
-    say "peers: moto $MULTIAUTH_TEST_MOTO_URL, nanoidp $MULTIAUTH_TEST_OIDC_ISSUER, API $MULTIAUTH_TEST_API_URL, skewed API $MULTIAUTH_TEST_SKEWED_API_URL"
+    start_appsync "$logs" "$jwks"
+    say "peers: moto $MULTIAUTH_TEST_MOTO_URL, nanoidp $MULTIAUTH_TEST_OIDC_ISSUER, AppSync $MULTIAUTH_TEST_APPSYNC_URL, API $MULTIAUTH_TEST_API_URL, skewed API $MULTIAUTH_TEST_SKEWED_API_URL"
 }
 
 # Starts nanoidp (the OpenID provider peer) with the config in scripts/peers/nanoidp and
@@ -128,4 +131,17 @@ start_nanoidp() {
     PEER_PIDS+=($!)
     export MULTIAUTH_TEST_OIDC_ISSUER="http://127.0.0.1:$port"
     wait_for "$MULTIAUTH_TEST_OIDC_ISSUER/.well-known/openid-configuration" nanoidp
+}
+
+# Starts the AppSync-like GraphQL server (API key, IAM, moto's and nanoidp's JWTs) and
+# exports MULTIAUTH_TEST_APPSYNC_URL (its /graphql endpoint).
+start_appsync() {
+    local logs=$1 moto_jwks=$2 port
+    port=$(free_port)
+    .venv/bin/python3 scripts/peers/appsync_server.py --port "$port" --key "$MULTIAUTH_TEST_KEY_ID:$MULTIAUTH_TEST_SECRET" \
+        --key TESTACCESSKEY12345:ABCSECRETKEY --api-key "$MULTIAUTH_TEST_API_KEY" --jwks-url "$moto_jwks" \
+        --jwks-url "$MULTIAUTH_TEST_OIDC_ISSUER/.well-known/jwks.json" >"$logs/appsync.log" 2>&1 &
+    PEER_PIDS+=($!)
+    export MULTIAUTH_TEST_APPSYNC_URL="http://127.0.0.1:$port/graphql"
+    wait_for "http://127.0.0.1:$port/" "AppSync server"
 }

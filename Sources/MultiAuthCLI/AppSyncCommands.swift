@@ -1,0 +1,194 @@
+import ArgumentParser
+import Authorization
+import ClientFactory
+import CredentialProviders
+import HTTPTransport
+import TokenProviders
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The options that pick an `awsconfiguration.json` and where its caches live.
+struct ConfigOptions: ParsableArguments {
+    @Option(help: "The awsconfiguration.json file.") var config: String
+    @Option(help: "The cache folder (default: $XDG_CACHE_HOME/multiauth/appsync).") var cacheDir: String?
+    @Flag(help: "Name databases queries.db etc. without the entry's ClientDatabasePrefix.") var noDatabasePrefix = false
+
+    func load() throws -> AWSConfiguration {
+        do { return try AWSConfiguration.load(path: config) } catch { throw CLIError(message: error.description, exitCode: 2) }
+    }
+}
+
+/// `multiauth clients`: the clients a configuration defines, with their databases and problems.
+struct ClientsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clients", abstract: "List the AppSync clients of an awsconfiguration.json: mode, URL, prefix, databases, problems.")
+    @OptionGroup var options: ConfigOptions
+
+    func run() async throws {
+        let configuration = try options.load()
+        let factory = ClientFactory(configuration: configuration, cacheDirectory: options.cacheDir, useClientDatabasePrefix: !options.noDatabasePrefix)
+        var lines = ["ENTRY\tMODE\tURL\tPREFIX\tDATABASES"]
+        for entry in configuration.appSync {
+            let prefix = factory.useClientDatabasePrefix ? (entry.clientDatabasePrefix ?? entry.name) : "-"
+            lines.append("\(entry.name)\t\(entry.authMode.rawValue)\t\(entry.apiURL)\t\(prefix)\t\(factory.databasePaths(for: entry).joined(separator: ","))")
+        }
+        for problem in configuration.problems { lines.append("problem: \(problem)") }
+        FileHandleless.writeStandardOutput(Array((lines.joined(separator: "\n") + "\n").utf8))
+        if !configuration.problems.isEmpty { throw CLIError(message: "\(configuration.problems.count) problem(s) in \(options.config)", exitCode: 2) }
+    }
+}
+
+/// `multiauth graphql`: one query or mutation through the client of an entry or mode.
+struct GraphQLCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "graphql", abstract: "Run a GraphQL query or mutation through the AppSync client of an entry or auth mode.")
+    @OptionGroup var options: ConfigOptions
+    @Option(help: "The AppSync entry to use.") var client: String?
+    @Option(help: "The auth mode whose (only) entry to use: API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA.")
+    var mode: AuthMode?
+    @Option(help: "The operation text, or @FILE.") var query: String
+    @Option(help: "Variables as a JSON object.") var variables: String?
+    @Option(help: "returnCacheDataElseFetch (default), fetchIgnoringCacheData, returnCacheDataDontFetch, returnCacheDataAndFetch.")
+    var cachePolicy: CachePolicy = .returnCacheDataElseFetch
+    @Flag(help: "Fail a mutation at once on a network error instead of queueing it offline.") var noOfflineQueue = false
+    @Option(help: "The token for user-pool, OIDC or Lambda entries.") var token: String?
+    @Option(help: "A saved login (see 'multiauth login') for user-pool or OIDC entries.") var name: String?
+    @OptionGroup var store: StoreOptions
+    @Option(help: "Replace the entry's API key.") var apiKey: String?
+    @Option(help: "The shared-file profile for IAM credentials.") var profile: String?
+
+    func run() async throws {
+        let factory = try await makeFactory()
+        let appSync: AppSyncClient
+        do {
+            if let client { appSync = try factory.client(named: client) } else if let mode { appSync = try factory.client(for: mode) } else {
+                throw CLIError(message: "give --client NAME or --mode MODE", exitCode: 2)
+            }
+        } catch let error as ClientFactoryError { throw CLIError(message: error.description, exitCode: 2) }
+        let text = try operationText()
+        let parsedVariables = try variables.map { value throws -> JSONValue in
+            guard let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(value.utf8)) else {
+                throw CLIError(message: "--variables: not JSON", exitCode: 2)
+            }
+            return parsed
+        }
+        do {
+            if text.trimmingPrefix(while: { $0 == " " || $0 == "\n" }).hasPrefix("mutation") {
+                switch try await appSync.mutate(text, variables: parsedVariables, queueWhenOffline: !noOfflineQueue) {
+                case .completed(let result): print(result)
+                case .queued(let id): StandardError.emit("offline: mutation queued as #\(id) in \(appSync.databases.offlineMutationsPath)")
+                }
+            } else {
+                let response = try await appSync.query(text, variables: parsedVariables, cachePolicy: cachePolicy)
+                if response.source == .cache { StandardError.emit("(from the cache: \(appSync.databases.queriesPath))") }
+                FileHandleless.writeStandardOutput(response.json + [0x0a])
+            }
+        } catch { throw CLIError(message: error.description, exitCode: 1) }
+    }
+
+    private func print(_ result: GraphQLResult) {
+        var members: [String: JSONValue] = ["data": result.data ?? .null]
+        if !result.errors.isEmpty {
+            members["errors"] = .array(result.errors.map { error in
+                .object(["message": .string(error.message), "errorType": error.errorType.map { .string($0) } ?? .null, "path": .array(error.path ?? [])])
+            })
+        }
+        FileHandleless.writeStandardOutput(Array((JSONValue.object(members).description + "\n").utf8))
+    }
+
+    private func operationText() throws -> String {
+        guard query.hasPrefix("@") else { return query }
+        guard let data = FileManager.default.contents(atPath: String(query.dropFirst())) else {
+            throw CLIError(message: "--query: cannot read \(query.dropFirst())", exitCode: 2)
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private func makeFactory() async throws -> ClientFactory {
+        var providers: [AuthMode: any TokenProvider] = [:]
+        if let token {
+            let fixed = FixedTokenProvider(token: token)
+            for mode in [AuthMode.amazonCognitoUserPools, .openIDConnect, .awsLambda] { providers[mode] = fixed }
+        } else if let name {
+            var login = LoginOptions()
+            login.name = name
+            login.store = store
+            let (record, provider) = try await login.provider()
+            switch record.provider {
+            case .cognito: providers[.amazonCognitoUserPools] = provider
+            case .oidc: providers[.openIDConnect] = provider
+            }
+        }
+        let credentials: (any CredentialsProvider)? = profile.map { DefaultCredentialsChain.make(profile: $0, http: CurlHTTPClient()) }
+        return ClientFactory(
+            configuration: try options.load(), cacheDirectory: options.cacheDir, useClientDatabasePrefix: !options.noDatabasePrefix,
+            credentials: credentials, tokenProviders: providers, apiKey: apiKey)
+    }
+}
+
+/// A token given on the command line: sent as is, never refreshed.
+struct FixedTokenProvider: TokenProvider {
+    let token: String
+
+    func currentTokens() async throws(TokenError) -> AuthTokens {
+        AuthTokens(idToken: token, accessToken: token, refreshToken: nil, expiresAt: Int64.max / 2)
+    }
+}
+
+/// `multiauth clear-caches`: empty the caches of every entry or one.
+struct ClearCachesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clear-caches", abstract: "Empty the query, offline-mutation and subscription caches of the configuration's clients.")
+    @OptionGroup var options: ConfigOptions
+    @Option(help: "Only this entry.") var client: String?
+    @Flag(help: "The query caches.") var queries = false
+    @Flag(help: "The offline mutation queues.") var mutations = false
+    @Flag(help: "The subscription metadata.") var subscriptions = false
+
+    func run() async throws {
+        var selected: ClientDatabases.ClearOptions = []
+        if queries { selected.insert(.queries) }
+        if mutations { selected.insert(.mutations) }
+        if subscriptions { selected.insert(.subscriptions) }
+        let factory = ClientFactory(configuration: try options.load(), cacheDirectory: options.cacheDir, useClientDatabasePrefix: !options.noDatabasePrefix)
+        let errors = await factory.clearCaches(entry: client, options: selected.isEmpty ? .all : selected)
+        for error in errors { StandardError.emit("multiauth: error: \(error)") }
+        if !errors.isEmpty { throw CLIError(message: "\(errors.count) cache(s) could not be cleared", exitCode: 1) }
+    }
+}
+
+/// `multiauth realtime-url`: the websocket connection URL of an entry's client.
+struct RealtimeURLCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "realtime-url", abstract: "Print the AppSync realtime (websocket) connection URL for an entry, authorized for its mode.")
+    @OptionGroup var graphql: RealtimeOptions
+
+    func run() async throws {
+        let factory = ClientFactory(
+            configuration: try graphql.options.load(), cacheDirectory: graphql.options.cacheDir,
+            credentials: graphql.profile.map { DefaultCredentialsChain.make(profile: $0, http: CurlHTTPClient()) },
+            tokenProviders: graphql.token.map { token in
+                Dictionary(uniqueKeysWithValues: [AuthMode.amazonCognitoUserPools, .openIDConnect, .awsLambda].map { ($0, FixedTokenProvider(token: token) as any TokenProvider) })
+            } ?? [:])
+        do {
+            let client = try factory.client(named: graphql.client)
+            FileHandleless.writeStandardOutput(Array((try await RealtimeHandshake.connectionURL(for: client) + "\n").utf8))
+        } catch let error as ClientFactoryError { throw CLIError(message: error.description, exitCode: 2) } catch let error as AuthorizationError {
+            throw CLIError(message: error.description, exitCode: 1)
+        }
+    }
+}
+
+struct RealtimeOptions: ParsableArguments {
+    @OptionGroup var options: ConfigOptions
+    @Option(help: "The AppSync entry.") var client: String
+    @Option(help: "The token for user-pool, OIDC or Lambda entries.") var token: String?
+    @Option(help: "The shared-file profile for IAM credentials.") var profile: String?
+}
+
+extension AuthMode: ExpressibleByArgument {}
+extension CachePolicy: ExpressibleByArgument {}
