@@ -23,6 +23,8 @@ enum Peers {
         let clientSecret: String
     }
 
+    static var appSync: String { environment["MULTIAUTH_TEST_APPSYNC_URL"] ?? "" }
+    static var appSyncAvailable: Bool { !appSync.isEmpty }
     static var oidcIssuer: String { environment["MULTIAUTH_TEST_OIDC_ISSUER"] ?? "" }
     static var oidcAvailable: Bool { !oidcIssuer.isEmpty }
     static let oidcReason: Comment = "the OIDC peer (nanoidp) is not running: use scripts/test"
