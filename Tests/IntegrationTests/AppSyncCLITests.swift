@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// `multiauth clients`, `graphql` and `clear-caches` end to end.
+@Suite(.enabled(if: Peers.appSyncAvailable, Peers.reason)) struct AppSyncCLITests {
+    @Test func clientsGraphqlAndClearCaches() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-cli-appsync-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let config = folder + "/awsconfiguration.json"
+        try Data("""
+            {"AppSync": {"Default": {"ApiUrl": "\(Peers.appSync)", "Region": "us-east-1", "AuthMode": "API_KEY", "ApiKey": "\(Peers.apiKey)", "ClientDatabasePrefix": "Cli_API_KEY"},
+                         "Cli_AWS_IAM": {"ApiUrl": "\(Peers.appSync)", "Region": "us-east-1", "AuthMode": "AWS_IAM", "ClientDatabasePrefix": "Cli_AWS_IAM"}}}
+            """.utf8).write(to: URL(fileURLWithPath: config))
+        let base = ["--config", config, "--cache-dir", folder + "/cache"]
+        let env = ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret]
+
+        let clients = try CLITests.run(["clients"] + base)
+        #expect(clients.status == 0)
+        #expect(clients.stdout.contains("Cli_AWS_IAM\tAWS_IAM\t\(Peers.appSync)\tCli_AWS_IAM\t\(folder)/cache/Cli_AWS_IAM_queries.db"))
+        #expect(!clients.stdout.contains(Peers.apiKey))
+
+        let id = "cli-\(UUID().uuidString)"
+        let add = try CLITests.run(
+            ["graphql"] + base + ["--mode", "AWS_IAM", "--query", "mutation { addPost(id: \"\(id)\", author: \"carol\", url: \"https://u\") { id version } }"],
+            environment: env)
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(add.stdout.contains("\"version\":1"))
+        let query = ["--query", "query Q($id: ID!) { getPost(id: $id) { author url } }", "--variables", "{\"id\": \"\(id)\"}"]
+        let publicRun = try CLITests.run(["graphql"] + base + ["--client", "Default"] + query)
+        #expect(publicRun.stdout.contains("Not Authorized to access url on type Post"))
+        let cached = try CLITests.run(["graphql"] + base + ["--client", "Default", "--cache-policy", "returnCacheDataDontFetch"] + query)
+        #expect(cached.status == 0)
+        #expect(cached.stderr.contains("from the cache"))
+        #expect(try CLITests.run(["clear-caches"] + base + ["--client", "Default", "--queries"]).status == 0)
+        let miss = try CLITests.run(["graphql"] + base + ["--client", "Default", "--cache-policy", "returnCacheDataDontFetch"] + query)
+        #expect(miss.status == 1)
+        #expect(miss.stderr.contains("nothing cached"))
+
+        try Data("{\"AppSync\": {\"Default\": {\"ApiUrl\": \"https://x/graphql\", \"Region\": \"r\", \"AuthMode\": \"API_KEY\"}}}".utf8)
+            .write(to: URL(fileURLWithPath: config))
+        let broken = try CLITests.run(["clients"] + base)
+        #expect(broken.status == 2)
+        #expect(broken.stdout.contains("AppSync.Default.ApiKey: missing"))
+    }
+}
