@@ -83,7 +83,7 @@ let package = Package(
         // libFuzzer target; built only by scripts/fuzz (with -sanitize=fuzzer), never by swift build.
         .executableTarget(
             name: "FuzzParsers",
-            dependencies: ["SigV4", "CredentialProviders", "TokenProviders", "MultiAuthCrypto"],
+            dependencies: ["SigV4", "CredentialProviders", "TokenProviders", "MultiAuthCrypto", "ClientFactory"],
             path: "Fuzz/FuzzParsers",
             swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]
         ),
@@ -91,6 +91,12 @@ let package = Package(
             name: "TransportBench",
             dependencies: ["Authorization", "CredentialProviders", "HTTPTransport", "SigV4"],
             path: "Benchmarks/TransportBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "AppSyncBench",
+            dependencies: ["ClientFactory", "Authorization", "CredentialProviders", "SigV4", "TokenProviders"],
+            path: "Benchmarks/AppSyncBench",
             swiftSettings: strict
         ),
         .executableTarget(

@@ -1,9 +1,11 @@
 // libFuzzer entry point for the parsers that read untrusted input: raw HTTP request text,
 // wire URLs, the canonicalization stages (by signing whatever parsed), the verifier, the
-// shared AWS config files, JWTs (decoding and ID-token validation) and JWK sets. The first
+// shared AWS config files, JWTs (decoding and ID-token validation), JWK sets and
+// awsconfiguration.json. The first
 // input byte picks the target, unless MULTIAUTH_FUZZ_TARGET names one (scripts/fuzz TARGET).
 // scripts/fuzz builds it with -sanitize=fuzzer,address -DFUZZING (libFuzzer supplies main).
 // A plain build replays files instead: `FuzzParsers INPUT...` (crash reproduction).
+import ClientFactory
 import CredentialProviders
 import MultiAuthCrypto
 import SigV4
@@ -30,7 +32,7 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
 /// The targets, in selector order (the first input byte modulo their count).
 let fuzzTargets: [(name: String, run: @Sendable ([UInt8]) -> Void)] = [
     ("request", fuzzRequestText), ("url", fuzzURL), ("verifier", fuzzVerifier), ("config", fuzzConfigFile),
-    ("jwt", fuzzJWT), ("jwks", fuzzJWKS),
+    ("jwt", fuzzJWT), ("jwks", fuzzJWKS), ("awsconfig", fuzzAWSConfiguration),
 ]
 
 /// MULTIAUTH_FUZZ_TARGET pins every input to one target.
@@ -54,6 +56,15 @@ func fuzzJWT(_ input: [UInt8]) {
     }
     let validator = IDTokenValidator(issuer: "https://issuer.example", clientId: "client", keys: fuzzKeys, now: { 1_800_000_000 })
     _ = try? validator.validate(text, nonce: "n")
+}
+
+func fuzzAWSConfiguration(_ input: [UInt8]) {
+    guard let configuration = try? AWSConfiguration.parse(input, file: "fuzz") else { return }
+    _ = configuration.problems.map(\.description)
+    for entry in configuration.appSync {
+        _ = RealtimeHandshake.realtimeEndpoint(for: entry.apiURL)
+        _ = ClientFactory(configuration: configuration, cacheDirectory: "/nonexistent").databasePaths(for: entry)
+    }
 }
 
 func fuzzJWKS(_ input: [UInt8]) {

@@ -115,8 +115,7 @@ public struct ClientFactory: Sendable {
             registration.release()
             throw .cache(error)
         }
-        return AppSyncClient(
-            entry: entry, databases: databases, http: AuthorizedHTTPClient(transport: http, authorizer: authorizer), registration: registration)
+        return AppSyncClient(entry: entry, databases: databases, transport: http, authorizer: authorizer, registration: registration)
     }
 
     func authorizer(for entry: AppSyncEntry) throws(ClientFactoryError) -> any RequestAuthorizer {

@@ -20,14 +20,20 @@ public final class AppSyncClient: Sendable {
     /// The client's database files.
     public let databases: ClientDatabases
     let http: AuthorizedHTTPClient
+    /// Mutations are sent once: a retried mutation could be applied twice.
+    let mutationHTTP: AuthorizedHTTPClient
     let registration: CacheRegistry.Registration?
     private let cache: QueryCache
     private let queue: OfflineMutationQueue
 
-    init(entry: AppSyncEntry, databases: ClientDatabases, http: AuthorizedHTTPClient, registration: CacheRegistry.Registration?) {
+    init(
+        entry: AppSyncEntry, databases: ClientDatabases, transport: any HTTPClient, authorizer: any RequestAuthorizer,
+        registration: CacheRegistry.Registration?
+    ) {
         self.entry = entry
         self.databases = databases
-        self.http = http
+        http = AuthorizedHTTPClient(transport: transport, authorizer: authorizer)
+        mutationHTTP = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, maxAttempts: 1)
         self.registration = registration
         cache = QueryCache(database: databases.queries)
         queue = OfflineMutationQueue(database: databases.offlineMutations)
@@ -55,7 +61,7 @@ public final class AppSyncClient: Sendable {
     /// (a sign-up, a payment).
     public func mutate(_ operation: String, variables: JSONValue? = nil, queueWhenOffline: Bool = true) async throws(AppSyncClientError) -> MutationOutcome {
         do {
-            return .completed(try await send(operation, variables).result)
+            return .completed(try await send(operation, variables, through: mutationHTTP).result)
         } catch where queueWhenOffline && error.isNetworkFailure {
             do { return .queued(id: try await queue.enqueue(operation: operation, variables: variables, at: Self.now())) } catch {
                 throw .cache(.database(entry: entry.name, file: databases.offlineMutationsPath, reason: "\(error)"))
@@ -74,7 +80,7 @@ public final class AppSyncClient: Sendable {
             guard !batch.isEmpty else { return sent }
             for mutation in batch {
                 let variables = try? JSONDecoder().decode(JSONValue.self, from: Data(mutation.variables.utf8))
-                _ = try await send(mutation.operation, variables)
+                _ = try await send(mutation.operation, variables, through: mutationHTTP)
                 do { try await queue.remove(mutation.id) } catch { throw databaseError(databases.offlineMutationsPath, error) }
                 sent += 1
             }
@@ -100,14 +106,16 @@ public final class AppSyncClient: Sendable {
     }
 
     private func fetchAndStore(_ operation: String, _ variables: JSONValue?) async throws(AppSyncClientError) -> (result: GraphQLResult, json: [UInt8]) {
-        let fetched = try await send(operation, variables)
+        let fetched = try await send(operation, variables, through: http)
         do { try await cache.store(fetched.json, operation: operation, variables: variables, at: Self.now()) } catch {
             throw databaseError(databases.queriesPath, error)
         }
         return fetched
     }
 
-    func send(_ operation: String, _ variables: JSONValue?) async throws(AppSyncClientError) -> (result: GraphQLResult, json: [UInt8]) {
+    func send(
+        _ operation: String, _ variables: JSONValue?, through http: AuthorizedHTTPClient
+    ) async throws(AppSyncClientError) -> (result: GraphQLResult, json: [UInt8]) {
         var body: [String: JSONValue] = ["query": .string(operation)]
         if let variables {
             guard case .object = variables else { throw .invalidVariables("must be a JSON object") }
