@@ -106,6 +106,10 @@ nonisolated func measureVerification(
     }
     return best
 }
+if let iterations = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_VERIFY"].flatMap(Int.init) {
+    for _ in 0..<iterations { _ = await verifier.verify(received, now: receivedAt) }
+    exit(0)
+}
 let verifyRate = await measureVerification(verifier, received, receivedAt, seconds: seconds)
 
 // Streaming (aws-chunked) signing of a 1 MiB body in 64 KiB chunks, framing included.

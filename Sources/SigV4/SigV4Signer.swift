@@ -78,6 +78,28 @@ public struct SigV4Signer: Sendable {
     /// and `x-amz-content-sha256` when they apply). Existing `Authorization` and
     /// `X-Amz-Date` headers are replaced.
     public func signHeaders(_ request: consuming SignableRequest, date: SigningDate) throws(SigningError) -> SigningResult {
+        var (stages, signedHeaders, headers) = try headerStages(request, date: date)
+        let authorization = authorizationValue(scope: stages.scope, signedHeaders: signedHeaders, signature: stages.signature)
+        if let token = credentials.sessionToken, options.omitsSessionToken { headers.append(name: "X-Amz-Security-Token", value: token) }
+        headers.append(name: "Authorization", value: authorization)
+        var signed = request
+        signed.headers = headers
+        return SigningResult(
+            canonicalRequestBytes: stages.canonical, stringToSignBytes: stages.stringToSign,
+            signatureValue: stages.signature, signedHeaders: signedHeaders, authorization: authorization,
+            signedRequest: signed, scope: stages.scope, isPresigned: false)
+    }
+
+    /// The hex signature and `SignedHeaders` list header signing would produce, without
+    /// building the signed request: the verifier's path.
+    package func headerSignature(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> (signature: String, signedHeaders: String) {
+        let (stages, signedHeaders, _) = try headerStages(request, date: date)
+        return (stages.signature.hex, signedHeaders)
+    }
+
+    /// Header signing up to the signature: the headers to send (without Authorization), the
+    /// signed-header list and the stages.
+    private func headerStages(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> (Stages, String, HTTPHeaderList) {
         try credentials.validate()
         let payloadHash = try payloadHashForHeaderSigning(request)
         var headers = try headersWithHost(request, extra: 4)
@@ -99,15 +121,7 @@ public struct SigV4Signer: Sendable {
         let stages = try computeStages(
             request, headers: canonicalHeaders, signedHeaders: signedHeaders, extraQuery: [],
             payloadHash: payloadHash, date: date)
-        let authorization = authorizationValue(scope: stages.scope, signedHeaders: signedHeaders, signature: stages.signature)
-        if let token, options.omitsSessionToken { headers.append(name: "X-Amz-Security-Token", value: token) }
-        headers.append(name: "Authorization", value: authorization)
-        var signed = request
-        signed.headers = headers
-        return SigningResult(
-            canonicalRequestBytes: stages.canonical, stringToSignBytes: stages.stringToSign,
-            signatureValue: stages.signature, signedHeaders: signedHeaders, authorization: authorization,
-            signedRequest: signed, scope: stages.scope, isPresigned: false)
+        return (stages, signedHeaders, headers)
     }
 
     /// Signs in the query string (a presigned URL valid for `expires` seconds, 1…604800).

@@ -115,14 +115,13 @@ public struct SigV4Verifier: Sendable {
         _ request: SignableRequest, _ parsed: ReceivedAuthorization, secret: String, presignedTokenSigned: Bool?
     ) -> String? {
         var unsigned = request
-        let signedSet = Set(parsed.signedHeaders)
-        unsigned.headers = HTTPHeaderList(request.headers.fields.filter {
-            let name = $0.name.lowercased()
-            return signedSet.contains(name) && name != "authorization"
+        unsigned.headers = HTTPHeaderList(request.headers.fields.filter { field in
+            !HTTPHeaderList.namesMatch(field.name, "authorization")
+                && parsed.signedHeaders.contains { HTTPHeaderList.namesMatch(field.name, $0) }
         })
         var options = self.options
         options.signsContentSHA256Header = false
-        let tokenSigned = presignedTokenSigned ?? signedSet.contains("x-amz-security-token")
+        let tokenSigned = presignedTokenSigned ?? parsed.signedHeaders.contains("x-amz-security-token")
         options.omitsSessionToken = !tokenSigned
         let credentials = AWSCredentials(
             accessKeyId: parsed.accessKeyId, secretAccessKey: secret, sessionToken: tokenSigned ? parsed.sessionToken : nil)
@@ -132,8 +131,7 @@ public struct SigV4Verifier: Sendable {
             return try? signer.presign(unsigned, expires: expires, date: parsed.date).signature
         }
         // A signed header the request does not carry cannot be reproduced: the lists differ.
-        guard let result = try? signer.signHeaders(unsigned, date: parsed.date),
-            result.signedHeaders == parsed.signedHeaders.joined(separator: ";")
+        guard let result = try? signer.headerSignature(unsigned, date: parsed.date), result.signedHeaders == parsed.signedHeadersText
         else { return nil }
         return result.signature
     }
@@ -144,6 +142,8 @@ struct ReceivedAuthorization {
     let accessKeyId: String
     let scope: [String]
     let signedHeaders: [String]
+    /// `SignedHeaders` as received, for comparing with the recomputed list.
+    let signedHeadersText: String
     let signature: String
     let date: SigningDate
     let expires: Int?
@@ -155,7 +155,7 @@ struct ReceivedAuthorization {
     ]
 
     static func parse(_ request: SignableRequest) -> Result<ReceivedAuthorization, VerificationFailure> {
-        let authorizations = request.headers.fields.filter { $0.name.lowercased() == "authorization" }
+        let authorizations = request.headers.fields.filter { HTTPHeaderList.namesMatch($0.name, "authorization") }
         if authorizations.count > 1 { return .failure(.repeatedParameter("Authorization")) }
         if let header = authorizations.first { return parseHeader(header.value, request) }
         return parseQuery(request)
@@ -179,9 +179,9 @@ struct ReceivedAuthorization {
             while let last = valueBytes.last, last == 0x20 || last == 0x09 { valueBytes = valueBytes.dropLast() }
             fields[key] = String(decoding: valueBytes, as: UTF8.self)
         }
-        let dates = request.headers.fields.filter { $0.name.lowercased() == "x-amz-date" }
+        let dates = request.headers.fields.filter { HTTPHeaderList.namesMatch($0.name, "x-amz-date") }
         guard dates.count == 1 else { return .failure(dates.isEmpty ? .malformedAuthorization("no X-Amz-Date") : .repeatedParameter("X-Amz-Date")) }
-        let tokens = request.headers.fields.filter { $0.name.lowercased() == "x-amz-security-token" }
+        let tokens = request.headers.fields.filter { HTTPHeaderList.namesMatch($0.name, "x-amz-security-token") }
         guard tokens.count <= 1 else { return .failure(.repeatedParameter("X-Amz-Security-Token")) }
         return build(
             credential: fields["Credential"], signedHeaders: fields["SignedHeaders"], signature: fields["Signature"],
@@ -219,7 +219,7 @@ struct ReceivedAuthorization {
         return .success(ReceivedAuthorization(
             accessKeyId: parts[0], scope: Array(parts.dropFirst()),
             signedHeaders: signedHeaders.utf8.split(separator: UInt8(ascii: ";")).map { String(decoding: $0, as: UTF8.self) },
-            signature: signature, date: parsedDate,
+            signedHeadersText: signedHeaders, signature: signature, date: parsedDate,
             expires: expires, sessionToken: token))
     }
 
