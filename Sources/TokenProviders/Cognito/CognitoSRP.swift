@@ -1,6 +1,14 @@
 import CLibCrypto
 import MultiAuthCrypto
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Cognito's SRP-6a (USER_SRP_AUTH) client side: the 3072-bit RFC 5054 group with g = 2,
 /// and Cognito's own padding, key derivation and claim signature.
 ///
@@ -146,27 +154,13 @@ public struct CognitoSRP: Sendable {
     /// The TIMESTAMP Cognito expects: `EEE MMM d HH:mm:ss UTC yyyy` in UTC, POSIX names, no
     /// leading zero on the day (`Tue Mar 5 09:04:03 UTC 2024`).
     public static func timestamp(unixTime: Int64) -> String {
-        let days = unixTime >= 0 ? unixTime / 86_400 : (unixTime - 86_399) / 86_400
-        let seconds = unixTime - days * 86_400
-        let (year, month, day) = civilDate(daysSinceEpoch: days)
-        let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+        var seconds = time_t(unixTime)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        let weekday = weekdays[Int(((days % 7) + 7) % 7)]
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let clock = "\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
-        return "\(weekday) \(months[month - 1]) \(day) \(clock) UTC \(year)"
-    }
-
-    /// Howard Hinnant's days-to-civil algorithm.
-    private static func civilDate(daysSinceEpoch: Int64) -> (year: Int64, month: Int, day: Int) {
-        let z = daysSinceEpoch + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
-        let month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let clock = "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+        return "\(weekdays[Int(parts.tm_wday)]) \(months[Int(parts.tm_mon)]) \(parts.tm_mday) \(clock) UTC \(Int(parts.tm_year) + 1900)"
     }
 }
