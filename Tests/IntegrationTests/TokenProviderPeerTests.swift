@@ -1,4 +1,5 @@
 import Foundation
+import CredentialProviders
 import HTTPTransport
 import Synchronization
 import Testing
@@ -77,6 +78,18 @@ final class CountingHTTPClient: HTTPClient {
         await #expect(throws: TokenError.self) {
             try await cognito.refresh(AuthTokens(idToken: nil, accessToken: "x", refreshToken: "revoked-or-made-up", expiresAt: 0))
         }
+    }
+
+    @Test func userPoolTokensBecomeCognitoIdentityLogins() async throws {
+        let setup = try #require(Peers.setup)
+        let cognito = try authenticator()
+        let tokens = try await cognito.signIn(username: "alice", password: Array("Str0ng-Passw0rd!".utf8), flow: .password)
+        let logins = try cognito.configuration.identityLogins(tokens)
+        #expect(logins == ["cognito-idp.us-east-1.amazonaws.com/\(setup.userPoolId)": try tokens.token(.id)])
+        let identity = CognitoIdentityCredentialsProvider(
+            identityPoolId: setup.identityPoolId, region: "us-east-1", logins: logins, endpoint: ServiceEndpoint(url: Peers.moto),
+            http: CurlHTTPClient())
+        #expect(try await identity.credentials().credentials.accessKeyId == "TESTACCESSKEY12345")
     }
 
     @Test func newPasswordRequiredIsAnsweredOrReported() async throws {
@@ -176,6 +189,30 @@ final class CountingHTTPClient: HTTPClient {
         #expect(persisted.withLock { $0 } == 1)
         #expect(Set(results.compactMap { $0 }).count == 1)
         #expect(results.allSatisfy { $0 != nil && $0 != tokens.accessToken })
+    }
+
+    @Test func aDeniedOrExpiredDeviceCodeStopsThePolling() async throws {
+        let client = try await OpenIDConnectClient.discover(Self.configuration(confidential: false), http: CurlHTTPClient())
+        let denied = try await client.startDeviceAuthorization()
+        _ = try Peers.python(
+            "scripts/peers/oidc_user.py", ["approve-device", Peers.oidcIssuer, denied.userCode, Peers.oidcUser.0, Peers.oidcUser.1, "deny"])
+        await #expect {
+            try await client.pollDeviceToken(denied)
+        } throws: { error in
+            if case .accessDenied = error as? TokenError { return true }
+            return false
+        }
+        // A clock that jumps past the code's lifetime after the first poll: polling stops with "expired".
+        let start = unixNow()
+        let reads = Mutex(0)
+        let late = try await OpenIDConnectClient.discover(Self.configuration(confidential: false), http: CurlHTTPClient()) {
+            reads.withLock { count in
+                count += 1
+                return count <= 2 ? start : start + 100_000
+            }
+        }
+        let expiring = try await late.startDeviceAuthorization()
+        await #expect(throws: TokenError.deviceCodeExpired) { try await late.pollDeviceToken(expiring) }
     }
 
     @Test func unreachableAndMalformedProvidersGiveTypedErrors() async throws {
