@@ -74,7 +74,9 @@ public final class AWSChunkedFileStream: HTTPBodyStream {
         var chunk = [UInt8](repeating: 0, count: want)
         var filled = 0
         while filled < want {
-            let count = chunk.withUnsafeMutableBytes { systemRead(state.descriptor, $0.baseAddress! + filled, want - filled) }
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                buffer.baseAddress.map { systemRead(state.descriptor, $0 + filled, want - filled) } ?? -1
+            }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { throw HTTPBodyStreamError("\(path) shrank or could not be read while it was uploaded") }
             filled += count

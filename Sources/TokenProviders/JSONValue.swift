@@ -15,12 +15,14 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // Most values in tokens and GraphQL answers are strings and objects: try those first,
+        // since every failed attempt costs a thrown error.
         if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
         else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
+        else if let value = try? container.decode([String: JSONValue].self) { self = .object(value) }
+        else if let value = try? container.decode(Double.self) { self = .number(value) }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else { self = .array(try container.decode([JSONValue].self)) }
     }
 
     public func encode(to encoder: any Encoder) throws {
