@@ -52,6 +52,17 @@ if let iterations = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_ITER
     for _ in 0..<iterations { try signOnce(method: "GET", body: .empty, cache: cache) }
     exit(0)
 }
+// The verifier on the same GET, as received: parse the authorization, recompute, compare.
+let received = try cachedSigner.signHeaders(
+    try SignableRequest(method: "GET", url: url, headers: [("Host", host)]), date: SigningDate.now()).signedRequest
+let verifier = SigV4Verifier(region: "us-east-1", service: "execute-api") { _ in
+    VerifierCredential(secretAccessKey: credentials.secretAccessKey)
+}
+let receivedAt = SigningDate.now()
+if let iterations = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_VERIFY"].flatMap(Int.init) {
+    for _ in 0..<iterations { _ = await verifier.verify(received, now: receivedAt) }
+    exit(0)
+}
 let getCached = try rate { try signOnce(method: "GET", body: .empty, cache: cache) }
 let getUncached = try rate { try signOnce(method: "GET", body: .empty, cache: nil) }
 
@@ -80,13 +91,7 @@ let sigV4a = try rate {
     sink &+= try sigV4aSigner.signHeaders(request, date: SigningDate.now()).authorization?.utf8.count ?? 0
 }
 
-// The verifier on the same GET, as received: parse the authorization, recompute, compare.
-let received = try cachedSigner.signHeaders(
-    try SignableRequest(method: "GET", url: url, headers: [("Host", host)]), date: SigningDate.now()).signedRequest
-let verifier = SigV4Verifier(region: "us-east-1", service: "execute-api") { _ in
-    VerifierCredential(secretAccessKey: credentials.secretAccessKey)
-}
-let receivedAt = SigningDate.now()
+
 /// Runs off the main actor, so the loop's awaits do not hop between executors.
 nonisolated func measureVerification(
     _ verifier: SigV4Verifier, _ received: SignableRequest, _ receivedAt: SigningDate, seconds: Double
@@ -105,10 +110,6 @@ nonisolated func measureVerification(
         best = max(best, Double(calls) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
     }
     return best
-}
-if let iterations = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_VERIFY"].flatMap(Int.init) {
-    for _ in 0..<iterations { _ = await verifier.verify(received, now: receivedAt) }
-    exit(0)
 }
 let verifyRate = await measureVerification(verifier, received, receivedAt, seconds: seconds)
 
