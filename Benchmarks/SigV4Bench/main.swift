@@ -133,3 +133,4 @@ let report: [String: Double] = [
 let json = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
 print(String(decoding: json, as: UTF8.self))
 if sink == 42 { print("") }
+

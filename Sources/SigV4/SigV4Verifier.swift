@@ -155,37 +155,64 @@ struct ReceivedAuthorization {
     ]
 
     static func parse(_ request: SignableRequest) -> Result<ReceivedAuthorization, VerificationFailure> {
-        let authorizations = request.headers.fields.filter { HTTPHeaderList.namesMatch($0.name, "authorization") }
-        if authorizations.count > 1 { return .failure(.repeatedParameter("Authorization")) }
-        if let header = authorizations.first { return parseHeader(header.value, request) }
-        return parseQuery(request)
+        // One pass over the headers, matching names without lowercasing copies.
+        var authorization: String?, date: String?, token: String?
+        for field in request.headers.fields {
+            if HTTPHeaderList.namesMatch(field.name, "authorization") {
+                guard authorization == nil else { return .failure(.repeatedParameter("Authorization")) }
+                authorization = field.value
+            } else if HTTPHeaderList.namesMatch(field.name, "x-amz-date") {
+                guard date == nil else { return .failure(.repeatedParameter("X-Amz-Date")) }
+                date = field.value
+            } else if HTTPHeaderList.namesMatch(field.name, "x-amz-security-token") {
+                guard token == nil else { return .failure(.repeatedParameter("X-Amz-Security-Token")) }
+                token = field.value
+            }
+        }
+        guard let authorization else { return parseQuery(request) }
+        guard let date else { return .failure(.malformedAuthorization("no X-Amz-Date")) }
+        return parseHeader(authorization, date: date, token: token)
     }
 
-    private static func parseHeader(_ value: String, _ request: SignableRequest) -> Result<ReceivedAuthorization, VerificationFailure> {
-        // Byte-level parsing: `String.split` on Characters walks grapheme clusters.
+    private static let algorithmBytes = Array(SigV4Signer.algorithm.utf8)
+    private static let headerParameters = ["Credential", "SignedHeaders", "Signature"].map { Array($0.utf8) }
+
+    /// `AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…`, read on bytes.
+    private static func parseHeader(_ value: String, date: String, token: String?) -> Result<ReceivedAuthorization, VerificationFailure> {
         let bytes = Array(value.utf8)
         guard let space = bytes.firstIndex(of: UInt8(ascii: " ")) else { return .failure(.malformedAuthorization("no parameters")) }
-        let algorithm = String(decoding: bytes[..<space], as: UTF8.self)
-        guard algorithm == SigV4Signer.algorithm else { return .failure(.unsupportedAlgorithm(algorithm)) }
-        var fields: [String: String] = [:]
-        for part in bytes[(space + 1)...].split(separator: UInt8(ascii: ",")) {
-            let pair = part.drop { $0 == 0x20 || $0 == 0x09 }
-            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else {
-                return .failure(.malformedAuthorization("'\(String(decoding: pair, as: UTF8.self))'"))
-            }
-            let key = String(decoding: pair[..<equals], as: UTF8.self)
-            guard fields[key] == nil else { return .failure(.repeatedParameter(key)) }
-            var valueBytes = pair[(equals + 1)...]
-            while let last = valueBytes.last, last == 0x20 || last == 0x09 { valueBytes = valueBytes.dropLast() }
-            fields[key] = String(decoding: valueBytes, as: UTF8.self)
+        guard bytes[..<space].elementsEqual(algorithmBytes) else {
+            return .failure(.unsupportedAlgorithm(String(decoding: bytes[..<space], as: UTF8.self)))
         }
-        let dates = request.headers.fields.filter { HTTPHeaderList.namesMatch($0.name, "x-amz-date") }
-        guard dates.count == 1 else { return .failure(dates.isEmpty ? .malformedAuthorization("no X-Amz-Date") : .repeatedParameter("X-Amz-Date")) }
-        let tokens = request.headers.fields.filter { HTTPHeaderList.namesMatch($0.name, "x-amz-security-token") }
-        guard tokens.count <= 1 else { return .failure(.repeatedParameter("X-Amz-Security-Token")) }
+        var found: [String?] = [nil, nil, nil]
+        var index = space + 1
+        while index < bytes.count {
+            let end = bytes[index...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.count
+            var first = index
+            while first < end, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
+            var last = end
+            while last > first, bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09 { last -= 1 }
+            if first < last {
+                guard let equals = bytes[first..<last].firstIndex(of: UInt8(ascii: "=")) else {
+                    return .failure(.malformedAuthorization("'\(String(decoding: bytes[first..<last], as: UTF8.self))'"))
+                }
+                if let slot = headerParameters.firstIndex(where: { bytes[first..<equals].elementsEqual($0) }) {
+                    guard found[slot] == nil else { return .failure(.repeatedParameter(String(decoding: headerParameters[slot], as: UTF8.self))) }
+                    found[slot] = String(decoding: bytes[(equals + 1)..<last], as: UTF8.self)
+                }
+            }
+            index = end + 1
+        }
         return build(
-            credential: fields["Credential"], signedHeaders: fields["SignedHeaders"], signature: fields["Signature"],
-            date: dates[0].value.trimmingHTTPWhitespace(), expires: nil, token: tokens.first?.value.trimmingHTTPWhitespace())
+            credential: found[0], signedHeaders: found[1], signature: found[2], date: trimmed(date), expires: nil,
+            token: token.map(trimmed))
+    }
+
+    /// The value without surrounding spaces or tabs; the same string when it has none (the usual case).
+    private static func trimmed(_ value: String) -> String {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        guard let first = value.utf8.first, let last = value.utf8.last, isSpace(first) || isSpace(last) else { return value }
+        return value.trimmingHTTPWhitespace()
     }
 
     private static func parseQuery(_ request: SignableRequest) -> Result<ReceivedAuthorization, VerificationFailure> {
@@ -210,17 +237,30 @@ struct ReceivedAuthorization {
         credential: String?, signedHeaders: String?, signature: String?, date: String, expires: Int?, token: String?
     ) -> Result<ReceivedAuthorization, VerificationFailure> {
         guard let credential else { return .failure(.malformedAuthorization("Credential")) }
-        let parts = credential.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-            .map { String(decoding: $0, as: UTF8.self) }
+        let parts = split(credential, at: UInt8(ascii: "/"))
         guard parts.count >= 2 else { return .failure(.malformedAuthorization("Credential")) }
         guard let signedHeaders, !signedHeaders.isEmpty else { return .failure(.malformedAuthorization("SignedHeaders")) }
         guard let signature, signature.utf8.count == 64 else { return .failure(.malformedAuthorization("Signature")) }
         guard let parsedDate = try? SigningDate(parsing: date) else { return .failure(.malformedAuthorization("X-Amz-Date")) }
         return .success(ReceivedAuthorization(
             accessKeyId: parts[0], scope: Array(parts.dropFirst()),
-            signedHeaders: signedHeaders.utf8.split(separator: UInt8(ascii: ";")).map { String(decoding: $0, as: UTF8.self) },
+            signedHeaders: split(signedHeaders, at: UInt8(ascii: ";")).filter { !$0.isEmpty },
             signedHeadersText: signedHeaders, signature: signature, date: parsedDate,
             expires: expires, sessionToken: token))
+    }
+
+    /// `text` cut at every `separator` byte, empty pieces kept (a plain loop: the generic
+    /// `split` on a UTF-8 view costs several times more).
+    private static func split(_ text: String, at separator: UInt8) -> [String] {
+        let bytes = Array(text.utf8)
+        var pieces: [String] = []
+        pieces.reserveCapacity(6)
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == separator {
+            pieces.append(String(decoding: bytes[start..<index], as: UTF8.self))
+            start = index + 1
+        }
+        return pieces
     }
 
     /// The received query without the presigning parameters, other pairs kept byte for byte.
