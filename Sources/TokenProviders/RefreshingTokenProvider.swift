@@ -67,20 +67,26 @@ public final class RefreshingTokenProvider: TokenProvider {
 
     private func startRefresh(from tokens: AuthTokens) -> Task<Result<AuthTokens, TokenError>, Never> {
         Task { [refresher, persist, name] in
-            let result: Result<AuthTokens, TokenError>
+            let fresh: AuthTokens
             do throws(TokenError) {
                 guard tokens.refreshToken != nil else { throw .loginRequired(name: name, reason: "no refresh token was issued") }
-                let fresh = tokens.refreshed(with: try await refresher.refresh(tokens))
-                try await persist?(fresh)
-                result = .success(fresh)
+                fresh = tokens.refreshed(with: try await refresher.refresh(tokens))
             } catch {
-                result = .failure(error.refusesRefreshToken ? .loginRequired(name: name, reason: error.description) : error)
+                self.state.withLock { $0.inFlight = nil }
+                return .failure(error.refusesRefreshToken ? .loginRequired(name: name, reason: error.description) : error)
             }
+            // Keep the new tokens in memory even if saving them fails: with rotation, the old
+            // refresh token is already dead, and this process can still use the new one.
             self.state.withLock { state in
-                if case .success(let fresh) = result { state.tokens = fresh }
+                state.tokens = fresh
                 state.inFlight = nil
             }
-            return result
+            do throws(TokenError) {
+                try await persist?(fresh)
+            } catch {
+                return .failure(.storage("the refreshed tokens could not be saved: \(error)"))
+            }
+            return .success(fresh)
         }
     }
 }

@@ -1,0 +1,52 @@
+import Synchronization
+import Testing
+import TokenProviders
+
+/// The refresh wrapper's own rules. The refresher here is a stand-in (it numbers its
+/// answers): the single-flight and rotation behaviour against a real provider is covered by
+/// OIDCPeerTests; these cases need failures a real provider cannot be made to produce on cue.
+@Suite struct RefreshingTokenProviderTests {
+    final class NumberingRefresher: TokenRefresher {
+        let calls = Mutex(0)
+        func refresh(_ tokens: AuthTokens) async throws(TokenError) -> AuthTokens {
+            let number = calls.withLock { value in
+                value += 1
+                return value
+            }
+            return AuthTokens(idToken: "id-\(number)", accessToken: "access-\(number)", refreshToken: "refresh-\(number)", expiresAt: 10_000)
+        }
+    }
+
+    static let stale = AuthTokens(idToken: "id-0", accessToken: "access-0", refreshToken: "refresh-0", expiresAt: 1_000)
+
+    @Test func aFailedSaveKeepsTheNewTokensInMemoryAndSaysSo() async throws {
+        let refresher = NumberingRefresher()
+        let provider = RefreshingTokenProvider(
+            tokens: Self.stale, refresher: refresher, persist: { _ throws(TokenError) in throw .storage("disk full") }, now: { 950 })
+        await #expect(throws: TokenError.self) { try await provider.currentTokens() }
+        #expect(provider.heldTokens.refreshToken == "refresh-1")
+        // The next call is served from memory: no second refresh.
+        #expect(try await provider.currentTokens().accessToken == "access-1")
+        #expect(refresher.calls.withLock { $0 } == 1)
+    }
+
+    @Test func noRefreshTokenMeansLogInAgain() async throws {
+        let tokens = AuthTokens(idToken: nil, accessToken: "a", refreshToken: nil, expiresAt: 1_000)
+        let provider = RefreshingTokenProvider(tokens: tokens, refresher: NumberingRefresher(), name: "ci", now: { 999 })
+        do {
+            _ = try await provider.currentTokens()
+            Issue.record("refreshed without a refresh token")
+        } catch {
+            guard case .loginRequired(let name, _) = error else { Issue.record("got \(error)"); return }
+            #expect(name == "ci")
+        }
+    }
+
+    @Test func theMarginDecidesWhenToRefresh() async throws {
+        let refresher = NumberingRefresher()
+        let early = RefreshingTokenProvider(tokens: Self.stale, refresher: refresher, refreshMargin: 120, now: { 879 })
+        #expect(try await early.currentTokens().accessToken == "access-0")  // 121 s left
+        let due = RefreshingTokenProvider(tokens: Self.stale, refresher: refresher, refreshMargin: 120, now: { 880 })
+        #expect(try await due.currentTokens().accessToken == "access-1")  // 120 s left
+    }
+}
