@@ -1,4 +1,5 @@
 import MultiAuthCrypto
+import Synchronization
 
 /// What a verifier knows about an access key id.
 public struct VerifierCredential: Sendable {
@@ -56,6 +57,7 @@ public struct SigV4Verifier: Sendable {
     let options: SigningOptions
     /// Allowed difference between the signing time and now for header signatures (15 min).
     public let allowedSkew: Int64
+    private let signers = VerifierSignerCache()
 
     /// Creates a verifier for `service` in `region`; `lookup` maps an access key id to its secret.
     /// `options` are the service's canonicalization rules (default: ``SigningOptions/defaults(forService:)``).
@@ -85,11 +87,21 @@ public struct SigV4Verifier: Sendable {
         let tokenChoices = parsed.expires != nil && parsed.sessionToken != nil ? [true, false] : [nil]
         for tokenSigned in tokenChoices {
             let expected = recompute(request, parsed, secret: known.secretAccessKey, presignedTokenSigned: tokenSigned)
-            if let expected, ConstantTime.equals(Array(expected.utf8), Array(parsed.signature.utf8)) {
+            if let expected, Self.sameSignature(expected, parsed.signature) {
                 return .success(parsed.accessKeyId)
             }
         }
         return .failure(.signatureMismatch)
+    }
+
+    /// Constant-time comparison of two hex signatures, on their UTF-8 storage when it is contiguous.
+    private static func sameSignature(_ expected: String, _ received: String) -> Bool {
+        let direct = expected.utf8.withContiguousStorageIfAvailable { left in
+            received.utf8.withContiguousStorageIfAvailable { right in
+                ConstantTime.equals(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right))
+            }
+        }
+        return (direct ?? nil) ?? ConstantTime.equals(Array(expected.utf8), Array(received.utf8))
     }
 
     private func checkScopeAndTime(_ parsed: ReceivedAuthorization, now: SigningDate) -> VerificationFailure? {
@@ -115,17 +127,22 @@ public struct SigV4Verifier: Sendable {
         _ request: SignableRequest, _ parsed: ReceivedAuthorization, secret: String, presignedTokenSigned: Bool?
     ) -> String? {
         var unsigned = request
-        unsigned.headers = HTTPHeaderList(request.headers.fields.filter { field in
-            !HTTPHeaderList.namesMatch(field.name, "authorization")
-                && parsed.signedHeaders.contains { HTTPHeaderList.namesMatch(field.name, $0) }
-        })
-        var options = self.options
-        options.signsContentSHA256Header = false
+        // Only signed headers take part (the signer drops Authorization itself); copy the list
+        // only when something must go.
+        let signed: (HTTPHeaderList.Field) -> Bool = { field in parsed.signedHeaders.contains { HTTPHeaderList.namesMatch(field.name, $0) } }
+        if !request.headers.fields.allSatisfy({ signed($0) || HTTPHeaderList.namesMatch($0.name, "authorization") }) {
+            unsigned.headers = HTTPHeaderList(request.headers.fields.filter(signed))
+        }
         let tokenSigned = presignedTokenSigned ?? parsed.signedHeaders.contains("x-amz-security-token")
-        options.omitsSessionToken = !tokenSigned
-        let credentials = AWSCredentials(
-            accessKeyId: parsed.accessKeyId, secretAccessKey: secret, sessionToken: tokenSigned ? parsed.sessionToken : nil)
-        let signer = SigV4Signer(credentials: credentials, region: region, service: service, options: options, keyCache: .shared)
+        let signer = signers.signer(
+            for: .init(accessKeyId: parsed.accessKeyId, secret: secret, token: tokenSigned ? parsed.sessionToken : nil, tokenSigned: tokenSigned)
+        ) { key in
+            var options = self.options
+            options.signsContentSHA256Header = false
+            options.omitsSessionToken = !key.tokenSigned
+            let credentials = AWSCredentials(accessKeyId: key.accessKeyId, secretAccessKey: key.secret, sessionToken: key.token)
+            return SigV4Signer(credentials: credentials, region: region, service: service, options: options, keyCache: .shared)
+        }
         if let expires = parsed.expires {
             unsigned.query = ReceivedAuthorization.queryWithoutAuthParameters(request.query)
             return try? signer.presign(unsigned, expires: expires, date: parsed.date).signature
@@ -134,6 +151,31 @@ public struct SigV4Verifier: Sendable {
         guard let result = try? signer.headerSignature(unsigned, date: parsed.date), result.signedHeaders == parsed.signedHeadersText
         else { return nil }
         return result.signature
+    }
+}
+
+/// Signers the verifier made, by credential, so a busy key id does not rebuild one per
+/// request. Bounded: it starts over past 256 entries.
+final class VerifierSignerCache: Sendable {
+    struct Key: Hashable, Sendable {
+        let accessKeyId: String
+        let secret: String
+        let token: String?
+        let tokenSigned: Bool
+    }
+
+    // By key id only (cheap to hash); the rest of the key is compared on a hit.
+    private let signers = Mutex<[String: [(key: Key, signer: SigV4Signer)]]>([:])
+
+    func signer(for key: Key, make: (Key) -> SigV4Signer) -> SigV4Signer {
+        if let known = signers.withLock({ $0[key.accessKeyId]?.first { $0.key == key }?.signer }) { return known }
+        let made = make(key)
+        signers.withLock { cache in
+            if cache.count >= 256 { cache.removeAll(keepingCapacity: true) }
+            cache[key.accessKeyId, default: []].append((key, made))
+            if let count = cache[key.accessKeyId]?.count, count > 4 { cache[key.accessKeyId]?.removeFirst() }
+        }
+        return made
     }
 }
 
@@ -184,7 +226,7 @@ struct ReceivedAuthorization {
         guard bytes[..<space].elementsEqual(algorithmBytes) else {
             return .failure(.unsupportedAlgorithm(String(decoding: bytes[..<space], as: UTF8.self)))
         }
-        var found: [String?] = [nil, nil, nil]
+        var credential: String?, signedHeaders: String?, signature: String?
         var index = space + 1
         while index < bytes.count {
             let end = bytes[index...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.count
@@ -196,15 +238,23 @@ struct ReceivedAuthorization {
                 guard let equals = bytes[first..<last].firstIndex(of: UInt8(ascii: "=")) else {
                     return .failure(.malformedAuthorization("'\(String(decoding: bytes[first..<last], as: UTF8.self))'"))
                 }
-                if let slot = headerParameters.firstIndex(where: { bytes[first..<equals].elementsEqual($0) }) {
-                    guard found[slot] == nil else { return .failure(.repeatedParameter(String(decoding: headerParameters[slot], as: UTF8.self))) }
-                    found[slot] = String(decoding: bytes[(equals + 1)..<last], as: UTF8.self)
+                let name = bytes[first..<equals]
+                let text = { String(decoding: bytes[(equals + 1)..<last], as: UTF8.self) }
+                if name.elementsEqual(headerParameters[0]) {
+                    guard credential == nil else { return .failure(.repeatedParameter("Credential")) }
+                    credential = text()
+                } else if name.elementsEqual(headerParameters[1]) {
+                    guard signedHeaders == nil else { return .failure(.repeatedParameter("SignedHeaders")) }
+                    signedHeaders = text()
+                } else if name.elementsEqual(headerParameters[2]) {
+                    guard signature == nil else { return .failure(.repeatedParameter("Signature")) }
+                    signature = text()
                 }
             }
             index = end + 1
         }
         return build(
-            credential: found[0], signedHeaders: found[1], signature: found[2], date: trimmed(date), expires: nil,
+            credential: credential, signedHeaders: signedHeaders, signature: signature, date: trimmed(date), expires: nil,
             token: token.map(trimmed))
     }
 

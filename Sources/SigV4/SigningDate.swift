@@ -55,7 +55,10 @@ public struct SigningDate: Sendable, Equatable, CustomStringConvertible {
             hour < 24, minute < 60, second < 60
         else { throw .invalidDate(text) }
         let days = CivilCalendar.daysSince1970(year: year, month: month, day: day)
-        self.init(secondsSince1970: days * 86_400 + Int64(hour * 3600 + minute * 60 + second))
+        secondsSince1970 = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        // The validated compact text is already the canonical form: keep it rather than format again.
+        amzDate = compact
+        scopeDate = String(decoding: bytes[0..<8], as: UTF8.self)
     }
 
     private static func compactISO8601(_ text: String) -> String {
