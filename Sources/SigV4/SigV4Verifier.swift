@@ -2,7 +2,7 @@ import MultiAuthCrypto
 import Synchronization
 
 /// What a verifier knows about an access key id.
-public struct VerifierCredential: Sendable {
+public struct VerifierCredential: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The secret that signs for the key id.
     public let secretAccessKey: String
     /// When set, the request must carry exactly this session token.
@@ -13,6 +13,9 @@ public struct VerifierCredential: Sendable {
         self.secretAccessKey = secretAccessKey
         self.sessionToken = sessionToken
     }
+
+    public var description: String { "VerifierCredential(<redacted>)" }
+    public var debugDescription: String { description }
 }
 
 /// Why a request was rejected. Never includes a secret or the expected signature.

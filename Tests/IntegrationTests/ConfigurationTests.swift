@@ -29,6 +29,8 @@ import Testing
         #expect(configuration.userPool?.poolId == "us-east-1_x")
         #expect(configuration.identityPool?.poolId == "us-east-1:1")
         #expect(configuration.oidc?.issuer == "https://issuer")
+        let entry = try configuration.entry(named: "Default")
+        #expect(!"\(entry)".contains("\"k\"") && "\(entry)".contains("apiKey: <redacted>"))
     }
 
     @Test func invalidJSONIsReportedWithLineAndColumn() {

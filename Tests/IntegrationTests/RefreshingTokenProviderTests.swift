@@ -50,3 +50,23 @@ import TokenProviders
         #expect(try await due.currentTokens().accessToken == "access-1")  // 120 s left
     }
 }
+
+/// Values that hold secrets print without them.
+@Suite struct RedactionTests {
+    @Test func secretsNeverAppearInDescriptions() throws {
+        let secret = "s3cr3t-value-that-must-not-print"
+        let tokens = AuthTokens(idToken: secret + "-id", accessToken: secret + "-access", refreshToken: secret + "-refresh", expiresAt: 1)
+        let cognito = CognitoUserPoolConfiguration(userPoolId: "us-east-1_x", clientId: "c", clientSecret: secret)
+        let oidc = OIDCConfiguration(issuer: "https://i", clientId: "c", clientSecret: secret)
+        let pkce = try PKCE()
+        let texts = [
+            "\(tokens)", String(reflecting: tokens), "\(cognito)", String(reflecting: oidc),
+            "\(LoginRecord(provider: .cognito(cognito), flow: "srp", tokens: tokens))",
+            String(reflecting: LoginRecord(provider: .oidc(oidc), flow: "pkce", tokens: tokens)), "\(pkce)",
+        ]
+        for text in texts {
+            #expect(!text.contains(secret), "\(text)")
+            #expect(!text.contains(pkce.verifier))
+        }
+    }
+}

@@ -1,0 +1,22 @@
+// Configuration values that hold secrets print without them.
+
+extension AppSyncEntry: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        "AppSyncEntry(name: \(name), apiURL: \(apiURL), region: \(region), authMode: \(authMode.rawValue), apiKey: \(apiKey == nil ? "none" : "<redacted>"), clientDatabasePrefix: \(clientDatabasePrefix ?? "none"))"
+    }
+    public var debugDescription: String { description }
+}
+
+extension UserPoolSection: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        "UserPoolSection(poolId: \(poolId), appClientId: \(appClientId), appClientSecret: \(appClientSecret == nil ? "none" : "<redacted>"), region: \(region))"
+    }
+    public var debugDescription: String { description }
+}
+
+extension OIDCSection: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        "OIDCSection(issuer: \(issuer), clientId: \(clientId), clientSecret: \(clientSecret == nil ? "none" : "<redacted>"))"
+    }
+    public var debugDescription: String { description }
+}

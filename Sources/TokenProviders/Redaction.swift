@@ -1,0 +1,46 @@
+// Descriptions of the configuration and login types that hold secrets: printing or
+// interpolating one never shows a client secret, token, code verifier or device code.
+
+extension CognitoUserPoolConfiguration: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        "CognitoUserPoolConfiguration(userPoolId: \(userPoolId), clientId: \(clientId), clientSecret: \(clientSecret == nil ? "none" : "<redacted>"), region: \(region), endpoint: \(endpoint))"
+    }
+    public var debugDescription: String { description }
+}
+
+extension OIDCConfiguration: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        "OIDCConfiguration(issuer: \(issuer), clientId: \(clientId), clientSecret: \(clientSecret == nil ? "none" : "<redacted>"), scope: \(scope))"
+    }
+    public var debugDescription: String { description }
+}
+
+extension LoginRecord: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String { "LoginRecord(flow: \(flow), provider: \(provider), tokens: \(tokens))" }
+    public var debugDescription: String { description }
+}
+
+extension LoginRecord.Provider: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .cognito(let configuration): configuration.description
+        case .oidc(let configuration): configuration.description
+        }
+    }
+}
+
+extension AuthTokens: CustomDebugStringConvertible {
+    public var debugDescription: String { description }
+}
+
+extension PKCE: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String { "PKCE(verifier: <redacted>, challenge: \(challenge))" }
+    public var debugDescription: String { description }
+}
+
+extension DeviceAuthorization: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        "DeviceAuthorization(userCode: \(userCode), verificationURI: \(verificationURI), deviceCode: <redacted>, expiresIn: \(expiresIn))"
+    }
+    public var debugDescription: String { description }
+}
