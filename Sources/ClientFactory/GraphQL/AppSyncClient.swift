@@ -11,7 +11,8 @@ import Foundation
 
 /// A GraphQL client for one `AppSync` entry: one auth mode, one set of databases.
 ///
-/// Queries follow a ``CachePolicy`` over `<prefix>_queries.db`; mutations that fail for
+/// Queries follow a ``CachePolicy`` over `<prefix>_queries.db` (with recent answers also held
+/// in memory; clear through ``clearCaches(_:)`` so both tiers empty); mutations that fail for
 /// network reasons wait in `<prefix>_offlineMutations.db` and are replayed in order by
 /// ``replayOfflineMutations()``.
 public final class AppSyncClient: Sendable {
@@ -46,10 +47,16 @@ public final class AppSyncClient: Sendable {
         _ operation: String, variables: JSONValue? = nil, cachePolicy: CachePolicy = .returnCacheDataElseFetch
     ) async throws(AppSyncClientError) -> GraphQLResponse {
         if cachePolicy != .fetchIgnoringCacheData, let cached = try await cachedResponse(operation, variables) {
-            let result = try decode(cached, status: 200, contentType: "application/json")
+            let result: GraphQLResult
+            if let decoded = cached.result {
+                result = decoded
+            } else {
+                result = try decode(cached.json, status: 200, contentType: "application/json")
+                cache.memory.store(QueryCache.Answer(key: cached.key, json: cached.json, result: result))
+            }
             var refreshed: GraphQLResult?
             if cachePolicy == .returnCacheDataAndFetch { refreshed = try await fetchAndStore(operation, variables).result }
-            return GraphQLResponse(result: result, source: .cache, refreshed: refreshed, json: cached)
+            return GraphQLResponse(result: result, source: .cache, refreshed: refreshed, json: cached.json)
         }
         if cachePolicy == .returnCacheDataDontFetch { throw .cacheMiss(entry: entry.name) }
         let fetched = try await fetchAndStore(operation, variables)
@@ -94,12 +101,13 @@ public final class AppSyncClient: Sendable {
 
     /// Empties the chosen caches; returns one error per cache that could not be cleared.
     public func clearCaches(_ options: ClientDatabases.ClearOptions = .all) async -> [CacheError] {
-        await databases.clear(options, entry: entry.name)
+        if options.contains(.queries) { cache.memory.removeAll() }
+        return await databases.clear(options, entry: entry.name)
     }
 
     // MARK: internals
 
-    private func cachedResponse(_ operation: String, _ variables: JSONValue?) async throws(AppSyncClientError) -> [UInt8]? {
+    private func cachedResponse(_ operation: String, _ variables: JSONValue?) async throws(AppSyncClientError) -> QueryCache.Answer? {
         do { return try await cache.response(operation: operation, variables: variables) } catch {
             throw databaseError(databases.queriesPath, error)
         }
@@ -107,7 +115,7 @@ public final class AppSyncClient: Sendable {
 
     private func fetchAndStore(_ operation: String, _ variables: JSONValue?) async throws(AppSyncClientError) -> (result: GraphQLResult, json: [UInt8]) {
         let fetched = try await send(operation, variables, through: http)
-        do { try await cache.store(fetched.json, operation: operation, variables: variables, at: Self.now()) } catch {
+        do { try await cache.store(fetched.json, result: fetched.result, operation: operation, variables: variables, at: Self.now()) } catch {
             throw databaseError(databases.queriesPath, error)
         }
         return fetched
