@@ -77,9 +77,9 @@ public struct ClientFactory: Sendable {
 
     /// The client for the entry `name`.
     public func client(named name: String) throws(ClientFactoryError) -> AppSyncClient {
-        do { return try makeClient(try configuration.entry(named: name)) } catch let error as ClientFactoryError { throw error } catch {
-            throw .configuration(error as? ConfigurationError ?? .noSuchClient(file: configuration.file, what: name))
-        }
+        let entry: AppSyncEntry
+        do { entry = try configuration.entry(named: name) } catch { throw .configuration(error) }
+        return try makeClient(entry)
     }
 
     /// The client for the only entry with `mode`.

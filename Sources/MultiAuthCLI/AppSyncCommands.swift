@@ -111,7 +111,7 @@ struct GraphQLCommand: AsyncParsableCommand {
     private func makeFactory() async throws -> ClientFactory {
         var providers: [AuthMode: any TokenProvider] = [:]
         if let token {
-            let fixed = FixedTokenProvider(token: token)
+            let fixed = commandLineTokenProvider(token)
             for mode in [AuthMode.amazonCognitoUserPools, .openIDConnect, .awsLambda] { providers[mode] = fixed }
         } else if let name {
             var login = LoginOptions()
@@ -130,13 +130,9 @@ struct GraphQLCommand: AsyncParsableCommand {
     }
 }
 
-/// A token given on the command line: sent as is, never refreshed.
-struct FixedTokenProvider: TokenProvider {
-    let token: String
-
-    func currentTokens() async throws(TokenError) -> AuthTokens {
-        AuthTokens(idToken: token, accessToken: token, refreshToken: nil, expiresAt: Int64.max / 2)
-    }
+/// A token given on the command line: sent as is, never refreshed (its expiry is the server's business).
+func commandLineTokenProvider(_ token: String) -> any TokenProvider {
+    StaticTokenProvider(AuthTokens(idToken: token, accessToken: token, refreshToken: nil, expiresAt: Int64.max / 2))
 }
 
 /// `multiauth clear-caches`: empty the caches of every entry or one.
@@ -172,7 +168,7 @@ struct RealtimeURLCommand: AsyncParsableCommand {
             configuration: try graphql.options.load(), cacheDirectory: graphql.options.cacheDir,
             credentials: graphql.profile.map { DefaultCredentialsChain.make(profile: $0, http: CurlHTTPClient()) },
             tokenProviders: graphql.token.map { token in
-                Dictionary(uniqueKeysWithValues: [AuthMode.amazonCognitoUserPools, .openIDConnect, .awsLambda].map { ($0, FixedTokenProvider(token: token) as any TokenProvider) })
+                Dictionary(uniqueKeysWithValues: [AuthMode.amazonCognitoUserPools, .openIDConnect, .awsLambda].map { ($0, commandLineTokenProvider(token)) })
             } ?? [:])
         do {
             let client = try factory.client(named: graphql.client)
