@@ -92,9 +92,9 @@ public struct SigV4Signer: Sendable {
 
     /// The hex signature and `SignedHeaders` list header signing would produce, without
     /// building the signed request: the verifier's path.
-    package func headerSignature(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> (signature: String, signedHeaders: String) {
+    package func headerSignature(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> (signature: SignatureValue, signedHeaders: String) {
         let (stages, signedHeaders, _) = try headerStages(request, date: date)
-        return (stages.signature.hex, signedHeaders)
+        return (stages.signature, signedHeaders)
     }
 
     /// Header signing up to the signature: the headers to send (without Authorization), the

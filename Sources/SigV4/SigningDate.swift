@@ -45,20 +45,26 @@ public struct SigningDate: Sendable, Equatable, CustomStringConvertible {
     /// Parses `YYYYMMDDTHHMMSSZ`, or ISO 8601 `YYYY-MM-DDTHH:MM:SSZ` as in aws-c-auth's `context.json`.
     /// - Throws: ``SigningError/invalidDate(_:)`` for anything else or an impossible date.
     public init(parsing text: String) throws(SigningError) {
-        let compact = text.utf8.count == 20 ? Self.compactISO8601(text) : text
-        let bytes = Array(compact.utf8)
-        guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z"),
-            let year = Self.number(bytes[0..<4]), let month = Self.number(bytes[4..<6]),
-            let day = Self.number(bytes[6..<8]), let hour = Self.number(bytes[9..<11]),
-            let minute = Self.number(bytes[11..<13]), let second = Self.number(bytes[13..<15]),
-            (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day),
-            hour < 24, minute < 60, second < 60
-        else { throw .invalidDate(text) }
-        let days = CivilCalendar.daysSince1970(year: year, month: month, day: day)
-        secondsSince1970 = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        var compact = text.utf8.count == 20 ? Self.compactISO8601(text) : text
+        guard let (seconds, scopeDate) = compact.withUTF8(Self.parseCompact) else { throw .invalidDate(text) }
+        secondsSince1970 = seconds
         // The validated compact text is already the canonical form: keep it rather than format again.
         amzDate = compact
-        scopeDate = String(decoding: bytes[0..<8], as: UTF8.self)
+        self.scopeDate = scopeDate
+    }
+
+    /// Seconds since 1970 and the scope date of a valid `YYYYMMDDTHHMMSSZ`; nil otherwise.
+    private static func parseCompact(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int64, String)? {
+        guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z"),
+            let year = number(bytes[0..<4]), let month = number(bytes[4..<6]),
+            let day = number(bytes[6..<8]), let hour = number(bytes[9..<11]),
+            let minute = number(bytes[11..<13]), let second = number(bytes[13..<15]),
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        let days = CivilCalendar.daysSince1970(year: year, month: month, day: day)
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        return (seconds, String(decoding: bytes[0..<8], as: UTF8.self))
     }
 
     private static func compactISO8601(_ text: String) -> String {
@@ -69,7 +75,7 @@ public struct SigningDate: Sendable, Equatable, CustomStringConvertible {
         return String(decoding: bytes.enumerated().filter { ![4, 7, 13, 16].contains($0.offset) }.map(\.element), as: UTF8.self)
     }
 
-    private static func number(_ digits: ArraySlice<UInt8>) -> Int? {
+    private static func number(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
         var value = 0
         for digit in digits {
             guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }

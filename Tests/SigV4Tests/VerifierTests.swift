@@ -107,6 +107,43 @@ import Testing
         #expect(await otherRegion.verify(header, now: now) == .failure(.scopeMismatch("region")))
     }
 
+    @Test func eachScopeMismatchNamesItsPart() async throws {
+        let header = try signer.signHeaders(try SignableRequest(method: "GET", url: "https://api.example.com/x"), date: now).signedRequest
+        let credential = "AKIDVERIFY/\(now.scopeDate)/us-east-1/execute-api/aws4_request"
+        let cases: [(String, VerificationFailure)] = [
+            ("AKIDVERIFY/20000101/us-east-1/execute-api/aws4_request", .scopeMismatch("date")),
+            ("AKIDVERIFY/\(now.scopeDate)/us-east-1/s3/aws4_request", .scopeMismatch("service")),
+            ("AKIDVERIFY/\(now.scopeDate)/us-east-1/execute-api/aws4_requesT", .malformedAuthorization("credential scope")),
+            ("AKIDVERIFY/\(now.scopeDate)/us-east-1/execute-api", .malformedAuthorization("credential scope")),
+            ("AKIDVERIFY", .malformedAuthorization("Credential")),
+        ]
+        for (replacement, failure) in cases {
+            var request = header
+            let authorization = try #require(request.headers.first(named: "authorization"))
+            request.headers.removeAll(named: "authorization")
+            request.headers.append(name: "Authorization", value: authorization.replacingOccurrences(of: credential, with: replacement))
+            #expect(await verifier.verify(request, now: now) == .failure(failure), "\(replacement)")
+        }
+    }
+
+    @Test func headersAddedAfterSigningAreIgnoredAndMissingSignedOnesRejected() async throws {
+        let request = try SignableRequest(
+            method: "GET", url: "https://api.example.com/x", headers: [("X-Custom", "a"), ("x-custom", "b")])
+        let signed = try signer.signHeaders(request, date: now).signedRequest
+        var extended = signed
+        extended.headers.append(name: "User-Agent", value: "proxy/1.0")
+        extended.headers.insert(name: "Via", value: "1.1 gateway", at: 0)
+        #expect(await verifier.verify(extended, now: now) == .success("AKIDVERIFY"))
+        var stripped = signed
+        stripped.headers.removeAll(named: "x-custom")
+        #expect(await verifier.verify(stripped, now: now) == .failure(.signatureMismatch))
+        var unsignedHost = signed
+        let authorization = try #require(signed.headers.first(named: "authorization"))
+        unsignedHost.headers.removeAll(named: "authorization")
+        unsignedHost.headers.append(name: "Authorization", value: authorization.replacingOccurrences(of: "SignedHeaders=host;", with: "SignedHeaders="))
+        #expect(await verifier.verify(unsignedHost, now: now) == .failure(.hostNotSigned))
+    }
+
     /// Regression: the fuzzer found a presigned request whose query held a pair with an
     /// empty key ("=x"), which crashed the verifier (Fuzz/corpus/regression-empty-query-key).
     @Test func presignedQueriesWithEmptyKeysAreRejectedNotCrashing() async throws {

@@ -1,0 +1,233 @@
+/// The authorization a request carries, in header or query form. The parameters are kept as
+/// byte ranges into one buffer, so reading them makes no string per parameter: the verifier
+/// compares scope, signed-header list and signature on these bytes.
+struct ReceivedAuthorization {
+    /// The bytes the ranges below point into.
+    let storage: [UInt8]
+    /// The access key id: `Credential` up to its first `/`.
+    let accessKeyId: Range<Int>
+    /// `date/region/service/aws4_request` as received: `Credential` after its first `/`.
+    let scope: Range<Int>
+    /// `SignedHeaders` as received.
+    let signedHeaders: Range<Int>
+    /// The hex signature as received (64 bytes).
+    let signature: Range<Int>
+    let date: SigningDate
+    let expires: Int?
+    let sessionToken: String?
+
+    static let authParameters: Set<String> = [
+        "X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Signature",
+        "X-Amz-Security-Token",
+    ]
+
+    /// The access key id as a string, for the caller's lookup.
+    var accessKeyIdText: String { String(decoding: storage[accessKeyId], as: UTF8.self) }
+
+    /// The pieces of the received scope, cut at `/`; only for explaining a mismatch.
+    var scopePieces: [String] {
+        storage[scope].split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
+
+    /// True when `SignedHeaders` lists `name`; exactly, or ignoring ASCII case.
+    func signsHeader(_ name: String, ignoringCase: Bool = false) -> Bool {
+        var name = name
+        return name.withUTF8 { wanted in
+            withBytes(of: signedHeaders) { list in
+                var start = 0
+                for index in 0...list.count where index == list.count || list[index] == UInt8(ascii: ";") {
+                    if ByteComparison.equal(UnsafeBufferPointer(rebasing: list[start..<index]), wanted, ignoringCase: ignoringCase) {
+                        return true
+                    }
+                    start = index + 1
+                }
+                return false
+            }
+        }
+    }
+
+    /// True when the received `SignedHeaders` is exactly `list`.
+    func signedHeadersEqual(_ list: String) -> Bool {
+        var list = list
+        return list.withUTF8 { wanted in withBytes(of: signedHeaders) { ByteComparison.equal($0, wanted) } }
+    }
+
+    /// Calls `body` with the received bytes of `range`.
+    func withBytes<Result>(of range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        storage.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+}
+
+/// Equality of byte buffers, on pointers: the generic `elementsEqual` on array slices costs
+/// several times more on the verifier's path.
+enum ByteComparison {
+    static func equal(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>, ignoringCase: Bool = false) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for index in 0..<lhs.count where lhs[index] != rhs[index] {
+            guard ignoringCase, ASCII.lowercase(lhs[index]) == ASCII.lowercase(rhs[index]) else { return false }
+        }
+        return true
+    }
+
+    static func equal(_ lhs: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        equal(lhs, UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+}
+
+extension ReceivedAuthorization {
+    /// Reads the authorization from the headers, or from the query when there is no
+    /// `Authorization` header.
+    static func parse(_ request: SignableRequest) -> Result<ReceivedAuthorization, VerificationFailure> {
+        // One pass over the headers, matching names without lowercasing copies.
+        var authorization: String?, date: String?, token: String?
+        for field in request.headers.fields {
+            if HTTPHeaderList.namesMatch(field.name, "authorization") {
+                guard authorization == nil else { return .failure(.repeatedParameter("Authorization")) }
+                authorization = field.value
+            } else if HTTPHeaderList.namesMatch(field.name, "x-amz-date") {
+                guard date == nil else { return .failure(.repeatedParameter("X-Amz-Date")) }
+                date = field.value
+            } else if HTTPHeaderList.namesMatch(field.name, "x-amz-security-token") {
+                guard token == nil else { return .failure(.repeatedParameter("X-Amz-Security-Token")) }
+                token = field.value
+            }
+        }
+        guard let authorization else { return parseQuery(request) }
+        guard let date else { return .failure(.malformedAuthorization("no X-Amz-Date")) }
+        return parseHeader(authorization, date: date, token: token)
+    }
+
+    /// `AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…`, read on bytes.
+    private static func parseHeader(_ value: String, date: String, token: String?) -> Result<ReceivedAuthorization, VerificationFailure> {
+        let bytes = Array(value.utf8)
+        let found = bytes.withUnsafeBufferPointer(headerParameters)
+        switch found {
+        case .failure(let failure): return .failure(failure)
+        case .success(let ranges):
+            return build(
+                storage: bytes, credential: ranges.credential, signedHeaders: ranges.signedHeaders, signature: ranges.signature,
+                date: trimmed(date), expires: nil, token: token.map(trimmed))
+        }
+    }
+
+    private typealias HeaderParameters = (credential: Range<Int>?, signedHeaders: Range<Int>?, signature: Range<Int>?)
+
+    /// Where `Credential`, `SignedHeaders` and `Signature` are in an Authorization value;
+    /// other parameters are ignored.
+    private static func headerParameters(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<HeaderParameters, VerificationFailure> {
+        guard let space = bytes.firstIndex(of: UInt8(ascii: " ")) else { return .failure(.malformedAuthorization("no parameters")) }
+        guard ByteComparison.equal(UnsafeBufferPointer(rebasing: bytes[..<space]), "AWS4-HMAC-SHA256") else {
+            return .failure(.unsupportedAlgorithm(String(decoding: bytes[..<space], as: UTF8.self)))
+        }
+        var found: HeaderParameters = (nil, nil, nil)
+        var index = space + 1
+        while index < bytes.count {
+            let end = bytes[index...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.count
+            let parameter = trimmedRange(bytes, index..<end)
+            index = end + 1
+            guard !parameter.isEmpty else { continue }
+            guard let equals = bytes[parameter].firstIndex(of: UInt8(ascii: "=")) else {
+                return .failure(.malformedAuthorization("'\(String(decoding: bytes[parameter], as: UTF8.self))'"))
+            }
+            let name = UnsafeBufferPointer(rebasing: bytes[parameter.lowerBound..<equals])
+            let value = (equals + 1)..<parameter.upperBound
+            let repeated: String? =
+                if ByteComparison.equal(name, "Credential") { store(value, in: &found.credential, name: "Credential") }
+                else if ByteComparison.equal(name, "SignedHeaders") { store(value, in: &found.signedHeaders, name: "SignedHeaders") }
+                else if ByteComparison.equal(name, "Signature") { store(value, in: &found.signature, name: "Signature") }
+                else { nil }
+            if let repeated { return .failure(.repeatedParameter(repeated)) }
+        }
+        return .success(found)
+    }
+
+    /// Fills an empty `slot`; returns `name` when the slot was already filled (a repeated parameter).
+    private static func store(_ value: Range<Int>, in slot: inout Range<Int>?, name: String) -> String? {
+        guard slot == nil else { return name }
+        slot = value
+        return nil
+    }
+
+    /// `range` of `bytes` without surrounding spaces or tabs.
+    private static func trimmedRange(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Range<Int> {
+        var first = range.lowerBound, last = range.upperBound
+        while first < last, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
+        while last > first, bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09 { last -= 1 }
+        return first..<last
+    }
+
+    /// The value without surrounding spaces or tabs; the same string when it has none (the usual case).
+    private static func trimmed(_ value: String) -> String {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        guard let first = value.utf8.first, let last = value.utf8.last, isSpace(first) || isSpace(last) else { return value }
+        return value.trimmingHTTPWhitespace()
+    }
+
+    private static func parseQuery(_ request: SignableRequest) -> Result<ReceivedAuthorization, VerificationFailure> {
+        var values: [String: String] = [:]
+        for pair in request.query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = percentDecoded(String(parts[0]))
+            guard authParameters.contains(key) else { continue }
+            guard values[key] == nil else { return .failure(.repeatedParameter(key)) }
+            values[key] = parts.count > 1 ? percentDecoded(String(parts[1])) : ""
+        }
+        guard let algorithm = values["X-Amz-Algorithm"] else { return .failure(.missingAuthorization) }
+        guard algorithm == SigV4Signer.algorithm else { return .failure(.unsupportedAlgorithm(algorithm)) }
+        guard let expiresText = values["X-Amz-Expires"], let expires = Int(expiresText), (1...SigV4Signer.maximumExpiry).contains(expires)
+        else { return .failure(.malformedAuthorization("X-Amz-Expires")) }
+        var storage: [UInt8] = []
+        let ranges = ["X-Amz-Credential", "X-Amz-SignedHeaders", "X-Amz-Signature"].map { name in
+            values[name].map { value in
+                let start = storage.count
+                storage.append(contentsOf: value.utf8)
+                return start..<storage.count
+            }
+        }
+        return build(
+            storage: storage, credential: ranges[0], signedHeaders: ranges[1], signature: ranges[2],
+            date: values["X-Amz-Date"] ?? "", expires: expires, token: values["X-Amz-Security-Token"])
+    }
+
+    private static func build(
+        storage: [UInt8], credential: Range<Int>?, signedHeaders: Range<Int>?, signature: Range<Int>?, date: String,
+        expires: Int?, token: String?
+    ) -> Result<ReceivedAuthorization, VerificationFailure> {
+        guard let credential, let slash = storage[credential].firstIndex(of: UInt8(ascii: "/")) else {
+            return .failure(.malformedAuthorization("Credential"))
+        }
+        guard let signedHeaders, !signedHeaders.isEmpty else { return .failure(.malformedAuthorization("SignedHeaders")) }
+        guard let signature, signature.count == 64 else { return .failure(.malformedAuthorization("Signature")) }
+        guard let parsedDate = try? SigningDate(parsing: date) else { return .failure(.malformedAuthorization("X-Amz-Date")) }
+        return .success(ReceivedAuthorization(
+            storage: storage, accessKeyId: credential.lowerBound..<slash, scope: (slash + 1)..<credential.upperBound,
+            signedHeaders: signedHeaders, signature: signature, date: parsedDate, expires: expires, sessionToken: token))
+    }
+
+    /// The received query without the presigning parameters, other pairs kept byte for byte.
+    static func queryWithoutAuthParameters(_ query: String) -> String {
+        query.split(separator: "&").filter { pair in
+            // Not `split(separator:)[0]`: a pair like "=x" has an empty key (found by the fuzzer).
+            !authParameters.contains(percentDecoded(String(pair.prefix { $0 != "=" })))
+        }.joined(separator: "&")
+    }
+
+    static func percentDecoded(_ text: String) -> String {
+        var out = [UInt8]()
+        let bytes = Array(text.utf8)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = URIEncoding.hexValue(bytes[index + 1]), let low = URIEncoding.hexValue(bytes[index + 2]) {
+                out.append(high << 4 | low)
+                index += 3
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
