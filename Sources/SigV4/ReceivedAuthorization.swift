@@ -117,18 +117,18 @@ extension ReceivedAuthorization {
     /// Where `Credential`, `SignedHeaders` and `Signature` are in an Authorization value;
     /// other parameters are ignored.
     private static func headerParameters(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<HeaderParameters, VerificationFailure> {
-        guard let space = bytes.firstIndex(of: UInt8(ascii: " ")) else { return .failure(.malformedAuthorization("no parameters")) }
+        guard let space = ByteSearch.firstIndex(of: UInt8(ascii: " "), in: bytes, 0..<bytes.count) else { return .failure(.malformedAuthorization("no parameters")) }
         guard ByteComparison.equal(UnsafeBufferPointer(rebasing: bytes[..<space]), "AWS4-HMAC-SHA256") else {
             return .failure(.unsupportedAlgorithm(String(decoding: bytes[..<space], as: UTF8.self)))
         }
         var found: HeaderParameters = (nil, nil, nil)
         var index = space + 1
         while index < bytes.count {
-            let end = bytes[index...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.count
+            let end = ByteSearch.firstIndex(of: UInt8(ascii: ","), in: bytes, index..<bytes.count) ?? bytes.count
             let parameter = trimmedRange(bytes, index..<end)
             index = end + 1
             guard !parameter.isEmpty else { continue }
-            guard let equals = bytes[parameter].firstIndex(of: UInt8(ascii: "=")) else {
+            guard let equals = ByteSearch.firstIndex(of: UInt8(ascii: "="), in: bytes, parameter) else {
                 return .failure(.malformedAuthorization("'\(String(decoding: bytes[parameter], as: UTF8.self))'"))
             }
             let name = UnsafeBufferPointer(rebasing: bytes[parameter.lowerBound..<equals])
