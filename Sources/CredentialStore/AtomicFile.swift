@@ -98,7 +98,9 @@ enum AtomicFile {
     private static func writeAll(_ descriptor: Int32, _ contents: [UInt8], path: String) throws(StoreError) {
         var offset = 0
         while offset < contents.count {
-            let written = contents.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let written = contents.withUnsafeBytes { raw in
+                raw.baseAddress.map { write(descriptor, $0 + offset, raw.count - offset) } ?? 0
+            }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw .writeFailed(path: path, reason: systemErrorText())

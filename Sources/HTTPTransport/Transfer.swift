@@ -171,9 +171,8 @@ final class Transfer: @unchecked Sendable {
         }
         let count = min(capacity, uploadBytes.count - uploadOffset)
         uploadBytes.withUnsafeBufferPointer { source in
-            buffer.withMemoryRebound(to: UInt8.self, capacity: count) {
-                $0.update(from: source.baseAddress! + uploadOffset, count: count)
-            }
+            guard let start = source.baseAddress else { return }
+            buffer.withMemoryRebound(to: UInt8.self, capacity: count) { $0.update(from: start + uploadOffset, count: count) }
         }
         uploadOffset += count
         return count

@@ -99,7 +99,9 @@ enum FileHandleless {
     static func writeStandardOutput(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeBytes { raw in
+                raw.baseAddress.map { write(STDOUT_FILENO, $0 + offset, raw.count - offset) } ?? 0
+            }
             if written <= 0 { break }
             offset += written
         }

@@ -89,7 +89,8 @@ public struct SHA256Hasher: Sendable {
         var copy = context
         var digest = SHA256Digest()
         withUnsafeMutableBytes(of: &digest.storage) { raw in
-            _ = SHA256_Final(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &copy)
+            guard let base = raw.baseAddress else { return }
+            _ = SHA256_Final(base.assumingMemoryBound(to: UInt8.self), &copy)
         }
         return digest
     }

@@ -7,8 +7,8 @@ public enum SecureRandom {
     public static func bytes(count: Int) throws(CryptoError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         guard count > 0 else { return out }
-        let status = out.withUnsafeMutableBytes { raw in
-            RAND_bytes(raw.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(count))
+        let status = out.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.map { RAND_bytes($0, Int32(count)) } ?? 0
         }
         guard status == 1 else { throw .randomUnavailable }
         return out

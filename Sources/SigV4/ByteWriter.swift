@@ -13,9 +13,9 @@ struct ByteWriter {
     }
 
     mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        guard let source = bytes.baseAddress, let target = storage.baseAddress, !bytes.isEmpty else { return }
         precondition(count + bytes.count <= storage.count, "ByteWriter overflow")
-        (storage.baseAddress! + count).update(from: base, count: bytes.count)
+        (target + count).update(from: source, count: bytes.count)
         count += bytes.count
     }
 

@@ -20,8 +20,9 @@ public enum VectorCheck: String, Sendable, CaseIterable, Comparable {
 
     var isQuery: Bool { rawValue.hasPrefix("query") }
 
+    /// Declaration order: header checks first, each in stage order.
     public static func < (lhs: VectorCheck, rhs: VectorCheck) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)
     }
 }
 
