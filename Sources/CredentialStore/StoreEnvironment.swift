@@ -14,12 +14,19 @@ public struct StoreEnvironment: Sendable, Hashable, Codable {
 
     /// Well-known field names, so every part of MultiAuth spells them the same way.
     public enum Field {
+        /// The AWS region of the backend.
         public static let region = "region"
+        /// The Cognito user pool id.
         public static let userPoolId = "userPoolId"
+        /// The Cognito app client id.
         public static let appClientId = "appClientId"
+        /// The Cognito identity pool id.
         public static let identityPoolId = "identityPoolId"
+        /// The API endpoint the credentials are for.
         public static let apiURL = "apiUrl"
+        /// The OpenID Connect issuer URL.
         public static let oidcIssuer = "oidcIssuer"
+        /// The OpenID Connect client id.
         public static let oidcClientId = "oidcClientId"
     }
 

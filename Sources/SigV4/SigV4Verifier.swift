@@ -13,24 +13,38 @@ public struct VerifierCredential: Sendable, CustomStringConvertible, CustomDebug
         self.sessionToken = sessionToken
     }
 
+    /// Always redacted.
     public var description: String { "VerifierCredential(<redacted>)" }
+    /// Always redacted.
     public var debugDescription: String { description }
 }
 
 /// Why a request was rejected. Never includes a secret or the expected signature.
 public enum VerificationFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Neither an `Authorization` header nor an `X-Amz-Signature` query parameter.
     case missingAuthorization
+    /// A part of the authorization is missing or unreadable; the value names the part.
     case malformedAuthorization(String)
+    /// An authorization parameter or header is given more than once.
     case repeatedParameter(String)
+    /// The algorithm is not `AWS4-HMAC-SHA256`.
     case unsupportedAlgorithm(String)
+    /// The lookup knows no secret for this access key id.
     case unknownAccessKey(String)
+    /// The credential requires a session token that the request lacks or gets wrong.
     case sessionTokenMismatch
+    /// The credential scope's date, region or service is not this verifier's.
     case scopeMismatch(String)
+    /// The signing time is older than the allowed skew (or the presigned expiry).
     case expired
+    /// The signing time is further in the future than the allowed skew.
     case notYetValid
+    /// `SignedHeaders` does not include `host`.
     case hostNotSigned
+    /// The recomputed signature differs from the received one.
     case signatureMismatch
 
+    /// What went wrong, without any secret.
     public var description: String {
         switch self {
         case .missingAuthorization: "no Authorization header or X-Amz-Signature parameter"

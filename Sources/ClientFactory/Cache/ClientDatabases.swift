@@ -70,7 +70,9 @@ public struct ClientDatabases: Sendable {
 extension ClientDatabases {
     /// Which caches ``AppSyncClient/clearCaches(_:)`` empties.
     public struct ClearOptions: OptionSet, Sendable {
+        /// The option bits.
         public let rawValue: Int
+        /// Creates options from their bits.
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// The query response cache.
         public static let queries = ClearOptions(rawValue: 1)
