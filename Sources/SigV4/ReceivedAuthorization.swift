@@ -60,22 +60,6 @@ struct ReceivedAuthorization {
     }
 }
 
-/// Equality of byte buffers, on pointers: the generic `elementsEqual` on array slices costs
-/// several times more on the verifier's path.
-enum ByteComparison {
-    static func equal(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>, ignoringCase: Bool = false) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        for index in 0..<lhs.count where lhs[index] != rhs[index] {
-            guard ignoringCase, ASCII.lowercase(lhs[index]) == ASCII.lowercase(rhs[index]) else { return false }
-        }
-        return true
-    }
-
-    static func equal(_ lhs: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
-        equal(lhs, UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-    }
-}
-
 extension ReceivedAuthorization {
     /// Reads the authorization from the headers, or from the query when there is no
     /// `Authorization` header.

@@ -1,0 +1,18 @@
+/// Equality of byte buffers, on pointers: the generic `elementsEqual` on array slices costs
+/// several times more on the verifier's path. It stops at the first difference, so it is for
+/// public values (names, scopes); signatures go through `ConstantTime.equals`.
+enum ByteComparison {
+    /// True when both hold the same bytes (ASCII letters in either case with `ignoringCase`).
+    static func equal(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>, ignoringCase: Bool = false) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for index in 0..<lhs.count where lhs[index] != rhs[index] {
+            guard ignoringCase, ASCII.lowercase(lhs[index]) == ASCII.lowercase(rhs[index]) else { return false }
+        }
+        return true
+    }
+
+    /// True when `lhs` holds exactly the literal's UTF-8 bytes.
+    static func equal(_ lhs: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        equal(lhs, UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+}
