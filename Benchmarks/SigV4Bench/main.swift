@@ -60,7 +60,9 @@ let verifier = SigV4Verifier(region: "us-east-1", service: "execute-api") { _ in
 }
 let receivedAt = SigningDate.now()
 if let iterations = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_VERIFY"].flatMap(Int.init) {
-    await verifyRepeatedly(verifier, received, receivedAt, iterations: iterations)
+    let presigned = ProcessInfo.processInfo.environment["SIGV4BENCH_PRESIGNED"] != nil
+    let request = presigned ? try cachedSigner.presign(try SignableRequest(method: "GET", url: url, headers: [("Host", host)]), expires: 900, date: receivedAt).signedRequest : received
+    await verifyRepeatedly(verifier, request, receivedAt, iterations: iterations)
     exit(0)
 }
 let getCached = try rate { try signOnce(method: "GET", body: .empty, cache: cache) }
@@ -117,6 +119,14 @@ nonisolated func measureVerification(
 }
 let verifyRate = await measureVerification(verifier, received, receivedAt, seconds: seconds)
 
+// The presigned form of the same GET (15 minutes): our signer makes the URL, the verifier checks it.
+@MainActor func presignOnce() throws -> SignableRequest {
+    let request = try SignableRequest(method: "GET", url: url, headers: [("Host", host)])
+    return try cachedSigner.presign(request, expires: 900, date: SigningDate.now()).signedRequest
+}
+let presignRate = try rate { sink &+= try presignOnce().query.utf8.count }
+let verifyPresignedRate = await measureVerification(verifier, try presignOnce(), receivedAt, seconds: seconds)
+
 // Streaming (aws-chunked) signing of a 1 MiB body in 64 KiB chunks, framing included.
 let streamingSigner = SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3")
 let chunks = stride(from: 0, to: megabyte.count, by: 65_536).map { Array(megabyte[$0..<min($0 + 65_536, megabyte.count)]) }
@@ -130,6 +140,7 @@ let streaming = try rate {
 let report: [String: Double] = [
     "streaming_1mib": streaming,
     "verify_get": verifyRate,
+    "presign_get": presignRate, "verify_presigned_get": verifyPresignedRate,
     "sigv4a_get_cached": sigV4a,
     "get_cached": getCached, "get_uncached": getUncached, "openssl_floor": floor,
     "post_1mib_cached": postCached, "openssl_sha256_1mib": sha256OfMegabyte,

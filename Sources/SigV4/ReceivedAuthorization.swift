@@ -13,13 +13,12 @@ struct ReceivedAuthorization {
     /// The hex signature as received (64 bytes).
     let signature: Range<Int>
     let date: SigningDate
+    /// `X-Amz-Expires` (presigned form only).
     let expires: Int?
+    /// The received query without the presigning parameters, other pairs byte for byte
+    /// (presigned form only).
+    let queryWithoutAuthorization: String?
     let sessionToken: String?
-
-    static let authParameters: Set<String> = [
-        "X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Signature",
-        "X-Amz-Security-Token",
-    ]
 
     /// The access key id as a string, for the caller's lookup.
     var accessKeyIdText: String { String(decoding: storage[accessKeyId], as: UTF8.self) }
@@ -92,7 +91,7 @@ extension ReceivedAuthorization {
         case .success(let ranges):
             return build(
                 storage: bytes, credential: ranges.credential, signedHeaders: ranges.signedHeaders, signature: ranges.signature,
-                date: trimmed(date), expires: nil, token: token.map(trimmed))
+                date: trimmed(date), presigned: nil, token: token.map(trimmed))
         }
     }
 
@@ -149,35 +148,71 @@ extension ReceivedAuthorization {
         return value.trimmingHTTPWhitespace()
     }
 
+    /// The presigned form: the parameters are read, decoded, in one pass over the query bytes,
+    /// which also collects the pairs that are not presigning parameters, byte for byte.
     private static func parseQuery(_ request: SignableRequest) -> Result<ReceivedAuthorization, VerificationFailure> {
-        var values: [String: String] = [:]
-        for pair in request.query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = percentDecoded(String(parts[0]))
-            guard authParameters.contains(key) else { continue }
-            guard values[key] == nil else { return .failure(.repeatedParameter(key)) }
-            values[key] = parts.count > 1 ? percentDecoded(String(parts[1])) : ""
+        var query = request.query
+        let split = query.withUTF8(splitQuery)
+        switch split {
+        case .failure(let failure): return .failure(failure)
+        case .success(let found): return presigned(found)
         }
-        guard let algorithm = values["X-Amz-Algorithm"] else { return .failure(.missingAuthorization) }
-        guard algorithm == SigV4Signer.algorithm else { return .failure(.unsupportedAlgorithm(algorithm)) }
-        guard let expiresText = values["X-Amz-Expires"], let expires = Int(expiresText), (1...SigV4Signer.maximumExpiry).contains(expires)
-        else { return .failure(.malformedAuthorization("X-Amz-Expires")) }
+    }
+
+    private struct SplitQuery {
+        /// The decoded values, one after another.
         var storage: [UInt8] = []
-        let ranges = ["X-Amz-Credential", "X-Amz-SignedHeaders", "X-Amz-Signature"].map { name in
-            values[name].map { value in
-                let start = storage.count
-                storage.append(contentsOf: value.utf8)
-                return start..<storage.count
-            }
+        /// Where each parameter's value is in `storage`, by ``PresignedQueryParameter/rawValue``.
+        var ranges = [Range<Int>?](repeating: nil, count: PresignedQueryParameter.count)
+        /// The other pairs, joined by `&`; empty pairs dropped.
+        var rest: [UInt8] = []
+
+        subscript(_ parameter: PresignedQueryParameter) -> Range<Int>? { ranges[parameter.rawValue] }
+
+        func text(_ parameter: PresignedQueryParameter) -> String? {
+            ranges[parameter.rawValue].map { String(decoding: storage[$0], as: UTF8.self) }
         }
+    }
+
+    private static func splitQuery(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<SplitQuery, VerificationFailure> {
+        var split = SplitQuery()
+        split.storage.reserveCapacity(bytes.count)
+        split.rest.reserveCapacity(bytes.count)
+        var start = 0
+        while start < bytes.count {
+            let end = ByteSearch.firstIndex(of: UInt8(ascii: "&"), in: bytes, start..<bytes.count) ?? bytes.count
+            defer { start = end + 1 }
+            guard start < end else { continue }
+            // The key ends at the first `=`; a pair like "=x" has an empty key (found by the fuzzer).
+            let equals = ByteSearch.firstIndex(of: UInt8(ascii: "="), in: bytes, start..<end) ?? end
+            guard let parameter = PresignedQueryParameter.named(UnsafeBufferPointer(rebasing: bytes[start..<equals])) else {
+                if !split.rest.isEmpty { split.rest.append(UInt8(ascii: "&")) }
+                split.rest.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                continue
+            }
+            guard split[parameter] == nil else { return .failure(.repeatedParameter("\(parameter.name)")) }
+            let valueStart = split.storage.count
+            if equals < end { PercentDecoding.append(UnsafeBufferPointer(rebasing: bytes[(equals + 1)..<end]), to: &split.storage) }
+            split.ranges[parameter.rawValue] = valueStart..<split.storage.count
+        }
+        return .success(split)
+    }
+
+    private static func presigned(_ query: SplitQuery) -> Result<ReceivedAuthorization, VerificationFailure> {
+        guard let algorithm = query[.algorithm] else { return .failure(.missingAuthorization) }
+        guard query.storage.withUnsafeBufferPointer({ ByteComparison.equal(UnsafeBufferPointer(rebasing: $0[algorithm]), "AWS4-HMAC-SHA256") })
+        else { return .failure(.unsupportedAlgorithm(query.text(.algorithm) ?? "")) }
+        guard let expiresText = query.text(.expires), let expires = Int(expiresText), (1...SigV4Signer.maximumExpiry).contains(expires)
+        else { return .failure(.malformedAuthorization("X-Amz-Expires")) }
         return build(
-            storage: storage, credential: ranges[0], signedHeaders: ranges[1], signature: ranges[2],
-            date: values["X-Amz-Date"] ?? "", expires: expires, token: values["X-Amz-Security-Token"])
+            storage: query.storage, credential: query[.credential], signedHeaders: query[.signedHeaders], signature: query[.signature],
+            date: query.text(.date) ?? "", presigned: (expires, String(decoding: query.rest, as: UTF8.self)),
+            token: query.text(.securityToken))
     }
 
     private static func build(
         storage: [UInt8], credential: Range<Int>?, signedHeaders: Range<Int>?, signature: Range<Int>?, date: String,
-        expires: Int?, token: String?
+        presigned: (expires: Int, query: String)?, token: String?
     ) -> Result<ReceivedAuthorization, VerificationFailure> {
         guard let credential, let slash = storage[credential].firstIndex(of: UInt8(ascii: "/")) else {
             return .failure(.malformedAuthorization("Credential"))
@@ -187,31 +222,7 @@ extension ReceivedAuthorization {
         guard let parsedDate = try? SigningDate(parsing: date) else { return .failure(.malformedAuthorization("X-Amz-Date")) }
         return .success(ReceivedAuthorization(
             storage: storage, accessKeyId: credential.lowerBound..<slash, scope: (slash + 1)..<credential.upperBound,
-            signedHeaders: signedHeaders, signature: signature, date: parsedDate, expires: expires, sessionToken: token))
-    }
-
-    /// The received query without the presigning parameters, other pairs kept byte for byte.
-    static func queryWithoutAuthParameters(_ query: String) -> String {
-        query.split(separator: "&").filter { pair in
-            // Not `split(separator:)[0]`: a pair like "=x" has an empty key (found by the fuzzer).
-            !authParameters.contains(percentDecoded(String(pair.prefix { $0 != "=" })))
-        }.joined(separator: "&")
-    }
-
-    static func percentDecoded(_ text: String) -> String {
-        var out = [UInt8]()
-        let bytes = Array(text.utf8)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = URIEncoding.hexValue(bytes[index + 1]), let low = URIEncoding.hexValue(bytes[index + 2]) {
-                out.append(high << 4 | low)
-                index += 3
-            } else {
-                out.append(bytes[index])
-                index += 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+            signedHeaders: signedHeaders, signature: signature, date: parsedDate, expires: presigned?.expires,
+            queryWithoutAuthorization: presigned?.query, sessionToken: token))
     }
 }

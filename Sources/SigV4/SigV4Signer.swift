@@ -127,6 +127,29 @@ public struct SigV4Signer: Sendable {
     /// Signs in the query string (a presigned URL valid for `expires` seconds, 1…604800).
     /// The caller's query is kept byte for byte; the `X-Amz-*` parameters are appended.
     public func presign(_ request: consuming SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> SigningResult {
+        let (stages, signedHeaders, headers, unsignedParameters) = try presignStages(request, expires: expires, date: date)
+        var authParameters = unsignedParameters
+        authParameters.append(("X-Amz-Signature", stages.signature.hex))
+        if let token = credentials.sessionToken, options.omitsSessionToken { authParameters.append(("X-Amz-Security-Token", token)) }
+        var signed = request
+        signed.headers = headers
+        signed.query = Self.appending(authParameters, to: signed.query)
+        return SigningResult(
+            canonicalRequestBytes: stages.canonical, stringToSignBytes: stages.stringToSign,
+            signatureValue: stages.signature, signedHeaders: signedHeaders, authorization: nil,
+            signedRequest: signed, scope: stages.scope, isPresigned: true)
+    }
+
+    /// The signature presigning would produce, without building the URL: the verifier's path.
+    package func presignSignature(_ request: SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> SignatureValue {
+        try presignStages(request, expires: expires, date: date).0.signature
+    }
+
+    /// Presigning up to the signature: the stages, the signed-header list, the headers and
+    /// the `X-Amz-*` parameters that were signed.
+    private func presignStages(
+        _ request: SignableRequest, expires: Int, date: SigningDate
+    ) throws(SigningError) -> (Stages, String, HTTPHeaderList, [(String, String)]) {
         guard (1...Self.maximumExpiry).contains(expires) else { throw .expiresOutOfRange(expires) }
         try credentials.validate()
         let payloadHash = options.presignsUnsignedPayload ? PayloadHash.unsigned : try PayloadHash.value(for: request.payload)
@@ -142,21 +165,12 @@ public struct SigV4Signer: Sendable {
             ("X-Amz-Expires", String(expires)),
         ]
         if let regionSet { authParameters.append(("X-Amz-Region-Set", regionSet)) }
-        let token = credentials.sessionToken
-        if let token, !options.omitsSessionToken { authParameters.append(("X-Amz-Security-Token", token)) }
+        if let token = credentials.sessionToken, !options.omitsSessionToken { authParameters.append(("X-Amz-Security-Token", token)) }
         authParameters.append(("X-Amz-SignedHeaders", signedHeaders))
         let stages = try computeStages(
             request, headers: canonicalHeaders, signedHeaders: signedHeaders, extraQuery: authParameters,
             payloadHash: payloadHash, date: date)
-        authParameters.append(("X-Amz-Signature", stages.signature.hex))
-        if let token, options.omitsSessionToken { authParameters.append(("X-Amz-Security-Token", token)) }
-        var signed = request
-        signed.headers = headers
-        signed.query = Self.appending(authParameters, to: signed.query)
-        return SigningResult(
-            canonicalRequestBytes: stages.canonical, stringToSignBytes: stages.stringToSign,
-            signatureValue: stages.signature, signedHeaders: signedHeaders, authorization: nil,
-            signedRequest: signed, scope: stages.scope, isPresigned: true)
+        return (stages, signedHeaders, headers, authParameters)
     }
 
     private func payloadHashForHeaderSigning(_ request: SignableRequest) throws(SigningError) -> String {

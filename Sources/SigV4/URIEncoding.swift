@@ -67,22 +67,13 @@ enum URIEncoding {
         writer.write(upperHex[Int(byte & 0x0f)])
     }
 
-    /// Percent-decodes `bytes` and writes the canonical re-encoding in one pass.
-    ///
-    /// `%XX` with valid hex is decoded first; a `%` not followed by two hex digits is a
-    /// literal `%`. `+` is a literal plus, never a space: AWS decodes query strings that way.
+    /// Percent-decodes `bytes` as ``PercentDecoding`` does (`+` stays a plus) and writes the
+    /// canonical re-encoding in one pass.
     static func writeCanonicalQueryComponent(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout ByteWriter) {
         var index = 0
         while index < bytes.count {
-            var byte = bytes[index]
-            if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-            {
-                byte = high << 4 | low
-                index += 3
-            } else {
-                index += 1
-            }
+            let (byte, width) = PercentDecoding.byte(at: index, in: bytes)
+            index += width
             if isUnreserved(byte) {
                 output.write(byte)
             } else {

@@ -26,9 +26,9 @@ final class VerifierSignerCache: Sendable {
             try signer.headerSignature(request, date: date)
         }
 
-        /// See ``SigV4Signer/presign(_:expires:date:)``.
-        func presign(_ request: SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> SigningResult {
-            try signer.presign(request, expires: expires, date: date)
+        /// See ``SigV4Signer/presignSignature(_:expires:date:)``.
+        func presignSignature(_ request: SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> SignatureValue {
+            try signer.presignSignature(request, expires: expires, date: date)
         }
     }
 

@@ -43,10 +43,12 @@ import Testing
         }
     }
 
+    /// In both forms: for a presigned URL the query's flips include the `X-Amz-*` parameters.
     @Test func anySingleByteChangeIsRejected() async throws {
         for request in try Self.requests(count: 12) {
-            let signed = try signer.signHeaders(request, date: now).signedRequest
-            for mutated in mutations(of: signed) {
+            let header = try signer.signHeaders(request, date: now).signedRequest
+            let presigned = try signer.presign(request, expires: 300, date: now).signedRequest
+            for mutated in mutations(of: header) + mutations(of: presigned) {
                 let result = await verifier.verify(mutated, now: now)
                 #expect(result != .success("AKIDVERIFY"), "accepted a change: \(mutated.method) \(mutated.url)")
             }
@@ -154,6 +156,18 @@ import Testing
             let result = await verifier.verify(request, now: now)
             #expect(result == .failure(.signatureMismatch), "\(extra)")
         }
+    }
+
+    /// Presigning parameters are recognized by their decoded names, as AWS reads a query:
+    /// `X%2DAmz-Date` is `X-Amz-Date`, so re-encoding a name neither hides nor breaks it.
+    @Test func presigningParametersAreRecognizedByTheirDecodedNames() async throws {
+        let presigned = try signer.presign(try SignableRequest(method: "GET", url: "https://api.example.com/x?a=1"), expires: 60, date: now)
+        var encoded = presigned.signedRequest
+        encoded.query = encoded.query.replacingOccurrences(of: "X-Amz-Date=", with: "X%2DAmz-Date=")
+        #expect(await verifier.verify(encoded, now: now) == .success("AKIDVERIFY"))
+        var doubled = encoded
+        doubled.query += "&X-Amz-Date=20261122T000000Z"
+        #expect(await verifier.verify(doubled, now: now) == .failure(.repeatedParameter("X-Amz-Date")))
     }
 
     @Test func hostileInputIsRejectedNotThrown() async throws {
