@@ -1,0 +1,64 @@
+// Reading a presigned URL's authorization from its query.
+extension ReceivedAuthorization {
+    /// The presigned form: the parameters are read, decoded, in one pass over the query bytes,
+    /// which also collects the pairs that are not presigning parameters, byte for byte.
+    static func parsePresigned(_ query: String) -> Result<ReceivedAuthorization, VerificationFailure> {
+        var query = query
+        let split = query.withUTF8(splitQuery)
+        switch split {
+        case .failure(let failure): return .failure(failure)
+        case .success(let found): return presigned(found)
+        }
+    }
+
+    private struct SplitQuery {
+        /// The decoded values, one after another.
+        var storage: [UInt8] = []
+        /// Where each parameter's value is in `storage`, by ``PresignedQueryParameter/rawValue``.
+        var ranges = [Range<Int>?](repeating: nil, count: PresignedQueryParameter.count)
+        /// The other pairs, joined by `&`; empty pairs dropped.
+        var rest: [UInt8] = []
+
+        subscript(_ parameter: PresignedQueryParameter) -> Range<Int>? { ranges[parameter.rawValue] }
+
+        func text(_ parameter: PresignedQueryParameter) -> String? {
+            ranges[parameter.rawValue].map { String(decoding: storage[$0], as: UTF8.self) }
+        }
+    }
+
+    private static func splitQuery(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<SplitQuery, VerificationFailure> {
+        var split = SplitQuery()
+        split.storage.reserveCapacity(bytes.count)
+        split.rest.reserveCapacity(bytes.count)
+        var start = 0
+        while start < bytes.count {
+            let end = ByteSearch.firstIndex(of: UInt8(ascii: "&"), in: bytes, start..<bytes.count) ?? bytes.count
+            defer { start = end + 1 }
+            guard start < end else { continue }
+            // The key ends at the first `=`; a pair like "=x" has an empty key (found by the fuzzer).
+            let equals = ByteSearch.firstIndex(of: UInt8(ascii: "="), in: bytes, start..<end) ?? end
+            guard let parameter = PresignedQueryParameter.named(UnsafeBufferPointer(rebasing: bytes[start..<equals])) else {
+                if !split.rest.isEmpty { split.rest.append(UInt8(ascii: "&")) }
+                split.rest.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                continue
+            }
+            guard split[parameter] == nil else { return .failure(.repeatedParameter("\(parameter.name)")) }
+            let valueStart = split.storage.count
+            if equals < end { PercentDecoding.append(UnsafeBufferPointer(rebasing: bytes[(equals + 1)..<end]), to: &split.storage) }
+            split.ranges[parameter.rawValue] = valueStart..<split.storage.count
+        }
+        return .success(split)
+    }
+
+    private static func presigned(_ query: SplitQuery) -> Result<ReceivedAuthorization, VerificationFailure> {
+        guard let algorithm = query[.algorithm] else { return .failure(.missingAuthorization) }
+        guard query.storage.withUnsafeBufferPointer({ ByteComparison.equal(UnsafeBufferPointer(rebasing: $0[algorithm]), "AWS4-HMAC-SHA256") })
+        else { return .failure(.unsupportedAlgorithm(query.text(.algorithm) ?? "")) }
+        guard let expiresText = query.text(.expires), let expires = Int(expiresText), (1...SigV4Signer.maximumExpiry).contains(expires)
+        else { return .failure(.malformedAuthorization("X-Amz-Expires")) }
+        return build(
+            storage: query.storage, credential: query[.credential], signedHeaders: query[.signedHeaders], signature: query[.signature],
+            date: query.text(.date) ?? "", presigned: (expires, String(decoding: query.rest, as: UTF8.self)),
+            token: query.text(.securityToken))
+    }
+}
