@@ -46,6 +46,12 @@ let uncachedSigner = SigV4Signer(credentials: credentials, region: "us-east-1", 
 
 let cache = SigningKeyCache.shared
 
+/// Presigns the same GET for 15 minutes, built from the URL as a client does per call.
+@MainActor func presignOnce() throws -> SignableRequest {
+    let request = try SignableRequest(method: "GET", url: url, headers: [("Host", host)])
+    return try cachedSigner.presign(request, expires: 900, date: SigningDate.now()).signedRequest
+}
+
 // Profiling mode: sign a fixed number of GET requests and stop, for instruction counting
 // (valgrind --tool=callgrind) rather than timing.
 if let iterations = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_ITERATIONS"].flatMap(Int.init) {
@@ -61,8 +67,7 @@ let verifier = SigV4Verifier(region: "us-east-1", service: "execute-api") { _ in
 let receivedAt = SigningDate.now()
 if let iterations = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_VERIFY"].flatMap(Int.init) {
     let presigned = ProcessInfo.processInfo.environment["SIGV4BENCH_PRESIGNED"] != nil
-    let request = presigned ? try cachedSigner.presign(try SignableRequest(method: "GET", url: url, headers: [("Host", host)]), expires: 900, date: receivedAt).signedRequest : received
-    await verifyRepeatedly(verifier, request, receivedAt, iterations: iterations)
+    await verifyRepeatedly(verifier, presigned ? try presignOnce() : received, receivedAt, iterations: iterations)
     exit(0)
 }
 let getCached = try rate { try signOnce(method: "GET", body: .empty, cache: cache) }
@@ -119,11 +124,7 @@ nonisolated func measureVerification(
 }
 let verifyRate = await measureVerification(verifier, received, receivedAt, seconds: seconds)
 
-// The presigned form of the same GET (15 minutes): our signer makes the URL, the verifier checks it.
-@MainActor func presignOnce() throws -> SignableRequest {
-    let request = try SignableRequest(method: "GET", url: url, headers: [("Host", host)])
-    return try cachedSigner.presign(request, expires: 900, date: SigningDate.now()).signedRequest
-}
+// The presigned form of the same GET (presignOnce): our signer makes the URL, the verifier checks it.
 let presignRate = try rate { sink &+= try presignOnce().query.utf8.count }
 let verifyPresignedRate = await measureVerification(verifier, try presignOnce(), receivedAt, seconds: seconds)
 

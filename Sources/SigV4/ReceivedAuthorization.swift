@@ -13,12 +13,17 @@ struct ReceivedAuthorization {
     /// The hex signature as received (64 bytes).
     let signature: Range<Int>
     let date: SigningDate
-    /// `X-Amz-Expires` (presigned form only).
-    let expires: Int?
-    /// The received query without the presigning parameters, other pairs byte for byte
-    /// (presigned form only).
-    let queryWithoutAuthorization: String?
+    /// What only the presigned form carries; nil for the header form.
+    let presigned: Presigned?
     let sessionToken: String?
+
+    /// The parts of a presigned URL's authorization that the header form lacks.
+    struct Presigned {
+        /// `X-Amz-Expires`.
+        let expires: Int
+        /// The received query without the presigning parameters, other pairs byte for byte.
+        let query: String
+    }
 
     /// The access key id as a string, for the caller's lookup.
     var accessKeyIdText: String { String(decoding: storage[accessKeyId], as: UTF8.self) }
@@ -151,7 +156,7 @@ extension ReceivedAuthorization {
     /// Checks the parameters that every form needs and keeps them as ranges into `storage`.
     static func build(
         storage: [UInt8], credential: Range<Int>?, signedHeaders: Range<Int>?, signature: Range<Int>?, date: String,
-        presigned: (expires: Int, query: String)?, token: String?
+        presigned: Presigned?, token: String?
     ) -> Result<ReceivedAuthorization, VerificationFailure> {
         guard let credential, let slash = storage[credential].firstIndex(of: UInt8(ascii: "/")) else {
             return .failure(.malformedAuthorization("Credential"))
@@ -161,7 +166,6 @@ extension ReceivedAuthorization {
         guard let parsedDate = try? SigningDate(parsing: date) else { return .failure(.malformedAuthorization("X-Amz-Date")) }
         return .success(ReceivedAuthorization(
             storage: storage, accessKeyId: credential.lowerBound..<slash, scope: (slash + 1)..<credential.upperBound,
-            signedHeaders: signedHeaders, signature: signature, date: parsedDate, expires: presigned?.expires,
-            queryWithoutAuthorization: presigned?.query, sessionToken: token))
+            signedHeaders: signedHeaders, signature: signature, date: parsedDate, presigned: presigned, sessionToken: token))
     }
 }

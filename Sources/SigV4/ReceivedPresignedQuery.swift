@@ -58,7 +58,7 @@ extension ReceivedAuthorization {
         else { return .failure(.malformedAuthorization("X-Amz-Expires")) }
         return build(
             storage: query.storage, credential: query[.credential], signedHeaders: query[.signedHeaders], signature: query[.signature],
-            date: query.text(.date) ?? "", presigned: (expires, String(decoding: query.rest, as: UTF8.self)),
+            date: query.text(.date) ?? "", presigned: Presigned(expires: expires, query: String(decoding: query.rest, as: UTF8.self)),
             token: query.text(.securityToken))
     }
 }

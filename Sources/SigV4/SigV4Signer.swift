@@ -127,8 +127,7 @@ public struct SigV4Signer: Sendable {
     /// Signs in the query string (a presigned URL valid for `expires` seconds, 1…604800).
     /// The caller's query is kept byte for byte; the `X-Amz-*` parameters are appended.
     public func presign(_ request: consuming SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> SigningResult {
-        let (stages, signedHeaders, headers, unsignedParameters) = try presignStages(request, expires: expires, date: date)
-        var authParameters = unsignedParameters
+        var (stages, signedHeaders, headers, authParameters) = try presignStages(request, expires: expires, date: date)
         authParameters.append(("X-Amz-Signature", stages.signature.hex))
         if let token = credentials.sessionToken, options.omitsSessionToken { authParameters.append(("X-Amz-Security-Token", token)) }
         var signed = request

@@ -104,7 +104,7 @@ public struct SigV4Verifier: Sendable {
         if let expected = known.sessionToken, parsed.sessionToken != expected { return .failure(.sessionTokenMismatch) }
         guard parsed.signsHeader("host") else { return .failure(.hostNotSigned) }
         let matches: Bool
-        if parsed.expires != nil, parsed.sessionToken != nil {
+        if parsed.presigned != nil, parsed.sessionToken != nil {
             // A presigned URL does not say whether its token was signed or appended afterwards: try both.
             matches = signatureMatches(request, parsed, accessKeyId, known.secretAccessKey, presignedTokenSigned: true)
                 || signatureMatches(request, parsed, accessKeyId, known.secretAccessKey, presignedTokenSigned: false)
@@ -117,7 +117,7 @@ public struct SigV4Verifier: Sendable {
     private func checkScopeAndTime(_ parsed: ReceivedAuthorization, now: SigningDate) -> VerificationFailure? {
         if !scopeMatches(parsed) { return scopeFailure(parsed) }
         let age = now.secondsSince1970 - parsed.date.secondsSince1970
-        if age > (parsed.expires.map(Int64.init) ?? allowedSkew) { return .expired }
+        if age > (parsed.presigned.map { Int64($0.expires) } ?? allowedSkew) { return .expired }
         if age < -allowedSkew { return .notYetValid }
         return nil
     }
@@ -158,9 +158,9 @@ public struct SigV4Verifier: Sendable {
         let signer = signers.signer(for: key) ?? signers.insert(makeSigner(key), for: key)
         var unsigned = request
         unsigned.headers = Self.signedHeadersOnly(request.headers, parsed)
-        if let expires = parsed.expires, let query = parsed.queryWithoutAuthorization {
-            unsigned.query = query
-            guard let signature = try? signer.presignSignature(unsigned, expires: expires, date: parsed.date) else { return false }
+        if let presigned = parsed.presigned {
+            unsigned.query = presigned.query
+            guard let signature = try? signer.presignSignature(unsigned, expires: presigned.expires, date: parsed.date) else { return false }
             return Self.sameSignature(signature, parsed)
         }
         // A signed header the request does not carry cannot be reproduced: the lists differ.
