@@ -120,7 +120,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
-                "TokenProviders", "MultiAuthCrypto", "ClientFactory",
+                "TokenProviders", "MultiAuthCrypto", "ClientFactory", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),

@@ -66,14 +66,15 @@ final class Transfer: @unchecked Sendable {
         var headerList = curlHeaderList()
         defer { curl_slist_free_all(headerList) }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        configure(handle, options: options, context: context, headers: &headerList)
+        do { try configure(handle, options: options, context: context, headers: &headerList) } catch { return .failure(error) }
         let code = curl_easy_perform(handle)
         if outputError != 0 {
             return .failure(.unwritableResponseFile(path: request.responseFile ?? "", reason: String(cString: strerror(outputError))))
         }
         guard code == CURLE_OK else { return .failure(error(for: code)) }
         var status = 0
-        _ = multiauth_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        let info = multiauth_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        guard info == CURLE_OK else { return .failure(.transport(code: Int(info.rawValue), reason: "no response code")) }
         return .success(HTTPResponse(status: status, headers: parsedHeaders(), body: body))
     }
 
@@ -82,32 +83,40 @@ final class Transfer: @unchecked Sendable {
     private func configure(
         _ handle: UnsafeMutableRawPointer, options: CurlHTTPClient.Options, context: UnsafeMutableRawPointer,
         headers: inout UnsafeMutablePointer<curl_slist>?
-    ) {
-        _ = multiauth_curl_setopt_string(handle, CURLOPT_URL, request.url)
-        _ = multiauth_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
-        _ = multiauth_curl_setopt_long(handle, CURLOPT_PATH_AS_IS, 1)
-        _ = multiauth_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        _ = multiauth_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        _ = multiauth_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
-        _ = multiauth_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(options.totalTimeout * 1000))
-        _ = multiauth_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, options.verifiesTLS ? 1 : 0)
-        _ = multiauth_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, options.verifiesTLS ? 2 : 0)
-        if let bundle = options.caBundle { _ = multiauth_curl_setopt_string(handle, CURLOPT_CAINFO, bundle) }
-        _ = multiauth_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headers)
-        if request.method == "HEAD" { _ = multiauth_curl_setopt_long(handle, CURLOPT_NOBODY, 1) }
+    ) throws(HTTPError) {
+        try check(multiauth_curl_setopt_string(handle, CURLOPT_URL, request.url), "CURLOPT_URL")
+        try check(multiauth_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method), "CURLOPT_CUSTOMREQUEST")
+        try check(multiauth_curl_setopt_long(handle, CURLOPT_PATH_AS_IS, 1), "CURLOPT_PATH_AS_IS")
+        try check(multiauth_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
+        try check(multiauth_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "CURLOPT_HTTP_VERSION")
+        try check(multiauth_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000)), "CURLOPT_CONNECTTIMEOUT_MS")
+        try check(multiauth_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(options.totalTimeout * 1000)), "CURLOPT_TIMEOUT_MS")
+        try check(multiauth_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, options.verifiesTLS ? 1 : 0), "CURLOPT_SSL_VERIFYPEER")
+        try check(multiauth_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, options.verifiesTLS ? 2 : 0), "CURLOPT_SSL_VERIFYHOST")
+        if let bundle = options.caBundle { try check(multiauth_curl_setopt_string(handle, CURLOPT_CAINFO, bundle), "CURLOPT_CAINFO") }
+        try check(multiauth_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headers), "CURLOPT_HTTPHEADER")
+        if request.method == "HEAD" { try check(multiauth_curl_setopt_long(handle, CURLOPT_NOBODY, 1), "CURLOPT_NOBODY") }
         if request.body != .none {
-            _ = multiauth_curl_setopt_long(handle, CURLOPT_POST, 1)
-            _ = multiauth_curl_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, uploadLength)
-            _ = multiauth_curl_setopt_data_callback(handle, CURLOPT_READFUNCTION, readCallback)
-            _ = multiauth_curl_setopt_pointer(handle, CURLOPT_READDATA, context)
+            try check(multiauth_curl_setopt_long(handle, CURLOPT_POST, 1), "CURLOPT_POST")
+            try check(multiauth_curl_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, uploadLength), "CURLOPT_POSTFIELDSIZE_LARGE")
+            try check(multiauth_curl_setopt_data_callback(handle, CURLOPT_READFUNCTION, readCallback), "CURLOPT_READFUNCTION")
+            try check(multiauth_curl_setopt_pointer(handle, CURLOPT_READDATA, context), "CURLOPT_READDATA")
         }
-        _ = multiauth_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, writeCallback)
-        _ = multiauth_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
-        _ = multiauth_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
-        _ = multiauth_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
-        _ = multiauth_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
-        _ = multiauth_curl_setopt_progress_callback(handle, progressCallback)
-        _ = multiauth_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
+        try check(multiauth_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, writeCallback), "CURLOPT_WRITEFUNCTION")
+        try check(multiauth_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context), "CURLOPT_WRITEDATA")
+        try check(multiauth_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback), "CURLOPT_HEADERFUNCTION")
+        try check(multiauth_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context), "CURLOPT_HEADERDATA")
+        try check(multiauth_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0), "CURLOPT_NOPROGRESS")
+        try check(multiauth_curl_setopt_progress_callback(handle, progressCallback), "CURLOPT_XFERINFOFUNCTION")
+        try check(multiauth_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context), "CURLOPT_XFERINFODATA")
+    }
+
+    /// Every option is checked: an option libcurl refuses (an old libcurl, a build without
+    /// HTTP/2 or a TLS backend) fails the request instead of sending something else.
+    private func check(_ code: CURLcode, _ option: String) throws(HTTPError) {
+        guard code == CURLE_OK else {
+            throw .transport(code: Int(code.rawValue), reason: "libcurl refused \(option): \(String(cString: curl_easy_strerror(code)))")
+        }
     }
 
     /// The request's headers, plus empty ones that stop libcurl from adding its own

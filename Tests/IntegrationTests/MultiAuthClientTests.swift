@@ -2,6 +2,7 @@ import Authorization
 import ClientFactory
 import CredentialProviders
 import Foundation
+import GRDB
 import HTTPTransport
 import SigV4
 import Testing
@@ -149,6 +150,24 @@ final class AppSyncFixture: Sendable {
         let post = try await client.query(Self.getPost, variables: .object(["id": .string(id)]), cachePolicy: .fetchIgnoringCacheData)
         #expect(post.result.value(at: ["getPost", "title"]) == .string("third"))
         #expect(post.result.value(at: ["getPost", "version"]) == .number(3))
+    }
+
+    @Test func aQueuedMutationWhoseVariablesNoLongerDecodeStaysQueued() async throws {
+        let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "")
+        let offline = try AppSyncFixture(apiURL: "http://127.0.0.1:9/graphql", prefixSuffix: suffix)
+        let client = try offline.factory().client(named: "Post_AWS_IAM")
+        let outcome = try await client.mutate(Self.addPost, variables: .object(["id": .string("v-\(suffix)"), "author": .string("bob")]))
+        guard case .queued = outcome else { Issue.record("not queued"); return }
+        // Damage the stored row behind the client's back, as a bad disk or an old version might.
+        let database = try DatabaseQueue(path: client.databases.offlineMutationsPath)
+        try await database.write { try $0.execute(sql: "UPDATE mutations SET variables = '{\"id\": '") }
+        await #expect {
+            try await client.replayOfflineMutations()
+        } throws: { error in
+            guard case .undecodableQueuedVariables(let entry, _) = error as? AppSyncClientError else { return false }
+            return entry == "Post_AWS_IAM"
+        }
+        #expect(try await client.pendingMutationCount() == 1)
     }
 
     @Test func badCachesAndServersGetTypedErrors() async throws {

@@ -86,11 +86,20 @@ public final class AppSyncClient: Sendable {
             do { batch = try await queue.pending() } catch { throw databaseError(databases.offlineMutationsPath, error) }
             guard !batch.isEmpty else { return sent }
             for mutation in batch {
-                let variables = try? JSONDecoder().decode(JSONValue.self, from: Data(mutation.variables.utf8))
+                let variables = try storedVariables(of: mutation)
                 _ = try await send(mutation.operation, variables, through: mutationHTTP)
                 do { try await queue.remove(mutation.id) } catch { throw databaseError(databases.offlineMutationsPath, error) }
                 sent += 1
             }
+        }
+    }
+
+    /// The stored variables of a queued mutation; a stored text that no longer decodes stops
+    /// the replay with the mutation still queued (sending it without variables would be wrong).
+    private func storedVariables(of mutation: OfflineMutationQueue.Pending) throws(AppSyncClientError) -> JSONValue? {
+        guard !mutation.variables.isEmpty, mutation.variables != "null" else { return nil }
+        do { return try JSONDecoder().decode(JSONValue.self, from: Data(mutation.variables.utf8)) } catch {
+            throw .undecodableQueuedVariables(entry: entry.name, mutationId: mutation.id)
         }
     }
 

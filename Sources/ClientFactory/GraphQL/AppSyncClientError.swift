@@ -12,6 +12,8 @@ public enum AppSyncClientError: Error, Sendable, CustomStringConvertible {
     case cache(CacheError)
     /// The variables are not a JSON object.
     case invalidVariables(String)
+    /// A queued mutation's stored variables no longer decode; it stays queued, unsent.
+    case undecodableQueuedVariables(entry: String, mutationId: Int64)
 
     public var description: String {
         switch self {
@@ -21,6 +23,8 @@ public enum AppSyncClientError: Error, Sendable, CustomStringConvertible {
         case .cacheMiss(let entry): "client '\(entry)': nothing cached for this query (policy returnCacheDataDontFetch)"
         case .cache(let error): error.description
         case .invalidVariables(let problem): "variables: \(problem)"
+        case .undecodableQueuedVariables(let entry, let id):
+            "client '\(entry)': queued mutation \(id) has stored variables that are not JSON; it stays queued and the replay stopped"
         }
     }
 
