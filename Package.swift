@@ -2,6 +2,8 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 
 let package = Package(
     name: "MultiAuth",
@@ -14,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Bottom: OpenSSL's libcrypto through a system-library target.
@@ -30,23 +34,29 @@ let package = Package(
         // Typed wrappers for libcurl's variadic setopt/getinfo, which Swift cannot call.
         .target(name: "CurlShims", dependencies: ["CLibCurl"]),
         .target(name: "MultiAuthCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
-        .target(name: "SigV4", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
+        // The shared vocabulary: request bodies, wire URLs, redaction, JSON values, clocks, blocking work.
+        .target(name: "MultiAuthCore", dependencies: [httpTypes, logging], swiftSettings: strict),
+        .target(name: "SigV4", dependencies: ["MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .target(name: "SigningVectors", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
         .target(name: "CredentialStore", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
         .target(
             name: "TokenProviders",
-            dependencies: ["MultiAuthCrypto", "HTTPTransport", "CredentialStore"],
+            dependencies: ["MultiAuthCrypto", "MultiAuthCore", "HTTPTransport", httpTypes, logging],
+            swiftSettings: strict),
+        // Saved logins: the token providers' results kept in the credential store.
+        .target(
+            name: "Logins", dependencies: ["TokenProviders", "CredentialStore", "HTTPTransport", "MultiAuthCrypto"],
             swiftSettings: strict),
         .target(
             name: "Authorization",
             dependencies: [
-                "SigV4", "TokenProviders", "HTTPTransport", "CredentialProviders", .product(name: "Subprocess", package: "swift-subprocess"),
+                "SigV4", "TokenProviders", "HTTPTransport", "CredentialProviders", "MultiAuthCore", httpTypes, logging,
             ],
             swiftSettings: strict),
-        .target(name: "HTTPTransport", dependencies: ["CLibCurl", "CurlShims"], swiftSettings: strict),
+        .target(name: "HTTPTransport", dependencies: ["CLibCurl", "CurlShims", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
         .target(
             name: "CredentialProviders",
-            dependencies: ["SigV4", "HTTPTransport", .product(name: "Subprocess", package: "swift-subprocess")],
+            dependencies: ["SigV4", "HTTPTransport", "MultiAuthCore", httpTypes, logging, .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict
         ),
         // One AppSync client per auth mode from awsconfiguration.json, with its own SQLite caches.
@@ -54,21 +64,23 @@ let package = Package(
             name: "ClientFactory",
             dependencies: [
                 "SigV4", "HTTPTransport", "CredentialProviders", "TokenProviders", "Authorization", "MultiAuthCrypto",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "MultiAuthCore", httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
         .target(
             name: "MultiAuth",
             dependencies: [
                 "SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "TokenProviders", "Authorization",
-                "ClientFactory",
+                "ClientFactory", "Logins", "MultiAuthCore", httpTypes, logging,
             ],
             swiftSettings: strict),
         .target(
             name: "MultiAuthCLI",
             dependencies: [
                 "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "HTTPTransport",
-                "TokenProviders", "ClientFactory", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "TokenProviders", "Logins", "ClientFactory", "MultiAuthCore", httpTypes, logging,
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: strict
         ),
@@ -76,7 +88,7 @@ let package = Package(
         .executableTarget(name: "multiauth", dependencies: ["MultiAuthCLI"], swiftSettings: strict),
         .executableTarget(
             name: "SigV4Bench",
-            dependencies: ["SigV4", "MultiAuthCrypto"],
+            dependencies: ["SigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes],
             path: "Benchmarks/SigV4Bench",
             swiftSettings: strict
         ),
@@ -89,7 +101,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "TransportBench",
-            dependencies: ["Authorization", "CredentialProviders", "HTTPTransport", "SigV4"],
+            dependencies: ["Authorization", "CredentialProviders", "HTTPTransport", "SigV4", "MultiAuthCore", httpTypes],
             path: "Benchmarks/TransportBench",
             swiftSettings: strict
         ),
@@ -101,7 +113,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "TokenBench",
-            dependencies: ["TokenProviders", "CredentialStore", "MultiAuthCrypto"],
+            dependencies: ["TokenProviders", "Logins", "CredentialStore", "MultiAuthCrypto"],
             path: "Benchmarks/TokenBench",
             swiftSettings: strict
         ),
@@ -111,16 +123,18 @@ let package = Package(
             path: "Benchmarks/StoreBench",
             swiftSettings: strict
         ),
+        .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore"], swiftSettings: strict),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(
             name: "CredentialStoreTests", dependencies: ["CredentialStore", "MultiAuthCrypto"], swiftSettings: strict),
-        .testTarget(name: "SigV4Tests", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
+        .testTarget(name: "SigV4Tests", dependencies: ["SigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
         // Suites, oracles and the `multiauth` executable end to end.
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
-                "TokenProviders", "MultiAuthCrypto", "ClientFactory", .product(name: "GRDB", package: "GRDB.swift"),
+                "TokenProviders", "Logins", "MultiAuthCrypto", "ClientFactory", "MultiAuthCore", httpTypes, logging,
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),

@@ -3,6 +3,8 @@
 //   a valid token, called from 100 concurrent tasks;
 // and, with `--prepare FOLDER`, writes a key-file store there holding a login named `bench`
 // (a JWT that expires in a day) for timing `multiauth token` as a process.
+import Logins
+import MultiAuthCore
 import CredentialStore
 import Foundation
 import MultiAuthCrypto

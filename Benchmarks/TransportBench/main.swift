@@ -5,6 +5,8 @@ import Authorization
 import CredentialProviders
 import Foundation
 import HTTPTransport
+import HTTPTypes
+import MultiAuthCore
 import SigV4
 
 let arguments = CommandLine.arguments
@@ -28,12 +30,12 @@ var signedTotal = 0.0
 for _ in 0..<count / 50 {
     plainTotal += seconds(try await clock.measure {
         for _ in 0..<50 {
-            _ = try await transport.send(HTTPRequest(method: "POST", url: base, headers: [HTTPHeader(name: "Content-Type", value: "text/plain")], body: .bytes(body)))
+            _ = try await transport.send(try HTTPRequest(method: .post, wireURL: base, headerFields: [.contentType: "text/plain"]), body: .bytes(body))
         }
     })
     signedTotal += seconds(try await clock.measure {
         for _ in 0..<50 {
-            let request = try SignableRequest(method: "POST", url: base, headers: [("Content-Type", "text/plain")], payload: .bytes(body))
+            let request = try HTTPRequest(method: .post, wireURL: base, headerFields: [.contentType: "text/plain"])
             _ = try await signed.send(request, body: .bytes(body))
         }
     })
@@ -56,7 +58,7 @@ let wrapped = AuthorizedHTTPClient(transport: transport, authorizer: NoAuthorize
 for _ in 0..<count / 50 {
     wrappedTotal += seconds(try await clock.measure {
         for _ in 0..<50 {
-            let request = try SignableRequest(method: "POST", url: base, headers: [("Content-Type", "text/plain")], payload: .bytes(body))
+            let request = try HTTPRequest(method: .post, wireURL: base, headerFields: [.contentType: "text/plain"])
             _ = try await wrapped.send(request, body: .bytes(body))
         }
     })

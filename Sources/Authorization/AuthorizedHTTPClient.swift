@@ -1,4 +1,7 @@
 import HTTPTransport
+import HTTPTypes
+import Logging
+import MultiAuthCore
 import SigV4
 import Synchronization
 
@@ -14,57 +17,69 @@ import Foundation
 /// backoff and full jitter, at most `maxAttempts` tries. Clock skew: when the server
 /// rejects the signing time (RequestTimeTooSkewed, RequestExpired, RequestInTheFuture,
 /// InvalidSignatureException "Signature expired"/"not yet current"), the offset is taken
-/// from its `Date` header, the request is re-signed once, and the offset is kept.
+/// from its `Date` header, the request is authorized again, and the offset is kept.
+/// The authorizer runs on every attempt, so a file body is re-read (and an `aws-chunked`
+/// upload re-signed) from the start; a body that cannot be replayed is sent at most once.
 public final class AuthorizedHTTPClient: Sendable {
-    private let transport: any HTTPClient
+    private let transport: any HTTPSender
     /// The authorizer every request goes through.
     public let authorizer: any RequestAuthorizer
     private let maxAttempts: Int
     private let baseDelay: Double
+    private let clock: TimeSource
+    private let logger: Logger
     private let skew = Mutex<Double>(0)
 
-    /// Creates a client.
-    public init(transport: any HTTPClient, authorizer: any RequestAuthorizer, maxAttempts: Int = 3, baseDelay: Double = 0.1) {
+    /// Creates a client. `clock` is the local time signatures start from; `logger` gets a
+    /// debug line for every retry and re-signing, with its reason.
+    public init(
+        transport: any HTTPSender, authorizer: any RequestAuthorizer, maxAttempts: Int = 3, baseDelay: Double = 0.1,
+        clock: TimeSource = .system, logger: Logger = .disabled
+    ) {
         self.transport = transport
         self.authorizer = authorizer
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
+        self.clock = clock
+        self.logger = logger
     }
 
     /// The clock offset learned from the server, in seconds (server minus local).
     public var clockOffset: Double { skew.withLock { $0 } }
 
-    /// Authorizes and sends `request` with `body` (which must be what `request.payload` describes).
+    /// Authorizes and sends `request` with `body`; returns the response and what was sent.
     public func send(
-        _ request: SignableRequest, body: HTTPBody, responseFile: String? = nil
-    ) async throws(RequestError) -> (response: HTTPResponse, sent: SignableRequest) {
+        _ request: HTTPRequest, body: RequestBody = .empty, responseFile: String? = nil
+    ) async throws(RequestError) -> (response: ReceivedResponse, sent: AuthorizedRequest) {
         var correctedSkew = false
         var attempt = 0
         while true {
             attempt += 1
-            let date = SigningDate(secondsSince1970: Int64((Date().timeIntervalSince1970 + clockOffset).rounded(.down)))
-            let authorized: SignableRequest
-            do { authorized = try await authorizer.authorize(request, at: date) } catch { throw .authorization(error) }
-            let wire = HTTPRequest(
-                method: authorized.method, url: authorized.url,
-                headers: authorized.headers.map { HTTPHeader(name: $0.name, value: $0.value) }, body: body,
-                responseFile: responseFile)
-            let outcome: Result<HTTPResponse, HTTPError>
-            do { outcome = .success(try await transport.send(wire)) } catch { outcome = .failure(error) }
+            let date = SigningDate(secondsSince1970: Int64((clock.now() + clockOffset).rounded(.down)))
+            let authorized: AuthorizedRequest
+            do { authorized = try await authorizer.authorize(request, body: body, at: date) } catch { throw .authorization(error) }
+            let outcome: Result<ReceivedResponse, HTTPError>
+            do { outcome = .success(try await transport.send(authorized.request, body: authorized.body, responseFile: responseFile)) } catch {
+                outcome = .failure(error)
+            }
+            let canRepeat = !body.isConsumed && !authorized.body.isConsumed
             switch outcome {
             case .success(let response):
-                if !correctedSkew, let offset = ServerErrors.skewOffset(response) {
+                if !correctedSkew, canRepeat, let offset = ServerErrors.skewOffset(response, now: clock.now()) {
+                    logger.debug("signing time rejected; signing again", metadata: ["clock-offset-seconds": "\(offset)", "status": "\(response.status)"])
                     skew.withLock { $0 = offset }
                     correctedSkew = true
                     continue
                 }
-                if attempt < maxAttempts, ServerErrors.isRetryable(response) {
+                if attempt < maxAttempts, canRepeat, ServerErrors.isRetryable(response) {
+                    logger.debug("retrying", metadata: ["attempt": "\(attempt)", "reason": "HTTP \(response.status) \(ServerErrors.code(response) ?? "")"])
                     try await backoff(attempt)
                     continue
                 }
                 return (response, authorized)
             case .failure(let error):
-                if attempt < maxAttempts, error.isTransient {
+                if attempt < maxAttempts, canRepeat, error.isTransient {
+                    logger.debug("retrying", metadata: ["attempt": "\(attempt)", "reason": "\(error)"])
                     try await backoff(attempt)
                     continue
                 }
@@ -102,7 +117,7 @@ enum ServerErrors {
     static let skewCodes: Set<String> = ["RequestTimeTooSkewed", "RequestExpired", "RequestInTheFuture"]
 
     /// The error code: `x-amzn-ErrorType`, JSON `__type`/`code`, or XML `<Code>`.
-    static func code(_ response: HTTPResponse) -> String? {
+    static func code(_ response: ReceivedResponse) -> String? {
         if let type = response.header("x-amzn-ErrorType") { return String(type.split(separator: ":").first ?? "") }
         let text = String(decoding: response.body.prefix(4096), as: UTF8.self)
         for pattern in [#/"__type"\s*:\s*"(?:[^"#]*#)?([^"]+)"/#, #/"code"\s*:\s*"([^"]+)"/#, #/<Code>([^<]+)</Code>/#] {
@@ -111,21 +126,21 @@ enum ServerErrors {
         return nil
     }
 
-    static func isRetryable(_ response: HTTPResponse) -> Bool {
+    static func isRetryable(_ response: ReceivedResponse) -> Bool {
         if response.status >= 500 || response.status == 429 { return true }
         guard response.status >= 400 else { return false }
         return code(response).map(throttling.contains) ?? false
     }
 
     /// The server-minus-local offset when the response rejects the signing time.
-    static func skewOffset(_ response: HTTPResponse) -> Double? {
+    static func skewOffset(_ response: ReceivedResponse, now: Double) -> Double? {
         guard response.status == 403 || response.status == 400 || response.status == 401 else { return nil }
         let text = String(decoding: response.body.prefix(4096), as: UTF8.self)
         let code = code(response) ?? ""
         let isSkew = skewCodes.contains(code)
             || (code == "InvalidSignatureException" && (text.contains("Signature expired") || text.contains("not yet current")))
         guard isSkew, let dateText = response.header("Date"), let serverDate = HTTPDate.parse(dateText) else { return nil }
-        return serverDate.timeIntervalSinceNow
+        return serverDate.timeIntervalSince1970 - now
     }
 }
 

@@ -44,7 +44,7 @@ public struct ClientFactory: Sendable {
     /// Name databases `<prefix>_queries.db` (true) or `queries.db` (false), as the SDK's
     /// `useClientDatabasePrefix` does.
     public let useClientDatabasePrefix: Bool
-    let http: any HTTPClient
+    let http: any HTTPSender
     let credentials: (any CredentialsProvider)?
     let tokenProviders: [AuthMode: any TokenProvider]
     let apiKey: String?
@@ -56,7 +56,7 @@ public struct ClientFactory: Sendable {
     ///   - apiKey: replaces the entries' `ApiKey`.
     public init(
         configuration: AWSConfiguration, cacheDirectory: String? = nil, useClientDatabasePrefix: Bool = true,
-        http: any HTTPClient = CurlHTTPClient(), credentials: (any CredentialsProvider)? = nil,
+        http: any HTTPSender = CurlHTTPClient(), credentials: (any CredentialsProvider)? = nil,
         tokenProviders: [AuthMode: any TokenProvider] = [:], apiKey: String? = nil
     ) {
         self.configuration = configuration

@@ -1,4 +1,6 @@
 import HTTPTransport
+import HTTPTypes
+import MultiAuthCore
 import SigV4
 
 #if canImport(FoundationEssentials)
@@ -32,27 +34,22 @@ struct AWSServiceCall {
     let service: String
     let region: String
     let endpoint: ServiceEndpoint
-    let http: any HTTPClient
+    let http: any HTTPSender
 
     func post(
         body: [UInt8], headers: [(String, String)], signWith credentials: AWSCredentials?
-    ) async throws(CredentialsError) -> HTTPResponse {
-        var request: SignableRequest
+    ) async throws(CredentialsError) -> ReceivedResponse {
+        var request: HTTPRequest
         do {
-            request = try SignableRequest(
-                method: "POST", url: endpoint.url, headers: HTTPHeaderList(headers.map { .init(name: $0.0, value: $0.1) }),
-                payload: .bytes(body))
+            request = try HTTPRequest(method: .post, wireURL: endpoint.url, headerFields: HTTPFields(checking: headers))
             if let credentials {
                 let signer = SigV4Signer(credentials: credentials, region: region, service: service)
-                request = try signer.signHeaders(request, date: SigningDate.now()).signedRequest
+                request = try signer.signHeaders(request, payload: .bytes(body), date: SigningDate.now()).signedRequest()
             }
         } catch {
-            throw .transport(service: service, problem: error.description)
+            throw .transport(service: service, problem: "\(error)")
         }
-        let wire = HTTPRequest(
-            method: "POST", url: request.url, headers: request.headers.map { HTTPHeader(name: $0.name, value: $0.value) },
-            body: .bytes(body))
-        do { return try await http.send(wire) } catch { throw .transport(service: service, problem: error.description) }
+        do { return try await http.send(request, body: .bytes(body)) } catch { throw .transport(service: service, problem: error.description) }
     }
 }
 

@@ -1,3 +1,5 @@
+import Logging
+import MultiAuthCore
 import SigV4
 
 #if canImport(FoundationEssentials)
@@ -6,72 +8,43 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Caches expiring credentials and refreshes them ahead of expiry, botocore's way:
-/// inside the advisory window (15 min) one background refresh runs while callers keep the
-/// current credentials, which are kept if that refresh fails; inside the mandatory window
-/// (10 min) callers wait. However many callers, exactly one refresh is in flight, and a
-/// caller always gets one whole `ExpiringCredentials` value, never a torn key/secret pair.
-public actor CachingCredentialsProvider: CredentialsProvider {
-    private let source: any CredentialsProvider
-    private let advisoryWindow: TimeInterval
-    private let mandatoryWindow: TimeInterval
-    private let now: @Sendable () -> Date
-    private var cached: ExpiringCredentials?
-    private var inFlight: Task<Result<ExpiringCredentials, CredentialsError>, Never>?
-    /// How many times the source was asked (for tests and diagnostics).
-    public private(set) var refreshCount = 0
+/// Caches expiring credentials and refreshes them ahead of expiry, botocore's way, on the
+/// shared ``ExpiringValueCache``: inside the advisory window (15 min) one background refresh
+/// runs while callers keep the current credentials, which are kept if that refresh fails;
+/// inside the mandatory window (10 min) callers wait, and a transport failure while the
+/// current credentials are still valid returns them. However many callers, exactly one
+/// refresh is in flight, and a caller always gets one whole `ExpiringCredentials` value,
+/// never a torn key/secret pair.
+public final class CachingCredentialsProvider: CredentialsProvider {
+    private let cache: ExpiringValueCache<ExpiringCredentials, CredentialsError>
 
-    /// Wraps `source`.
+    /// Wraps `source`. `clock` is the time the windows are measured against.
     public init(
-        _ source: any CredentialsProvider, advisoryWindow: TimeInterval = 15 * 60, mandatoryWindow: TimeInterval = 10 * 60,
-        now: @escaping @Sendable () -> Date = { Date() }
+        _ source: any CredentialsProvider, advisoryWindow: Double = 15 * 60, mandatoryWindow: Double = 10 * 60,
+        clock: TimeSource = .system, logger: Logger = .disabled
     ) {
-        self.source = source
-        self.advisoryWindow = advisoryWindow
-        self.mandatoryWindow = mandatoryWindow
-        self.now = now
+        cache = ExpiringValueCache(
+            advisoryWindow: advisoryWindow, mandatoryWindow: mandatoryWindow, clock: clock, logger: logger,
+            keepsCurrent: { error in if case .transport = error { true } else { false } }
+        ) { (_: Expiring<ExpiringCredentials>?) async throws(CredentialsError) -> Expiring<ExpiringCredentials> in
+            let fresh = try await source.credentials()
+            return Expiring(fresh, expiresAt: fresh.expiration?.timeIntervalSince1970)
+        }
     }
 
     public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
-        let current = now()
-        if let cached {
-            guard let expiration = cached.expiration else { return cached }
-            let remaining = expiration.timeIntervalSince(current)
-            if remaining > advisoryWindow { return cached }
-            if remaining > mandatoryWindow {
-                _ = startRefresh()
-                return cached
-            }
-        }
-        let fresh = try await startRefresh().value.get()
-        if let expiration = fresh.expiration, expiration <= now() {
+        let fresh = try await cache.value()
+        if let expiration = fresh.expiration, expiration.timeIntervalSince1970 <= cache.clockNow {
             throw .expired(source: "a refresh", at: expiration)
         }
         return fresh
     }
 
     /// Drops the cached value, so the next call refreshes (after the service rejected it).
-    public func invalidate() { cached = nil }
+    public func invalidate() { cache.invalidate() }
 
-    private func startRefresh() -> Task<Result<ExpiringCredentials, CredentialsError>, Never> {
-        if let inFlight { return inFlight }
-        let source = self.source
-        refreshCount += 1
-        let task = Task { () -> Result<ExpiringCredentials, CredentialsError> in
-            let result = await Result<ExpiringCredentials, CredentialsError>(catching: { () async throws(CredentialsError) in
-                try await source.credentials()
-            })
-            self.finish(result)
-            return result
-        }
-        inFlight = task
-        return task
-    }
-
-    private func finish(_ result: Result<ExpiringCredentials, CredentialsError>) {
-        inFlight = nil
-        if case .success(let fresh) = result { cached = fresh }
-    }
+    /// How many times the source was asked (for tests and diagnostics).
+    public var refreshCount: Int { cache.refreshCount }
 }
 
 extension Result where Failure == CredentialsError {

@@ -20,7 +20,7 @@ public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
     /// Creates a provider for `identityPoolId` (`REGION:UUID`).
     public init(
         identityPoolId: String, region: String, logins: [String: String] = [:], endpoint: ServiceEndpoint? = nil,
-        http: any HTTPClient
+        http: any HTTPSender
     ) {
         self.identityPoolId = identityPoolId
         self.logins = logins

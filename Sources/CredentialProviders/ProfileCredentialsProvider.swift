@@ -15,10 +15,10 @@ import Foundation
 public struct ProfileCredentialsProvider: CredentialsProvider {
     let profile: String
     let environment: [String: String]
-    let http: any HTTPClient
+    let http: any HTTPSender
 
     /// The profile `profile`, else `AWS_PROFILE`, else `default`.
-    public init(profile: String? = nil, environment: [String: String]? = nil, http: any HTTPClient) {
+    public init(profile: String? = nil, environment: [String: String]? = nil, http: any HTTPSender) {
         let environment = environment ?? ProcessInfo.processInfo.environment
         self.profile = profile ?? nonEmpty(environment["AWS_PROFILE"]) ?? "default"
         self.environment = environment
@@ -122,7 +122,7 @@ enum CredentialProcess {
 /// result is cached and refreshed ahead of expiry.
 public enum DefaultCredentialsChain {
     /// Builds the chain.
-    public static func make(profile: String? = nil, environment: [String: String]? = nil, http: any HTTPClient) -> CachingCredentialsProvider {
+    public static func make(profile: String? = nil, environment: [String: String]? = nil, http: any HTTPSender) -> CachingCredentialsProvider {
         let environment = environment ?? ProcessInfo.processInfo.environment
         var providers: [any CredentialsProvider] = []
         if profile == nil { providers.append(EnvironmentCredentialsProvider(environment: environment)) }
@@ -139,7 +139,7 @@ struct WebIdentityEnvironmentProvider: CredentialsProvider {
     let roleArn: String
     let tokenFile: String
     let environment: [String: String]
-    let http: any HTTPClient
+    let http: any HTTPSender
 
     func credentials() async throws(CredentialsError) -> ExpiringCredentials {
         guard let data = FileManager.default.contents(atPath: tokenFile) else {

@@ -11,7 +11,7 @@ import Foundation
 struct STSClient {
     let call: AWSServiceCall
 
-    init(region: String, endpoint: ServiceEndpoint? = nil, http: any HTTPClient) {
+    init(region: String, endpoint: ServiceEndpoint? = nil, http: any HTTPSender) {
         call = AWSServiceCall(
             service: "sts", region: region, endpoint: endpoint ?? .resolve(service: "sts", region: region), http: http)
     }

@@ -1,16 +1,17 @@
 import CLibCurl
 import CurlShims
-import Dispatch
+import HTTPTypes
+import MultiAuthCore
 import Synchronization
 
-/// An ``HTTPClient`` on libcurl: connection reuse through a pool of easy handles, HTTP/1.1
+/// An ``HTTPSender`` on libcurl: connection reuse through a pool of easy handles, HTTP/1.1
 /// and HTTP/2, TLS verification on by default, proxies from the usual environment
 /// variables, bodies streamed from files, and cancellation. Each transfer runs on a
 /// dispatch queue thread, never on the cooperative pool.
 ///
 /// What is signed is what is sent: libcurl's own `Expect: 100-continue`, default `Accept`
 /// and form `Content-Type` are suppressed unless the request carries them itself.
-public final class CurlHTTPClient: HTTPClient {
+public final class CurlHTTPClient: HTTPSender {
     /// Transport settings.
     public struct Options: Sendable {
         /// Connection timeout in seconds.
@@ -45,21 +46,17 @@ public final class CurlHTTPClient: HTTPClient {
         for box in idleHandles.withLock({ $0 }) { curl_easy_cleanup(box.handle) }
     }
 
-    public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
-        let transfer = try Transfer(request: request)
-        let result: Result<HTTPResponse, HTTPError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global(qos: .userInitiated).async {
-                    continuation.resume(returning: self.perform(transfer, request))
-                }
-            }
+    public func send(_ request: HTTPRequest, body: RequestBody, responseFile: String?) async throws(HTTPError) -> ReceivedResponse {
+        let transfer = try Transfer(request: request, body: body, responseFile: responseFile)
+        let result = await withTaskCancellationHandler { () async -> Result<ReceivedResponse, HTTPError> in
+            do throws(HTTPError) { return .success(try await runBlocking { self.perform(transfer) }) } catch { return .failure(error) }
         } onCancel: {
             transfer.cancel()
         }
         return try result.get()
     }
 
-    private func perform(_ transfer: Transfer, _ request: HTTPRequest) -> Result<HTTPResponse, HTTPError> {
+    private func perform(_ transfer: Transfer) -> Result<ReceivedResponse, HTTPError> {
         let handle = idleHandles.withLock { $0.popLast()?.handle } ?? curl_easy_init()
         guard let handle else { return .failure(.transport(code: -1, reason: "curl_easy_init failed")) }
         defer {

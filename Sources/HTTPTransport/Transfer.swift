@@ -1,5 +1,7 @@
 import CLibCurl
 import CurlShims
+import HTTPTypes
+import MultiAuthCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,38 +16,45 @@ import Darwin
 /// pointer. It lives for the duration of `run`, which is synchronous.
 final class Transfer: @unchecked Sendable {
     private let request: HTTPRequest
+    private let body: RequestBody
+    private let responseFile: String?
+    private let url: String
     private let cancelled = Atomic<Bool>(false)
     private var headerLines: [String] = []
-    private var body: [UInt8] = []
+    private var received: [UInt8] = []
     private var uploadBytes: [UInt8] = []
     private var uploadOffset = 0
     private var uploadDescriptor: Int32 = -1
     private var uploadLength = 0
-    private var uploadStream: (any HTTPBodyStream)?
-    private var streamError: HTTPBodyStreamError?
+    private var uploaded = 0
+    private var uploadReader: (any BodyReader)?
+    private var bodyError: BodyError?
     private var outputDescriptor: Int32 = -1
     private var outputError: Int32 = 0
 
-    init(request: HTTPRequest) throws(HTTPError) {
+    init(request: HTTPRequest, body: RequestBody, responseFile: String?) throws(HTTPError) {
         self.request = request
-        switch request.body {
-        case .none: break
+        self.body = body
+        self.responseFile = responseFile
+        url = request.wireURL
+        switch body {
+        case .empty: break
         case .bytes(let bytes):
             uploadBytes = bytes
             uploadLength = bytes.count
         case .file(let path):
             uploadDescriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard uploadDescriptor >= 0 else {
-                throw .unreadableBody(path: path, reason: String(cString: strerror(errno)))
+                throw .body(.unreadable(body: body.name, reason: String(cString: strerror(errno))))
             }
             var info = stat()
             fstat(uploadDescriptor, &info)
             uploadLength = Int(info.st_size)
         case .stream(let stream):
-            uploadStream = stream
+            do { uploadReader = try stream.open() } catch { throw .body(error) }
             uploadLength = stream.length
         }
-        if let file = request.responseFile {
+        if let file = responseFile {
             outputDescriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard outputDescriptor >= 0 else {
                 let reason = String(cString: strerror(errno))
@@ -62,20 +71,21 @@ final class Transfer: @unchecked Sendable {
 
     func cancel() { cancelled.store(true, ordering: .relaxed) }
 
-    func run(on handle: UnsafeMutableRawPointer, options: CurlHTTPClient.Options) -> Result<HTTPResponse, HTTPError> {
+    func run(on handle: UnsafeMutableRawPointer, options: CurlHTTPClient.Options) -> Result<ReceivedResponse, HTTPError> {
         var headerList = curlHeaderList()
         defer { curl_slist_free_all(headerList) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         do { try configure(handle, options: options, context: context, headers: &headerList) } catch { return .failure(error) }
         let code = curl_easy_perform(handle)
         if outputError != 0 {
-            return .failure(.unwritableResponseFile(path: request.responseFile ?? "", reason: String(cString: strerror(outputError))))
+            return .failure(.unwritableResponseFile(path: responseFile ?? "", reason: String(cString: strerror(outputError))))
         }
         guard code == CURLE_OK else { return .failure(error(for: code)) }
         var status = 0
         let info = multiauth_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         guard info == CURLE_OK else { return .failure(.transport(code: Int(info.rawValue), reason: "no response code")) }
-        return .success(HTTPResponse(status: status, headers: parsedHeaders(), body: body))
+        guard (100...999).contains(status) else { return .failure(.transport(code: -1, reason: "no valid status code (\(status))")) }
+        return .success(ReceivedResponse(head: HTTPResponse(status: .init(code: status), headerFields: parsedHeaders()), body: received))
     }
 
     // MARK: configuration
@@ -84,8 +94,8 @@ final class Transfer: @unchecked Sendable {
         _ handle: UnsafeMutableRawPointer, options: CurlHTTPClient.Options, context: UnsafeMutableRawPointer,
         headers: inout UnsafeMutablePointer<curl_slist>?
     ) throws(HTTPError) {
-        try check(multiauth_curl_setopt_string(handle, CURLOPT_URL, request.url), "CURLOPT_URL")
-        try check(multiauth_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method), "CURLOPT_CUSTOMREQUEST")
+        try check(multiauth_curl_setopt_string(handle, CURLOPT_URL, url), "CURLOPT_URL")
+        try check(multiauth_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method.rawValue), "CURLOPT_CUSTOMREQUEST")
         try check(multiauth_curl_setopt_long(handle, CURLOPT_PATH_AS_IS, 1), "CURLOPT_PATH_AS_IS")
         try check(multiauth_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
         try check(multiauth_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "CURLOPT_HTTP_VERSION")
@@ -95,8 +105,8 @@ final class Transfer: @unchecked Sendable {
         try check(multiauth_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, options.verifiesTLS ? 2 : 0), "CURLOPT_SSL_VERIFYHOST")
         if let bundle = options.caBundle { try check(multiauth_curl_setopt_string(handle, CURLOPT_CAINFO, bundle), "CURLOPT_CAINFO") }
         try check(multiauth_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headers), "CURLOPT_HTTPHEADER")
-        if request.method == "HEAD" { try check(multiauth_curl_setopt_long(handle, CURLOPT_NOBODY, 1), "CURLOPT_NOBODY") }
-        if request.body != .none {
+        if request.method == .head { try check(multiauth_curl_setopt_long(handle, CURLOPT_NOBODY, 1), "CURLOPT_NOBODY") }
+        if case .empty = body {} else {
             try check(multiauth_curl_setopt_long(handle, CURLOPT_POST, 1), "CURLOPT_POST")
             try check(multiauth_curl_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, uploadLength), "CURLOPT_POSTFIELDSIZE_LARGE")
             try check(multiauth_curl_setopt_data_callback(handle, CURLOPT_READFUNCTION, readCallback), "CURLOPT_READFUNCTION")
@@ -123,14 +133,14 @@ final class Transfer: @unchecked Sendable {
     /// `Expect`, `Accept` and `Content-Type` (an empty `Name:` removes a header in libcurl).
     private func curlHeaderList() -> UnsafeMutablePointer<curl_slist>? {
         var list: UnsafeMutablePointer<curl_slist>?
-        for header in request.headers {
+        for field in request.headerFields {
             // "Name;" sends a header with an empty value; "Name:" would remove it.
-            let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+            let name = field.name.rawName
+            let line = field.value.isEmpty ? "\(name);" : "\(name): \(field.value)"
             list = curl_slist_append(list, line)
         }
-        for name in ["Expect", "Accept", "Content-Type"]
-        where !request.headers.contains(where: { $0.name.lowercased() == name.lowercased() }) {
-            list = curl_slist_append(list, "\(name):")
+        for name in [HTTPField.Name.expect, .accept, .contentType] where !request.headerFields.contains(name) {
+            list = curl_slist_append(list, "\(name.rawName):")
         }
         return list
     }
@@ -139,7 +149,7 @@ final class Transfer: @unchecked Sendable {
 
     fileprivate func receiveBody(_ buffer: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
         guard outputDescriptor >= 0 else {
-            buffer.withMemoryRebound(to: UInt8.self, capacity: count) { body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count)) }
+            buffer.withMemoryRebound(to: UInt8.self, capacity: count) { received.append(contentsOf: UnsafeBufferPointer(start: $0, count: count)) }
             return count
         }
         var offset = 0
@@ -165,17 +175,31 @@ final class Transfer: @unchecked Sendable {
     }
 
     fileprivate func provideBody(_ buffer: UnsafeMutablePointer<CChar>, _ capacity: Int) -> Int {
-        if let uploadStream {
-            do { return try uploadStream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity)) } catch {
-                streamError = error
-                return Int(CURL_READFUNC_ABORT)
+        let count = nextBodyBytes(buffer, min(capacity, uploadLength - uploaded))
+        guard count >= 0 else { return Int(CURL_READFUNC_ABORT) }
+        if count == 0, uploaded < uploadLength {
+            bodyError = .shorterThanAnnounced(body: body.name, announced: uploadLength, produced: uploaded)
+            return Int(CURL_READFUNC_ABORT)
+        }
+        uploaded += count
+        return count
+    }
+
+    /// Up to `capacity` next bytes of the body; -1 (with `bodyError` set) when it cannot be read.
+    private func nextBodyBytes(_ buffer: UnsafeMutablePointer<CChar>, _ capacity: Int) -> Int {
+        guard capacity > 0 else { return 0 }
+        if let uploadReader {
+            do { return try uploadReader.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity)) } catch {
+                bodyError = error
+                return -1
             }
         }
         if uploadDescriptor >= 0 {
             while true {
                 let count = read(uploadDescriptor, buffer, capacity)
                 if count < 0 && errno == EINTR { continue }
-                return count < 0 ? Int(CURL_READFUNC_ABORT) : count
+                if count < 0 { bodyError = .unreadable(body: body.name, reason: String(cString: strerror(errno))) }
+                return count
             }
         }
         let count = min(capacity, uploadBytes.count - uploadOffset)
@@ -191,38 +215,34 @@ final class Transfer: @unchecked Sendable {
 
     // MARK: results
 
-    private func parsedHeaders() -> [HTTPHeader] {
-        headerLines.dropFirst().compactMap { line in
+    private func parsedHeaders() -> HTTPFields {
+        var fields = HTTPFields()
+        for line in headerLines.dropFirst() {
             let trimmed = line.trimmingLineEnd()
-            guard let colon = trimmed.firstIndex(of: ":") else { return nil }
+            guard let colon = trimmed.firstIndex(of: ":"), let name = HTTPField.Name(String(trimmed[..<colon])) else { continue }
             let value = trimmed[trimmed.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-            return HTTPHeader(name: String(trimmed[..<colon]), value: String(value))
+            fields.append(HTTPField(name: name, value: String(value)))
         }
+        return fields
     }
 
     private func error(for code: CURLcode) -> HTTPError {
-        let host = hostOf(request.url)
+        let host = request.authority ?? ""
         let reason = String(cString: curl_easy_strerror(code))
         switch code {
         case CURLE_ABORTED_BY_CALLBACK where isCancelled: return .cancelled
-        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: return .invalidURL(request.url)
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: return .invalidURL(url)
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_PROXY:
             return .connectionFailed(host: host, reason: reason)
         case CURLE_OPERATION_TIMEDOUT: return .timedOut(host: host)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
             return .tlsFailure(host: host, reason: reason)
-        case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:  // the read callback gave up on the body file
-            if case .file(let path) = request.body { return .unreadableBody(path: path, reason: reason) }
-            if let streamError { return .unreadableBody(path: "the streamed body", reason: streamError.reason) }
+        case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:  // the read callback gave up on the body
+            if let bodyError { return .body(bodyError) }
             return .transport(code: Int(code.rawValue), reason: reason)
         default: return .transport(code: Int(code.rawValue), reason: reason)
         }
     }
-}
-
-private func hostOf(_ url: String) -> String {
-    guard let start = url.firstRange(of: "://")?.upperBound else { return url }
-    return String(url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" })
 }
 
 extension String {

@@ -1,9 +1,14 @@
-// The MultiAuth umbrella module: `import MultiAuth` brings in every public part.
+// The MultiAuth umbrella module: `import MultiAuth` brings in every public part, and the
+// swift-http-types and swift-log vocabulary its API speaks.
+@_exported import HTTPTypes
+@_exported import Logging
+@_exported import MultiAuthCore
 @_exported import MultiAuthCrypto
 @_exported import SigV4
 @_exported import CredentialStore
 @_exported import HTTPTransport
 @_exported import CredentialProviders
 @_exported import TokenProviders
+@_exported import Logins
 @_exported import Authorization
 @_exported import ClientFactory

@@ -1,3 +1,4 @@
+import MultiAuthCore
 import ArgumentParser
 import Authorization
 import ClientFactory

@@ -1,3 +1,5 @@
+import Logins
+import MultiAuthCore
 import ArgumentParser
 import CredentialStore
 import HTTPTransport

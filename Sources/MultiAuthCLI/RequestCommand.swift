@@ -2,9 +2,11 @@ import ArgumentParser
 import Authorization
 import CredentialProviders
 import HTTPTransport
+import HTTPTypes
+import Logging
+import MultiAuthCore
 import SigV4
 import TokenProviders
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -36,8 +38,8 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(name: [.customShort("X"), .customLong("request")], help: "HTTP method.") var method: String?
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header 'Name: value' (repeatable).")
     var headers: [String] = []
-    @Option(name: [.customShort("d"), .customLong("data")], help: "Request body text.") var data: String?
-    @Option(name: .customLong("data-binary"), help: "Body: @FILE streams a file (never held in memory), else the text.")
+    @Option(name: [.customShort("d"), .customLong("data")], help: "Request body text; @FILE and @- as for --data-binary (sent as is, newlines kept).") var data: String?
+    @Option(name: .customLong("data-binary"), help: "Body: @FILE streams a file (never held in memory), @- reads standard input (spooled to a private temporary file), else the text.")
     var dataBinary: String?
     @Flag(name: [.customShort("i"), .customLong("include")], help: "Print the status line and response headers first.")
     var include = false
@@ -59,51 +61,66 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "Connection timeout in seconds.") var connectTimeout: Double = 10
     @Option(help: "Whole-request timeout in seconds (0: none).") var maxTime: Double = 0
     @Option(help: "Attempts for retryable failures (connection errors, 5xx, 429, throttling).") var retries: Int = 3
-    @Flag(help: "Send --data-binary @FILE as an S3 streaming (aws-chunked) upload, signed chunk by chunk in constant memory (IAM only; not retried).")
+    @Flag(help: "Send --data-binary @FILE as an S3 streaming (aws-chunked) upload, signed chunk by chunk in constant memory (IAM only; retried and re-signed like any call, the file read again from the start).")
     var chunked = false
     @Option(help: "With --chunked: bytes per chunk (at least 8192).") var chunkSize: Int = 65_536
     @Option(help: "With --chunked: send an x-amz-checksum trailer, crc32 or sha256.") var trailer: TrailingChecksum?
     @Flag(help: "With --chunked and --trailer: leave the chunks unsigned (STREAMING-UNSIGNED-PAYLOAD-TRAILER).") var unsignedChunks = false
 
     func run() async throws {
-        if chunked { return try await runChunked() }
-        let (request, body) = try await buildRequest()
-        let trace = SigningTrace()
-        let authorizer = try await makeAuthorizer(for: request, fileBody: { if case .file = body { true } else { false } }(), trace: trace)
+        let logger = TraceLog.logger(verbose: verbose)
+        let (request, body, spool) = try await buildRequest()
+        defer { spool?.remove() }
+        let authorizer = try await makeAuthorizer(for: request, logger: logger)
         var options = CurlHTTPClient.Options()
         options.connectTimeout = connectTimeout
         options.totalTimeout = maxTime
         let client = AuthorizedHTTPClient(
-            transport: CurlHTTPClient(options: options), authorizer: authorizer, maxAttempts: max(1, retries))
-        let outcome: (response: HTTPResponse, sent: SignableRequest)
+            transport: CurlHTTPClient(options: options), authorizer: authorizer, maxAttempts: max(1, retries), logger: logger)
+        let outcome: (response: ReceivedResponse, sent: AuthorizedRequest)
         do { outcome = try await client.send(request, body: body, responseFile: output) } catch {
             throw CLIError(message: error.description, exitCode: Self.transportExitCode(for: error))
         }
-        if verbose { RequestTrace.print(outcome.sent, signing: trace.last) }
+        if verbose { TraceLog.printRequest(outcome.sent.request) }
         try present(outcome.response)
     }
 
-    private func buildRequest() async throws -> (SignableRequest, HTTPBody) {
-        let list = try headerList()
-        let (payload, body) = try await bodySource()
-        let method = self.method ?? (body == .none ? "GET" : "POST")
+    /// The request, its body, and the spool file that holds standard input (removed by the caller).
+    private func buildRequest() async throws -> (HTTPRequest, RequestBody, SpooledBody?) {
+        let fields = try HeaderArguments.fields(headers)
+        let (body, spool) = try await bodySource()
+        let methodText = self.method ?? (chunked ? "PUT" : { if case .empty = body { "GET" } else { "POST" } }())
         do {
-            return (try SignableRequest(method: method, url: url, headers: list, payload: payload), body)
-        } catch { throw CLIError("URL", error) }
-    }
-
-    private func bodySource() async throws -> (Payload, HTTPBody) {
-        if data != nil, dataBinary != nil { throw CLIError(message: "-d and --data-binary are exclusive", exitCode: 2) }
-        if let data { return (.bytes(Array(data.utf8)), .bytes(Array(data.utf8))) }
-        guard let dataBinary else { return (.empty, .none) }
-        guard dataBinary.hasPrefix("@") else { return (.bytes(Array(dataBinary.utf8)), .bytes(Array(dataBinary.utf8))) }
-        let path = String(dataBinary.dropFirst())
-        do { return (.sha256(try await PayloadHash.sha256(ofFileAt: path)), .file(path: path)) } catch {
-            throw CLIError("--data-binary", error)
+            return (try HTTPRequest(method: .checked(methodText), wireURL: url, headerFields: fields), body, spool)
+        } catch {
+            spool?.remove()
+            throw CLIError(message: "\(error)", exitCode: { if case .invalidURL = error { 3 } else { 2 } }())
         }
     }
 
-    private func makeAuthorizer(for request: SignableRequest, fileBody: Bool, trace: SigningTrace) async throws -> any RequestAuthorizer {
+    /// `-d` or `--data-binary`: text, `@FILE` (streamed from the file), or `@-` (standard
+    /// input, spooled to a private temporary file so it can be hashed and replayed).
+    private func bodySource() async throws -> (RequestBody, SpooledBody?) {
+        if data != nil, dataBinary != nil { throw CLIError(message: "-d and --data-binary are exclusive", exitCode: 2) }
+        let flag = data != nil ? "-d" : "--data-binary"
+        guard let text = data ?? dataBinary else {
+            if chunked { throw CLIError(message: "--chunked needs --data-binary @FILE", exitCode: 2) }
+            return (.empty, nil)
+        }
+        guard text.hasPrefix("@") else {
+            if chunked { throw CLIError(message: "--chunked needs --data-binary @FILE", exitCode: 2) }
+            return (.bytes(Array(text.utf8)), nil)
+        }
+        let path = String(text.dropFirst())
+        guard path == "-" else { return (.file(path: path), nil) }
+        do {
+            let spool = try await SpooledBody(reading: STDIN_FILENO)
+            return (spool.body, spool)
+        } catch { throw CLIError(flag, error) }
+    }
+
+    private func makeAuthorizer(for request: HTTPRequest, logger: Logger) async throws -> any RequestAuthorizer {
+        if chunked, auth != .iam { throw CLIError(message: "--chunked needs --auth iam", exitCode: 2) }
         switch auth {
         case .none: return NoAuthorizer()
         case .apiKey:
@@ -124,30 +141,29 @@ struct RequestCommand: AsyncParsableCommand {
             throw CLIError("--token", "required for --auth \(auth.rawValue) (or give --token-command or --name)")
         case .iam:
             let (region, service) = try signingScope(for: request)
-            var options = SigningOptions.defaults(forService: service)
-            if fileBody { options.signsContentSHA256Header = true }
             let credentials = DefaultCredentialsChain.make(profile: profile, http: CurlHTTPClient())
-            return IAMAuthorizer(credentials: credentials, region: region, service: service, options: options) { result in
-                trace.record(result)
-            }
+            return IAMAuthorizer(
+                credentials: credentials, region: region, service: service, payloadSigning: try payloadSigning(), logger: logger)
         }
     }
 
-    /// The `-H` headers.
-    private func headerList() throws -> HTTPHeaderList {
-        var list = HTTPHeaderList()
-        for line in headers {
-            do {
-                let field = try HTTPRequestText.splitHeaderLine(line)
-                list.append(name: field.name, value: field.value.trimmingHTTPWhitespace())
-            } catch { throw CLIError("-H", error) }
+    /// `--chunked` turns the file body into an S3 streaming upload.
+    private func payloadSigning() throws -> IAMAuthorizer.PayloadSigning {
+        guard chunked else { return .signed }
+        guard chunkSize >= AWSChunkedUpload.minimumChunkSize else {
+            throw CLIError("--chunk-size", SigningError.invalidChunkSize(chunkSize))
         }
-        return list
+        switch (trailer, unsignedChunks) {
+        case (nil, true): throw CLIError(message: "--unsigned-chunks needs --trailer", exitCode: 2)
+        case (nil, false): return .awsChunked(chunkSize: chunkSize, mode: .signedChunks)
+        case (.some(let checksum), false): return .awsChunked(chunkSize: chunkSize, mode: .signedChunksWithTrailer(checksum))
+        case (.some(let checksum), true): return .awsChunked(chunkSize: chunkSize, mode: .unsignedChunksWithTrailer(checksum))
+        }
     }
 
     /// The region and service: given, or inferred from an execute-api or appsync-api host.
-    private func signingScope(for request: SignableRequest) throws -> (region: String, service: String) {
-        let host = request.authority.map { String($0.prefix { $0 != ":" }) } ?? ""
+    private func signingScope(for request: HTTPRequest) throws -> (region: String, service: String) {
+        let host = request.host
         let inferred = EndpointInference.regionAndService(host: host)
         guard let region = region ?? inferred?.region else {
             throw CLIError("--region", "required: \(host) is not an execute-api or appsync-api host")
@@ -158,61 +174,14 @@ struct RequestCommand: AsyncParsableCommand {
         return (region, service)
     }
 
-    /// `--chunked`: signs the headers, then streams the file as signed aws-chunked frames.
-    private func runChunked() async throws {
-        guard auth == .iam else { throw CLIError(message: "--chunked needs --auth iam", exitCode: 2) }
-        guard let dataBinary, dataBinary.hasPrefix("@"), data == nil else {
-            throw CLIError(message: "--chunked needs --data-binary @FILE", exitCode: 2)
-        }
-        let mode: StreamingMode
-        switch (trailer, unsignedChunks) {
-        case (nil, true): throw CLIError(message: "--unsigned-chunks needs --trailer", exitCode: 2)
-        case (nil, false): mode = .signedChunks
-        case (.some(let checksum), false): mode = .signedChunksWithTrailer(checksum)
-        case (.some(let checksum), true): mode = .unsignedChunksWithTrailer(checksum)
-        }
-        let path = String(dataBinary.dropFirst())
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw CLIError("--data-binary", "cannot read \(path)") }
-        let size = Int(info.st_size)
-        let list = try headerList()
-        let request: SignableRequest
-        do { request = try SignableRequest(method: method ?? "PUT", url: url, headers: list) } catch { throw CLIError("URL", error) }
-        let (region, service) = try signingScope(for: request)
-        let credentials: ExpiringCredentials
-        do { credentials = try await DefaultCredentialsChain.make(profile: profile, http: CurlHTTPClient()).credentials() } catch {
-            throw CLIError(message: error.description, exitCode: 1)
-        }
-        let signer = SigV4Signer(credentials: credentials.credentials, region: region, service: service)
-        let upload: AWSChunkedUpload
-        do { upload = try signer.signStreaming(request, decodedLength: size, chunkSize: chunkSize, mode: mode, date: .now()) } catch {
-            throw CLIError("--chunk-size", error)
-        }
-        let stream: AWSChunkedFileStream
-        do { stream = try AWSChunkedFileStream(path: path, upload: upload, decodedLength: size, chunkSize: chunkSize) } catch {
-            throw CLIError("--data-binary", error.reason)
-        }
-        let signed = upload.seed.signedRequest
-        var options = CurlHTTPClient.Options()
-        options.connectTimeout = connectTimeout
-        options.totalTimeout = maxTime
-        let wire = HTTPRequest(
-            method: signed.method, url: signed.url, headers: signed.headers.map { HTTPHeader(name: $0.name, value: $0.value) },
-            body: .stream(stream), responseFile: output)
-        if verbose { RequestTrace.print(signed, signing: upload.seed) }
-        do { try present(try await CurlHTTPClient(options: options).send(wire)) } catch let error as HTTPError {
-            throw CLIError(message: error.description, exitCode: Self.transportExitCode(for: .transport(error)))
-        }
-    }
-
-    private func present(_ response: HTTPResponse) throws {
+    private func present(_ response: ReceivedResponse) throws {
         if fail, response.status >= 400 {
             throw CLIError(message: "the requested URL returned error: \(response.status)", exitCode: 22)
         }
         var out: [UInt8] = []
         if include {
             out += Array("HTTP \(response.status)\r\n".utf8)
-            for header in response.headers { out += Array("\(header.name): \(header.value)\r\n".utf8) }
+            for field in response.head.headerFields { out += Array("\(field.name.rawName): \(field.value)\r\n".utf8) }
             out += Array("\r\n".utf8)
         }
         out += response.body
@@ -224,47 +193,11 @@ struct RequestCommand: AsyncParsableCommand {
         switch transport {
         case .invalidURL: return 3
         case .connectionFailed: return 7
+        case .body: return 26
         case .timedOut: return 28
         case .tlsFailure: return 35
         default: return 1
         }
-    }
-}
-
-/// Keeps the last signing's stages for `-v`.
-final class SigningTrace: Sendable {
-    private let value = Mutex<SigningResult?>(nil)
-    func record(_ result: SigningResult) { value.withLock { $0 = result } }
-    var last: SigningResult? { value.withLock { $0 } }
-}
-
-/// The `-v` trace: what was sent, with every secret replaced by `<redacted>`.
-enum RequestTrace {
-    static let secretHeaders: Set<String> = ["x-amz-security-token", "x-api-key"]
-
-    static func print(_ request: SignableRequest, signing: SigningResult?) {
-        var lines = ["> \(request.method) \(request.requestTarget)"]
-        for field in request.headers { lines.append("> \(field.name): \(redacted(field.name, field.value))") }
-        if let signing {
-            lines.append("* canonical request:")
-            lines += signing.canonicalRequest.split(separator: "\n", omittingEmptySubsequences: false).map { "*   " + redactedLine(String($0)) }
-            lines.append("* string to sign:")
-            lines += signing.stringToSign.split(separator: "\n").map { "*   " + $0 }
-        }
-        StandardError.emit(lines.joined(separator: "\n"))
-    }
-
-    static func redacted(_ name: String, _ value: String) -> String {
-        let lower = name.lowercased()
-        if secretHeaders.contains(lower) { return "<redacted>" }
-        if lower == "authorization", !value.hasPrefix("AWS4-") { return "<redacted>" }
-        return value
-    }
-
-    static func redactedLine(_ line: String) -> String {
-        guard let colon = line.firstIndex(of: ":") else { return line }
-        let name = String(line[..<colon])
-        return secretHeaders.contains(name) ? "\(name):<redacted>" : line
     }
 }
 

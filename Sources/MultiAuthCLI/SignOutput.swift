@@ -19,7 +19,7 @@ enum SignOutput {
     }
 
     static func render(_ result: SigningResult, format: SignCommand.OutputFormat) throws -> String {
-        let signedRequest = HTTPRequestText.render(result.signedRequest)
+        let signedRequest = HTTPRequestText.render(result.signable)
         guard format == .json else { return signedRequest }
         let form = JSONForm(
             canonicalRequest: result.canonicalRequest, stringToSign: result.stringToSign, signature: result.signature,

@@ -66,15 +66,7 @@ struct SignPlan {
     }
 
     private func requestFromURL(_ url: String) throws -> SignableRequest {
-        var headers = HTTPHeaderList()
-        for line in command.headers {
-            do {
-                let field = try HTTPRequestText.splitHeaderLine(line)
-                headers.append(name: field.name, value: field.value)
-            } catch {
-                throw CLIError("-H", error)
-            }
-        }
+        let headers = try HeaderArguments.list(command.headers)
         if command.data != nil, command.dataFile != nil { throw CLIError(message: "--data and --data-file are exclusive") }
         let payload: Payload = command.data.map { .bytes(Array($0.utf8)) } ?? .empty
         do {

@@ -1,3 +1,4 @@
+import Logins
 import ArgumentParser
 import HTTPTransport
 import TokenProviders
@@ -74,23 +75,13 @@ struct LogoutCommand: AsyncParsableCommand {
         let logins = try login.logins()
         let record = try await login.run { () async throws(TokenError) in try await logins.load(name: login.name) }
         do {
-            let revoked = try await Self.revoke(record)
+            let revoked = try await record.revoke(http: CurlHTTPClient())
             StandardError.emit(revoked ? "Revoked the tokens of login '\(login.name)'." : "The provider offers no revocation; the tokens stay valid until they expire.")
         } catch {
             StandardError.emit("multiauth: warning: revocation failed (\(error)); removing the login anyway")
         }
         try await login.run { () async throws(TokenError) in try await logins.remove(name: login.name) }
         StandardError.emit("Removed login '\(login.name)'.")
-    }
-
-    private static func revoke(_ record: LoginRecord) async throws(TokenError) -> Bool {
-        switch record.provider {
-        case .cognito(let configuration):
-            try await CognitoUserPoolAuthenticator(configuration: configuration, http: CurlHTTPClient()).revoke(record.tokens)
-            return true
-        case .oidc(let configuration):
-            return try await OpenIDConnectClient.discover(configuration, http: CurlHTTPClient()).revoke(record.tokens)
-        }
     }
 }
 

@@ -1,3 +1,4 @@
+import HTTPTypes
 import MultiAuthCrypto
 
 /// The checksum sent as a trailer after a streaming upload's last chunk.
@@ -125,10 +126,20 @@ extension SigV4Signer {
     /// `Content-Length` (the encoded length), `x-amz-content-sha256` for `mode`, and
     /// `x-amz-trailer` for the trailer modes.
     /// - Throws: ``SigningError/invalidChunkSize(_:)`` below S3's 8 KiB minimum.
+    /// - Throws: ``SigningError/streamingNeedsSigV4`` for signed chunks with SigV4a (their
+    ///   ECDSA chunk signatures are not implemented, and HMAC would be wrong).
     public func signStreaming(
+        _ request: HTTPRequest, decodedLength: Int, chunkSize: Int, mode: StreamingMode = .signedChunks, date: SigningDate
+    ) throws(SigningError) -> AWSChunkedUpload {
+        try signStreaming(SignableRequest(request, payload: .empty), decodedLength: decodedLength, chunkSize: chunkSize, mode: mode, date: date)
+    }
+
+    /// Streaming signing of the signer's own request form.
+    package func signStreaming(
         _ request: SignableRequest, decodedLength: Int, chunkSize: Int, mode: StreamingMode = .signedChunks, date: SigningDate
     ) throws(SigningError) -> AWSChunkedUpload {
         guard chunkSize >= AWSChunkedUpload.minimumChunkSize else { throw .invalidChunkSize(chunkSize) }
+        if case .sigV4a = signingAlgorithm, mode.signsChunks { throw .streamingNeedsSigV4 }
         var request = request
         for name in ["x-amz-content-sha256", "content-encoding", "x-amz-decoded-content-length", "content-length", "x-amz-trailer"] {
             request.headers.removeAll(named: name)

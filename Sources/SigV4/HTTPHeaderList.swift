@@ -1,66 +1,66 @@
 /// An ordered list of HTTP header fields that keeps repeated names and the order in
 /// which fields were given, as they go on the wire.
-public struct HTTPHeaderList: Sendable, Equatable, Sequence, ExpressibleByArrayLiteral {
+package struct HTTPHeaderList: Sendable, Equatable, Sequence, ExpressibleByArrayLiteral {
     /// One header field. The name keeps the caller's spelling; values are raw bytes of text.
-    public struct Field: Sendable, Equatable {
+    package struct Field: Sendable, Equatable {
         /// The field name as given (case preserved).
-        public var name: String
+        package var name: String
         /// The field value as given, with any folded continuation lines.
-        public var value: String
+        package var value: String
 
         /// Creates a field.
-        public init(name: String, value: String) {
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
     /// The fields in order.
-    public private(set) var fields: [Field]
+    package private(set) var fields: [Field]
 
     /// Creates a list from fields in order.
-    public init(_ fields: [Field] = []) {
+    package init(_ fields: [Field] = []) {
         self.fields = fields
     }
 
     /// Creates a list from `(name, value)` pairs in order.
-    public init(arrayLiteral elements: (String, String)...) {
+    package init(arrayLiteral elements: (String, String)...) {
         self.fields = elements.map { Field(name: $0.0, value: $0.1) }
     }
 
     /// The number of fields.
-    public var count: Int { fields.count }
+    package var count: Int { fields.count }
 
-    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+    package func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
     /// Appends a field, keeping any earlier field of the same name.
-    public mutating func append(name: String, value: String) {
+    package mutating func append(name: String, value: String) {
         fields.append(Field(name: name, value: value))
     }
 
     /// Inserts a field at `index`.
-    public mutating func insert(name: String, value: String, at index: Int) {
+    package mutating func insert(name: String, value: String, at index: Int) {
         fields.insert(Field(name: name, value: value), at: index)
     }
 
     /// Removes every field whose name matches `name` case-insensitively.
-    public mutating func removeAll(named name: String) {
+    package mutating func removeAll(named name: String) {
         guard contains(named: name) else { return }
         fields.removeAll { Self.namesMatch($0.name, name) }
     }
 
     /// Reserves room for `extra` more fields.
-    public mutating func reserveCapacity(_ extra: Int) {
+    package mutating func reserveCapacity(_ extra: Int) {
         fields.reserveCapacity(fields.count + extra)
     }
 
     /// The first value for `name` (case-insensitive), if any.
-    public func first(named name: String) -> String? {
+    package func first(named name: String) -> String? {
         fields.first { Self.namesMatch($0.name, name) }?.value
     }
 
     /// True when a field named `name` (case-insensitive) is present.
-    public func contains(named name: String) -> Bool {
+    package func contains(named name: String) -> Bool {
         fields.contains { Self.namesMatch($0.name, name) }
     }
 

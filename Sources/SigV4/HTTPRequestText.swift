@@ -1,19 +1,19 @@
 /// A raw HTTP/1.1 request as text, in the official test suites' `request.txt` format:
 /// `METHOD SP target SP HTTP/1.1`, `Name:value` lines (a line starting with whitespace
 /// continues the previous value, newline kept), an empty line, then the body to the end.
-public struct HTTPRequestText: Sendable, Equatable {
+package struct HTTPRequestText: Sendable, Equatable {
     /// The method from the request line.
-    public var method: String
+    package var method: String
     /// The raw request target (path and query), which may contain raw spaces or UTF-8.
-    public var target: String
+    package var target: String
     /// The header fields in order, values exactly as written after the first `:`.
-    public var headers: HTTPHeaderList
+    package var headers: HTTPHeaderList
     /// The body bytes.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Parses request text. A missing empty line before end of input means "no body".
     /// - Throws: ``SigningError/malformedRequest(_:)`` or ``SigningError/malformedHeaderLine(_:)``.
-    public init(parsing bytes: [UInt8]) throws(SigningError) {
+    package init(parsing bytes: [UInt8]) throws(SigningError) {
         var lines = LineReader(bytes)
         guard let requestLine = lines.next(), !requestLine.isEmpty else {
             throw .malformedRequest("empty request: expected 'METHOD target HTTP/1.1'")
@@ -35,7 +35,7 @@ public struct HTTPRequestText: Sendable, Equatable {
 
     /// Splits a `Name: value` line at the first `:`; the value is kept as written (it may be empty).
     /// - Throws: ``SigningError/malformedHeaderLine(_:)`` or ``SigningError/invalidHeaderName(_:)``.
-    public static func splitHeaderLine(_ line: String) throws(SigningError) -> HTTPHeaderList.Field {
+    package static func splitHeaderLine(_ line: String) throws(SigningError) -> HTTPHeaderList.Field {
         guard let colon = line.firstIndex(of: ":") else { throw .malformedHeaderLine(line) }
         let name = String(line[..<colon])
         guard ASCII.isToken(name) else { throw .invalidHeaderName(name) }
@@ -59,7 +59,7 @@ public struct HTTPRequestText: Sendable, Equatable {
     }
 
     /// The request in signable form; the `Host` header supplies the authority.
-    public func signableRequest(scheme: String = "https") throws(SigningError) -> SignableRequest {
+    package func signableRequest(scheme: String = "https") throws(SigningError) -> SignableRequest {
         let mark = target.firstIndex(of: "?")
         let path = mark.map { String(target[..<$0]) } ?? target
         let query = mark.map { String(target[target.index(after: $0)...]) } ?? ""
@@ -69,7 +69,7 @@ public struct HTTPRequestText: Sendable, Equatable {
     }
 
     /// Renders `request` in the same text format (`Name:value` header lines).
-    public static func render(_ request: SignableRequest) -> String {
+    package static func render(_ request: SignableRequest) -> String {
         var out = "\(request.method) \(request.requestTarget) HTTP/1.1\n"
         for field in request.headers { out += "\(field.name):\(field.value)\n" }
         out += "\n"

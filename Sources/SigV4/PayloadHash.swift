@@ -1,4 +1,4 @@
-import Dispatch
+import MultiAuthCore
 import MultiAuthCrypto
 
 #if canImport(Glibc)
@@ -47,12 +47,7 @@ public enum PayloadHash {
     /// The blocking reads run on a dispatch queue, not on a cooperative thread.
     /// - Throws: ``SigningError/unreadableBody(path:reason:)`` when the file cannot be read.
     public static func sha256(ofFileAt path: String) async throws(SigningError) -> String {
-        let result: Result<String, SigningError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: hashFileBlocking(path))
-            }
-        }
-        return try result.get()
+        try await runBlocking { hashFileBlocking(path) }
     }
 
     static func hashFileBlocking(_ path: String) -> Result<String, SigningError> {

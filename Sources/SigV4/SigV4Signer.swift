@@ -1,3 +1,4 @@
+import HTTPTypes
 import MultiAuthCrypto
 
 /// AWS Signature Version 4 (`AWS4-HMAC-SHA256`) and SigV4a (`AWS4-ECDSA-P256-SHA256`):
@@ -5,9 +6,9 @@ import MultiAuthCrypto
 ///
 /// ```swift
 /// let signer = SigV4Signer(credentials: credentials, region: "us-east-1", service: "execute-api")
-/// let request = try SignableRequest(method: "GET", url: "https://abc.execute-api.us-east-1.amazonaws.com/prod/items")
-/// let signed = try signer.signHeaders(request, date: SigningDate(Date()))
-/// // signed.signedRequest.headers now carries X-Amz-Date and Authorization.
+/// let request = try HTTPRequest(method: .get, wireURL: "https://abc.execute-api.us-east-1.amazonaws.com/prod/items")
+/// let signed = try signer.signHeaders(request, payload: .empty, date: .now())
+/// // try signed.signedRequest().headerFields now carries X-Amz-Date and Authorization.
 /// ```
 public struct SigV4Signer: Sendable {
     /// The SigV4 algorithm name (see ``SigningAlgorithm/name`` for SigV4a's).
@@ -76,8 +77,18 @@ public struct SigV4Signer: Sendable {
 
     /// Signs with an `Authorization` header, adding `X-Amz-Date` (and the session token
     /// and `x-amz-content-sha256` when they apply). Existing `Authorization` and
-    /// `X-Amz-Date` headers are replaced.
-    public func signHeaders(_ request: consuming SignableRequest, date: SigningDate) throws(SigningError) -> SigningResult {
+    /// `X-Amz-Date` headers are replaced. `payload` is the body as the signature covers it.
+    public func signHeaders(_ request: HTTPRequest, payload: Payload, date: SigningDate) throws(SigningError) -> SigningResult {
+        try signHeaders(SignableRequest(request, payload: payload), date: date)
+    }
+
+    /// Signs in the query string: a presigned URL valid for `expires` seconds (1…604800).
+    public func presign(_ request: HTTPRequest, payload: Payload = .empty, expires: Int, date: SigningDate) throws(SigningError) -> SigningResult {
+        try presign(SignableRequest(request, payload: payload), expires: expires, date: date)
+    }
+
+    /// Header signing of the signer's own request form.
+    package func signHeaders(_ request: consuming SignableRequest, date: SigningDate) throws(SigningError) -> SigningResult {
         var (stages, signedHeaders, headers) = try headerStages(request, date: date)
         let authorization = authorizationValue(scope: stages.scope, signedHeaders: signedHeaders, signature: stages.signature)
         if let token = credentials.sessionToken, options.omitsSessionToken { headers.append(name: "X-Amz-Security-Token", value: token) }
@@ -87,7 +98,7 @@ public struct SigV4Signer: Sendable {
         return SigningResult(
             canonicalRequestBytes: stages.canonical, stringToSignBytes: stages.stringToSign,
             signatureValue: stages.signature, signedHeaders: signedHeaders, authorization: authorization,
-            signedRequest: signed, scope: stages.scope, isPresigned: false)
+            signable: signed, scope: stages.scope, isPresigned: false)
     }
 
     /// The hex signature and `SignedHeaders` list header signing would produce, without
@@ -124,9 +135,9 @@ public struct SigV4Signer: Sendable {
         return (stages, signedHeaders, headers)
     }
 
-    /// Signs in the query string (a presigned URL valid for `expires` seconds, 1…604800).
-    /// The caller's query is kept byte for byte; the `X-Amz-*` parameters are appended.
-    public func presign(_ request: consuming SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> SigningResult {
+    /// Query signing of the signer's own request form. The caller's query is kept byte for
+    /// byte; the `X-Amz-*` parameters are appended.
+    package func presign(_ request: consuming SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> SigningResult {
         var (stages, signedHeaders, headers, authParameters) = try presignStages(request, expires: expires, date: date)
         authParameters.append(("X-Amz-Signature", stages.signature.hex))
         if let token = credentials.sessionToken, options.omitsSessionToken { authParameters.append(("X-Amz-Security-Token", token)) }
@@ -136,7 +147,7 @@ public struct SigV4Signer: Sendable {
         return SigningResult(
             canonicalRequestBytes: stages.canonical, stringToSignBytes: stages.stringToSign,
             signatureValue: stages.signature, signedHeaders: signedHeaders, authorization: nil,
-            signedRequest: signed, scope: stages.scope, isPresigned: true)
+            signable: signed, scope: stages.scope, isPresigned: true)
     }
 
     /// The signature presigning would produce, without building the URL: the verifier's path.

@@ -1,3 +1,4 @@
+import HTTPTypes
 import MultiAuthCrypto
 
 /// What a verifier knows about an access key id.
@@ -91,8 +92,15 @@ public struct SigV4Verifier: Sendable {
         scopeSuffix = Array("/\(region)/\(service)/aws4_request".utf8)
     }
 
-    /// Verifies `request` as received at `now`; returns the access key id that signed it.
-    public func verify(_ request: SignableRequest, now: SigningDate) async -> Result<String, VerificationFailure> {
+    /// Verifies `request` as received at `now`, with `payload` the body it arrived with (or
+    /// its hash); returns the access key id that signed it.
+    public func verify(_ request: HTTPRequest, payload: Payload = .empty, now: SigningDate) async -> Result<String, VerificationFailure> {
+        guard let signable = try? SignableRequest(request, payload: payload) else { return .failure(.hostNotSigned) }
+        return await verify(signable, now: now)
+    }
+
+    /// Verifies a request in the signer's own form (the raw request text of the suites).
+    package func verify(_ request: SignableRequest, now: SigningDate) async -> Result<String, VerificationFailure> {
         let parsed: ReceivedAuthorization
         switch ReceivedAuthorization.parse(request) {
         case .failure(let failure): return .failure(failure)

@@ -1,43 +1,30 @@
-/// The request body as the signer sees it: bytes to hash, a hash computed elsewhere
-/// (for example from a file read in chunks), or no payload signing at all.
-public enum Payload: Sendable, Equatable {
-    /// No body; hashes as the SHA-256 of the empty string.
-    case empty
-    /// A body held in memory; hashed during signing.
-    case bytes([UInt8])
-    /// The lowercase hex SHA-256 of a body that is not held in memory.
-    case sha256(String)
-    /// `UNSIGNED-PAYLOAD`: the body is not covered by the signature.
-    case unsigned
-
-    /// The body bytes when they are held in memory.
-    public var bodyBytes: [UInt8]? {
-        if case .bytes(let bytes) = self { return bytes }
-        return nil
-    }
-}
+import MultiAuthCore
+import HTTPTypes
 
 /// An HTTP request in the form SigV4 signs: method, wire path and query, ordered headers,
-/// and payload. It is the one "signable" shape behind header and query signing alike.
-public struct SignableRequest: Sendable, Equatable {
+/// and payload. It is the one "signable" shape behind header and query signing alike (as
+/// aws-c-auth's signable). Inside the package only: the public API speaks swift-http-types'
+/// `HTTPRequest`, and the official suites' raw `request.txt` files (obsolete line folding,
+/// odd whitespace that `HTTPFields` would normalize) are read straight into this shape.
+package struct SignableRequest: Sendable, Equatable {
     /// The HTTP method, as given (SigV4 signs it verbatim; AWS methods are uppercase).
-    public var method: String
+    package var method: String
     /// `https` or `http`.
-    public var scheme: String
+    package var scheme: String
     /// The URL authority used when there is no `Host` header (`host[:port]`), if known.
-    public var authority: String?
+    package var authority: String?
     /// The raw wire path, exactly as sent.
-    public var path: String
+    package var path: String
     /// The raw wire query without `?`, exactly as sent; empty when there is none.
-    public var query: String
+    package var query: String
     /// The header fields, in order, repeated names kept.
-    public var headers: HTTPHeaderList
+    package var headers: HTTPHeaderList
     /// The body, or its hash.
-    public var payload: Payload
+    package var payload: Payload
 
     /// Creates a request from an absolute wire URL.
     /// - Throws: ``SigningError`` for a malformed URL or an invalid header name.
-    public init(
+    package init(
         method: String, url: String, headers: HTTPHeaderList = [], payload: Payload = .empty
     ) throws(SigningError) {
         let wire = try WireURL(url)
@@ -48,7 +35,7 @@ public struct SignableRequest: Sendable, Equatable {
 
     /// Creates a request from its parts as they appear on the wire.
     /// - Throws: ``SigningError/invalidHeaderName(_:)`` for a header name that is not a token.
-    public init(
+    package init(
         method: String, scheme: String = "https", authority: String?, path: String, query: String,
         headers: HTTPHeaderList, payload: Payload = .empty
     ) throws(SigningError) {
@@ -65,13 +52,57 @@ public struct SignableRequest: Sendable, Equatable {
     }
 
     /// The request target of the request line: path, plus `?query` when there is one.
-    public var requestTarget: String {
+    package var requestTarget: String {
         let base = path.isEmpty ? "/" : path
         return query.isEmpty ? base : base + "?" + query
     }
 
     /// The absolute URL (`scheme://host/target`), using the `Host` header when present.
-    public var url: String {
+    package var url: String {
         "\(scheme)://\(headers.first(named: "host") ?? authority ?? "")\(requestTarget)"
+    }
+}
+
+extension SignableRequest {
+    /// The signable form of a swift-http-types request: the path pseudo-header is split at
+    /// its first `?` into the wire path and query, and the fields keep their order and the
+    /// spelling of their names.
+    /// - Throws: ``SigningError/missingHost`` when the request has neither authority nor `Host`.
+    package init(_ request: HTTPRequest, payload: Payload) throws(SigningError) {
+        let target = request.path ?? "/"
+        let question = target.utf8.firstIndex(of: UInt8(ascii: "?"))
+        var headers = HTTPHeaderList()
+        headers.reserveCapacity(request.headerFields.count + 5)
+        for field in request.headerFields { headers.append(name: field.name.rawName, value: field.value) }
+        guard request.authority != nil || headers.contains(named: "host") else { throw .missingHost }
+        self.method = request.method.rawValue
+        self.scheme = request.scheme ?? "https"
+        self.authority = request.authority
+        self.path = question.map { String(target[..<$0]) } ?? target
+        self.query = question.map { String(target[target.utf8.index(after: $0)...]) } ?? ""
+        self.headers = headers
+        self.payload = payload
+    }
+
+    /// The swift-http-types form: a `Host` field becomes the authority, secret fields are
+    /// marked never to be indexed by HTTP/2 and HTTP/3 encoders.
+    /// - Throws: ``SigningError/invalidHeaderName(_:)`` or ``SigningError/invalidHeaderValue(_:)``.
+    package func httpRequest() throws(SigningError) -> HTTPRequest {
+        guard let method = HTTPRequest.Method(method) else { throw .invalidMethod(method) }
+        var fields = HTTPFields()
+        fields.reserveCapacity(headers.count)
+        var authority = self.authority
+        for field in headers {
+            if field.name.utf8.count == 4, field.name.lowercased() == "host" {
+                authority = field.value
+                continue
+            }
+            guard let name = HTTPField.Name(field.name) else { throw .invalidHeaderName(field.name) }
+            guard HTTPField.isValidValue(field.value) else { throw .invalidHeaderValue(field.name) }
+            var httpField = HTTPField(name: name, value: field.value)
+            if Redaction.isSensitive(header: field.name) { httpField.indexingStrategy = .disallow }
+            fields.append(httpField)
+        }
+        return HTTPRequest(method: method, scheme: scheme, authority: authority, path: requestTarget, headerFields: fields)
     }
 }

@@ -26,6 +26,15 @@ public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
     case keyDerivationFailed
     /// A streaming chunk size below S3's 8 KiB minimum.
     case invalidChunkSize(Int)
+    /// The method is not an HTTP token.
+    case invalidMethod(String)
+    /// A header value holds a line break or a control character.
+    case invalidHeaderValue(String)
+    /// Signed aws-chunked streaming with SigV4a (ECDSA chunk signatures) is not implemented;
+    /// it is refused rather than signed with HMAC.
+    case streamingNeedsSigV4
+    /// The body is a stream that can be read only once, so its hash cannot be signed.
+    case unhashableBody(String)
 
     public var description: String {
         switch self {
@@ -43,6 +52,12 @@ public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
             "invalid region set '\(text)': expected regions like 'us-east-1,us-west-2' or '*'"
         case .keyDerivationFailed: "the SigV4a key could not be derived"
         case .invalidChunkSize(let size): "chunk size \(size) is below S3's minimum of 8192 bytes"
+        case .invalidMethod(let method): "invalid method '\(method)': not an HTTP token"
+        case .invalidHeaderValue(let name): "the value of header '\(name)' contains a line break or a control character"
+        case .streamingNeedsSigV4:
+            "signed aws-chunked streaming is not supported with SigV4a (use SigV4, or unsigned chunks with a trailer)"
+        case .unhashableBody(let body):
+            "\(body) can be read only once, so its SHA-256 cannot be signed; send it as a file or with an unsigned payload"
         }
     }
 }

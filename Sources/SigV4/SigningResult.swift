@@ -1,3 +1,4 @@
+import HTTPTypes
 import MultiAuthCrypto
 
 /// Everything one signing produced: each stage for inspection, and the signed request.
@@ -12,8 +13,8 @@ public struct SigningResult: Sendable {
     public let signedHeaders: String
     /// The `Authorization` header value (header signing only).
     public let authorization: String?
-    /// The request with every header or query parameter signing added.
-    public let signedRequest: SignableRequest
+    /// The signed request in the signer's own form (for the vectors harness and the CLI).
+    package let signable: SignableRequest
     let scope: CredentialScope
     let isPresigned: Bool
 
@@ -26,5 +27,11 @@ public struct SigningResult: Sendable {
     /// `date/region/service/aws4_request`.
     public var credentialScope: String { scope.string }
     /// The presigned URL (query signing only).
-    public var signedURL: String? { isPresigned ? signedRequest.url : nil }
+    public var signedURL: String? { isPresigned ? signable.url : nil }
+
+    /// The request with every header or query parameter signing added. `Authorization` and
+    /// `X-Amz-Security-Token` are marked never to be indexed by HTTP/2 and HTTP/3 encoders.
+    /// - Throws: ``SigningError`` when a header of the request cannot be carried by
+    ///   `HTTPFields` (a raw suite request with a line break in a value).
+    public func signedRequest() throws(SigningError) -> HTTPRequest { try signable.httpRequest() }
 }

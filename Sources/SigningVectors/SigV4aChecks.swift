@@ -17,7 +17,7 @@ enum SigV4aChecks {
             return signatures(
                 suite: expected.trimmingTrailingNewlines, check: check, result: result, vector: vector, publicKey: publicKey)
         case .headerSignedRequest, .querySignedRequest:
-            let rendered = HTTPRequestText.render(result.signedRequest)
+            let rendered = HTTPRequestText.render(result.signable)
             if let diff = SignedRequestComparison.diff(expected: expected, actual: rendered, ignoringSignature: true) {
                 return diff
             }

@@ -63,7 +63,7 @@ public enum VectorRunner {
         case .headerAuthorization:
             return TextDiff.exact(expected: expected.trimmingTrailingNewlines, actual: result.authorization ?? "")
         case .headerSignedRequest, .querySignedRequest:
-            let rendered = HTTPRequestText.render(result.signedRequest)
+            let rendered = HTTPRequestText.render(result.signable)
             return SignedRequestComparison.diff(
                 expected: expected, actual: rendered, ignoringSignature: vector.signatureIsStaleInSignedRequest)
         }

@@ -1,3 +1,4 @@
+import MultiAuthCore
 import MultiAuthCrypto
 
 #if canImport(FoundationEssentials)

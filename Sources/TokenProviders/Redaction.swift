@@ -15,20 +15,6 @@ extension OIDCConfiguration: CustomStringConvertible, CustomDebugStringConvertib
     public var debugDescription: String { description }
 }
 
-extension LoginRecord: CustomStringConvertible, CustomDebugStringConvertible {
-    public var description: String { "LoginRecord(flow: \(flow), provider: \(provider), tokens: \(tokens))" }
-    public var debugDescription: String { description }
-}
-
-extension LoginRecord.Provider: CustomStringConvertible {
-    public var description: String {
-        switch self {
-        case .cognito(let configuration): configuration.description
-        case .oidc(let configuration): configuration.description
-        }
-    }
-}
-
 extension AuthTokens: CustomDebugStringConvertible {
     public var debugDescription: String { description }
 }

@@ -1,27 +1,20 @@
-import Synchronization
+import Logging
+import MultiAuthCore
 
-/// Wraps tokens and a ``TokenRefresher``: hands out the current tokens while they have more
-/// than `refreshMargin` seconds left, and otherwise refreshes them with exactly one refresh in
-/// flight, however many callers are waiting. Refreshed tokens are passed to `persist` (the
-/// credential store) before any caller sees them.
+/// Wraps tokens and a ``TokenRefresher`` on the shared ``ExpiringValueCache``: hands out the
+/// current tokens while they have more than `refreshMargin` seconds left, and otherwise
+/// refreshes them with exactly one refresh in flight, however many callers are waiting.
+/// Refreshed tokens are kept in memory before they are passed to `persist` (the credential
+/// store), so a rotated refresh token is never lost to a failed save. When a refresh fails
+/// for a transient reason (the provider unreachable or throttling) and the current tokens
+/// have not yet expired, callers get the current tokens.
 ///
-/// The fast path is one lock and a comparison, so it never waits on another task. A caller
-/// that arrives during a refresh awaits the same refresh; none starts another.
+/// The fast path is one lock and a comparison, so it never waits on another task.
 public final class RefreshingTokenProvider: TokenProvider {
     /// Called with the tokens after every successful refresh.
     public typealias Persist = @Sendable (AuthTokens) async throws(TokenError) -> Void
 
-    private struct State: Sendable {
-        var tokens: AuthTokens
-        var inFlight: Task<Result<AuthTokens, TokenError>, Never>?
-    }
-
-    private let state: Mutex<State>
-    private let refresher: any TokenRefresher
-    private let refreshMargin: Int64
-    private let persist: Persist?
-    private let now: @Sendable () -> Int64
-    private let name: String
+    private let cache: ExpiringValueCache<AuthTokens, TokenError>
 
     /// - Parameters:
     ///   - tokens: the tokens from the login or the store.
@@ -29,64 +22,56 @@ public final class RefreshingTokenProvider: TokenProvider {
     ///   - name: the login's name, for "log in again" messages.
     ///   - refreshMargin: refresh this many seconds before expiry (default 120, as Amplify does).
     ///   - persist: where refreshed tokens go (the store), if anywhere.
-    ///   - now: the clock, in seconds since 1970.
+    ///   - clock: the time expiry is measured against.
+    ///   - logger: gets a debug line for each refresh and what triggered it.
     public init(
         tokens: AuthTokens, refresher: any TokenRefresher, name: String = "default", refreshMargin: Int64 = 120,
-        persist: Persist? = nil, now: @escaping @Sendable () -> Int64 = unixNow
+        persist: Persist? = nil, clock: TimeSource = .system, logger: Logger = .disabled
     ) {
-        state = Mutex(State(tokens: tokens))
-        self.refresher = refresher
-        self.name = name
-        self.refreshMargin = refreshMargin
-        self.persist = persist
-        self.now = now
+        let refresh: ExpiringValueCache<AuthTokens, TokenError>.Refresh = { current async throws(TokenError) in
+            try await Self.refresh(current?.value, with: refresher, name: name)
+        }
+        var save: ExpiringValueCache<AuthTokens, TokenError>.AfterRefresh?
+        if let persist {
+            save = { fresh async throws(TokenError) in
+                do throws(TokenError) { try await persist(fresh.value) } catch {
+                    throw .storage("the refreshed tokens could not be saved: \(error)")
+                }
+            }
+        }
+        cache = ExpiringValueCache(
+            initial: Expiring(tokens, expiresAt: Double(tokens.expiresAt)),
+            advisoryWindow: Double(refreshMargin), mandatoryWindow: Double(refreshMargin), clock: clock, logger: logger,
+            keepsCurrent: { $0.isTransient }, afterRefresh: save, refresh: refresh)
+    }
+
+    private static func refresh(_ tokens: AuthTokens?, with refresher: any TokenRefresher, name: String) async throws(TokenError) -> Expiring<AuthTokens> {
+        guard let tokens, tokens.refreshToken != nil else { throw .loginRequired(name: name, reason: "no refresh token was issued") }
+        do throws(TokenError) {
+            let fresh = tokens.refreshed(with: try await refresher.refresh(tokens))
+            return Expiring(fresh, expiresAt: Double(fresh.expiresAt))
+        } catch {
+            throw error.refusesRefreshToken ? .loginRequired(name: name, reason: error.description) : error
+        }
     }
 
     public func currentTokens() async throws(TokenError) -> AuthTokens {
-        let deadline = now() + refreshMargin
-        let next: Next = state.withLock { state in
-            if state.inFlight == nil, state.tokens.expiresAt > deadline { return .fresh(state.tokens) }
-            if let running = state.inFlight { return .wait(running) }
-            let task = startRefresh(from: state.tokens)
-            state.inFlight = task
-            return .wait(task)
-        }
-        switch next {
-        case .fresh(let tokens): return tokens
-        case .wait(let task): return try await task.value.get()
-        }
-    }
-
-    private enum Next {
-        case fresh(AuthTokens)
-        case wait(Task<Result<AuthTokens, TokenError>, Never>)
+        try await cache.value()
     }
 
     /// The tokens held now, without refreshing.
-    public var heldTokens: AuthTokens { state.withLock { $0.tokens } }
+    public var heldTokens: AuthTokens {
+        guard let held = cache.held else { preconditionFailure("a RefreshingTokenProvider always holds tokens") }
+        return held.value
+    }
+}
 
-    private func startRefresh(from tokens: AuthTokens) -> Task<Result<AuthTokens, TokenError>, Never> {
-        Task { [refresher, persist, name] in
-            let fresh: AuthTokens
-            do throws(TokenError) {
-                guard tokens.refreshToken != nil else { throw .loginRequired(name: name, reason: "no refresh token was issued") }
-                fresh = tokens.refreshed(with: try await refresher.refresh(tokens))
-            } catch {
-                self.state.withLock { $0.inFlight = nil }
-                return .failure(error.refusesRefreshToken ? .loginRequired(name: name, reason: error.description) : error)
-            }
-            // Keep the new tokens in memory even if saving them fails: with rotation, the old
-            // refresh token is already dead, and this process can still use the new one.
-            self.state.withLock { state in
-                state.tokens = fresh
-                state.inFlight = nil
-            }
-            do throws(TokenError) {
-                try await persist?(fresh)
-            } catch {
-                return .failure(.storage("the refreshed tokens could not be saved: \(error)"))
-            }
-            return .success(fresh)
+extension TokenError {
+    /// True for failures that may pass (the provider unreachable, throttling, a timeout).
+    var isTransient: Bool {
+        switch self {
+        case .unreachable, .tooManyRequests, .timedOut: true
+        default: false
         }
     }
 }

@@ -1,3 +1,5 @@
+import MultiAuthCore
+import HTTPTypes
 import Foundation
 import HTTPTransport
 import SigV4
@@ -30,13 +32,12 @@ import Testing
     @Test func aTamperedChunkIsRejectedByTheServer() async throws {
         let url = Peers.api + "/iam/tampered"
         let signer = SigV4Signer(credentials: AWSCredentials(accessKeyId: Peers.keyId, secretAccessKey: Peers.secret), region: "us-east-1", service: "s3")
-        let request = try SignableRequest(method: "PUT", url: url)
+        let request = try HTTPRequest(method: .put, wireURL: url)
         var upload = try signer.signStreaming(request, decodedLength: 20_000, chunkSize: 16_384, mode: .signedChunks, date: .now())
         let payload = [UInt8](repeating: 0x41, count: 20_000)
         var body = upload.frame(Array(payload[..<16_384])) + upload.frame(Array(payload[16_384...])) + upload.finish()
         body[200] ^= 1  // inside the first chunk's data
-        let headers = upload.seed.signedRequest.headers.map { HTTPHeader(name: $0.name, value: $0.value) }
-        let response = try await CurlHTTPClient().send(HTTPRequest(method: "PUT", url: url, headers: headers, body: .bytes(body)))
+        let response = try await CurlHTTPClient().send(try upload.seed.signedRequest(), body: .bytes(body))
         #expect(response.status == 400)
         #expect(String(decoding: response.body, as: UTF8.self).contains("chunk signature mismatch"))
     }
@@ -51,5 +52,83 @@ import Testing
         #expect(small.status == 1)
         #expect(small.stderr.contains("--chunk-size"))
         #expect(try CLITests.run(base + ["--auth", "iam", "--data-binary", "@" + path, "--unsigned-chunks"], environment: iamEnvironment).status == 2)
+    }
+}
+
+/// Bodies through the authorization layer: a chunked upload is an ordinary IAM call (retried,
+/// re-signed after clock skew), standard input is spooled and replayed, and bad bodies get
+/// typed errors with nothing left behind.
+@Suite(.enabled(if: Peers.available, Peers.reason)) struct RequestBodyTests {
+    var iamEnvironment: [String: String] { ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret] }
+
+    /// The SHA-256 of a file from coreutils' `sha256sum` (not our own code).
+    static func referenceSHA256(of path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        process.arguments = [path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return String(text.prefix(64))
+    }
+
+    @Test func aChunkedUploadRecoversFromAServerClockTwentyMinutesAhead() throws {
+        let path = try ChunkedUploadTests.file(bytes: 100_000)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try CLITests.run(
+            ["request", Peers.skewedAPI + "/iam/chunked-skew", "--auth", "iam", "--region", "us-east-1", "--service", "s3",
+             "--fail", "-v", "--data-binary", "@" + path, "--chunked", "--chunk-size", "16384", "--trailer", "crc32"],
+            environment: iamEnvironment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("signing time rejected; signing again"))
+        let echo = try Peers.echo(run)
+        #expect(echo.headers.contains(["x-amz-decoded-content-length", "100000"]))
+    }
+
+    @Test func standardInputIsSpooledAndReplayedAfterA503() throws {
+        let id = UUID().uuidString
+        let text = String(repeating: "line from standard input\n", count: 4_000)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-spool-\(id)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let reference = folder + "/reference"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: reference))
+        let spoolDirectory = folder + "/tmp"
+        try FileManager.default.createDirectory(atPath: spoolDirectory, withIntermediateDirectories: true)
+        let run = try CLITests.run(
+            ["request", Peers.api + "/flaky/\(id)/1", "--data-binary", "@-", "--retries", "3", "--fail", "-v"],
+            environment: ["TMPDIR": spoolDirectory], input: text)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("retrying"))
+        let echo = try Peers.echo(run)
+        #expect(echo.bodySha256 == (try Self.referenceSHA256(of: reference)))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spoolDirectory).isEmpty, "the spool file was left behind")
+    }
+
+    @Test func standardInputIsHashedAndSignedForIAM() throws {
+        let run = try CLITests.run(
+            ["request", "-X", "PUT", Peers.api + "/iam/stdin", "--auth", "iam", "--region", "us-east-1", "--service", "execute-api",
+             "-d", "@-", "--fail"],
+            environment: iamEnvironment, input: "{\"n\": 1}")
+        #expect(run.status == 0, "\(run.stderr)")
+        let echo = try Peers.echo(run)
+        // The server recomputed the signature with botocore and checked x-amz-content-sha256 against the body.
+        #expect(echo.bodyLength == 8)
+        #expect(echo.headers.contains { $0.first?.lowercased() == "x-amz-content-sha256" })
+    }
+
+    @Test func aBodyFileThatIsMissingGetsATypedErrorNamingIt() throws {
+        let run = try CLITests.run(["request", Peers.api + "/open/x", "--data-binary", "@/nonexistent/body.bin"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("/nonexistent/body.bin"), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func headerValuesWithLineBreaksAreRefused() throws {
+        let run = try CLITests.run(["request", Peers.api + "/open/x", "-H", "X-A: a\r\nInjected: b"])
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("X-A"))
     }
 }

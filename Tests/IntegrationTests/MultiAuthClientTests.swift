@@ -1,3 +1,5 @@
+import HTTPTypes
+import MultiAuthCore
 import Authorization
 import ClientFactory
 import CredentialProviders
@@ -29,7 +31,7 @@ final class AppSyncFixture: Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: folder) }
 
-    func factory(tokens: [AuthMode: any TokenProvider] = [:], http: any HTTPClient = CurlHTTPClient()) -> ClientFactory {
+    func factory(tokens: [AuthMode: any TokenProvider] = [:], http: any HTTPSender = CurlHTTPClient()) -> ClientFactory {
         ClientFactory(
             configuration: configuration, cacheDirectory: folder, http: http,
             credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: Peers.keyId, secretAccessKey: Peers.secret)),
@@ -229,9 +231,9 @@ final class AppSyncFixture: Sendable {
         let client = try factory.client(named: "Post_AWS_IAM")
         let header = try await RealtimeHandshake.authorization(for: client)
         #expect(Set(header.keys) == ["Authorization", "accept", "content-encoding", "content-type", "host", "x-amz-date"])
-        let headers = header.filter { $0.key != "host" }.map { HTTPHeader(name: $0.key, value: $0.value) }
+        let headers = try HTTPFields(checking: header.filter { $0.key != "host" }.map { ($0.key, $0.value) })
         let response = try await CurlHTTPClient().send(
-            HTTPRequest(method: "POST", url: Peers.api + "/iam/graphql/connect", headers: headers, body: .bytes(Array("{}".utf8))))
+            try HTTPRequest(method: .post, wireURL: Peers.api + "/iam/graphql/connect", headerFields: headers), body: .bytes(Array("{}".utf8)))
         #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
         let apiKey = try await RealtimeHandshake.authorization(for: factory.client(named: "Default"))
         #expect(Set(apiKey.keys) == ["host", "x-amz-date", "x-api-key"])

@@ -1,3 +1,5 @@
+import Logins
+import MultiAuthCore
 import Synchronization
 import Testing
 import TokenProviders
@@ -22,7 +24,7 @@ import TokenProviders
     @Test func aFailedSaveKeepsTheNewTokensInMemoryAndSaysSo() async throws {
         let refresher = NumberingRefresher()
         let provider = RefreshingTokenProvider(
-            tokens: Self.stale, refresher: refresher, persist: { _ throws(TokenError) in throw .storage("disk full") }, now: { 950 })
+            tokens: Self.stale, refresher: refresher, persist: { _ throws(TokenError) in throw .storage("disk full") }, clock: TimeSource { 950 })
         await #expect(throws: TokenError.self) { try await provider.currentTokens() }
         #expect(provider.heldTokens.refreshToken == "refresh-1")
         // The next call is served from memory: no second refresh.
@@ -32,21 +34,32 @@ import TokenProviders
 
     @Test func noRefreshTokenMeansLogInAgain() async throws {
         let tokens = AuthTokens(idToken: nil, accessToken: "a", refreshToken: nil, expiresAt: 1_000)
-        let provider = RefreshingTokenProvider(tokens: tokens, refresher: NumberingRefresher(), name: "ci", now: { 999 })
-        do {
-            _ = try await provider.currentTokens()
-            Issue.record("refreshed without a refresh token")
-        } catch {
-            guard case .loginRequired(let name, _) = error else { Issue.record("got \(error)"); return }
-            #expect(name == "ci")
+        let provider = RefreshingTokenProvider(tokens: tokens, refresher: NumberingRefresher(), name: "ci", clock: TimeSource { 999 })
+        await #expect {
+            try await provider.currentTokens()
+        } throws: { error in
+            guard case .loginRequired(let name, _) = error as? TokenError else { return false }
+            return name == "ci"
         }
+    }
+
+    @Test func aTransientFailureInsideTheMarginServesTheStillValidTokens() async throws {
+        final class Unreachable: TokenRefresher {
+            func refresh(_ tokens: AuthTokens) async throws(TokenError) -> AuthTokens {
+                throw .unreachable(provider: "test", problem: "connection refused")
+            }
+        }
+        let provider = RefreshingTokenProvider(tokens: Self.stale, refresher: Unreachable(), clock: TimeSource { 950 })
+        #expect(try await provider.currentTokens().accessToken == "access-0")  // 50 s left: kept
+        let expired = RefreshingTokenProvider(tokens: Self.stale, refresher: Unreachable(), clock: TimeSource { 1_000 })
+        await #expect(throws: TokenError.self) { try await expired.currentTokens() }
     }
 
     @Test func theMarginDecidesWhenToRefresh() async throws {
         let refresher = NumberingRefresher()
-        let early = RefreshingTokenProvider(tokens: Self.stale, refresher: refresher, refreshMargin: 120, now: { 879 })
+        let early = RefreshingTokenProvider(tokens: Self.stale, refresher: refresher, refreshMargin: 120, clock: TimeSource { 879 })
         #expect(try await early.currentTokens().accessToken == "access-0")  // 121 s left
-        let due = RefreshingTokenProvider(tokens: Self.stale, refresher: refresher, refreshMargin: 120, now: { 880 })
+        let due = RefreshingTokenProvider(tokens: Self.stale, refresher: refresher, refreshMargin: 120, clock: TimeSource { 880 })
         #expect(try await due.currentTokens().accessToken == "access-1")  // 120 s left
     }
 }

@@ -42,8 +42,8 @@ import Testing
                 var body: [UInt8] = []
                 for start in stride(from: 0, to: size, by: chunkSize) { body += upload.frame(Array(payload[start..<min(start + chunkSize, size)])) }
                 body += upload.finish()
-                let headers = upload.seed.signedRequest.headers.filter { $0.name.lowercased() != "authorization" }.map { [$0.name, $0.value] }
-                #expect(upload.seed.signedRequest.headers.first(named: "content-length") == String(body.count))
+                let headers = upload.seed.signable.headers.filter { $0.name.lowercased() != "authorization" }.map { [$0.name, $0.value] }
+                #expect(upload.seed.signable.headers.first(named: "content-length") == String(body.count))
                 cases.append((Case(mode: name, checksum: checksum?.rawValue, size: size, chunk_size: chunkSize, method: "PUT",
                                    url: request.url, headers: headers, amz_date: Self.date.amzDate, region: "eu-west-1", secret: Self.secret),
                               body, cases.count))

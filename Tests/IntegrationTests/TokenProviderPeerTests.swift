@@ -1,3 +1,5 @@
+import MultiAuthCore
+import HTTPTypes
 import Foundation
 import CredentialProviders
 import HTTPTransport
@@ -6,15 +8,15 @@ import Testing
 @testable import TokenProviders
 
 /// An HTTP client that counts the requests it passes to the real one.
-final class CountingHTTPClient: HTTPClient {
-    let inner: any HTTPClient
+final class CountingHTTPClient: HTTPSender {
+    let inner: any HTTPSender
     private let counts = Mutex<[String: Int]>([:])
 
-    init(_ inner: any HTTPClient = CurlHTTPClient()) { self.inner = inner }
+    init(_ inner: any HTTPSender = CurlHTTPClient()) { self.inner = inner }
 
-    func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
-        counts.withLock { $0[request.url, default: 0] += 1 }
-        return try await inner.send(request)
+    func send(_ request: HTTPRequest, body: RequestBody, responseFile: String?) async throws(HTTPError) -> ReceivedResponse {
+        counts.withLock { $0[request.wireURL, default: 0] += 1 }
+        return try await inner.send(request, body: body, responseFile: responseFile)
     }
 
     func count(_ url: String) -> Int { counts.withLock { $0[url] ?? 0 } }
@@ -180,7 +182,7 @@ final class CountingHTTPClient: HTTPClient {
         let persisted = Mutex(0)
         let expiry = tokens.expiresAt
         let due = RefreshingTokenProvider(
-            tokens: tokens, refresher: client, persist: { _ throws(TokenError) in persisted.withLock { $0 += 1 } }, now: { expiry - 90 })
+            tokens: tokens, refresher: client, persist: { _ throws(TokenError) in persisted.withLock { $0 += 1 } }, clock: TimeSource { Double(expiry - 90) })
         let results = await withTaskGroup(of: String?.self) { group in
             for _ in 0..<200 { group.addTask { try? await due.currentTokens().accessToken } }
             return await group.reduce(into: [String?]()) { $0.append($1) }

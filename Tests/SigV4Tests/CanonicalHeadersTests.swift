@@ -42,7 +42,7 @@ import Testing
         ] {
             let result = try signer.signHeaders(try SignableRequest(method: "GET", url: url), date: exampleDate)
             #expect(result.canonicalRequest.contains("\nhost:\(host)\n"), "\(url)")
-            #expect(result.signedRequest.headers.first(named: "host") == host)
+            #expect(result.signable.headers.first(named: "host") == host)
         }
     }
 }

@@ -38,7 +38,7 @@ import Testing
         let request = try SignableRequest(method: "GET", url: "https://example.amazonaws.com/")
         let header = try signer.signHeaders(request, date: exampleDate)
         #expect(header.signedHeaders == "host;x-amz-date;x-amz-region-set")
-        #expect(header.signedRequest.headers.first(named: "x-amz-region-set") == "*")
+        #expect(header.signable.headers.first(named: "x-amz-region-set") == "*")
         #expect(header.authorization?.hasPrefix("AWS4-ECDSA-P256-SHA256 Credential=AKIDEXAMPLE/20150830/service/aws4_request,") == true)
         let query = try signer.presign(request, expires: 60, date: exampleDate)
         #expect(query.canonicalRequest.contains("&X-Amz-Region-Set=%2A&"))

@@ -18,7 +18,7 @@ import Testing
         let omitted = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "service", options: options)
             .signHeaders(request, date: exampleDate)
         #expect(omitted.signedHeaders == "host;x-amz-date")
-        #expect(omitted.signedRequest.headers.first(named: "x-amz-security-token") == "TOKEN")
+        #expect(omitted.signable.headers.first(named: "x-amz-security-token") == "TOKEN")
     }
 
     @Test func existingDateAndAuthorizationHeadersAreReplaced() throws {
@@ -26,7 +26,7 @@ import Testing
             method: "GET", url: "https://example.com/",
             headers: [("X-Amz-Date", "19990101T000000Z"), ("Authorization", "stale")])
         let signed = try signer.signHeaders(request, date: exampleDate)
-        let headers = signed.signedRequest.headers
+        let headers = signed.signable.headers
         #expect(headers.fields.filter { $0.name.lowercased() == "x-amz-date" }.map(\.value) == ["20150830T123600Z"])
         #expect(headers.fields.filter { $0.name.lowercased() == "authorization" }.count == 1)
     }
@@ -59,7 +59,7 @@ import Testing
         let s3 = SigV4Signer(credentials: exampleCredentials, region: "us-east-1", service: "s3")
         let signed = try s3.signHeaders(try SignableRequest(method: "GET", url: "https://b.s3.amazonaws.com/k"), date: exampleDate)
         #expect(signed.signedHeaders == "host;x-amz-content-sha256;x-amz-date")
-        #expect(signed.signedRequest.headers.first(named: "x-amz-content-sha256") == PayloadHash.emptySHA256)
+        #expect(signed.signable.headers.first(named: "x-amz-content-sha256") == PayloadHash.emptySHA256)
     }
 
     @Test(arguments: [0, -1, 604_801])

@@ -36,9 +36,9 @@ import Testing
 
     @Test func everythingTheSignerSignsIsAccepted() async throws {
         for request in try Self.requests(count: 60) {
-            let header = try signer.signHeaders(request, date: now).signedRequest
+            let header = try signer.signHeaders(request, date: now).signable
             #expect(await verifier.verify(header, now: now) == .success("AKIDVERIFY"))
-            let query = try signer.presign(request, expires: 300, date: now).signedRequest
+            let query = try signer.presign(request, expires: 300, date: now).signable
             #expect(await verifier.verify(query, now: now) == .success("AKIDVERIFY"), "\(query.url)")
         }
     }
@@ -46,8 +46,8 @@ import Testing
     /// In both forms: for a presigned URL the query's flips include the `X-Amz-*` parameters.
     @Test func anySingleByteChangeIsRejected() async throws {
         for request in try Self.requests(count: 12) {
-            let header = try signer.signHeaders(request, date: now).signedRequest
-            let presigned = try signer.presign(request, expires: 300, date: now).signedRequest
+            let header = try signer.signHeaders(request, date: now).signable
+            let presigned = try signer.presign(request, expires: 300, date: now).signable
             for mutated in mutations(of: header) + mutations(of: presigned) {
                 let result = await verifier.verify(mutated, now: now)
                 #expect(result != .success("AKIDVERIFY"), "accepted a change: \(mutated.method) \(mutated.url)")
@@ -100,17 +100,17 @@ import Testing
 
     @Test func timeWindowsAndScope() async throws {
         let request = try SignableRequest(method: "GET", url: "https://api.example.com/x")
-        let header = try signer.signHeaders(request, date: now).signedRequest
+        let header = try signer.signHeaders(request, date: now).signable
         #expect(await verifier.verify(header, now: SigningDate(secondsSince1970: now.secondsSince1970 + 16 * 60)) == .failure(.expired))
         #expect(await verifier.verify(header, now: SigningDate(secondsSince1970: now.secondsSince1970 - 16 * 60)) == .failure(.notYetValid))
-        let query = try signer.presign(request, expires: 60, date: now).signedRequest
+        let query = try signer.presign(request, expires: 60, date: now).signable
         #expect(await verifier.verify(query, now: SigningDate(secondsSince1970: now.secondsSince1970 + 61)) == .failure(.expired))
         let otherRegion = SigV4Verifier(region: "eu-west-1", service: "execute-api") { _ in VerifierCredential(secretAccessKey: Self.secret) }
         #expect(await otherRegion.verify(header, now: now) == .failure(.scopeMismatch("region")))
     }
 
     @Test func eachScopeMismatchNamesItsPart() async throws {
-        let header = try signer.signHeaders(try SignableRequest(method: "GET", url: "https://api.example.com/x"), date: now).signedRequest
+        let header = try signer.signHeaders(try SignableRequest(method: "GET", url: "https://api.example.com/x"), date: now).signable
         let credential = "AKIDVERIFY/\(now.scopeDate)/us-east-1/execute-api/aws4_request"
         let cases: [(String, VerificationFailure)] = [
             ("AKIDVERIFY/20000101/us-east-1/execute-api/aws4_request", .scopeMismatch("date")),
@@ -131,7 +131,7 @@ import Testing
     @Test func headersAddedAfterSigningAreIgnoredAndMissingSignedOnesRejected() async throws {
         let request = try SignableRequest(
             method: "GET", url: "https://api.example.com/x", headers: [("X-Custom", "a"), ("x-custom", "b")])
-        let signed = try signer.signHeaders(request, date: now).signedRequest
+        let signed = try signer.signHeaders(request, date: now).signable
         var extended = signed
         extended.headers.append(name: "User-Agent", value: "proxy/1.0")
         extended.headers.insert(name: "Via", value: "1.1 gateway", at: 0)
@@ -151,7 +151,7 @@ import Testing
     @Test func presignedQueriesWithEmptyKeysAreRejectedNotCrashing() async throws {
         let presigned = try signer.presign(try SignableRequest(method: "GET", url: "https://api.example.com/x?a=1"), expires: 60, date: now)
         for extra in ["=x", "=", "&=&", "==", "=%2F"] {
-            var request = presigned.signedRequest
+            var request = presigned.signable
             request.query += "&" + extra
             let result = await verifier.verify(request, now: now)
             #expect(result == .failure(.signatureMismatch), "\(extra)")
@@ -162,7 +162,7 @@ import Testing
     /// `X%2DAmz-Date` is `X-Amz-Date`, so re-encoding a name neither hides nor breaks it.
     @Test func presigningParametersAreRecognizedByTheirDecodedNames() async throws {
         let presigned = try signer.presign(try SignableRequest(method: "GET", url: "https://api.example.com/x?a=1"), expires: 60, date: now)
-        var encoded = presigned.signedRequest
+        var encoded = presigned.signable
         encoded.query = encoded.query.replacingOccurrences(of: "X-Amz-Date=", with: "X%2DAmz-Date=")
         #expect(await verifier.verify(encoded, now: now) == .success("AKIDVERIFY"))
         var doubled = encoded
@@ -173,7 +173,7 @@ import Testing
     @Test func hostileInputIsRejectedNotThrown() async throws {
         var request = try SignableRequest(method: "GET", url: "https://api.example.com/x")
         #expect(await verifier.verify(request, now: now) == .failure(.missingAuthorization))
-        let signed = try signer.signHeaders(request, date: now).signedRequest
+        let signed = try signer.signHeaders(request, date: now).signable
         request = signed
         request.headers.append(name: "Authorization", value: "again")
         #expect(await verifier.verify(request, now: now) == .failure(.repeatedParameter("Authorization")))
@@ -181,7 +181,7 @@ import Testing
         request.headers.append(name: "X-Amz-Date", value: "20261122T000000Z")
         #expect(await verifier.verify(request, now: now) == .failure(.repeatedParameter("X-Amz-Date")))
         let presigned = try signer.presign(try SignableRequest(method: "GET", url: "https://api.example.com/x"), expires: 60, date: now)
-        var doubled = presigned.signedRequest
+        var doubled = presigned.signable
         doubled.query += "&X-Amz-Signature=" + presigned.signature
         #expect(await verifier.verify(doubled, now: now) == .failure(.repeatedParameter("X-Amz-Signature")))
         for garbage in ["AWS4-HMAC-SHA256", "AWS4-HMAC-SHA256 Credential", "Basic abc", "AWS4-HMAC-SHA256 Credential=x, Credential=y"] {

@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import MultiAuthCore
 import FoundationEssentials
 #else
 import Foundation
@@ -6,7 +7,6 @@ import Foundation
 import GRDB
 import Synchronization
 import MultiAuthCrypto
-import TokenProviders
 
 /// Responses kept in `<prefix>_queries.db`, keyed by the operation text and its variables
 /// in canonical form (keys sorted), so the same query with the same variables hits. Recent

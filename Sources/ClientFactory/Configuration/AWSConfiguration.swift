@@ -1,5 +1,5 @@
+import MultiAuthCore
 import Authorization
-import TokenProviders
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

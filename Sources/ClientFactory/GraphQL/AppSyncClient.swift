@@ -1,7 +1,8 @@
 import Authorization
 import HTTPTransport
+import HTTPTypes
+import MultiAuthCore
 import SigV4
-import TokenProviders
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -28,7 +29,7 @@ public final class AppSyncClient: Sendable {
     private let queue: OfflineMutationQueue
 
     init(
-        entry: AppSyncEntry, databases: ClientDatabases, transport: any HTTPClient, authorizer: any RequestAuthorizer,
+        entry: AppSyncEntry, databases: ClientDatabases, transport: any HTTPSender, authorizer: any RequestAuthorizer,
         registration: CacheRegistry.Registration?
     ) {
         self.entry = entry
@@ -139,16 +140,17 @@ public final class AppSyncClient: Sendable {
             body["variables"] = variables
         }
         let bytes = Array(JSONValue.object(body).description.utf8)
-        let outcome: (response: HTTPResponse, sent: SignableRequest)
+        let request: HTTPRequest
         do {
-            let request = try SignableRequest(
-                method: "POST", url: entry.apiURL, headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
-                payload: .bytes(bytes))
-            outcome = try await http.send(request, body: .bytes(bytes))
-        } catch let error as RequestError {
-            throw .request(entry: entry.name, url: entry.apiURL, error)
+            request = try HTTPRequest(
+                method: .post, wireURL: entry.apiURL,
+                headerFields: [.contentType: "application/json", .accept: "application/json"])
         } catch {
             throw .request(entry: entry.name, url: entry.apiURL, .transport(.invalidURL(entry.apiURL)))
+        }
+        let outcome: (response: ReceivedResponse, sent: AuthorizedRequest)
+        do { outcome = try await http.send(request, body: .bytes(bytes)) } catch {
+            throw .request(entry: entry.name, url: entry.apiURL, error)
         }
         let response = outcome.response
         return (try decode(response.body, status: response.status, contentType: response.header("content-type") ?? ""), response.body)

@@ -1,7 +1,8 @@
 import Authorization
+import HTTPTypes
+import MultiAuthCore
 import MultiAuthCrypto
 import SigV4
-import TokenProviders
 
 /// The AppSync realtime (websocket) connection request for one client: the `wss://` URL
 /// with the base64 `header` JSON of its auth mode and `payload=e30=` (`{}`), and the
@@ -29,18 +30,14 @@ public enum RealtimeHandshake {
     ) async throws(AuthorizationError) -> [String: String] {
         let entry = client.entry
         let url = connection && entry.authMode == .awsIAM ? entry.apiURL + (entry.apiURL.hasSuffix("/") ? "connect" : "/connect") : entry.apiURL
-        let request: SignableRequest
+        let request: HTTPRequest
         do {
-            request = try SignableRequest(
-                method: "POST", url: url,
-                headers: HTTPHeaderList(entry.authMode == .awsIAM ? iamHeaders.map { .init(name: $0.0, value: $0.1) } : []),
-                payload: .bytes(Array(data.utf8)))
-        } catch { throw .signing(error) }
-        let authorized = try await client.http.authorizer.authorize(request, at: date)
-        let host = authorized.authority ?? ""
-        var json = ["host": host]
-        for field in authorized.headers {
-            let name = field.name.lowercased()
+            request = try HTTPRequest(method: .post, wireURL: url, headerFields: HTTPFields(checking: entry.authMode == .awsIAM ? iamHeaders : []))
+        } catch { throw .signing(.malformedURL(url, reason: error.description)) }
+        let authorized = try await client.http.authorizer.authorize(request, body: .bytes(Array(data.utf8)), at: date).request
+        var json = ["host": authorized.authority ?? ""]
+        for field in authorized.headerFields {
+            let name = field.name.canonicalName
             switch (entry.authMode, name) {
             case (.apiKey, "x-api-key"), (.apiKey, "x-amz-date"): json[name] = field.value
             case (.awsIAM, "authorization"): json["Authorization"] = field.value

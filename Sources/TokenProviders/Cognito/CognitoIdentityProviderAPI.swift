@@ -1,4 +1,6 @@
 import HTTPTransport
+import HTTPTypes
+import MultiAuthCore
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -10,7 +12,7 @@ import Foundation
 /// that sign-in needs, with Cognito's error types mapped to ``TokenError``.
 struct CognitoIdentityProviderAPI: Sendable {
     let configuration: CognitoUserPoolConfiguration
-    let http: any HTTPClient
+    let http: any HTTPSender
     static let provider = "Cognito"
 
     /// InitiateAuth / RespondToAuthChallenge answer with tokens or another challenge.
@@ -56,14 +58,16 @@ struct CognitoIdentityProviderAPI: Sendable {
     private func call<Response: Decodable>(_ operation: String, _ body: [String: JSONValue], secrets: [String]) async throws(TokenError) -> Response {
         let encoded: [UInt8]
         do { encoded = Array(try JSONEncoder().encode(JSONValue.object(body))) } catch { throw .local("cannot encode \(operation)") }
-        let request = HTTPRequest(
-            method: "POST", url: configuration.endpoint,
-            headers: [
-                HTTPHeader(name: "Content-Type", value: "application/x-amz-json-1.1"),
-                HTTPHeader(name: "X-Amz-Target", value: "AWSCognitoIdentityProviderService.\(operation)"),
-            ], body: .bytes(encoded))
-        let response: HTTPResponse
-        do { response = try await http.send(request) } catch {
+        let request: HTTPRequest
+        do {
+            request = try HTTPRequest(
+                method: .post, wireURL: configuration.endpoint,
+                headerFields: HTTPFields(checking: [
+                    ("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", "AWSCognitoIdentityProviderService.\(operation)"),
+                ]))
+        } catch { throw .local("\(Self.provider): \(error)") }
+        let response: ReceivedResponse
+        do { response = try await http.send(request, body: .bytes(encoded)) } catch {
             throw .unreachable(provider: "\(Self.provider) (\(configuration.endpoint))", problem: error.description)
         }
         guard (200..<300).contains(response.status) else { throw Self.error(from: response, secrets: secrets + [configuration.clientSecret ?? ""]) }
@@ -73,7 +77,7 @@ struct CognitoIdentityProviderAPI: Sendable {
     }
 
     /// Maps `{"__type": "...#NotAuthorizedException", "message": ...}` to a typed error.
-    static func error(from response: HTTPResponse, secrets: [String]) -> TokenError {
+    static func error(from response: ReceivedResponse, secrets: [String]) -> TokenError {
         let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body))
         let rawType = body?.__type ?? response.header("x-amzn-ErrorType") ?? "HTTP \(response.status)"
         let type = String(rawType.split(separator: "#").last ?? "").split(separator: ":").first.map(String.init) ?? rawType

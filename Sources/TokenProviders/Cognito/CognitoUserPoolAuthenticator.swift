@@ -23,7 +23,7 @@ public struct CognitoUserPoolAuthenticator: TokenRefresher {
     private let now: @Sendable () -> Int64
 
     /// - Parameter now: the clock, seconds since 1970 (for token expiry and the SRP timestamp).
-    public init(configuration: CognitoUserPoolConfiguration, http: any HTTPClient, now: @escaping @Sendable () -> Int64 = unixNow) {
+    public init(configuration: CognitoUserPoolConfiguration, http: any HTTPSender, now: @escaping @Sendable () -> Int64 = unixNow) {
         self.configuration = configuration
         api = CognitoIdentityProviderAPI(configuration: configuration, http: http)
         self.now = now

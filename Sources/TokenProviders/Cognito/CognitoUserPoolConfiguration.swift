@@ -1,5 +1,4 @@
 import MultiAuthCrypto
-import CredentialStore
 
 /// Which user pool and app client to sign in to.
 public struct CognitoUserPoolConfiguration: Sendable, Codable, Equatable {
@@ -28,14 +27,6 @@ public struct CognitoUserPoolConfiguration: Sendable, Codable, Equatable {
 
     /// The pool name used by SRP: the part of the pool id after `_`.
     public var poolName: String { userPoolId.split(separator: "_", maxSplits: 1).last.map(String.init) ?? userPoolId }
-
-    /// The environment the login's tokens belong to in the credential store.
-    public var environment: StoreEnvironment {
-        StoreEnvironment([
-            StoreEnvironment.Field.region: region, StoreEnvironment.Field.userPoolId: userPoolId,
-            StoreEnvironment.Field.appClientId: clientId, "endpoint": endpoint,
-        ])
-    }
 }
 
 /// SECRET_HASH = base64(HMAC-SHA256(client secret, username ‖ client id)), which Cognito

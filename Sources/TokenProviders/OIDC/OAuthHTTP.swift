@@ -1,4 +1,6 @@
 import HTTPTransport
+import HTTPTypes
+import MultiAuthCore
 import MultiAuthCrypto
 
 #if canImport(FoundationEssentials)
@@ -10,7 +12,7 @@ import Foundation
 /// GETs JSON documents and POSTs OAuth forms, mapping RFC 6749 §5.2 error bodies to
 /// ``TokenError`` values that never carry what was sent.
 struct OAuthHTTP: Sendable {
-    let http: any HTTPClient
+    let http: any HTTPSender
     let provider: String
 
     struct ErrorBody: Decodable {
@@ -25,7 +27,7 @@ struct OAuthHTTP: Sendable {
     }
 
     func getJSON<T: Decodable>(_ type: T.Type, from url: String, what: String) async throws(TokenError) -> T {
-        let response = try await send(HTTPRequest(method: "GET", url: url, headers: [HTTPHeader(name: "Accept", value: "application/json")]))
+        let response = try await send(url, headers: [("Accept", "application/json")], body: nil)
         guard response.status == 200 else { throw .malformedResponse(provider: provider, problem: "\(what) at \(url) answered HTTP \(response.status)") }
         do { return try JSONDecoder().decode(T.self, from: Data(response.body)) } catch {
             throw .malformedResponse(provider: provider, problem: "\(what) at \(url) is not the expected JSON")
@@ -37,12 +39,9 @@ struct OAuthHTTP: Sendable {
         _ type: T.Type, to url: String, form: [(String, String)], client: ClientAuthentication, secrets: [String]
     ) async throws(TokenError) -> Result<T, OAuthFailure> {
         var pairs = form
-        var headers = [
-            HTTPHeader(name: "Content-Type", value: "application/x-www-form-urlencoded"),
-            HTTPHeader(name: "Accept", value: "application/json"),
-        ]
+        var headers = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
         client.apply(to: &pairs, headers: &headers)
-        let response = try await send(HTTPRequest(method: "POST", url: url, headers: headers, body: .bytes(FormURLEncoding.encode(pairs))))
+        let response = try await send(url, headers: headers, body: FormURLEncoding.encode(pairs))
         if (200..<300).contains(response.status) {
             if T.self == EmptyResponse.self, let empty = EmptyResponse() as? T { return .success(empty) }
             do { return .success(try JSONDecoder().decode(T.self, from: Data(response.body))) } catch {
@@ -56,8 +55,15 @@ struct OAuthHTTP: Sendable {
         return .failure(OAuthFailure(code: body.error, message: message))
     }
 
-    private func send(_ request: HTTPRequest) async throws(TokenError) -> HTTPResponse {
-        do { return try await http.send(request) } catch { throw .unreachable(provider: "\(provider) (\(request.url))", problem: error.description) }
+    /// GET (no body) or POST `body` to `url`.
+    private func send(_ url: String, headers: [(String, String)], body: [UInt8]?) async throws(TokenError) -> ReceivedResponse {
+        let request: HTTPRequest
+        do { request = try HTTPRequest(method: body == nil ? .get : .post, wireURL: url, headerFields: HTTPFields(checking: headers)) } catch {
+            throw .local("\(provider): \(error)")
+        }
+        do { return try await http.send(request, body: body.map { .bytes($0) } ?? .empty) } catch {
+            throw .unreachable(provider: "\(provider) (\(url))", problem: error.description)
+        }
     }
 }
 
@@ -79,7 +85,7 @@ struct ClientAuthentication: Sendable {
         usePost = !methods.contains("client_secret_basic") && methods.contains("client_secret_post")
     }
 
-    func apply(to form: inout [(String, String)], headers: inout [HTTPHeader]) {
+    func apply(to form: inout [(String, String)], headers: inout [(String, String)]) {
         guard let secret else {
             form.append(("client_id", clientId))
             return
@@ -88,7 +94,7 @@ struct ClientAuthentication: Sendable {
             form += [("client_id", clientId), ("client_secret", secret)]
         } else {
             let credentials = FormURLEncoding.escape(clientId) + ":" + FormURLEncoding.escape(secret)
-            headers.append(HTTPHeader(name: "Authorization", value: "Basic " + Base64.encode(Array(credentials.utf8))))
+            headers.append(("Authorization", "Basic " + Base64.encode(Array(credentials.utf8))))
         }
     }
 }

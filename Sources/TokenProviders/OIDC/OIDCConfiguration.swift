@@ -1,4 +1,3 @@
-import CredentialStore
 
 /// Which OpenID provider and client to sign in with.
 public struct OIDCConfiguration: Sendable, Codable, Equatable {
@@ -18,11 +17,6 @@ public struct OIDCConfiguration: Sendable, Codable, Equatable {
         self.clientId = clientId
         self.clientSecret = clientSecret
         self.scope = scope
-    }
-
-    /// The environment the login's tokens belong to in the credential store.
-    public var environment: StoreEnvironment {
-        StoreEnvironment([StoreEnvironment.Field.oidcIssuer: issuer, StoreEnvironment.Field.oidcClientId: clientId])
     }
 }
 

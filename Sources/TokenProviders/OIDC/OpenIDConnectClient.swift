@@ -21,7 +21,7 @@ public struct OpenIDConnectClient: TokenRefresher {
     /// - Throws: ``TokenError/malformedResponse(provider:problem:)`` for a document that is not
     ///   JSON, lacks a field, or names another issuer; ``TokenError/unreachable(provider:problem:)``.
     public static func discover(
-        _ configuration: OIDCConfiguration, http: any HTTPClient, now: @escaping @Sendable () -> Int64 = unixNow
+        _ configuration: OIDCConfiguration, http: any HTTPSender, now: @escaping @Sendable () -> Int64 = unixNow
     ) async throws(TokenError) -> OpenIDConnectClient {
         let oauth = OAuthHTTP(http: http, provider: configuration.issuer)
         let url = configuration.issuer + "/.well-known/openid-configuration"

@@ -1,6 +1,8 @@
-import MultiAuthCrypto
+import MultiAuthCore
 import CredentialStore
 import HTTPTransport
+import MultiAuthCrypto
+import TokenProviders
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -101,7 +103,7 @@ public struct LoginStore: Sendable {
     /// A provider that serves the saved tokens, refreshes them `refreshMargin` seconds before
     /// expiry (one refresh in flight at a time), and saves refreshed tokens back as `name`.
     public func provider(
-        for record: LoginRecord, name: String, http: any HTTPClient, refreshMargin: Int64 = 120
+        for record: LoginRecord, name: String, http: any HTTPSender, refreshMargin: Int64 = 120
     ) -> RefreshingTokenProvider {
         let refresher: any TokenRefresher =
             switch record.provider {
@@ -118,11 +120,26 @@ public struct LoginStore: Sendable {
     }
 }
 
+extension LoginRecord {
+    /// Revokes the login's refresh token where the provider allows it: Cognito's
+    /// RevokeToken, or the OIDC provider's RFC 7009 endpoint. Returns false when the provider
+    /// offers no revocation (the tokens then stay valid until they expire).
+    public func revoke(http: any HTTPSender) async throws(TokenError) -> Bool {
+        switch provider {
+        case .cognito(let configuration):
+            try await CognitoUserPoolAuthenticator(configuration: configuration, http: http).revoke(tokens)
+            return true
+        case .oidc(let configuration):
+            return try await OpenIDConnectClient.discover(configuration, http: http).revoke(tokens)
+        }
+    }
+}
+
 /// Refreshes an OIDC login, discovering the provider only when a refresh is needed, so a
 /// valid saved token costs no network call.
 struct DiscoveringRefresher: TokenRefresher {
     let configuration: OIDCConfiguration
-    let http: any HTTPClient
+    let http: any HTTPSender
 
     func refresh(_ tokens: AuthTokens) async throws(TokenError) -> AuthTokens {
         try await OpenIDConnectClient.discover(configuration, http: http).refresh(tokens)

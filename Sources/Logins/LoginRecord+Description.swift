@@ -1,0 +1,18 @@
+import MultiAuthCore
+import TokenProviders
+
+// A login prints its provider's configuration (secrets redacted) and its tokens' redacted form.
+
+extension LoginRecord: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String { "LoginRecord(flow: \(flow), provider: \(provider), tokens: \(tokens))" }
+    public var debugDescription: String { description }
+}
+
+extension LoginRecord.Provider: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .cognito(let configuration): configuration.description
+        case .oidc(let configuration): configuration.description
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import HTTPTypes
+
+/// The one place that says what is secret. Log lines, `-v` traces and descriptions all go
+/// through it, so a header or field marked here never appears in any output.
+public enum Redaction {
+    /// What replaces a secret.
+    public static let placeholder = "<redacted>"
+
+    /// Header fields whose values are secret (lowercase).
+    public static let sensitiveHeaders: Set<String> = [
+        "authorization", "x-amz-security-token", "x-api-key", "cookie", "set-cookie", "proxy-authorization",
+        "x-amz-server-side-encryption-customer-key",
+    ]
+
+    /// Query parameters and form or JSON fields whose values are secret (lowercase).
+    public static let sensitiveFields: Set<String> = [
+        "x-amz-security-token", "x-amz-signature", "x-amz-credential", "password", "client_secret", "refresh_token",
+        "access_token", "id_token", "code", "code_verifier", "device_code", "secret", "token", "sessiontoken",
+        "secretaccesskey", "secret_access_key",
+    ]
+
+    /// True when `name` (any case) is a secret header.
+    public static func isSensitive(header name: String) -> Bool { sensitiveHeaders.contains(name.lowercased()) }
+
+    /// The value to show for header `name`. A SigV4 `Authorization` (algorithm, credential
+    /// scope, signed headers and signature, none of them secret) is shown; any other
+    /// authorization, token or key is replaced.
+    public static func value(_ value: String, ofHeader name: String) -> String {
+        guard isSensitive(header: name) else { return value }
+        if name.lowercased() == "authorization", value.hasPrefix("AWS4-") { return value }
+        return placeholder
+    }
+
+    /// `name: value` lines for `fields`, secrets replaced.
+    public static func lines(_ fields: HTTPFields) -> [String] {
+        fields.map { "\($0.name.rawName): \(value($0.value, ofHeader: $0.name.rawName))" }
+    }
+
+    /// A request target with the values of secret query parameters replaced.
+    public static func target(_ target: String) -> String {
+        guard let question = target.firstIndex(of: "?") else { return target }
+        let pairs = target[target.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            let name = pair.prefix { $0 != "=" }
+            return sensitiveFields.contains(name.lowercased()) && name.count < pair.count ? "\(name)=\(placeholder)" : String(pair)
+        }
+        return String(target[...question]) + pairs.joined(separator: "&")
+    }
+
+    /// Marks the secret fields of `fields` so HTTP/2 and HTTP/3 encoders never put them in
+    /// their compression tables (swift-http-types' `indexingStrategy`).
+    public static func mark(_ fields: inout HTTPFields) {
+        for index in fields.indices where isSensitive(header: fields[index].name.rawName) {
+            fields[index].indexingStrategy = .disallow
+        }
+    }
+
+    /// A canonical request with the values of secret headers and query parameters replaced.
+    public static func canonicalText(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.contains("=") && !line.contains(":") ? target("?" + line).dropFirst().description : canonicalLine(line)
+        }.joined(separator: "\n")
+    }
+
+    /// A canonical-request or string-to-sign line (`name:value`) with secret values replaced.
+    public static func canonicalLine(_ line: Substring) -> String {
+        guard let colon = line.firstIndex(of: ":") else { return String(line) }
+        let name = line[..<colon]
+        return isSensitive(header: String(name)) && name != "authorization" ? "\(name):\(placeholder)" : String(line)
+    }
+}

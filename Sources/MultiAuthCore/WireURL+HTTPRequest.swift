@@ -1,0 +1,98 @@
+import HTTPTypes
+
+extension HTTPRequest {
+    /// Creates a request from an absolute URL taken as it goes on the wire: the path and
+    /// query are kept byte for byte (never decoded, dot segments not squashed).
+    /// - Throws: ``HTTPMessageError`` for a URL without `scheme://host`, with a space or a
+    ///   control character, or a header field that is not valid.
+    public init(method: Method, wireURL: String, headerFields: HTTPFields = [:]) throws(HTTPMessageError) {
+        let parts = try WireURLParts(wireURL)
+        self.init(method: method, scheme: parts.scheme, authority: parts.authority, path: parts.target, headerFields: headerFields)
+    }
+
+    /// `scheme://authority/path?query`, as it goes on the wire.
+    public var wireURL: String { "\(scheme ?? "https")://\(authority ?? "")\(path ?? "/")" }
+
+    /// The host of the authority, without port or user information.
+    public var host: String {
+        guard let authority else { return "" }
+        let afterUser = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        if afterUser.hasPrefix("["), let close = afterUser.firstIndex(of: "]") {
+            return String(afterUser[...close])
+        }
+        return String(afterUser.prefix { $0 != ":" })
+    }
+}
+
+extension HTTPFields {
+    /// Fields from `(name, value)` pairs, in order, each checked.
+    /// - Throws: ``HTTPMessageError/invalidHeaderName(_:)`` or
+    ///   ``HTTPMessageError/invalidHeaderValue(name:)`` (a CR, LF or NUL in a value is never
+    ///   folded into something else, so nothing can be injected).
+    public init(checking pairs: [(String, String)]) throws(HTTPMessageError) {
+        self.init()
+        for (name, value) in pairs { try append(checkedName: name, value: value) }
+    }
+
+    /// Appends one field after checking its name and value.
+    public mutating func append(checkedName name: String, value: String) throws(HTTPMessageError) {
+        guard let fieldName = HTTPField.Name(name) else { throw .invalidHeaderName(name) }
+        guard HTTPField.isValidValue(value) else { throw .invalidHeaderValue(name: name) }
+        append(HTTPField(name: fieldName, value: value))
+    }
+}
+
+/// A wire URL split into scheme, authority and request target.
+struct WireURLParts {
+    let scheme: String
+    let authority: String
+    let target: String
+
+    init(_ url: String) throws(HTTPMessageError) {
+        guard !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7f }) else {
+            throw .invalidURL(url, reason: "it contains a space or a control character")
+        }
+        guard let separator = url.firstRange(of: "://") else { throw .invalidURL(url, reason: "expected scheme://host") }
+        let scheme = url[..<separator.lowerBound].lowercased()
+        guard scheme == "https" || scheme == "http" else { throw .invalidURL(url, reason: "the scheme must be http or https") }
+        let rest = url[separator.upperBound...].prefix { $0 != "#" }
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let authority = String(rest[..<authorityEnd])
+        guard !authority.isEmpty else { throw .invalidURL(url, reason: "no host") }
+        var target = String(rest[authorityEnd...])
+        if target.isEmpty || target.hasPrefix("?") { target = "/" + target }
+        self.scheme = scheme
+        self.authority = authority
+        self.target = target
+    }
+}
+
+/// Why a request could not be built. Messages name the URL or the header name, never a value.
+public enum HTTPMessageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The URL is not an absolute http(s) URL as it would go on the wire.
+    case invalidURL(String, reason: String)
+    /// The method is not an HTTP token.
+    case invalidMethod(String)
+    /// The header name is not an HTTP token.
+    case invalidHeaderName(String)
+    /// The value holds a CR, LF, NUL or another byte HTTP forbids (it could inject a header).
+    case invalidHeaderValue(name: String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url, let reason): "invalid URL '\(url)': \(reason)"
+        case .invalidMethod(let method): "invalid method '\(method.debugDescription.dropFirst().dropLast())': a method is one HTTP token"
+        case .invalidHeaderName(let name): "invalid header name '\(name.debugDescription.dropFirst().dropLast())'"
+        case .invalidHeaderValue(let name): "the value of header '\(name)' contains a line break or a control character"
+        }
+    }
+}
+
+extension HTTPRequest.Method {
+    /// A method from text.
+    /// - Throws: ``HTTPMessageError/invalidMethod(_:)`` when it is not an HTTP token.
+    public static func checked(_ text: String) throws(HTTPMessageError) -> Self {
+        guard let method = Self(text) else { throw .invalidMethod(text) }
+        return method
+    }
+}
