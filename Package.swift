@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Bottom: OpenSSL's libcrypto through a system-library target.
@@ -38,7 +39,7 @@ let package = Package(
         .target(name: "MultiAuthCore", dependencies: [httpTypes, logging], swiftSettings: strict),
         .target(name: "SigV4", dependencies: ["MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .target(name: "SigningVectors", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
-        .target(name: "CredentialStore", dependencies: ["MultiAuthCrypto"], swiftSettings: strict),
+        .target(name: "CredentialStore", dependencies: ["MultiAuthCrypto", "MultiAuthCore", logging], swiftSettings: strict),
         .target(
             name: "TokenProviders",
             dependencies: ["MultiAuthCrypto", "MultiAuthCore", "HTTPTransport", httpTypes, logging],
@@ -123,6 +124,8 @@ let package = Package(
             path: "Benchmarks/StoreBench",
             swiftSettings: strict
         ),
+        // README.md's Swift examples, compiled against the MultiAuth product as a user writes them.
+        .testTarget(name: "ReadmeExamplesTests", dependencies: ["MultiAuth"], swiftSettings: strict),
         .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore"], swiftSettings: strict),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(

@@ -116,15 +116,8 @@ enum ServerErrors {
     ]
     static let skewCodes: Set<String> = ["RequestTimeTooSkewed", "RequestExpired", "RequestInTheFuture"]
 
-    /// The error code: `x-amzn-ErrorType`, JSON `__type`/`code`, or XML `<Code>`.
-    static func code(_ response: ReceivedResponse) -> String? {
-        if let type = response.header("x-amzn-ErrorType") { return String(type.split(separator: ":").first ?? "") }
-        let text = String(decoding: response.body.prefix(4096), as: UTF8.self)
-        for pattern in [#/"__type"\s*:\s*"(?:[^"#]*#)?([^"]+)"/#, #/"code"\s*:\s*"([^"]+)"/#, #/<Code>([^<]+)</Code>/#] {
-            if let match = text.firstMatch(of: pattern) { return String(match.1) }
-        }
-        return nil
-    }
+    /// The error code, read by the one AWS error decoder.
+    static func code(_ response: ReceivedResponse) -> String? { AWSErrorResponse(response).code }
 
     static func isRetryable(_ response: ReceivedResponse) -> Bool {
         if response.status >= 500 || response.status == 429 { return true }

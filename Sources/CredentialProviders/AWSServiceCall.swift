@@ -52,15 +52,3 @@ struct AWSServiceCall {
         do { return try await http.send(request, body: .bytes(body)) } catch { throw .transport(service: service, problem: error.description) }
     }
 }
-
-/// Pulls `<Name>value</Name>` out of small AWS XML responses (STS), entities decoded.
-enum XMLText {
-    static func value(of element: String, in xml: String) -> String? {
-        guard let start = xml.firstRange(of: "<\(element)>"), let end = xml[start.upperBound...].firstRange(of: "</\(element)>") else {
-            return nil
-        }
-        return String(xml[start.upperBound..<end.lowerBound])
-            .replacing("&lt;", with: "<").replacing("&gt;", with: ">").replacing("&quot;", with: "\"")
-            .replacing("&apos;", with: "'").replacing("&amp;", with: "&")
-    }
-}

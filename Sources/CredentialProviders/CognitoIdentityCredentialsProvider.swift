@@ -44,8 +44,6 @@ public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
         }
         let IdentityId: String?
         let Credentials: Credentials?
-        let __type: String?
-        let message: String?
     }
 
     public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
@@ -82,9 +80,8 @@ public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
             signWith: nil)
         let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body))
         guard response.status == 200, let answer else {
-            let type = answer?.__type.map { String($0.split(separator: "#").last ?? Substring($0)) }
-            throw .serviceError(
-                service: "cognito-identity", code: type ?? "HTTP \(response.status)", message: answer?.message ?? "")
+            let error = AWSErrorResponse(response)
+            throw .serviceError(service: "cognito-identity", code: error.code ?? "HTTP \(response.status)", message: error.message ?? "")
         }
         return answer
     }

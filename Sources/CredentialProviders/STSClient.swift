@@ -37,9 +37,8 @@ struct STSClient {
             headers: [("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")], signWith: source)
         let xml = String(decoding: response.body, as: UTF8.self)
         guard response.status == 200 else {
-            throw .serviceError(
-                service: "sts", code: XMLText.value(of: "Code", in: xml) ?? "HTTP \(response.status)",
-                message: XMLText.value(of: "Message", in: xml) ?? "")
+            let error = AWSErrorResponse(response)
+            throw .serviceError(service: "sts", code: error.code ?? "HTTP \(response.status)", message: error.message ?? "")
         }
         guard let keyId = XMLText.value(of: "AccessKeyId", in: xml), let secret = XMLText.value(of: "SecretAccessKey", in: xml)
         else { throw .serviceError(service: "sts", code: "MalformedResponse", message: "no credentials in the response") }

@@ -1,4 +1,4 @@
-import Dispatch
+import MultiAuthCore
 import MultiAuthCrypto
 import Synchronization
 
@@ -142,12 +142,7 @@ public final class CredentialStore: Sendable {
     // MARK: blocking internals
 
     private func offload<T: Sendable>(_ work: @escaping @Sendable () throws(StoreError) -> T) async throws(StoreError) -> T {
-        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: Result { () throws(StoreError) in try work() })
-            }
-        }
-        return try result.get()
+        try await runBlocking { Result { () throws(StoreError) in try work() } }
     }
 
     private func modify(_ change: @escaping @Sendable (inout StorePayload) throws(StoreError) -> Void) async throws(StoreError) {

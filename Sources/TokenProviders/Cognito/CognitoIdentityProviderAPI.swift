@@ -29,12 +29,6 @@ struct CognitoIdentityProviderAPI: Sendable {
         let Session: String?
     }
 
-    private struct ErrorBody: Decodable {
-        let __type: String?
-        let message: String?
-        let Message: String?
-    }
-
     func initiateAuth(flow: String, parameters: [String: String]) async throws(TokenError) -> AuthResponse {
         try await call("InitiateAuth", ["AuthFlow": .string(flow), "ClientId": .string(configuration.clientId), "AuthParameters": object(parameters)], secrets: Array(parameters.values))
     }
@@ -78,10 +72,9 @@ struct CognitoIdentityProviderAPI: Sendable {
 
     /// Maps `{"__type": "...#NotAuthorizedException", "message": ...}` to a typed error.
     static func error(from response: ReceivedResponse, secrets: [String]) -> TokenError {
-        let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body))
-        let rawType = body?.__type ?? response.header("x-amzn-ErrorType") ?? "HTTP \(response.status)"
-        let type = String(rawType.split(separator: "#").last ?? "").split(separator: ":").first.map(String.init) ?? rawType
-        let message = String((body?.message ?? body?.Message ?? "no message").prefix(300)).redacting(secrets)
+        let error = AWSErrorResponse(response)
+        let type = error.code ?? "HTTP \(response.status)"
+        let message = (error.message ?? "no message").redacting(secrets)
         switch type {
         case "NotAuthorizedException": return .notAuthorized(provider: provider, message: message)
         case "UserNotFoundException": return .userNotFound(provider: provider)

@@ -1,3 +1,4 @@
+import MultiAuthCore
 import HTTPTransport
 import Dispatch
 
@@ -52,10 +53,7 @@ public final class LoopbackRedirectServer: Sendable {
 
     /// Waits up to `timeout` seconds for the redirect and returns its query parameters.
     public func waitForRedirect(timeout: Int) async throws(TokenError) -> [String: String] {
-        let result: Result<[String: String], TokenError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: self.acceptRedirect(timeout: timeout)) }
-        }
-        return try result.get()
+        try await runBlocking { self.acceptRedirect(timeout: timeout) }
     }
 
     private func acceptRedirect(timeout: Int) -> Result<[String: String], TokenError> {

@@ -1,0 +1,121 @@
+import Foundation
+import MultiAuth
+import Testing
+
+// Every Swift example of README.md, compiled here as a user would write it against the
+// MultiAuth product. Each function holds one README block verbatim (its import lines
+// aside); the test below fails when the README and this file drift apart. The functions
+// are compiled, not run: they need real AWS endpoints.
+
+func signingExample(key: String, secret: String, token: String?) async throws {
+    let credentials = AWSCredentials(accessKeyId: key, secretAccessKey: secret, sessionToken: token)
+    let signer = SigV4Signer(credentials: credentials, region: "us-east-1", service: "execute-api")
+
+    // Header signing: X-Amz-Date, X-Amz-Security-Token and Authorization are added.
+    let request = try HTTPRequest(method: .post, wireURL: "https://abc123.execute-api.us-east-1.amazonaws.com/prod/items",
+                                  headerFields: [.contentType: "application/json"])
+    let signed = try signer.signHeaders(request, payload: .bytes(Array(#"{"n":1}"#.utf8)), date: .now())
+    let wire: HTTPRequest = try signed.signedRequest()   // Authorization and X-Amz-Security-Token marked never-indexed
+    print(signed.canonicalRequest, signed.stringToSign, signed.signature, wire.headerFields.count)
+
+    // Presigned URL, valid 1...604800 seconds.
+    let url = try signer.presign(try HTTPRequest(method: .get, wireURL: "https://bucket.s3.amazonaws.com/k"),
+                                 expires: 300, date: .now()).signedURL
+    _ = url
+}
+
+func storeExample(keyPath: String, refreshToken: String, poolId: String) async throws {
+    // The credential store (async; file work runs off the cooperative pool).
+    let store = CredentialStore(keySource: .keyFile(path: keyPath))   // default path: MULTIAUTH_STORE or $XDG_DATA_HOME/multiauth/credentials.store
+    let environment = StoreEnvironment([StoreEnvironment.Field.region: "us-east-1", StoreEnvironment.Field.userPoolId: poolId])
+    try await store.set(Array(refreshToken.utf8), service: "cognito", account: "alice", environment: environment)
+    let secret = try await store.get(service: "cognito", account: "alice", environment: environment)
+    // Different configuration → StoreError.environmentMismatch naming the fields; a damaged file → .corrupted, never overwritten.
+    _ = secret
+}
+
+func apiExample() async throws {
+    // Calling an API: a credential chain, an authorizer per mode, retries and clock-skew correction.
+    var logger = Logger(label: "api")          // debug: stages, re-signing, retries, refreshes; secrets redacted
+    logger.logLevel = .debug
+    let credentials = DefaultCredentialsChain.make(http: CurlHTTPClient())          // cached, refreshed ahead of expiry
+    let client = AuthorizedHTTPClient(
+        transport: CurlHTTPClient(),
+        authorizer: IAMAuthorizer(credentials: credentials, region: "us-east-1", service: "execute-api", logger: logger),
+        logger: logger)
+    let items = try HTTPRequest(method: .get, wireURL: "https://abc123.execute-api.us-east-1.amazonaws.com/prod/items")
+    let (response, _) = try await client.send(items)
+    print(response.status, response.header("content-type") ?? "")
+
+    // A body says what it is: .bytes, .file(path:) (hashed in chunks, read again on a retry),
+    // or .stream (which says whether it can be replayed; one that cannot is sent at most once).
+    let s3 = AuthorizedHTTPClient(
+        transport: CurlHTTPClient(),
+        authorizer: IAMAuthorizer(credentials: credentials, region: "us-east-1", service: "s3",
+                                  payloadSigning: .awsChunked(chunkSize: 65_536, mode: .signedChunks)))
+    let upload = try HTTPRequest(method: .put, wireURL: "https://bucket.s3.us-east-1.amazonaws.com/big.bin")
+    _ = try await s3.send(upload, body: .file(path: "big.bin"))   // aws-chunked, each chunk signed as it is read
+
+    // Other modes: APIKeyAuthorizer(key: .fixed(key)), TokenAuthorizer(token: .token(from: provider)),
+    // and CognitoIdentityCredentialsProvider(identityPoolId:region:http:) for identity pools.
+}
+
+func tokensExample(store: CredentialStore, clientId: String, password: String) async throws {
+    // Tokens: sign in once, keep the login in the store, hand a refreshing provider to an authorizer.
+    let cognito = CognitoUserPoolAuthenticator(
+        configuration: CognitoUserPoolConfiguration(userPoolId: "us-east-1_abc", clientId: clientId), http: CurlHTTPClient())
+    let tokens = try await cognito.signIn(username: "alice", password: Array(password.utf8), flow: .srp)
+    let logins = LoginStore(store: store)
+    try await logins.save(LoginRecord(provider: .cognito(cognito.configuration), flow: "srp", tokens: tokens), name: "default")
+    let provider = logins.provider(for: try await logins.load(name: "default"), name: "default", http: CurlHTTPClient())
+    let api = AuthorizedHTTPClient(transport: CurlHTTPClient(), authorizer: TokenAuthorizer(token: .token(from: provider)))
+    // OIDC: try await OpenIDConnectClient.discover(OIDCConfiguration(issuer:clientId:), http:) then
+    // .authorizationCode(redirect:present:), .startDeviceAuthorization()/.pollDeviceToken(_:), .clientCredentials().
+    _ = api
+}
+
+func appSyncExample(provider: any TokenProvider) async throws {
+    // AppSync: one client per auth mode from awsconfiguration.json, each with its own SQLite caches.
+    let factory = ClientFactory(configuration: try AWSConfiguration.load(path: "awsconfiguration.json"),
+                                tokenProviders: [.amazonCognitoUserPools: provider])
+    let mapping = ["public": "Default", "private": "PostApp_AWS_IAM"]
+    let privateClient = try factory.client("private", in: mapping)
+    let publicClient = try factory.client("public", in: mapping)
+    let post = try await publicClient.query("query Get($id: ID!) { getPost(id: $id) { id url } }",
+                                            variables: .object(["id": .string("1")]))
+    // post.result.data has url = null, post.result.errors says why; privateClient's answer lives in another database.
+    _ = (privateClient, post)
+}
+
+@Suite struct ReadmeExamplesTests {
+    /// The README's Swift blocks, each without its import and `#if` lines, with indentation
+    /// and blank lines dropped.
+    static func readmeBlocks() throws -> [[String]] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        var blocks: [[String]] = []
+        var current: [String]?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```swift") { current = [] } else if line.hasPrefix("```"), let block = current {
+                blocks.append(block)
+                current = nil
+            } else if current != nil {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if trimmed.isEmpty || trimmed.hasPrefix("import ") || trimmed.hasPrefix("#") { continue }
+                current?.append(trimmed)
+            }
+        }
+        return blocks
+    }
+
+    @Test func everyReadmeSwiftBlockIsCompiledHere() throws {
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let lines = source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let compiled = "\n" + lines.joined(separator: "\n") + "\n"
+        let blocks = try Self.readmeBlocks()
+        #expect(blocks.count == 5, "README Swift blocks: \(blocks.count); add new ones to this file")
+        for block in blocks {
+            #expect(compiled.contains("\n" + block.joined(separator: "\n") + "\n"), "not compiled here: \(block.first ?? "")")
+        }
+    }
+}
