@@ -46,7 +46,7 @@ let package = Package(
             swiftSettings: strict),
         // Saved logins: the token providers' results kept in the credential store.
         .target(
-            name: "Logins", dependencies: ["TokenProviders", "CredentialStore", "HTTPTransport", "MultiAuthCrypto"],
+            name: "Logins", dependencies: ["TokenProviders", "CredentialStore", "HTTPTransport", "MultiAuthCrypto", "MultiAuthCore", logging],
             swiftSettings: strict),
         .target(
             name: "Authorization",

@@ -1,6 +1,8 @@
 import Authorization
 import CredentialProviders
 import HTTPTransport
+import Logging
+import MultiAuthCore
 import TokenProviders
 
 #if canImport(FoundationEssentials)
@@ -48,17 +50,21 @@ public struct ClientFactory: Sendable {
     let credentials: (any CredentialsProvider)?
     let tokenProviders: [AuthMode: any TokenProvider]
     let apiKey: String?
+    let logger: Logger
 
     /// - Parameters:
     ///   - credentials: for `AWS_IAM` (default: Cognito Identity when the file configures an
     ///     identity pool, else the default chain).
     ///   - tokenProviders: for `AMAZON_COGNITO_USER_POOLS`, `OPENID_CONNECT` and `AWS_LAMBDA`.
     ///   - apiKey: replaces the entries' `ApiKey`.
+    ///   - logger: passed to every client (cache hits and misses, queued mutations), its
+    ///     authorizer and sender (signing stages, retries, re-signing) and the credentials.
     public init(
         configuration: AWSConfiguration, cacheDirectory: String? = nil, useClientDatabasePrefix: Bool = true,
         http: any HTTPSender = CurlHTTPClient(), credentials: (any CredentialsProvider)? = nil,
-        tokenProviders: [AuthMode: any TokenProvider] = [:], apiKey: String? = nil
+        tokenProviders: [AuthMode: any TokenProvider] = [:], apiKey: String? = nil, logger: Logger = .disabled
     ) {
+        self.logger = logger
         self.configuration = configuration
         self.cacheDirectory = cacheDirectory ?? Self.defaultCacheDirectory
         self.useClientDatabasePrefix = useClientDatabasePrefix
@@ -115,7 +121,8 @@ public struct ClientFactory: Sendable {
             registration.release()
             throw .cache(error)
         }
-        return AppSyncClient(entry: entry, databases: databases, transport: http, authorizer: authorizer, registration: registration)
+        return AppSyncClient(
+            entry: entry, databases: databases, transport: http, authorizer: authorizer, registration: registration, logger: logger)
     }
 
     func authorizer(for entry: AppSyncEntry) throws(ClientFactoryError) -> any RequestAuthorizer {
@@ -124,7 +131,7 @@ public struct ClientFactory: Sendable {
             guard let key = apiKey ?? entry.apiKey else { throw .missingProvider(entry: entry.name, mode: .apiKey, need: "an ApiKey") }
             return APIKeyAuthorizer(key: .fixed(key))
         case .awsIAM:
-            return IAMAuthorizer(credentials: iamCredentials(), region: entry.region, service: "appsync")
+            return IAMAuthorizer(credentials: iamCredentials(), region: entry.region, service: "appsync", logger: logger)
         case .amazonCognitoUserPools, .openIDConnect, .awsLambda:
             guard let provider = tokenProviders[entry.authMode] else {
                 throw .missingProvider(entry: entry.name, mode: entry.authMode, need: "a token provider (log in with 'multiauth login' or pass one)")
@@ -136,9 +143,10 @@ public struct ClientFactory: Sendable {
     private func iamCredentials() -> any CredentialsProvider {
         if let credentials { return credentials }
         if let pool = configuration.identityPool {
-            return CachingCredentialsProvider(CognitoIdentityCredentialsProvider(identityPoolId: pool.poolId, region: pool.region, http: http))
+            return CachingCredentialsProvider(
+                CognitoIdentityCredentialsProvider(identityPoolId: pool.poolId, region: pool.region, http: http), logger: logger)
         }
-        return DefaultCredentialsChain.make(http: http)
+        return DefaultCredentialsChain.make(http: http, logger: logger)
     }
 
     /// Empties the chosen caches of every entry (or just `name`), including prefixes left by

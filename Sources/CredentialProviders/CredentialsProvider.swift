@@ -87,6 +87,12 @@ public struct EnvironmentCredentialsProvider: CredentialsProvider {
     }
 
     public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
+        try read()
+    }
+
+    /// The credentials the environment holds now, read without waiting (for callers that are
+    /// not async, such as the CLI's `sign`).
+    public func read() throws(CredentialsError) -> ExpiringCredentials {
         guard let keyId = nonEmpty(environment["AWS_ACCESS_KEY_ID"]),
             let secret = nonEmpty(environment["AWS_SECRET_ACCESS_KEY"])
         else { throw .notFound("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not both set") }

@@ -1,3 +1,5 @@
+import Logging
+import MultiAuthCore
 import HTTPTransport
 import SigV4
 import Subprocess
@@ -122,7 +124,9 @@ enum CredentialProcess {
 /// result is cached and refreshed ahead of expiry.
 public enum DefaultCredentialsChain {
     /// Builds the chain.
-    public static func make(profile: String? = nil, environment: [String: String]? = nil, http: any HTTPSender) -> CachingCredentialsProvider {
+    public static func make(
+        profile: String? = nil, environment: [String: String]? = nil, http: any HTTPSender, logger: Logger = .disabled
+    ) -> CachingCredentialsProvider {
         let environment = environment ?? ProcessInfo.processInfo.environment
         var providers: [any CredentialsProvider] = []
         if profile == nil { providers.append(EnvironmentCredentialsProvider(environment: environment)) }
@@ -130,7 +134,7 @@ public enum DefaultCredentialsChain {
             providers.append(WebIdentityEnvironmentProvider(roleArn: roleArn, tokenFile: tokenFile, environment: environment, http: http))
         }
         providers.append(ProfileCredentialsProvider(profile: profile, environment: environment, http: http))
-        return CachingCredentialsProvider(CredentialsChain(providers))
+        return CachingCredentialsProvider(CredentialsChain(providers), logger: logger)
     }
 }
 

@@ -1,3 +1,4 @@
+import Logging
 import MultiAuthCore
 import MultiAuthCrypto
 import Synchronization
@@ -23,6 +24,8 @@ public final class CredentialStore: Sendable {
     private let keySource: StoreKeySource
     private let unlocked = Mutex<UnlockedKeys?>(nil)
 
+    private let logger: Logger
+
     private struct UnlockedKeys: Sendable {
         let kdf: StoreFormat.KDF
         let salt: [UInt8]
@@ -30,11 +33,13 @@ public final class CredentialStore: Sendable {
         let keys: DerivedStoreKeys
     }
 
-    /// Opens (lazily) the store at `path`, unlocked by `keySource`.
-    public init(path: String = CredentialStore.defaultPath, keySource: StoreKeySource, lockTimeout: Double = 5) {
+    /// Opens (lazily) the store at `path`, unlocked by `keySource`. `logger` gets a debug line
+    /// per operation (path, service, account; never a secret).
+    public init(path: String = CredentialStore.defaultPath, keySource: StoreKeySource, lockTimeout: Double = 5, logger: Logger = .disabled) {
         self.path = path
         self.keySource = keySource
         self.lockTimeout = lockTimeout
+        self.logger = logger
     }
 
     /// `MULTIAUTH_STORE`, else `$XDG_DATA_HOME/multiauth/credentials.store`, else
@@ -56,7 +61,8 @@ public final class CredentialStore: Sendable {
 
     /// The secret for (service, account), which must have been stored for `environment`.
     public func get(service: String, account: String, environment: StoreEnvironment = .init()) async throws(StoreError) -> [UInt8] {
-        try await offload { () throws(StoreError) in
+        logger.debug("store get", metadata: ["store": "\(path)", "service": "\(service)", "account": "\(account)"])
+        return try await offload { () throws(StoreError) in
             var payload = try self.readPayload().payload
             defer { Self.zero(&payload) }
             guard let item = payload.items.first(where: { $0.matches(service: service, account: account) }) else {
@@ -74,6 +80,7 @@ public final class CredentialStore: Sendable {
     public func set(
         _ secret: [UInt8], service: String, account: String, label: String = "", environment: StoreEnvironment = .init()
     ) async throws(StoreError) {
+        logger.debug("store set", metadata: ["store": "\(path)", "service": "\(service)", "account": "\(account)"])
         try await modify { payload in
             let now = currentUnixTime()
             if let index = payload.items.firstIndex(where: { $0.matches(service: service, account: account) }) {
@@ -92,6 +99,7 @@ public final class CredentialStore: Sendable {
 
     /// Removes the item for (service, account).
     public func delete(service: String, account: String) async throws(StoreError) {
+        logger.debug("store delete", metadata: ["store": "\(path)", "service": "\(service)", "account": "\(account)"])
         try await modify { payload throws(StoreError) in
             guard let index = payload.items.firstIndex(where: { $0.matches(service: service, account: account) }) else {
                 throw .itemNotFound(service: service, account: account)

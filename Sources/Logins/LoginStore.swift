@@ -1,6 +1,8 @@
 import MultiAuthCore
 import CredentialStore
 import HTTPTransport
+import Logging
+import MultiAuthCore
 import MultiAuthCrypto
 import TokenProviders
 
@@ -103,7 +105,7 @@ public struct LoginStore: Sendable {
     /// A provider that serves the saved tokens, refreshes them `refreshMargin` seconds before
     /// expiry (one refresh in flight at a time), and saves refreshed tokens back as `name`.
     public func provider(
-        for record: LoginRecord, name: String, http: any HTTPSender, refreshMargin: Int64 = 120
+        for record: LoginRecord, name: String, http: any HTTPSender, refreshMargin: Int64 = 120, logger: Logger = .disabled
     ) -> RefreshingTokenProvider {
         let refresher: any TokenRefresher =
             switch record.provider {
@@ -116,7 +118,7 @@ public struct LoginStore: Sendable {
                 var updated = record
                 updated.tokens = tokens
                 try await save(updated, name: name)
-            })
+            }, logger: logger)
     }
 }
 

@@ -112,7 +112,7 @@ struct GraphQLCommand: AsyncParsableCommand {
     private func makeFactory() async throws -> ClientFactory {
         var providers: [AuthMode: any TokenProvider] = [:]
         if let token {
-            let fixed = commandLineTokenProvider(token)
+            let fixed = StaticTokenProvider.fixed(token)
             for mode in [AuthMode.amazonCognitoUserPools, .openIDConnect, .awsLambda] { providers[mode] = fixed }
         } else if let name {
             var login = LoginOptions()
@@ -129,11 +129,6 @@ struct GraphQLCommand: AsyncParsableCommand {
             configuration: try options.load(), cacheDirectory: options.cacheDir, useClientDatabasePrefix: !options.noDatabasePrefix,
             credentials: credentials, tokenProviders: providers, apiKey: apiKey)
     }
-}
-
-/// A token given on the command line: sent as is, never refreshed (its expiry is the server's business).
-func commandLineTokenProvider(_ token: String) -> any TokenProvider {
-    StaticTokenProvider(AuthTokens(idToken: token, accessToken: token, refreshToken: nil, expiresAt: Int64.max / 2))
 }
 
 /// `multiauth clear-caches`: empty the caches of every entry or one.
@@ -169,7 +164,7 @@ struct RealtimeURLCommand: AsyncParsableCommand {
             configuration: try graphql.options.load(), cacheDirectory: graphql.options.cacheDir,
             credentials: graphql.profile.map { DefaultCredentialsChain.make(profile: $0, http: CurlHTTPClient()) },
             tokenProviders: graphql.token.map { token in
-                Dictionary(uniqueKeysWithValues: [AuthMode.amazonCognitoUserPools, .openIDConnect, .awsLambda].map { ($0, commandLineTokenProvider(token)) })
+                Dictionary(uniqueKeysWithValues: [AuthMode.amazonCognitoUserPools, .openIDConnect, .awsLambda].map { ($0, StaticTokenProvider.fixed(token)) })
             } ?? [:])
         do {
             let client = try factory.client(named: graphql.client)

@@ -1,6 +1,7 @@
 import Logins
 import MultiAuthCore
 import ArgumentParser
+import ClientFactory
 import CredentialStore
 import HTTPTransport
 import MultiAuthCrypto
@@ -22,8 +23,10 @@ struct LoginCommand: AsyncParsableCommand {
 
     struct Cognito: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Sign in to a Cognito user pool (SRP or password).")
-        @Option(help: "The user pool id (REGION_ID).") var userPoolId: String
-        @Option(help: "The app client id.") var clientId: String
+        @Option(help: "An awsconfiguration.json whose CognitoUserPool section gives the pool, client, secret, region and endpoint (flags override it).")
+        var config: String?
+        @Option(help: "The user pool id (REGION_ID).") var userPoolId: String?
+        @Option(help: "The app client id.") var clientId: String?
         @Option(help: "The app client secret, if the client has one (else MULTIAUTH_CLIENT_SECRET).") var clientSecret: String?
         @Option(help: "The pool's region (default: from the pool id).") var region: String?
         @Option(help: "The Cognito endpoint (default: https://cognito-idp.REGION.amazonaws.com/).") var endpoint: String?
@@ -34,9 +37,14 @@ struct LoginCommand: AsyncParsableCommand {
         @OptionGroup var login: LoginOptions
 
         func run() async throws {
+            let section = try config.map { try ConfigurationFile.load($0).cognitoSignIn ?? Self.noSection($0) }
+            guard let userPoolId = userPoolId ?? section?.userPoolId, let clientId = clientId ?? section?.clientId else {
+                throw CLIError(message: "give --user-pool-id and --client-id, or --config with a CognitoUserPool section", exitCode: 2)
+            }
             let configuration = CognitoUserPoolConfiguration(
-                userPoolId: userPoolId, clientId: clientId, clientSecret: clientSecret ?? LoginOptions.environmentSecret,
-                region: region, endpoint: endpoint)
+                userPoolId: userPoolId, clientId: clientId,
+                clientSecret: clientSecret ?? LoginOptions.environmentSecret ?? section?.clientSecret,
+                region: region ?? section?.region, endpoint: endpoint ?? (region == nil ? section?.endpoint : nil))
             var lines = passwordStdin || newPasswordStdin ? StandardInputLines() : nil
             var password = try lines?.next("--password-stdin") ?? Self.prompt("Password for \(username): ")
             defer { SecureMemory.zero(&password) }
@@ -54,6 +62,10 @@ struct LoginCommand: AsyncParsableCommand {
             try await login.save(LoginRecord(provider: .cognito(configuration), flow: flow.rawValue, tokens: tokens))
         }
 
+        private static func noSection(_ file: String) throws -> CognitoUserPoolConfiguration {
+            throw CLIError("--config", "\(file) has no CognitoUserPool section")
+        }
+
         private static func prompt(_ text: String) throws -> [UInt8] {
             guard let typed = TerminalPrompt.readSecret(text) else {
                 throw CLIError(message: "no password: give --password-stdin or run in a terminal", exitCode: 2)
@@ -68,8 +80,10 @@ struct LoginCommand: AsyncParsableCommand {
         enum Flow: String, ExpressibleByArgument, CaseIterable {
             case pkce, device, clientCredentials = "client-credentials"
         }
-        @Option(help: "The issuer URL (discovery reads ISSUER/.well-known/openid-configuration).") var issuer: String
-        @Option(help: "The client id.") var clientId: String
+        @Option(help: "An awsconfiguration.json whose OIDC section gives the issuer, client and secret (flags override it).")
+        var config: String?
+        @Option(help: "The issuer URL (discovery reads ISSUER/.well-known/openid-configuration).") var issuer: String?
+        @Option(help: "The client id.") var clientId: String?
         @Option(help: "The client secret, for confidential clients (else MULTIAUTH_CLIENT_SECRET).") var clientSecret: String?
         @Option(help: "pkce (default), device or client-credentials.") var flow: Flow = .pkce
         @Option(help: "Scopes, space-separated.") var scope: String = "openid profile email offline_access"
@@ -78,8 +92,18 @@ struct LoginCommand: AsyncParsableCommand {
         @OptionGroup var login: LoginOptions
 
         func run() async throws {
+            let section = try config.map { file in
+                guard let section = try ConfigurationFile.load(file).openIDConnectSignIn else {
+                    throw CLIError("--config", "\(file) has no OIDC section")
+                }
+                return section
+            }
+            guard let issuer = issuer ?? section?.issuer, let clientId = clientId ?? section?.clientId else {
+                throw CLIError(message: "give --issuer and --client-id, or --config with an OIDC section", exitCode: 2)
+            }
             let configuration = OIDCConfiguration(
-                issuer: issuer, clientId: clientId, clientSecret: clientSecret ?? LoginOptions.environmentSecret, scope: scope)
+                issuer: issuer, clientId: clientId, clientSecret: clientSecret ?? LoginOptions.environmentSecret ?? section?.clientSecret,
+                scope: scope)
             let tokens = try await login.run { () async throws(TokenError) -> AuthTokens in
                 let client = try await OpenIDConnectClient.discover(configuration, http: CurlHTTPClient())
                 switch flow {
@@ -178,3 +202,10 @@ struct StandardInputLines {
 
 extension AuthTokens.Kind: ExpressibleByArgument {}
 extension CognitoUserPoolAuthenticator.Flow: ExpressibleByArgument {}
+
+/// Reads an `awsconfiguration.json` for the login commands.
+enum ConfigurationFile {
+    static func load(_ path: String) throws -> AWSConfiguration {
+        do { return try AWSConfiguration.load(path: path) } catch { throw CLIError("--config", error) }
+    }
+}

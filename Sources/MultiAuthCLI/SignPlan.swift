@@ -1,3 +1,4 @@
+import CredentialProviders
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -90,18 +91,18 @@ struct SignPlan {
         }
     }
 
+    /// The flags, else the context file, else the environment (the library's reader).
     private func credentials(context: SigningContext?) throws -> AWSCredentials {
-        let environment = ProcessInfo.processInfo.environment
         let fromContext = context?.awsCredentials
-        guard let keyId = nonEmpty(command.accessKeyId ?? fromContext?.accessKeyId ?? environment["AWS_ACCESS_KEY_ID"]),
-            let secret = nonEmpty(
-                command.secretAccessKey ?? fromContext?.secretAccessKey ?? environment["AWS_SECRET_ACCESS_KEY"])
+        let fromEnvironment = try? EnvironmentCredentialsProvider().read().credentials
+        guard let keyId = nonEmpty(command.accessKeyId ?? fromContext?.accessKeyId ?? fromEnvironment?.accessKeyId),
+            let secret = nonEmpty(command.secretAccessKey ?? fromContext?.secretAccessKey ?? fromEnvironment?.secretAccessKey)
         else {
             throw CLIError(
                 "--access-key-id/--secret-access-key",
                 "missing credentials: give both flags or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
         }
-        let token = nonEmpty(command.sessionToken ?? fromContext?.sessionToken ?? environment["AWS_SESSION_TOKEN"])
+        let token = nonEmpty(command.sessionToken ?? fromContext?.sessionToken ?? fromEnvironment?.sessionToken)
         return AWSCredentials(accessKeyId: keyId, secretAccessKey: secret, sessionToken: token)
     }
 

@@ -30,6 +30,13 @@ public struct StaticTokenProvider: TokenProvider {
     /// Provides `tokens` until they expire.
     public init(_ tokens: AuthTokens) { self.tokens = tokens }
 
+    /// A token given as is (on a command line, by a gateway): sent as both the id and the
+    /// access token, never refreshed, and never expiring here (its expiry is the server's
+    /// business).
+    public static func fixed(_ token: String) -> StaticTokenProvider {
+        StaticTokenProvider(AuthTokens(idToken: token, accessToken: token, refreshToken: nil, expiresAt: Int64.max / 2))
+    }
+
     public func currentTokens() async throws(TokenError) -> AuthTokens {
         guard tokens.expiresAt > unixNow() else { throw .invalidToken(reason: "the token expired at \(tokens.expiresAt)") }
         return tokens

@@ -56,6 +56,25 @@ final class RunningCLI: @unchecked Sendable {
 /// `multiauth login`, `token`, `whoami`, `logout` and `request --name` end to end, against
 /// moto (Cognito) and nanoidp (OIDC).
 @Suite(.enabled(if: Peers.available && Peers.oidcAvailable, Peers.reason)) struct LoginCLITests {
+    @Test func cognitoLoginReadsTheCognitoUserPoolSectionOfAwsconfiguration() throws {
+        let setup = try #require(Peers.setup)
+        let store = try TempStore()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-login-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try Data("""
+            {"CognitoUserPool": {"Default": {"PoolId": "\(setup.userPoolId)", "AppClientId": "\(setup.clientId)",
+              "Region": "us-east-1", "Endpoint": "\(Peers.moto)"}}}
+            """.utf8).write(to: URL(fileURLWithPath: file))
+        let login = try CLITests.run(
+            ["login", "cognito", "--config", file, "--username", "alice", "--password-stdin", "--flow", "password", "--name", "cfg"]
+                + store.arguments, input: "Str0ng-Passw0rd!\n")
+        #expect(login.status == 0, "\(login.stderr)")
+        let whoami = try CLITests.run(["whoami", "--name", "cfg"] + store.arguments)
+        #expect(whoami.stdout.contains(setup.userPoolId), "\(whoami.stdout)")
+        let missing = try CLITests.run(["login", "oidc", "--config", file] + store.arguments)
+        #expect(missing.status != 0 && missing.stderr.contains("no OIDC section"), "\(missing.stderr)")
+    }
+
     @Test(arguments: ["srp", "password"])
     func cognitoLoginTokenWhoamiRequestLogout(flow: String) throws {
         let setup = try #require(Peers.setup)

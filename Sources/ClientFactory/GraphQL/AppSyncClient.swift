@@ -1,6 +1,7 @@
 import Authorization
 import HTTPTransport
 import HTTPTypes
+import Logging
 import MultiAuthCore
 import SigV4
 
@@ -27,15 +28,17 @@ public final class AppSyncClient: Sendable {
     let registration: CacheRegistry.Registration?
     private let cache: QueryCache
     private let queue: OfflineMutationQueue
+    private let logger: Logger
 
     init(
         entry: AppSyncEntry, databases: ClientDatabases, transport: any HTTPSender, authorizer: any RequestAuthorizer,
-        registration: CacheRegistry.Registration?
+        registration: CacheRegistry.Registration?, logger: Logger
     ) {
         self.entry = entry
         self.databases = databases
-        http = AuthorizedHTTPClient(transport: transport, authorizer: authorizer)
-        mutationHTTP = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, maxAttempts: 1)
+        self.logger = logger
+        http = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, logger: logger)
+        mutationHTTP = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, maxAttempts: 1, logger: logger)
         self.registration = registration
         cache = QueryCache(database: databases.queries)
         queue = OfflineMutationQueue(database: databases.offlineMutations)
@@ -47,7 +50,11 @@ public final class AppSyncClient: Sendable {
     public func query(
         _ operation: String, variables: JSONValue? = nil, cachePolicy: CachePolicy = .returnCacheDataElseFetch
     ) async throws(AppSyncClientError) -> GraphQLResponse {
-        if cachePolicy != .fetchIgnoringCacheData, let cached = try await cachedResponse(operation, variables) {
+        let cached = cachePolicy == .fetchIgnoringCacheData ? nil : try await cachedResponse(operation, variables)
+        if cachePolicy != .fetchIgnoringCacheData {
+            logger.debug(cached == nil ? "query cache miss" : "query cache hit", metadata: ["client": "\(entry.name)", "policy": "\(cachePolicy)"])
+        }
+        if let cached {
             let result: GraphQLResult
             if let decoded = cached.result {
                 result = decoded
@@ -71,6 +78,7 @@ public final class AppSyncClient: Sendable {
         do {
             return .completed(try await send(operation, variables, through: mutationHTTP).result)
         } catch where queueWhenOffline && error.isNetworkFailure {
+            logger.debug("mutation queued offline", metadata: ["client": "\(entry.name)", "reason": "\(error)"])
             do { return .queued(id: try await queue.enqueue(operation: operation, variables: variables, at: Self.now())) } catch {
                 throw .cache(.database(entry: entry.name, file: databases.offlineMutationsPath, reason: "\(error)"))
             }

@@ -1,4 +1,3 @@
-import CLibCrypto
 import MultiAuthCrypto
 
 #if canImport(Glibc)
@@ -18,13 +17,7 @@ import Darwin
 /// claim signature = HMAC(key, poolName ‖ userId ‖ secretBlock ‖ timestamp).
 public struct CognitoSRP: Sendable {
     /// The group's prime N (RFC 5054's 3072-bit group, the same prime as RFC 3526's).
-    static let prime: BigNumber? = {
-        guard let raw = BN_get_rfc3526_prime_3072(nil) else { return nil }
-        defer { BN_free(raw) }
-        var bytes = [UInt8](repeating: 0, count: 384)
-        guard BN_bn2binpad(raw, &bytes, 384) == 384 else { return nil }
-        return try? BigNumber(bytes: bytes)
-    }()
+    static let prime: BigNumber? = try? BigNumber.rfc3526Prime3072()
 
     private let a: BigNumber
     /// A = gᵃ mod N, the public value sent as SRP_A.
