@@ -62,7 +62,9 @@ final class RunningCLI: @unchecked Sendable {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-login-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         try Data("""
-            {"CognitoUserPool": {"Default": {"PoolId": "\(setup.userPoolId)", "AppClientId": "\(setup.clientId)",
+            {"AppSync": {"Default": {"ApiUrl": "https://abc.appsync-api.us-east-1.amazonaws.com/graphql", "Region": "us-east-1",
+              "AuthMode": "AMAZON_COGNITO_USER_POOLS"}},
+             "CognitoUserPool": {"Default": {"PoolId": "\(setup.userPoolId)", "AppClientId": "\(setup.clientId)",
               "Region": "us-east-1", "Endpoint": "\(Peers.moto)"}}}
             """.utf8).write(to: URL(fileURLWithPath: file))
         let login = try CLITests.run(
