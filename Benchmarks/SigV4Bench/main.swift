@@ -95,14 +95,14 @@ let key = SigningKeyDerivation.derive(
 let canonical = probe.canonicalRequestBytes
 let stringToSign = probe.stringToSignBytes
 let floor = rate {
-    let digest = canonical.withUnsafeBytes { SHA256.hash($0) }
+    let digest = canonical.withUnsafeBytes { SHA256Hasher.hash($0) }
     let mac = stringToSign.withUnsafeBytes { key.authenticationCode(for: $0) }
     sink &+= digest.withUnsafeBytes { Int($0[0]) } &+ mac.withUnsafeBytes { Int($0[0]) }
 }
 
 let postCached = try rate { try signOnce(method: .post, body: .bytes(megabyte), cache: cache) }
 let sha256OfMegabyte = rate {
-    sink &+= megabyte.withUnsafeBytes { SHA256.hash($0) }.withUnsafeBytes { Int($0[0]) }
+    sink &+= megabyte.withUnsafeBytes { SHA256Hasher.hash($0) }.withUnsafeBytes { Int($0[0]) }
 }
 
 let sigV4aSigner = try SigV4Signer(credentials: credentials, regionSet: "us-east-1", service: "execute-api")

@@ -1,3 +1,4 @@
+import MultiAuthCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -23,7 +24,7 @@ enum Base64 {
 }
 
 /// The current time in whole seconds since 1970.
-func currentUnixTime() -> Int64 { Int64(Date().timeIntervalSince1970) }
+func currentUnixTime() -> Int64 { Int64(TimeSource.system.now()) }
 
 /// `read(2)`, under a name no method shadows.
 func posixRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {

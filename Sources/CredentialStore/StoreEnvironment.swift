@@ -33,7 +33,7 @@ public struct StoreEnvironment: Sendable, Hashable, Codable {
     /// SHA-256 over the sorted `name=value` lines: one value that identifies the environment.
     public var fingerprint: String {
         let lines = fields.keys.sorted().map { "\($0)=\(fields[$0] ?? "")\n" }.joined()
-        return SHA256.hash(Array(lines.utf8)).hex
+        return SHA256Hasher.hash(Array(lines.utf8)).hex
     }
 
     /// The names of the fields that differ from `other` (present in one only, or with

@@ -49,7 +49,7 @@ enum StoreFormat {
             out.appendBigEndian(kdf == .scrypt ? scrypt.p : 0)
             out += salt + keyCheck + nonce
             out.appendBigEndian(UInt32(ciphertextLength))
-            out += SHA256.hash(out).bytes
+            out += SHA256Hasher.hash(out).bytes
             return out
         }
     }
@@ -71,7 +71,7 @@ enum StoreFormat {
         guard version != 0 else { throw .corrupted(path: path, reason: "format version 0") }
         guard version == Int(StoreFormat.version) else { throw .unsupportedVersion(path: path, version: version) }
         guard bytes.count >= headerSize + tagSize else { throw .corrupted(path: path, reason: "truncated header") }
-        guard SHA256.hash(bytes[0..<84]).bytes == Array(bytes[84..<116]) else {
+        guard SHA256Hasher.hash(bytes[0..<84]).bytes == Array(bytes[84..<116]) else {
             throw .corrupted(path: path, reason: "header checksum mismatch")
         }
         guard let kdf = KDF(rawValue: bytes[10]) else { throw .unknownKDF(path: path, identifier: Int(bytes[10])) }

@@ -119,10 +119,7 @@ struct GraphQLCommand: AsyncParsableCommand {
             login.name = name
             login.store = store
             let (record, provider) = try await login.provider()
-            switch record.provider {
-            case .cognito: providers[.amazonCognitoUserPools] = provider
-            case .oidc: providers[.openIDConnect] = provider
-            }
+            providers[record.authMode] = provider
         }
         let credentials: (any CredentialsProvider)? = profile.map { DefaultCredentialsChain.make(profile: $0, http: CurlHTTPClient()) }
         return ClientFactory(

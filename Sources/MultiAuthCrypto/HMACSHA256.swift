@@ -17,7 +17,7 @@ public struct HMACSHA256Key: Sendable {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.blockSize) { block in
             block.initialize(repeating: 0)
             if key.count > Self.blockSize {
-                SHA256.hash(key).withUnsafeBytes { digest in
+                SHA256Hasher.hash(key).withUnsafeBytes { digest in
                     for index in 0..<digest.count { block[index] = digest[index] }
                 }
             } else {

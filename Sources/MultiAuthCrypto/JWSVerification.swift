@@ -11,7 +11,7 @@ public enum JWSPublicKey: Sendable, Equatable {
     /// True when `signature` is a valid signature of `message` under this key. Any malformed
     /// input (a wrong-size signature, a key off the curve) is simply not valid.
     public func isValidSignature(_ signature: [UInt8], for message: some Sequence<UInt8>) -> Bool {
-        let digest = SHA256.hash(message)
+        let digest = SHA256Hasher.hash(message)
         switch self {
         case .rsa(let modulus, let exponent): return Self.verifyRSA(signature, digest: digest, modulus: modulus, exponent: exponent)
         case .p256(let x, let y):

@@ -40,23 +40,6 @@ public struct SHA256Digest: Sendable, Hashable {
     }
 }
 
-/// One-shot SHA-256 on OpenSSL's libcrypto.
-public enum SHA256 {
-    /// Hashes the bytes in `data`.
-    public static func hash(_ data: UnsafeRawBufferPointer) -> SHA256Digest {
-        var hasher = SHA256Hasher()
-        hasher.update(data)
-        return hasher.finalize()
-    }
-
-    /// Hashes a byte collection (arrays, `Data`, string UTF-8 views).
-    public static func hash<Bytes: Sequence<UInt8>>(_ data: Bytes) -> SHA256Digest {
-        var hasher = SHA256Hasher()
-        hasher.update(data)
-        return hasher.finalize()
-    }
-}
-
 /// Incremental SHA-256 over `SHA256_Init/Update/Final`.
 ///
 /// The low-level context is a plain C struct, so a hasher is a value: copying it forks the
@@ -93,5 +76,21 @@ public struct SHA256Hasher: Sendable {
             _ = SHA256_Final(base.assumingMemoryBound(to: UInt8.self), &copy)
         }
         return digest
+    }
+}
+
+extension SHA256Hasher {
+    /// One-shot SHA-256 of the bytes in `data`.
+    public static func hash(_ data: UnsafeRawBufferPointer) -> SHA256Digest {
+        var hasher = SHA256Hasher()
+        hasher.update(data)
+        return hasher.finalize()
+    }
+
+    /// One-shot SHA-256 of a byte collection (arrays, `Data`, string UTF-8 views).
+    public static func hash<Bytes: Sequence<UInt8>>(_ data: Bytes) -> SHA256Digest {
+        var hasher = SHA256Hasher()
+        hasher.update(data)
+        return hasher.finalize()
     }
 }

@@ -70,7 +70,7 @@ struct StringToSign {
         scope.append(to: &out)
         out.append(UInt8(ascii: "\n"))
         canonicalRequest.bytes.withUnsafeBytes { raw in
-            SHA256.hash(raw).withUnsafeBytes { Hex.append($0, to: &out) }
+            SHA256Hasher.hash(raw).withUnsafeBytes { Hex.append($0, to: &out) }
         }
         bytes = out
     }

@@ -26,7 +26,7 @@ public struct ChunkSigner: Sendable {
         var stringToSign = Array("AWS4-HMAC-SHA256-PAYLOAD\n".utf8) + datePrefix
         stringToSign.appendUTF8(previous)
         stringToSign.appendUTF8("\n" + PayloadHash.emptySHA256 + "\n")
-        SHA256.hash(chunk).withUnsafeBytes { Hex.append($0, to: &stringToSign) }
+        SHA256Hasher.hash(chunk).withUnsafeBytes { Hex.append($0, to: &stringToSign) }
         previous = stringToSign.withUnsafeBytes { key.authenticationCode(for: $0) }.hex
         return previous
     }
@@ -36,7 +36,7 @@ public struct ChunkSigner: Sendable {
     public mutating func trailerSignature(canonicalTrailers: [UInt8]) -> String {
         var stringToSign = Array("AWS4-HMAC-SHA256-TRAILER\n".utf8) + datePrefix
         stringToSign.appendUTF8(previous + "\n")
-        SHA256.hash(canonicalTrailers).withUnsafeBytes { Hex.append($0, to: &stringToSign) }
+        SHA256Hasher.hash(canonicalTrailers).withUnsafeBytes { Hex.append($0, to: &stringToSign) }
         previous = stringToSign.withUnsafeBytes { key.authenticationCode(for: $0) }.hex
         return previous
     }

@@ -20,7 +20,7 @@ public enum PayloadHash {
     static func value(for payload: Payload) throws(SigningError) -> String {
         switch payload {
         case .empty: return emptySHA256
-        case .bytes(let bytes): return SHA256.hash(bytes).hex
+        case .bytes(let bytes): return SHA256Hasher.hash(bytes).hex
         case .sha256(let hex): return try validated(hex)
         case .unsigned: return unsigned
         }

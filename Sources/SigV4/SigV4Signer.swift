@@ -220,7 +220,7 @@ public struct SigV4Signer: Sendable {
             return .hmac(stringToSign.bytes.withUnsafeBytes { signingKey(date).authenticationCode(for: $0) })
         case .sigV4a:
             let key = try SigV4aKeyCache.shared.key(accessKeyId: credentials.accessKeyId, secret: credentials.secretAccessKey)
-            do { return .ecdsa(try key.signature(for: SHA256.hash(stringToSign.bytes))) } catch {
+            do { return .ecdsa(try key.signature(for: SHA256Hasher.hash(stringToSign.bytes))) } catch {
                 throw .keyDerivationFailed
             }
         }

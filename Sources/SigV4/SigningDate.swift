@@ -1,3 +1,4 @@
+import MultiAuthCore
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -26,7 +27,7 @@ public struct SigningDate: Sendable, Equatable, CustomStringConvertible {
     /// The current time. A busy signer asks many times a second, so the formatted value of
     /// the current second is kept and reused until the second changes.
     public static func now() -> SigningDate {
-        let seconds = Int64(Date().timeIntervalSince1970.rounded(.down))
+        let seconds = Int64(TimeSource.system.now().rounded(.down))
         if let cached = lastNow.withLock({ $0 }), cached.secondsSince1970 == seconds { return cached }
         let fresh = SigningDate(secondsSince1970: seconds)
         lastNow.withLock { $0 = fresh }

@@ -54,6 +54,6 @@ enum SigV4aChecks {
     private static func verifies(_ signatureHex: String, over stringToSign: String, _ key: VectorCase.PublicKey) -> Bool {
         guard let der = try? Hex.decode(signatureHex) else { return false }
         return P256SigningKey.verify(
-            signature: der, digest: SHA256.hash(Array(stringToSign.utf8)), publicX: key.x, publicY: key.y)
+            signature: der, digest: SHA256Hasher.hash(Array(stringToSign.utf8)), publicX: key.x, publicY: key.y)
     }
 }

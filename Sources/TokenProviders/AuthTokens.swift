@@ -1,3 +1,4 @@
+import MultiAuthCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -64,7 +65,7 @@ public struct AuthTokens: Sendable, Codable, Equatable, CustomStringConvertible 
     }
 }
 
-/// Seconds since 1970, now: the default clock of every provider.
+/// Whole seconds since 1970 on ``TimeSource/system``: the default clock of every provider.
 public func unixNow() -> Int64 {
-    Int64(Date().timeIntervalSince1970)
+    Int64(TimeSource.system.now())
 }

@@ -38,7 +38,7 @@ func writeBytes(_ bytes: [UInt8], to path: String) {
 /// edit reaches the checks behind the checksum.
 func withFixedChecksum(_ bytes: [UInt8]) -> [UInt8] {
     var copy = bytes
-    let digest = SHA256.hash(Array(bytes[0..<84])).bytes
+    let digest = SHA256Hasher.hash(Array(bytes[0..<84])).bytes
     copy.replaceSubrange(84..<116, with: digest)
     return copy
 }

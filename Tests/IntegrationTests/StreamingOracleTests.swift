@@ -58,7 +58,7 @@ import Testing
             let label = "\(testCase.mode) \(testCase.checksum ?? "-") \(testCase.size)/\(testCase.chunk_size)"
             #expect(seeds[index] == answer.seed, "seed: \(label)")
             #expect(body.count == answer.length, "length: \(label)")
-            #expect(SHA256.hash(body).hex == answer.sha256, "body: \(label)")
+            #expect(SHA256Hasher.hash(body).hex == answer.sha256, "body: \(label)")
         }
     }
 

@@ -30,7 +30,7 @@ import Testing
 
     @Test func digestFromBytesChecksLength() throws {
         #expect(throws: CryptoError.invalidLength(expected: 32, actual: 3)) { try SHA256Digest(bytes: [1, 2, 3]) }
-        let digest = SHA256.hash(Array("abc".utf8))
+        let digest = SHA256Hasher.hash(Array("abc".utf8))
         #expect(try SHA256Digest(bytes: digest.bytes) == digest)
     }
 }

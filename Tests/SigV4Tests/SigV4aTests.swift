@@ -27,9 +27,9 @@ import Testing
             #expect(result.stringToSign.hasPrefix("AWS4-ECDSA-P256-SHA256\n20150830T123600Z\n20150830/s3/aws4_request\n"))
             let der = try Hex.decode(result.signature)
             #expect(P256SigningKey.verify(
-                signature: der, digest: SHA256.hash(result.stringToSignBytes), publicX: key.publicKey.x, publicY: key.publicKey.y))
+                signature: der, digest: SHA256Hasher.hash(result.stringToSignBytes), publicX: key.publicKey.x, publicY: key.publicKey.y))
             #expect(!P256SigningKey.verify(
-                signature: der, digest: SHA256.hash(Array("other".utf8)), publicX: key.publicKey.x, publicY: key.publicKey.y))
+                signature: der, digest: SHA256Hasher.hash(Array("other".utf8)), publicX: key.publicKey.x, publicY: key.publicKey.y))
         }
     }
 

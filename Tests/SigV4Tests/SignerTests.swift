@@ -48,7 +48,7 @@ import Testing
     @Test func payloadHashes() throws {
         let body = Array("Param1=value1".utf8)
         for (payload, hash) in [
-            (Payload.empty, PayloadHash.emptySHA256), (.bytes(body), SHA256.hash(body).hex), (.unsigned, "UNSIGNED-PAYLOAD"),
+            (Payload.empty, PayloadHash.emptySHA256), (.bytes(body), SHA256Hasher.hash(body).hex), (.unsigned, "UNSIGNED-PAYLOAD"),
         ] {
             let request = try SignableRequest(method: "POST", url: "https://example.com/", payload: payload)
             #expect(try signer.signHeaders(request, date: exampleDate).canonicalRequest.hasSuffix("\n" + hash))
@@ -106,7 +106,7 @@ import Testing
         let body = try SecureRandom.bytes(count: 700_001)
         #expect(FileManager.default.createFile(atPath: path, contents: Data(body)))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(try await PayloadHash.sha256(ofFileAt: path) == SHA256.hash(body).hex)
+        #expect(try await PayloadHash.sha256(ofFileAt: path) == SHA256Hasher.hash(body).hex)
     }
 
     @Test func anUnreadableBodyFileIsATypedError() async {

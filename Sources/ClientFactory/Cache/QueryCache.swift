@@ -22,7 +22,7 @@ struct QueryCache: Sendable {
     /// The cache key: SHA-256 of the operation, a NUL, and the canonical variables.
     static func key(operation: String, variables: JSONValue?) -> (key: String, canonicalVariables: String) {
         let canonical = (variables ?? .object([:])).description
-        return (SHA256.hash(Array(operation.utf8) + [0] + Array(canonical.utf8)).hex, canonical)
+        return (SHA256Hasher.hash(Array(operation.utf8) + [0] + Array(canonical.utf8)).hex, canonical)
     }
 
     /// A cached answer: its JSON, and its decoded form once decoded.

@@ -175,5 +175,5 @@ public final class AppSyncClient: Sendable {
         .cache(.database(entry: entry.name, file: file, reason: "\(error)"))
     }
 
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+    static func now() -> Int64 { Int64(TimeSource.system.now()) }
 }

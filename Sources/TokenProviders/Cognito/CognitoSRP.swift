@@ -44,7 +44,7 @@ public struct CognitoSRP: Sendable {
             guard let n = Self.prime else { throw CryptoError.cipherFailure }
             let g = try BigNumber(2)
             // k = H(pad(N) ‖ pad(g)), as Cognito computes it.
-            let k = try BigNumber(bytes: SHA256.hash(Self.padded(n) + Self.padded(g)).bytes)
+            let k = try BigNumber(bytes: SHA256Hasher.hash(Self.padded(n) + Self.padded(g)).bytes)
             group = Group(n: n, g: g, k: k)
             var secretCopy = secret
             defer { SecureMemory.zero(&secretCopy) }
@@ -99,11 +99,11 @@ public struct CognitoSRP: Sendable {
         do {
             let b = try BigNumber(hex: challenge.serverB)
             guard try !b.mod(group.n).isZero else { throw TokenError.malformedResponse(provider: "Cognito", problem: "SRP_B ≡ 0 (mod N)") }
-            let u = try BigNumber(bytes: SHA256.hash(Self.padded(largeA) + Self.padded(b)).bytes)
+            let u = try BigNumber(bytes: SHA256Hasher.hash(Self.padded(largeA) + Self.padded(b)).bytes)
             guard !u.isZero else { throw TokenError.malformedResponse(provider: "Cognito", problem: "SRP u = 0") }
             var identity = Array((poolName + challenge.userIdForSRP + ":").utf8) + password
             defer { SecureMemory.zero(&identity) }
-            let x = try BigNumber(bytes: SHA256.hash(try Self.padded(hex: challenge.salt) + SHA256.hash(identity).bytes).bytes)
+            let x = try BigNumber(bytes: SHA256Hasher.hash(try Self.padded(hex: challenge.salt) + SHA256Hasher.hash(identity).bytes).bytes)
             let base = try b.subtract(group.k.multiply(group.g.power(x, modulo: group.n), modulo: group.n), modulo: group.n)
             let s = try base.power(a.adding(u.multiplying(x)), modulo: group.n)
             var key = try Self.derivedKey(s: s, u: u)

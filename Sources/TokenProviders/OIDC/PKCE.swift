@@ -24,6 +24,6 @@ public struct PKCE: Sendable {
 
     /// The S256 challenge of `verifier`.
     public static func challenge(for verifier: String) -> String {
-        Base64.encodeURL(SHA256.hash(Array(verifier.utf8)).bytes)
+        Base64.encodeURL(SHA256Hasher.hash(Array(verifier.utf8)).bytes)
     }
 }
