@@ -163,7 +163,7 @@ struct RequestCommand: AsyncParsableCommand {
 
     /// The region and service: given, or inferred from an execute-api or appsync-api host.
     private func signingScope(for request: HTTPRequest) throws -> (region: String, service: String) {
-        let host = request.host
+        let host = request.wireHost
         let inferred = EndpointInference.regionAndService(host: host)
         guard let region = region ?? inferred?.region else {
             throw CLIError("--region", "required: \(host) is not an execute-api or appsync-api host")

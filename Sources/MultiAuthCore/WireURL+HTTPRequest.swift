@@ -13,8 +13,9 @@ extension HTTPRequest {
     /// `scheme://authority/path?query`, as it goes on the wire.
     public var wireURL: String { "\(scheme ?? "https")://\(authority ?? "")\(path ?? "/")" }
 
-    /// The host of the authority, without port or user information.
-    public var host: String {
+    /// The host of the authority, without port or user information (named apart from any
+    /// `host` another package may add to `HTTPRequest`).
+    public var wireHost: String {
         guard let authority else { return "" }
         let afterUser = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
         if afterUser.hasPrefix("["), let close = afterUser.firstIndex(of: "]") {
