@@ -126,7 +126,7 @@ let package = Package(
         ),
         // README.md's Swift examples, compiled against the MultiAuth product as a user writes them.
         .testTarget(name: "ReadmeExamplesTests", dependencies: ["MultiAuth"], swiftSettings: strict),
-        .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore"], swiftSettings: strict),
+        .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(
             name: "CredentialStoreTests", dependencies: ["CredentialStore", "MultiAuthCrypto"], swiftSettings: strict),

@@ -43,28 +43,72 @@ extension HTTPFields {
     }
 }
 
-/// A wire URL split into scheme, authority and request target.
+/// A wire URL split into scheme, authority and request target, in one pass over its UTF-8
+/// bytes (the signing hot path builds a request per call).
 struct WireURLParts {
     let scheme: String
     let authority: String
     let target: String
 
     init(_ url: String) throws(HTTPMessageError) {
-        guard !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7f }) else {
-            throw .invalidURL(url, reason: "it contains a space or a control character")
+        var text = url
+        let parts = text.withUTF8 { bytes in
+            Self.offsets(bytes).map { offsets in
+                let target = UnsafeBufferPointer(rebasing: bytes[offsets.target])
+                return (
+                    offsets.isHTTPS ? "https" : "http",
+                    String(decoding: UnsafeBufferPointer(rebasing: bytes[offsets.authority]), as: UTF8.self),
+                    target.first == UInt8(ascii: "/") ? String(decoding: target, as: UTF8.self) : "/" + String(decoding: target, as: UTF8.self)
+                )
+            }
         }
-        guard let separator = url.firstRange(of: "://") else { throw .invalidURL(url, reason: "expected scheme://host") }
-        let scheme = url[..<separator.lowerBound].lowercased()
-        guard scheme == "https" || scheme == "http" else { throw .invalidURL(url, reason: "the scheme must be http or https") }
-        let rest = url[separator.upperBound...].prefix { $0 != "#" }
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        let authority = String(rest[..<authorityEnd])
-        guard !authority.isEmpty else { throw .invalidURL(url, reason: "no host") }
-        var target = String(rest[authorityEnd...])
-        if target.isEmpty || target.hasPrefix("?") { target = "/" + target }
-        self.scheme = scheme
-        self.authority = authority
-        self.target = target
+        switch parts {
+        case .failure(let failure): throw .invalidURL(url, reason: failure.reason)
+        case .success(let parts): (scheme, authority, target) = parts
+        }
+    }
+
+    private struct Offsets {
+        let isHTTPS: Bool
+        let authority: Range<Int>
+        let target: Range<Int>
+    }
+
+    private static func offsets(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Offsets, SplitFailure> {
+        for byte in bytes where byte <= 0x20 || byte == 0x7f {
+            return .failure(SplitFailure(reason: "it contains a space or a control character"))
+        }
+        var separator = -1
+        var index = 0
+        while index + 2 < bytes.count {
+            if bytes[index] == UInt8(ascii: ":"), bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") {
+                separator = index + 3
+                break
+            }
+            index += 1
+        }
+        guard separator >= 0 else { return .failure(SplitFailure(reason: "expected scheme://host")) }
+        guard let isHTTPS = isHTTPS(UnsafeBufferPointer(rebasing: bytes[..<(separator - 3)])) else {
+            return .failure(SplitFailure(reason: "the scheme must be http or https"))
+        }
+        var end = separator
+        while end < bytes.count, bytes[end] != UInt8(ascii: "#") { end += 1 }
+        var authorityEnd = separator
+        while authorityEnd < end, bytes[authorityEnd] != UInt8(ascii: "/"), bytes[authorityEnd] != UInt8(ascii: "?") { authorityEnd += 1 }
+        guard authorityEnd > separator else { return .failure(SplitFailure(reason: "no host")) }
+        return .success(Offsets(isHTTPS: isHTTPS, authority: separator..<authorityEnd, target: authorityEnd..<end))
+    }
+
+    private struct SplitFailure: Error {
+        let reason: String
+    }
+
+    /// True for `https`, false for `http` (any case), nil for any other scheme.
+    private static func isHTTPS(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        let lower = bytes.lazy.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+        if lower.elementsEqual("https".utf8) { return true }
+        if lower.elementsEqual("http".utf8) { return false }
+        return nil
     }
 }
 

@@ -79,7 +79,9 @@ public struct SigV4Signer: Sendable {
     /// and `x-amz-content-sha256` when they apply). Existing `Authorization` and
     /// `X-Amz-Date` headers are replaced. `payload` is the body as the signature covers it.
     public func signHeaders(_ request: HTTPRequest, payload: Payload, date: SigningDate) throws(SigningError) -> SigningResult {
-        try signHeaders(SignableRequest(request, payload: payload), date: date)
+        var result = try signHeaders(SignableRequest(request, payload: payload), date: date)
+        result.signedHTTPRequest = SignedHTTPRequest.applying(result.signable, to: request)
+        return result
     }
 
     /// Signs in the query string: a presigned URL valid for `expires` seconds (1…604800).

@@ -15,6 +15,8 @@ public struct SigningResult: Sendable {
     public let authorization: String?
     /// The signed request in the signer's own form (for the vectors harness and the CLI).
     package let signable: SignableRequest
+    /// The signed swift-http-types request, when the caller gave one (built once, from it).
+    var signedHTTPRequest: HTTPRequest?
     let scope: CredentialScope
     let isPresigned: Bool
 
@@ -33,5 +35,8 @@ public struct SigningResult: Sendable {
     /// `X-Amz-Security-Token` are marked never to be indexed by HTTP/2 and HTTP/3 encoders.
     /// - Throws: ``SigningError`` when a header of the request cannot be carried by
     ///   `HTTPFields` (a raw suite request with a line break in a value).
-    public func signedRequest() throws(SigningError) -> HTTPRequest { try signable.httpRequest() }
+    public func signedRequest() throws(SigningError) -> HTTPRequest {
+        if let signedHTTPRequest { return signedHTTPRequest }
+        return try signable.httpRequest()
+    }
 }

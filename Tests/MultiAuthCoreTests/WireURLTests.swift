@@ -1,0 +1,33 @@
+import HTTPTypes
+import MultiAuthCore
+import Testing
+
+/// Requests from wire URLs: split by hand-derived expectations (RFC 3986's authority and
+/// request target), never re-encoded.
+@Suite struct WireURLTests {
+    @Test(arguments: [
+        ("https://abc.execute-api.us-east-1.amazonaws.com/prod/items?b=2&a=1", "https", "abc.execute-api.us-east-1.amazonaws.com", "/prod/items?b=2&a=1"),
+        ("HTTP://Host:8080", "http", "Host:8080", "/"),
+        ("https://h?x=1", "https", "h", "/?x=1"),
+        ("https://h/a/./b/../%2F?x#fragment", "https", "h", "/a/./b/../%2F?x"),
+    ])
+    func partsAreKeptAsWritten(url: String, scheme: String, authority: String, path: String) throws {
+        let request = try HTTPRequest(method: .get, wireURL: url)
+        #expect(request.scheme == scheme && request.authority == authority && request.path == path)
+    }
+
+    @Test(arguments: ["ftp://h/x", "https://", "https:///x", "no-scheme/x", "https://h/a b", "https://h/\r\nX: y"])
+    func malformedURLsAreTypedErrors(url: String) {
+        #expect(throws: HTTPMessageError.self) { try HTTPRequest(method: .get, wireURL: url) }
+    }
+
+    @Test func theHostLeavesOutUserAndPort() throws {
+        #expect(try HTTPRequest(method: .get, wireURL: "https://user@h.example:443/").wireHost == "h.example")
+        #expect(try HTTPRequest(method: .get, wireURL: "http://[::1]:8080/").wireHost == "[::1]")
+    }
+
+    @Test func headerValuesWithLineBreaksAreRefusedNotFolded() {
+        #expect(throws: HTTPMessageError.invalidHeaderValue(name: "X-A")) { try HTTPFields(checking: [("X-A", "a\r\nInjected: b")]) }
+        #expect(throws: HTTPMessageError.invalidHeaderName("X A")) { try HTTPFields(checking: [("X A", "b")]) }
+    }
+}
