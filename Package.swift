@@ -125,7 +125,14 @@ let package = Package(
             swiftSettings: strict
         ),
         // README.md's Swift examples, compiled against the MultiAuth product as a user writes them.
-        .testTarget(name: "ReadmeExamplesTests", dependencies: ["MultiAuth"], swiftSettings: strict),
+        // (The re-exported modules are listed too only so incremental builds notice their changes.)
+        .testTarget(
+            name: "ReadmeExamplesTests",
+            dependencies: [
+                "MultiAuth", "SigV4", "Authorization", "HTTPTransport", "CredentialProviders", "TokenProviders", "Logins",
+                "CredentialStore", "ClientFactory", "MultiAuthCore",
+            ],
+            swiftSettings: strict),
         .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(

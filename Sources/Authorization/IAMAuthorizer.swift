@@ -25,14 +25,18 @@ public struct IAMAuthorizer: RequestAuthorizer {
     let algorithm: SigningAlgorithm
     let options: SigningOptions?
     let payloadSigning: PayloadSigning
+    let keyCache: SigningKeyCache
     let logger: Logger
 
     /// Creates an authorizer for `service` (`execute-api`, `appsync`, `s3`, …) in `region`
     /// (for SigV4a, pass `algorithm: .sigV4a(regionSet:)`; `region` is then unused).
+    /// Derived keys are kept in `keyCache` (by default the authorizer's own).
     public init(
         credentials: any CredentialsProvider, region: String, service: String, algorithm: SigningAlgorithm = .sigV4,
-        options: SigningOptions? = nil, payloadSigning: PayloadSigning = .signed, logger: Logger = .disabled
+        options: SigningOptions? = nil, payloadSigning: PayloadSigning = .signed, keyCache: SigningKeyCache = SigningKeyCache(),
+        logger: Logger = .disabled
     ) {
+        self.keyCache = keyCache
         self.credentials = credentials
         self.region = region
         self.service = service
@@ -68,7 +72,7 @@ public struct IAMAuthorizer: RequestAuthorizer {
         if case .file = body { options.signsContentSHA256Header = true }
         if payloadSigning == .unsigned { options.signsContentSHA256Header = true }
         switch algorithm {
-        case .sigV4: return SigV4Signer(credentials: credentials, region: region, service: service, options: options)
+        case .sigV4: return SigV4Signer(credentials: credentials, region: region, service: service, options: options, keyCache: keyCache)
         case .sigV4a(let set): return try SigV4Signer(credentials: credentials, regionSet: set, service: service, options: options)
         }
     }

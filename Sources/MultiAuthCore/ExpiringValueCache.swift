@@ -34,16 +34,20 @@ public final class ExpiringValueCache<Value: Sendable, Failure: Error>: Sendable
     /// failure is reported to the callers of that refresh; the new value stays cached.
     public typealias AfterRefresh = @Sendable (Expiring<Value>) async throws(Failure) -> Void
 
-    private struct State: Sendable {
-        var cached: Expiring<Value>?
+    @usableFromInline
+    struct State: Sendable {
+        @usableFromInline var cached: Expiring<Value>?
         var inFlight: Task<Result<Expiring<Value>, Failure>, Never>?
         var refreshCount = 0
+
+        init(cached: Expiring<Value>?) { self.cached = cached }
     }
 
-    private let state: Mutex<State>
-    private let advisoryWindow: Double
+    // Inlinable so the fast path is specialized for the caller's value type.
+    @usableFromInline let state: Mutex<State>
+    @usableFromInline let advisoryWindow: Double
     private let mandatoryWindow: Double
-    private let clock: TimeSource
+    @usableFromInline let clock: TimeSource
     private let logger: Logger
     private let refresh: Refresh
     private let afterRefresh: AfterRefresh?
@@ -66,8 +70,22 @@ public final class ExpiringValueCache<Value: Sendable, Failure: Error>: Sendable
     }
 
     /// The current value, refreshed as the windows say.
+    @inlinable
     public func value() async throws(Failure) -> Value {
-        try await current().value
+        if let fresh = freshValue() { return fresh }
+        return try await current().value
+    }
+
+    /// The cached value when it is outside both windows: one clock read, one lock, one
+    /// comparison, no suspension (the path nearly every call takes).
+    @inlinable
+    func freshValue() -> Value? {
+        let now = clock.now()
+        return state.withLock { state in
+            guard let cached = state.cached else { return nil }
+            guard let expiresAt = cached.expiresAt else { return cached.value }
+            return expiresAt - now > advisoryWindow ? cached.value : nil
+        }
     }
 
     /// The current value with its expiry, refreshed as the windows say.

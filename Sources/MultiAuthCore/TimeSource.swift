@@ -10,12 +10,13 @@ import Darwin
 /// against expiry times or signs with a date takes one, so tests drive time instead of
 /// sleeping.
 public struct TimeSource: Sendable {
-    private let read: @Sendable () -> Double
+    @usableFromInline let read: @Sendable () -> Double
 
     /// A time source that calls `now` each time.
     public init(_ now: @escaping @Sendable () -> Double) { read = now }
 
     /// Seconds since 1970.
+    @inlinable
     public func now() -> Double { read() }
 
     /// The system's real-time clock.

@@ -35,9 +35,12 @@ public struct SigV4Signer: Sendable {
     private let credentialPrefix: [UInt8]
 
     /// Creates a SigV4 signer. `options` defaults to ``SigningOptions/defaults(forService:)``.
+    /// Derived keys are cached in `keyCache`: by default one of the signer's own (keep the
+    /// signer, or pass a cache you keep, such as ``SigningKeyCache/shared``); `nil` derives
+    /// the key on every signature.
     public init(
         credentials: AWSCredentials, region: String, service: String,
-        options: SigningOptions? = nil, keyCache: SigningKeyCache? = .shared
+        options: SigningOptions? = nil, keyCache: SigningKeyCache? = SigningKeyCache()
     ) {
         self.init(credentials: credentials, region: region, service: service, algorithm: .sigV4, options: options, keyCache: keyCache)
     }

@@ -75,6 +75,8 @@ public struct SigV4Verifier: Sendable {
     /// Allowed difference between the signing time and now for header signatures (15 min).
     public let allowedSkew: Int64
     private let signers = VerifierSignerCache()
+    /// The verifier's own derived-key cache, shared by its signers.
+    private let keyCache = SigningKeyCache()
     /// `/region/service/aws4_request`, the scope after its date.
     private let scopeSuffix: [UInt8]
 
@@ -197,7 +199,7 @@ public struct SigV4Verifier: Sendable {
         options.signsContentSHA256Header = false
         options.omitsSessionToken = !key.tokenSigned
         let credentials = AWSCredentials(accessKeyId: key.accessKeyId, secretAccessKey: key.secret, sessionToken: key.token)
-        return SigV4Signer(credentials: credentials, region: region, service: service, options: options, keyCache: .shared)
+        return SigV4Signer(credentials: credentials, region: region, service: service, options: options, keyCache: keyCache)
     }
 
     /// Compares the recomputed signature, hex-encoded on the stack, with the received hex in
