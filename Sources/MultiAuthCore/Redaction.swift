@@ -19,6 +19,15 @@ public enum Redaction {
         "secretaccesskey", "secret_access_key",
     ]
 
+    /// What a description shows for an optional secret: `none`, or the placeholder.
+    public static func secret(_ value: String?) -> String { value == nil ? "none" : placeholder }
+
+    /// `text` with every occurrence of each secret (of 4 characters or more) replaced, for
+    /// messages that quote a server's words (a server may echo what it was sent).
+    public static func removing(_ secrets: [String], from text: String) -> String {
+        secrets.filter { $0.count >= 4 }.reduce(text) { $0.replacing($1, with: placeholder) }
+    }
+
     /// True when `name` (any case) is a secret header.
     public static func isSensitive(header name: String) -> Bool { sensitiveHeaders.contains(name.lowercased()) }
 

@@ -43,7 +43,6 @@ public final class BigNumber: @unchecked Sendable {
         return out
     }
 
-    /// The big-endian bytes left-padded with zeros to `length`.
     /// The 3072-bit MODP group's prime of RFC 3526 (the same prime as RFC 5054's 3072-bit
     /// SRP group).
     public static func rfc3526Prime3072() throws(CryptoError) -> BigNumber {
@@ -51,6 +50,7 @@ public final class BigNumber: @unchecked Sendable {
         return BigNumber(taking: raw)
     }
 
+    /// The big-endian bytes left-padded with zeros to `length`.
     public func bytes(paddedTo length: Int) throws(CryptoError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: length)
         guard BN_bn2binpad(raw, &out, Int32(length)) == Int32(length) else { throw .invalidLength(expected: length, actual: bytes.count) }

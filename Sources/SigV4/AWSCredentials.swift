@@ -1,3 +1,4 @@
+import MultiAuthCore
 /// An AWS access key pair with an optional session token.
 ///
 /// `description` and `debugDescription` show the access key id only; the secret and the
@@ -18,8 +19,8 @@ public struct AWSCredentials: Sendable, Equatable, CustomStringConvertible, Cust
     }
 
     public var description: String {
-        "AWSCredentials(accessKeyId: \(accessKeyId), secretAccessKey: <redacted>"
-            + (sessionToken == nil ? ")" : ", sessionToken: <redacted>)")
+        "AWSCredentials(accessKeyId: \(accessKeyId), secretAccessKey: \(Redaction.placeholder)"
+            + (sessionToken == nil ? ")" : ", sessionToken: \(Redaction.placeholder))")
     }
 
     public var debugDescription: String { description }

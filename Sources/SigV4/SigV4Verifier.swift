@@ -1,3 +1,4 @@
+import MultiAuthCore
 import HTTPTypes
 import MultiAuthCrypto
 
@@ -15,7 +16,7 @@ public struct VerifierCredential: Sendable, CustomStringConvertible, CustomDebug
     }
 
     /// Always redacted.
-    public var description: String { "VerifierCredential(<redacted>)" }
+    public var description: String { "VerifierCredential(\(Redaction.placeholder))" }
     /// Always redacted.
     public var debugDescription: String { description }
 }

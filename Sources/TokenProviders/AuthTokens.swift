@@ -60,8 +60,8 @@ public struct AuthTokens: Sendable, Codable, Equatable, CustomStringConvertible 
     }
 
     public var description: String {
-        "AuthTokens(id: \(idToken == nil ? "none" : "<redacted>"), access: <redacted>, "
-            + "refresh: \(refreshToken == nil ? "none" : "<redacted>"), expiresAt: \(expiresAt))"
+        "AuthTokens(id: \(Redaction.secret(idToken)), access: \(Redaction.placeholder), "
+            + "refresh: \(Redaction.secret(refreshToken)), expiresAt: \(expiresAt))"
     }
 }
 

@@ -1,3 +1,4 @@
+import MultiAuthCore
 /// Why a token could not be obtained. Messages are one line, name the provider and the
 /// problem, and never carry a token, password, client secret, code verifier or device code.
 public enum TokenError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -78,6 +79,6 @@ extension String {
     /// The text with every occurrence of the given secrets replaced, for server messages
     /// that echo what was sent (moto echoes a wrong SECRET_HASH, for one).
     func redacting(_ secrets: [String]) -> String {
-        secrets.filter { $0.count >= 4 }.reduce(self) { $0.replacing($1, with: "<redacted>") }
+        Redaction.removing(secrets, from: self)
     }
 }

@@ -1,16 +1,17 @@
+import MultiAuthCore
 // Descriptions of the configuration and login types that hold secrets: printing or
 // interpolating one never shows a client secret, token, code verifier or device code.
 
 extension CognitoUserPoolConfiguration: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String {
-        "CognitoUserPoolConfiguration(userPoolId: \(userPoolId), clientId: \(clientId), clientSecret: \(clientSecret == nil ? "none" : "<redacted>"), region: \(region), endpoint: \(endpoint))"
+        "CognitoUserPoolConfiguration(userPoolId: \(userPoolId), clientId: \(clientId), clientSecret: \(Redaction.secret(clientSecret)), region: \(region), endpoint: \(endpoint))"
     }
     public var debugDescription: String { description }
 }
 
 extension OIDCConfiguration: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String {
-        "OIDCConfiguration(issuer: \(issuer), clientId: \(clientId), clientSecret: \(clientSecret == nil ? "none" : "<redacted>"), scope: \(scope))"
+        "OIDCConfiguration(issuer: \(issuer), clientId: \(clientId), clientSecret: \(Redaction.secret(clientSecret)), scope: \(scope))"
     }
     public var debugDescription: String { description }
 }
@@ -20,13 +21,13 @@ extension AuthTokens: CustomDebugStringConvertible {
 }
 
 extension PKCE: CustomStringConvertible, CustomDebugStringConvertible {
-    public var description: String { "PKCE(verifier: <redacted>, challenge: \(challenge))" }
+    public var description: String { "PKCE(verifier: \(Redaction.placeholder), challenge: \(challenge))" }
     public var debugDescription: String { description }
 }
 
 extension DeviceAuthorization: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String {
-        "DeviceAuthorization(userCode: \(userCode), verificationURI: \(verificationURI), deviceCode: <redacted>, expiresIn: \(expiresIn))"
+        "DeviceAuthorization(userCode: \(userCode), verificationURI: \(verificationURI), deviceCode: \(Redaction.placeholder), expiresIn: \(expiresIn))"
     }
     public var debugDescription: String { description }
 }
