@@ -67,7 +67,8 @@ let cache = SigningKeyCache.shared
 // Profiling mode: sign a fixed number of GET requests and stop, for instruction counting
 // (valgrind --tool=callgrind) rather than timing.
 if let iterations = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_ITERATIONS"].flatMap(Int.init) {
-    for _ in 0..<iterations { try signOnce(method: .get, body: .empty, cache: cache) }
+    let internalForm = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_SIGNABLE"] != nil
+    for _ in 0..<iterations { try internalForm ? signSignableOnce() : signOnce(method: .get, body: .empty, cache: cache) }
     exit(0)
 }
 // The verifier on the same GET, as received: parse the authorization, recompute, compare.
