@@ -55,14 +55,6 @@ public enum Redaction {
         return String(target[...question]) + pairs.joined(separator: "&")
     }
 
-    /// Marks the secret fields of `fields` so HTTP/2 and HTTP/3 encoders never put them in
-    /// their compression tables (swift-http-types' `indexingStrategy`).
-    public static func mark(_ fields: inout HTTPFields) {
-        for index in fields.indices where isSensitive(header: fields[index].name.rawName) {
-            fields[index].indexingStrategy = .disallow
-        }
-    }
-
     /// A canonical request with the values of secret headers and query parameters replaced.
     public static func canonicalText(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
