@@ -36,7 +36,8 @@ public struct SharedConfigFiles: Sendable {
         var profiles: [String: [String: String]] = [:]
         var section: String?
         var inAnySection = false
-        for (index, rawLine) in contents.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines end in LF, CRLF or CR, as Python's configparser (botocore) reads them.
+        for (index, rawLine) in contents.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = rawLine.trimmedWhitespace
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if rawLine.first == " " || rawLine.first == "\t" { continue }  // a nested sub-setting (e.g. s3 =)

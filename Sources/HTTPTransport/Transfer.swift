@@ -97,10 +97,13 @@ final class Transfer: @unchecked Sendable {
         try check(multiauth_curl_setopt_string(handle, CURLOPT_URL, url), "CURLOPT_URL")
         try check(multiauth_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method.rawValue), "CURLOPT_CUSTOMREQUEST")
         try check(multiauth_curl_setopt_long(handle, CURLOPT_PATH_AS_IS, 1), "CURLOPT_PATH_AS_IS")
+        // Only http and https, whatever a configuration or discovery document names; redirects too.
+        try check(multiauth_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "CURLOPT_PROTOCOLS_STR")
+        try check(multiauth_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "CURLOPT_REDIR_PROTOCOLS_STR")
         try check(multiauth_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
         try check(multiauth_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "CURLOPT_HTTP_VERSION")
-        try check(multiauth_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000)), "CURLOPT_CONNECTTIMEOUT_MS")
-        try check(multiauth_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(options.totalTimeout * 1000)), "CURLOPT_TIMEOUT_MS")
+        try check(multiauth_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout)), "CURLOPT_CONNECTTIMEOUT_MS")
+        try check(multiauth_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(options.totalTimeout)), "CURLOPT_TIMEOUT_MS")
         try check(multiauth_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, options.verifiesTLS ? 1 : 0), "CURLOPT_SSL_VERIFYPEER")
         try check(multiauth_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, options.verifiesTLS ? 2 : 0), "CURLOPT_SSL_VERIFYHOST")
         if let bundle = options.caBundle { try check(multiauth_curl_setopt_string(handle, CURLOPT_CAINFO, bundle), "CURLOPT_CAINFO") }
@@ -119,6 +122,13 @@ final class Transfer: @unchecked Sendable {
         try check(multiauth_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0), "CURLOPT_NOPROGRESS")
         try check(multiauth_curl_setopt_progress_callback(handle, progressCallback), "CURLOPT_XFERINFOFUNCTION")
         try check(multiauth_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context), "CURLOPT_XFERINFODATA")
+    }
+
+    /// A duration in whole milliseconds for libcurl: non-finite or negative is 0 (none), and
+    /// anything beyond a day is a day, so no value can trap on conversion.
+    static func milliseconds(_ seconds: Double) -> Int {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return Int(min(seconds, 86_400) * 1000)
     }
 
     /// Every option is checked: an option libcurl refuses (an old libcurl, a build without

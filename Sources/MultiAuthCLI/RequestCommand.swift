@@ -67,6 +67,15 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "With --chunked: send an x-amz-checksum trailer, crc32 or sha256.") var trailer: TrailingChecksum?
     @Flag(help: "With --chunked and --trailer: leave the chunks unsigned (STREAMING-UNSIGNED-PAYLOAD-TRAILER).") var unsignedChunks = false
 
+    /// Durations, counts and sizes are checked before anything runs: a non-finite, negative
+    /// or absurd value is a usage error naming its range (it used to trap on conversion).
+    func validate() throws {
+        try NumberArguments.seconds(connectTimeout, "--connect-timeout", in: 0.001...3_600)
+        try NumberArguments.seconds(maxTime, "--max-time", in: 0...604_800)
+        try NumberArguments.count(retries, "--retries", in: 1...100)
+        try NumberArguments.count(chunkSize, "--chunk-size", in: AWSChunkedUpload.minimumChunkSize...(64 << 20))
+    }
+
     func run() async throws {
         let logger = TraceLog.logger(verbose: verbose)
         let (request, body, spool) = try await buildRequest()

@@ -161,7 +161,11 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "Unlock with this key file (64 hex digits, mode 0600) instead of a passphrase.") var keyFile: String?
     @Option(help: "Read the passphrase from this file (mode 0600) instead of MULTIAUTH_STORE_PASSPHRASE or a prompt.")
     var passphraseFile: String?
-    @Option(help: "Seconds to wait for another process's lock.") var lockTimeout: Double = 5
+    @Option(help: "Seconds to wait for another process's lock (0 to 600).") var lockTimeout: Double = 5
+
+    func validate() throws {
+        try NumberArguments.seconds(lockTimeout, "--lock-timeout", in: 0...600)
+    }
 
     var storePath: String { path ?? CredentialStore.defaultPath }
 

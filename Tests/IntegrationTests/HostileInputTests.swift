@@ -1,0 +1,45 @@
+import CredentialProviders
+import Foundation
+import HTTPTransport
+import HTTPTypes
+import MultiAuthCore
+import Testing
+
+/// Classes of hostile input found by the adversarial run (issue 19), each with a test that
+/// fails on the code before the fix.
+@Suite struct HostileInputTests {
+    /// `--max-time inf` and its kin trapped converting a Double to Int (SIGILL).
+    @Test(arguments: [
+        ["--max-time", "inf"], ["--max-time", "nan"], ["--max-time", "1e300"], ["--max-time=-1"],
+        ["--connect-timeout", "nan"], ["--connect-timeout", "0"], ["--retries=-1"], ["--chunk-size", "2000000000"],
+    ])
+    func absurdNumbersAreUsageErrorsNamingTheRange(arguments: [String]) throws {
+        let run = try CLITests.run(["request", "http://127.0.0.1:9/x"] + arguments)
+        #expect(run.status == 2, "\(arguments): \(run.stderr)")
+        let flag = String(arguments[0].prefix { $0 != "=" })
+        #expect(run.stderr.contains(flag) && run.stderr.contains(" to "), "\(run.stderr)")
+    }
+
+    /// The transport itself speaks http and https only, whatever a request names (a discovery
+    /// document once sent libcurl to gopher://).
+    @Test(arguments: ["gopher", "file", "ftp", "dict"])
+    func otherProtocolsAreRefusedByTheTransport(scheme: String) async throws {
+        let request = HTTPRequest(method: .get, scheme: scheme, authority: "127.0.0.1:9", path: "/x")
+        await #expect {
+            try await CurlHTTPClient().send(request)
+        } throws: { error in
+            guard case .invalidURL = error as? HTTPError else { return false }
+            return true
+        }
+    }
+
+    /// botocore reads shared files with CRLF (or CR) line endings; so do we.
+    @Test func sharedFilesWithCRLFLineEndingsAreRead() throws {
+        let text = "[default]\r\naws_access_key_id = AKIDCRLF\r\naws_secret_access_key = secret-crlf\r\n\r\n[profile other]\rregion = eu-west-1\r"
+        let credentials = try SharedConfigFiles.parse(contents: text, path: "credentials", isConfig: false)
+        #expect(credentials["default"]?["aws_access_key_id"] == "AKIDCRLF")
+        #expect(credentials["default"]?["aws_secret_access_key"] == "secret-crlf")
+        let config = try SharedConfigFiles.parse(contents: text, path: "config", isConfig: true)
+        #expect(config["other"]?["region"] == "eu-west-1")
+    }
+}
