@@ -159,9 +159,6 @@ struct RequestCommand: AsyncParsableCommand {
     /// `--chunked` turns the file body into an S3 streaming upload.
     private func payloadSigning() throws -> IAMAuthorizer.PayloadSigning {
         guard chunked else { return .signed }
-        guard chunkSize >= AWSChunkedUpload.minimumChunkSize else {
-            throw CLIError("--chunk-size", SigningError.invalidChunkSize(chunkSize))
-        }
         switch (trailer, unsignedChunks) {
         case (nil, true): throw CLIError(message: "--unsigned-chunks needs --trailer", exitCode: 2)
         case (nil, false): return .awsChunked(chunkSize: chunkSize, mode: .signedChunks)
