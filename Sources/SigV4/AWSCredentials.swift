@@ -1,4 +1,5 @@
 import MultiAuthCore
+
 /// An AWS access key pair with an optional session token.
 ///
 /// `description` and `debugDescription` show the access key id only; the secret and the

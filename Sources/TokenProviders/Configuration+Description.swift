@@ -1,4 +1,5 @@
 import MultiAuthCore
+
 // Descriptions of the configuration and login types that hold secrets: printing or
 // interpolating one never shows a client secret, token, code verifier or device code.
 

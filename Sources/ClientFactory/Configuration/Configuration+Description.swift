@@ -1,4 +1,5 @@
 import MultiAuthCore
+
 // Configuration values that hold secrets print without them.
 
 extension AppSyncEntry: CustomStringConvertible, CustomDebugStringConvertible {
