@@ -43,7 +43,8 @@ struct RequestCommand: AsyncParsableCommand {
     var dataBinary: String?
     @Flag(name: [.customShort("i"), .customLong("include")], help: "Print the status line and response headers first.")
     var include = false
-    @Option(name: [.customShort("o"), .customLong("output")], help: "Write the response body to FILE.") var output: String?
+    @Option(name: [.customShort("o"), .customLong("output")], help: "Write the response body to FILE (replaced only when the call succeeds; with --fail, only for a status below 400).")
+    var output: String?
     @Flag(help: "Exit 22 without printing the body when the status is 400 or above.") var fail = false
     @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Print the request, and for IAM the canonical request and string to sign, with secrets redacted, to standard error.")
     var verbose = false
@@ -86,11 +87,16 @@ struct RequestCommand: AsyncParsableCommand {
         options.totalTimeout = maxTime
         let client = AuthorizedHTTPClient(
             transport: CurlHTTPClient(options: options), authorizer: authorizer, maxAttempts: max(1, retries), logger: logger)
+        let file = output.map(OutputFile.init)
         let outcome: (response: ReceivedResponse, sent: AuthorizedRequest)
-        do { outcome = try await client.send(request, body: body, responseFile: output) } catch {
-            throw CLIError(message: error.description, exitCode: Self.transportExitCode(for: error))
+        do { outcome = try await client.send(request, body: body, responseFile: file?.partialPath) } catch {
+            file?.discard()
+            throw CLIError(message: error.description.replacing(file?.partialPath ?? "\u{0}", with: output ?? ""), exitCode: Self.transportExitCode(for: error))
         }
         if verbose { TraceLog.printRequest(outcome.sent.request) }
+        if let file {
+            if fail, outcome.response.status >= 400 { file.discard() } else { try file.commit() }
+        }
         try present(outcome.response)
     }
 

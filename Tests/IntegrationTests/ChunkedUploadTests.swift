@@ -126,6 +126,32 @@ import Testing
         #expect(run.stderr.split(separator: "\n").count == 1)
     }
 
+    /// `-o FILE` was truncated on a connection failure, and written with an error body under --fail.
+    @Test func anOutputFileIsReplacedOnlyBySuccess() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-o-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/out.json"
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: file))
+        let down = try CLITests.run(["request", "http://127.0.0.1:9/x", "-o", file, "--retries", "1"])
+        #expect(down.status == 7)
+        let failed = try CLITests.run(["request", Peers.api + "/flaky/\(UUID().uuidString)/5", "-o", file, "--retries", "1", "--fail"])
+        #expect(failed.status == 22)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep me")
+        let good = try CLITests.run(["request", Peers.api + "/open/o", "-o", file, "--fail"])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8).contains("\"target\": \"/open/o\""))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out.json"], "a partial file was left behind")
+        // Devices and links are written in place: renaming over them would replace them.
+        #expect(try CLITests.run(["request", Peers.api + "/open/null", "-o", "/dev/null"]).status == 0)
+        #expect(try FileManager.default.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType == .typeCharacterSpecial)
+        let link = folder + "/link.json"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        #expect(try CLITests.run(["request", Peers.api + "/open/linked", "-o", link]).status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == file)
+        #expect(try String(contentsOfFile: file, encoding: .utf8).contains("/open/linked"))
+    }
+
     @Test func headerValuesWithLineBreaksAreRefused() throws {
         let run = try CLITests.run(["request", Peers.api + "/open/x", "-H", "X-A: a\r\nInjected: b"])
         #expect(run.status == 2, "\(run.stderr)")
