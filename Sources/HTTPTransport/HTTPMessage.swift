@@ -40,7 +40,7 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .invalidURL(let url): "invalid URL '\(url)'"
+        case .invalidURL(let url): "invalid URL '\(Redaction.url(url))'"
         case .connectionFailed(let host, let reason): "cannot connect to \(host): \(reason)"
         case .timedOut(let host): "\(host) did not answer in time"
         case .tlsFailure(let host, let reason): "TLS failure with \(host): \(reason)"

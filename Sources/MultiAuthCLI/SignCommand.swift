@@ -38,7 +38,7 @@ struct SignCommand: AsyncParsableCommand {
     @Option(help: "Session token (else AWS_SESSION_TOKEN).") var sessionToken: String?
     @Option(help: "Signing time, YYYYMMDDTHHMMSSZ (default: now).") var date: String?
     @Flag(help: "Sign in the query string (presigned URL) instead of an Authorization header.") var presign = false
-    @Option(help: "Presigned URL lifetime in seconds, 1...604800.") var expires: Int?
+    @Option(help: "Presigned URL lifetime in seconds, 1...604800 (with --presign).") var expires: Int?
     @Flag(inversion: .prefixedNo, help: "Remove dot segments and empty segments (default: on, off for s3).")
     var normalizePath: Bool?
     @Flag(inversion: .prefixedNo, help: "Percent-encode the wire path again (default: on, off for s3).")
@@ -52,6 +52,10 @@ struct SignCommand: AsyncParsableCommand {
     var request: String?
     @Option(help: "An aws-c-auth context.json giving credentials, region, service, time and flags.")
     var context: String?
+
+    func validate() throws {
+        if expires != nil, !presign { throw ValidationError("--expires needs --presign") }
+    }
 
     func run() async throws {
         let plan = try SignPlan(self).resolve()

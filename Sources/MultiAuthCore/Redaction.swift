@@ -28,6 +28,35 @@ public enum Redaction {
         secrets.filter { $0.count >= 4 }.reduce(text) { $0.replacing($1, with: placeholder) }
     }
 
+    /// A URL as a message may quote it: user information (`user:password@`) removed, and at
+    /// most 512 bytes, with control bytes escaped.
+    public static func url(_ url: String) -> String {
+        var text = url
+        if let separator = text.firstRange(of: "://") {
+            let rest = text[separator.upperBound...]
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+                text = String(text[..<separator.upperBound]) + String(text[text.index(after: at)...])
+            }
+        }
+        return quoted(text, limit: 512)
+    }
+
+    /// Untrusted text as a message may quote it: at most `limit` bytes, control bytes shown as
+    /// `\u{…}` escapes, so a message stays one short line.
+    public static func quoted(_ text: String, limit: Int = 200) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if out.utf8.count >= limit { return out + "…" }
+            if scalar.value < 0x20 || scalar.value == 0x7f {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     /// True when `name` (any case) is a secret header.
     public static func isSensitive(header name: String) -> Bool { sensitiveHeaders.contains(name.lowercased()) }
 

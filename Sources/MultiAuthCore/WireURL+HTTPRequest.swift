@@ -125,7 +125,7 @@ public enum HTTPMessageError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case .invalidURL(let url, let reason): "invalid URL '\(url)': \(reason)"
+        case .invalidURL(let url, let reason): "invalid URL '\(Redaction.url(url))': \(reason)"
         case .invalidMethod(let method): "invalid method '\(method.debugDescription.dropFirst().dropLast())': a method is one HTTP token"
         case .invalidHeaderName(let name): "invalid header name '\(name.debugDescription.dropFirst().dropLast())'"
         case .invalidHeaderValue(let name): "the value of header '\(name)' contains a line break or a control character"

@@ -33,6 +33,23 @@ import Testing
         }
     }
 
+    /// A password in a URL's user information was echoed in the error; control bytes went raw
+    /// to the terminal.
+    @Test func messagesDropUserInformationAndEscapeControlBytes() throws {
+        let run = try CLITests.run(["request", "https://alice:s3cret-pass@example.com/a b"])
+        #expect(run.status == 3, "\(run.stderr)")
+        #expect(!run.stderr.contains("s3cret-pass") && run.stderr.contains("https://example.com/a b"), "\(run.stderr)")
+        #expect(Redaction.quoted("a\u{1b}[2Jb\r\nc") == "a\\u{1b}[2Jb\\u{d}\\u{a}c")
+        #expect(Redaction.quoted(String(repeating: "x", count: 10_000)).utf8.count < 210)
+    }
+
+    /// `--expires` without `--presign` was silently ignored.
+    @Test func expiresWithoutPresignIsAUsageError() throws {
+        let run = try CLITests.run(["sign", "--url", "https://example.com/", "--region", "us-east-1", "--service", "s", "--expires", "60"],
+                                   environment: ["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"])
+        #expect(run.status == 2 && run.stderr.contains("--presign"), "\(run.stderr)")
+    }
+
     /// botocore reads shared files with CRLF (or CR) line endings; so do we.
     @Test func sharedFilesWithCRLFLineEndingsAreRead() throws {
         let text = "[default]\r\naws_access_key_id = AKIDCRLF\r\naws_secret_access_key = secret-crlf\r\n\r\n[profile other]\rregion = eu-west-1\r"
