@@ -96,7 +96,3 @@ public struct IAMAuthorizer: RequestAuthorizer {
         logger.debug("string to sign", metadata: ["string-to-sign": "\(signing.stringToSign)"])
     }
 }
-
-extension HTTPField.Name {
-    static let amzContentSHA256 = HTTPField.Name("x-amz-content-sha256")!
-}

@@ -36,8 +36,9 @@ enum SignedHTTPRequest {
 }
 
 extension HTTPField.Name {
+    /// The SigV4 fields, shared with the authorizers in this package.
     static let amzDate = HTTPField.Name("X-Amz-Date")!
     static let amzSecurityToken = HTTPField.Name("X-Amz-Security-Token")!
     static let amzRegionSet = HTTPField.Name("X-Amz-Region-Set")!
-    static let amzContentSHA256 = HTTPField.Name("x-amz-content-sha256")!
+    package static let amzContentSHA256 = HTTPField.Name("x-amz-content-sha256")!
 }
