@@ -1,3 +1,4 @@
+import MultiAuthCore
 import SigV4
 
 #if canImport(FoundationEssentials)
@@ -121,11 +122,3 @@ enum ISO8601 {
     }
 }
 
-extension StringProtocol {
-    /// Without leading and trailing spaces, tabs, CR and LF.
-    package var trimmedWhitespace: String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[first...last])
-    }
-}

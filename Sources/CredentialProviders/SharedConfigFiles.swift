@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import MultiAuthCore
 import FoundationEssentials
 #else
 import Foundation
