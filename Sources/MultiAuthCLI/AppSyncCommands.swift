@@ -51,7 +51,9 @@ struct GraphQLCommand: AsyncParsableCommand {
     @Option(help: "The AppSync entry to use.") var client: String?
     @Option(help: "The auth mode whose (only) entry to use: API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA.")
     var mode: AuthMode?
-    @Option(help: "The operation text, or @FILE.") var query: String
+    @Option(help: "The operation text, or @FILE.") var query: String?
+    @Flag(help: "Send the client's queued offline mutations, in order, and say how many went (also done before every mutation).")
+    var replay = false
     @Option(help: "Variables as a JSON object.") var variables: String?
     @Option(help: "returnCacheDataElseFetch (default), fetchIgnoringCacheData, returnCacheDataDontFetch, returnCacheDataAndFetch.")
     var cachePolicy: CachePolicy = .returnCacheDataElseFetch
@@ -70,7 +72,17 @@ struct GraphQLCommand: AsyncParsableCommand {
                 throw CLIError(message: "give --client NAME or --mode MODE", exitCode: 2)
             }
         } catch let error as ClientFactoryError { throw CLIError(message: error.description, exitCode: 2) }
-        let text = try operationText()
+        if replay {
+            do {
+                let sent = try await appSync.replayOfflineMutations()
+                StandardError.emit("replayed \(sent) queued mutation(s); \(try await appSync.pendingMutationCount()) still queued")
+            } catch { throw CLIError(message: error.description, exitCode: 1) }
+        }
+        guard let query else {
+            if replay { return }
+            throw CLIError(message: "give --query (or --replay)", exitCode: 2)
+        }
+        let text = try operationText(query)
         let parsedVariables = try variables.map { value throws -> JSONValue in
             guard let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(value.utf8)) else {
                 throw CLIError(message: "--variables: not JSON", exitCode: 2)
@@ -101,7 +113,7 @@ struct GraphQLCommand: AsyncParsableCommand {
         FileHandleless.writeStandardOutput(Array((JSONValue.object(members).description + "\n").utf8))
     }
 
-    private func operationText() throws -> String {
+    private func operationText(_ query: String) throws -> String {
         guard query.hasPrefix("@") else { return query }
         guard let data = FileManager.default.contents(atPath: String(query.dropFirst())) else {
             throw CLIError(message: "--query: cannot read \(query.dropFirst())", exitCode: 2)

@@ -1,3 +1,4 @@
+import ClientFactory
 import CredentialProviders
 import Foundation
 import HTTPTransport
@@ -58,5 +59,29 @@ import Testing
         #expect(credentials["default"]?["aws_secret_access_key"] == "secret-crlf")
         let config = try SharedConfigFiles.parse(contents: text, path: "config", isConfig: true)
         #expect(config["other"]?["region"] == "eu-west-1")
+    }
+
+    /// Duplicate keys in awsconfiguration.json were accepted silently (the first won; Python
+    /// tools take the last), and a byte order mark was "unexpected character 'ï'".
+    @Test func duplicateKeysAndAByteOrderMarkAreNamed() throws {
+        let entry = #"{"ApiUrl": "https://a.example/graphql", "Region": "us-east-1", "AuthMode": "API_KEY", "ApiKey": "k"}"#
+        let duplicated = #"{"AppSync": {"Default": \#(entry)},\#n "AppSync": {"Default": \#(entry)}}"#
+        #expect {
+            try AWSConfiguration.parse(Array(duplicated.utf8), file: "c.json")
+        } throws: { error in
+            "\(error)" == "c.json:2:2: invalid JSON: duplicate key AppSync in one object"
+        }
+        let escaped = #"{"AppSync": {"Default": \#(entry), "Default": \#(entry)}}"#
+        #expect(throws: ConfigurationError.self) { try AWSConfiguration.parse(Array(escaped.utf8), file: "c.json") }
+        #expect {
+            try AWSConfiguration.parse([0xEF, 0xBB, 0xBF] + Array(#"{"AppSync": {}}"#.utf8), file: "c.json")
+        } throws: { error in
+            "\(error)".contains("byte order mark")
+        }
+        #expect {
+            try AWSConfiguration.parse(Array("{\u{1b}}".utf8), file: "c.json")
+        } throws: { error in
+            "\(error)".hasSuffix("expected a quoted key") && !"\(error)".contains("\u{1b}")
+        }
     }
 }

@@ -154,6 +154,29 @@ final class AppSyncFixture: Sendable {
         #expect(post.result.value(at: ["getPost", "version"]) == .number(3))
     }
 
+    /// A new mutation used to be sent while older queued ones stayed queued forever (issue 19,
+    /// finding 9): now the queue goes first, in order.
+    @Test func aNewMutationIsSentOnlyAfterTheQueuedOnes() async throws {
+        let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "")
+        let id = "order-\(suffix)"
+        let offline = try AppSyncFixture(apiURL: "http://127.0.0.1:9/graphql", prefixSuffix: suffix)
+        let queued = try await offline.factory().client(named: "Post_AWS_IAM")
+            .mutate(Self.addPost, variables: .object(["id": .string(id), "author": .string("bob"), "title": .string("first")]))
+        guard case .queued = queued else { Issue.record("not queued"); return }
+        let online = try AppSyncFixture(apiURL: Peers.appSync, prefixSuffix: suffix)
+        let client = try ClientFactory(
+            configuration: online.configuration, cacheDirectory: offline.folder,
+            credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: Peers.keyId, secretAccessKey: Peers.secret))
+        ).client(named: "Post_AWS_IAM")
+        let outcome = try await client.mutate(Self.addPost, variables: .object(["id": .string(id), "author": .string("bob"), "title": .string("second")]))
+        guard case .completed(let result) = outcome else { Issue.record("not sent: \(outcome)"); return }
+        // The server numbers versions in arrival order: the queued one was 1, the new one 2.
+        #expect(result.value(at: ["addPost", "version"]) == .number(2))
+        #expect(try await client.pendingMutationCount() == 0)
+        let post = try await client.query(Self.getPost, variables: .object(["id": .string(id)]), cachePolicy: .fetchIgnoringCacheData)
+        #expect(post.result.value(at: ["getPost", "title"]) == .string("second"))
+    }
+
     @Test func aQueuedMutationWhoseVariablesNoLongerDecodeStaysQueued() async throws {
         let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "")
         let offline = try AppSyncFixture(apiURL: "http://127.0.0.1:9/graphql", prefixSuffix: suffix)

@@ -1,4 +1,5 @@
 import GRDB
+import MultiAuthCore
 
 #if canImport(Glibc)
 import Glibc
@@ -32,13 +33,9 @@ public struct ClientDatabases: Sendable {
     /// Opens (creating when missing) the databases of client `entry` in `directory`.
     /// - Throws: ``CacheError`` naming the entry and the file; a damaged file is moved aside.
     static func open(directory: String, prefix: String?, entry: String) throws(CacheError) -> ClientDatabases {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch { throw .unwritableDirectory(entry: entry, path: directory, reason: "\(error.localizedDescription)") }
-        guard FileManager.default.isWritableFile(atPath: directory) else {
-            throw .unwritableDirectory(entry: entry, path: directory, reason: "not writable")
-        }
+        try checkFolder(directory, entry: entry)
         let paths = fileNames(prefix: prefix).map { directory + "/" + $0 }
+        for path in paths { try checkFile(path, entry: entry) }
         let queries = try openDatabase(paths[0], entry: entry, schema: QueryCache.schema)
         let mutations = try openDatabase(paths[1], entry: entry, schema: OfflineMutationQueue.schema)
         let subscriptions = try openDatabase(
@@ -47,6 +44,21 @@ public struct ClientDatabases: Sendable {
         return ClientDatabases(
             queriesPath: paths[0], offlineMutationsPath: paths[1], subscriptionMetadataPath: paths[2], queries: queries,
             offlineMutations: mutations, subscriptionMetadata: subscriptions)
+    }
+
+    /// The cache folder is checked as the store's is, and more strictly: it must be ours and
+    /// closed to writers other than us, or another user could plant a database whose answers
+    /// we would print as cache hits.
+    private static func checkFolder(_ directory: String, entry: String) throws(CacheError) {
+        do { try PathSafety.prepareFolder(directory, mustBeOwned: true) } catch { throw CacheError(error, entry: entry) }
+        guard access(directory, W_OK) == 0 else {
+            throw .unwritableDirectory(entry: entry, path: directory, reason: "not writable")
+        }
+    }
+
+    /// An existing database must be a regular file of ours that nobody else can write.
+    private static func checkFile(_ path: String, entry: String) throws(CacheError) {
+        do { _ = try PathSafety.checkFile(path, forbiddenMode: 0o022) } catch { throw CacheError(error, entry: entry) }
     }
 
     private static func openDatabase(_ path: String, entry: String, schema: String) throws(CacheError) -> DatabaseQueue {

@@ -1,5 +1,15 @@
+import MultiAuthCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Finds where text stops being JSON, for error messages with a line and column
-/// (Foundation's decoder reports only that the data is not valid).
+/// (Foundation's decoder reports only that the data is not valid). A key repeated in one
+/// object is a problem too: decoders disagree on which value wins (Foundation keeps the
+/// first, Python's json the last), so such a file means different things to different tools.
 enum JSONSyntax {
     struct Problem: Error {
         let offset: Int
@@ -10,6 +20,9 @@ enum JSONSyntax {
     static func firstProblem(in bytes: [UInt8]) -> (line: Int, column: Int, message: String)? {
         var scanner = Scanner(bytes: bytes)
         do throws(Problem) {
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+                throw Problem(offset: 0, message: "the file starts with a UTF-8 byte order mark; save it without one")
+            }
             scanner.skipSpace()
             try scanner.value(depth: 0)
             scanner.skipSpace()
@@ -44,7 +57,7 @@ enum JSONSyntax {
             case UInt8(ascii: "f"): try literal("false")
             case UInt8(ascii: "n"): try literal("null")
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): number()
-            default: throw fail("unexpected character '\(Character(UnicodeScalar(bytes[index])))'")
+            default: throw fail("unexpected \(describe(bytes[index]))")
             }
         }
 
@@ -55,10 +68,16 @@ enum JSONSyntax {
                 index += 1
                 return
             }
+            var keys: Set<String> = []
             while true {
                 if keyed {
                     guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a quoted key") }
+                    let keyStart = index
                     try string()
+                    let key = Self.decodedKey(bytes[keyStart..<index])
+                    guard keys.insert(key).inserted else {
+                        throw Problem(offset: keyStart, message: "duplicate key \(Redaction.quoted(key)) in one object")
+                    }
                     skipSpace()
                     guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':' after the key") }
                     index += 1
@@ -90,6 +109,17 @@ enum JSONSyntax {
                 }
             }
             throw fail("unterminated string")
+        }
+
+        /// A key as a decoder sees it: escapes resolved, so `"\\u0041"` and `"A"` are one key.
+        static func decodedKey(_ quoted: ArraySlice<UInt8>) -> String {
+            guard quoted.contains(UInt8(ascii: "\\")) else { return String(decoding: quoted.dropFirst().dropLast(), as: UTF8.self) }
+            return (try? JSONDecoder().decode(String.self, from: Data(quoted))) ?? String(decoding: quoted, as: UTF8.self)
+        }
+
+        /// A byte for a message: printable ASCII quoted, anything else in hex (never raw).
+        func describe(_ byte: UInt8) -> String {
+            (0x21...0x7E).contains(byte) ? "character '\(Character(UnicodeScalar(byte)))'" : "byte 0x\(String(byte, radix: 16, uppercase: true))"
         }
 
         mutating func literal(_ word: String) throws(Problem) {

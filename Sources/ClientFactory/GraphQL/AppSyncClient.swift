@@ -15,7 +15,8 @@ import Foundation
 ///
 /// Queries follow a ``CachePolicy`` over `<prefix>_queries.db` (with recent answers also held
 /// in memory; clear through ``clearCaches(_:)`` so both tiers empty); mutations that fail for
-/// network reasons wait in `<prefix>_offlineMutations.db` and are replayed in order by
+/// network reasons wait in `<prefix>_offlineMutations.db` and are replayed in order, before
+/// any new mutation is sent (a mutation never overtakes older queued ones), or on demand by
 /// ``replayOfflineMutations()``.
 public final class AppSyncClient: Sendable {
     /// The configuration entry.
@@ -28,6 +29,7 @@ public final class AppSyncClient: Sendable {
     let registration: CacheRegistry.Registration?
     private let cache: QueryCache
     private let queue: OfflineMutationQueue
+    private let lane = MutationLane()
     private let logger: Logger
 
     init(
@@ -71,16 +73,21 @@ public final class AppSyncClient: Sendable {
         return GraphQLResponse(result: fetched.result, source: .server, refreshed: nil, json: fetched.json)
     }
 
-    /// Runs a mutation. When the network fails and `queueWhenOffline` is true, the mutation
-    /// is kept for ``replayOfflineMutations()``; pass false for calls that must fail instead
-    /// (a sign-up, a payment).
+    /// Runs a mutation, after replaying any queued ones in order. When the network fails and
+    /// `queueWhenOffline` is true, the mutation is queued behind them; pass false for calls
+    /// that must fail instead (a sign-up, a payment). A queued mutation the server refuses
+    /// for another reason stops the replay, and the new mutation is not sent: it would
+    /// overtake it (clear the queue with ``clearCaches(_:)`` to give up on it).
     public func mutate(_ operation: String, variables: JSONValue? = nil, queueWhenOffline: Bool = true) async throws(AppSyncClientError) -> MutationOutcome {
-        do {
-            return .completed(try await send(operation, variables, through: mutationHTTP).result)
-        } catch where queueWhenOffline && error.isNetworkFailure {
-            logger.debug("mutation queued offline", metadata: ["client": "\(entry.name)", "reason": "\(error)"])
-            do { return .queued(id: try await queue.enqueue(operation: operation, variables: variables, at: Self.now())) } catch {
-                throw .cache(.database(entry: entry.name, file: databases.offlineMutationsPath, reason: "\(error)"))
+        try await lane.run { () async throws(AppSyncClientError) -> MutationOutcome in
+            do throws(AppSyncClientError) {
+                _ = try await replayQueued()
+                return .completed(try await send(operation, variables, through: mutationHTTP).result)
+            } catch where queueWhenOffline && error.isNetworkFailure {
+                logger.debug("mutation queued offline", metadata: ["client": "\(entry.name)", "reason": "\(error)"])
+                do { return .queued(id: try await queue.enqueue(operation: operation, variables: variables, at: Self.now())) } catch {
+                    throw .cache(.database(entry: entry.name, file: databases.offlineMutationsPath, reason: "\(error)"))
+                }
             }
         }
     }
@@ -89,6 +96,10 @@ public final class AppSyncClient: Sendable {
     /// failure (the rest stay queued). Returns how many were sent.
     @discardableResult
     public func replayOfflineMutations() async throws(AppSyncClientError) -> Int {
+        try await lane.run { () async throws(AppSyncClientError) -> Int in try await replayQueued() }
+    }
+
+    private func replayQueued() async throws(AppSyncClientError) -> Int {
         var sent = 0
         while true {
             let batch: [OfflineMutationQueue.Pending]
@@ -99,6 +110,7 @@ public final class AppSyncClient: Sendable {
                 _ = try await send(mutation.operation, variables, through: mutationHTTP)
                 do { try await queue.remove(mutation.id) } catch { throw databaseError(databases.offlineMutationsPath, error) }
                 sent += 1
+                logger.debug("queued mutation replayed", metadata: ["client": "\(entry.name)", "id": "\(mutation.id)"])
             }
         }
     }

@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a file or folder is refused by ``PathSafety``.
+public enum PathSafetyError: Error, Sendable, Equatable {
+    /// The path is a link, not the expected kind, owned by someone else, or open to others;
+    /// `fix` says what to run.
+    case unsafe(path: String, problem: String, fix: String)
+    /// The file system refused to tell or to create.
+    case failed(path: String, operation: String, reason: String)
+}
+
+/// File-system checks as ssh makes them, the one implementation behind the credential store
+/// and the AppSync caches: files must be regular files (not symbolic links) owned by the
+/// current user and closed to others as far as asked; folders are created 0700 and refused
+/// when others can write to them.
+public enum PathSafety {
+    /// Checks `path` when it exists: a regular file, owned by the effective user, with none of
+    /// the `forbiddenMode` bits set (0o077 for secrets, 0o022 for caches). Returns false when
+    /// it does not exist.
+    public static func checkFile(_ path: String, forbiddenMode: mode_t) throws(PathSafetyError) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return false }
+            throw .failed(path: path, operation: "read", reason: systemErrorText())
+        }
+        if (info.st_mode & S_IFMT) == S_IFLNK {
+            throw .unsafe(path: path, problem: "is a symbolic link", fix: "replace it with the real file")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .unsafe(path: path, problem: "is not a regular file", fix: "point to a regular file")
+        }
+        try checkOwner(info, path: path, fix: "run 'chown \(geteuid()) \(path)' or use your own file")
+        if info.st_mode & forbiddenMode != 0 {
+            let mode = String(info.st_mode & 0o777, radix: 8)
+            let who = forbiddenMode & 0o044 != 0 ? "accessible" : "writable"
+            let target = String(0o666 & ~forbiddenMode, radix: 8)
+            throw .unsafe(path: path, problem: "is \(who) by group or others (mode \(mode))", fix: "run 'chmod \(target) \(path)'")
+        }
+        return true
+    }
+
+    /// Creates `directory` (and missing parents) with mode 0700, and refuses an existing one
+    /// that is not a folder or that group or others can write to. A sticky folder such as
+    /// `/tmp` passes unless `mustBeOwned`; with `mustBeOwned` the folder must also belong to the
+    /// effective user (a cache folder: another user could plant files in it otherwise).
+    public static func prepareFolder(_ directory: String, mustBeOwned: Bool = false) throws(PathSafetyError) {
+        var info = stat()
+        if stat(directory, &info) != 0 {
+            guard errno == ENOENT else { throw .failed(path: directory, operation: "read", reason: systemErrorText()) }
+            let parent = parentDirectory(of: directory)
+            if parent != directory { try prepareFolder(parent) }
+            guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
+                throw .failed(path: directory, operation: "create", reason: systemErrorText())
+            }
+            return
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw .unsafe(path: directory, problem: "is not a folder", fix: "choose another path")
+        }
+        if mustBeOwned { try checkOwner(info, path: directory, fix: "use a folder of your own") }
+        let sticky = info.st_mode & mode_t(S_ISVTX) != 0
+        if info.st_mode & 0o022 != 0 && (mustBeOwned || !sticky) {
+            let mode = String(info.st_mode & 0o777, radix: 8)
+            throw .unsafe(path: directory, problem: "is writable by group or others (mode \(mode))", fix: "run 'chmod go-w \(directory)'")
+        }
+    }
+
+    /// The folder part of `path` (`.` for a bare name).
+    public static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    private static func checkOwner(_ info: stat, path: String, fix: String) throws(PathSafetyError) {
+        guard info.st_uid != geteuid() else { return }
+        throw .unsafe(path: path, problem: "is owned by another user (uid \(info.st_uid))", fix: fix)
+    }
+}
+
+/// `strerror(errno)` as text.
+func systemErrorText() -> String { String(cString: strerror(errno)) }
