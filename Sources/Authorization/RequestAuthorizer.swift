@@ -33,6 +33,8 @@ public enum AuthorizationError: Error, Sendable, Equatable, CustomStringConverti
     case credentials(CredentialsError)
     case signing(SigningError)
     case tokenUnavailable(String)
+    /// A token command did not finish in time and was stopped.
+    case tokenCommandTimedOut(seconds: Double)
     /// The secret (key or token) cannot go in a header: it holds a line break or control character.
     case invalidSecret(String)
 
@@ -41,6 +43,7 @@ public enum AuthorizationError: Error, Sendable, Equatable, CustomStringConverti
         case .credentials(let error): error.description
         case .signing(let error): error.description
         case .tokenUnavailable(let reason): "no token: \(reason)"
+        case .tokenCommandTimedOut(let seconds): "no token: the token command did not finish within \(seconds.secondsText) s and was stopped"
         case .invalidSecret(let what): "\(what) contains a line break or a control character, so it cannot be sent in a header"
         }
     }

@@ -92,19 +92,13 @@ enum CredentialProcess {
         let Expiration: String?
     }
 
+    /// How long a credential_process may run.
+    static let timeout: Double = 30
+
     static func run(_ command: String) async throws(CredentialsError) -> ExpiringCredentials {
         let output: [UInt8]
-        do {
-            let result = try await Subprocess.run(
-                .path("/bin/sh"), arguments: ["-c", command], output: .bytes(limit: 1 << 20), error: .discarded)
-            guard case .exited(0) = result.terminationStatus else {
-                throw CredentialsError.credentialProcessFailed(command: command, problem: "\(result.terminationStatus)")
-            }
-            output = result.standardOutput
-        } catch let error as CredentialsError {
-            throw error
-        } catch {
-            throw .credentialProcessFailed(command: command, problem: "cannot start it")
+        do { output = try await ShellCommand.output(of: command, timeout: timeout) } catch {
+            throw .credentialProcessFailed(command: command, problem: error.description)
         }
         guard let parsed = try? JSONDecoder().decode(Output.self, from: Data(output)) else {
             throw .credentialProcessFailed(command: command, problem: "output is not the expected JSON")

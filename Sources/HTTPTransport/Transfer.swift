@@ -104,6 +104,9 @@ final class Transfer: @unchecked Sendable {
         try check(multiauth_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "CURLOPT_HTTP_VERSION")
         try check(multiauth_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout)), "CURLOPT_CONNECTTIMEOUT_MS")
         try check(multiauth_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(options.totalTimeout)), "CURLOPT_TIMEOUT_MS")
+        let stall = Self.milliseconds(options.stallTimeout) / 1000
+        try check(multiauth_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, stall > 0 ? 1 : 0), "CURLOPT_LOW_SPEED_LIMIT")
+        try check(multiauth_curl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(stall, 1)), "CURLOPT_LOW_SPEED_TIME")
         try check(multiauth_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, options.verifiesTLS ? 1 : 0), "CURLOPT_SSL_VERIFYPEER")
         try check(multiauth_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, options.verifiesTLS ? 2 : 0), "CURLOPT_SSL_VERIFYHOST")
         if let bundle = options.caBundle { try check(multiauth_curl_setopt_string(handle, CURLOPT_CAINFO, bundle), "CURLOPT_CAINFO") }

@@ -63,8 +63,17 @@ struct GraphQLCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @Option(help: "Replace the entry's API key.") var apiKey: String?
     @Option(help: "The shared-file profile for IAM credentials.") var profile: String?
+    @Option(help: "Time limit in seconds for the whole command, retries and the queue replay included; exit 28 when it passes.")
+    var maxTime: Double = CommandTimeout.defaultSeconds
+
+    func validate() throws { try NumberArguments.seconds(maxTime, "--max-time", in: 0.001...3_600) }
 
     func run() async throws {
+        let command = self
+        try await CommandTimeout.run(maxTime, what: "the GraphQL call", flag: "--max-time") { try await command.perform() }
+    }
+
+    private func perform() async throws {
         let factory = try await makeFactory()
         let appSync: AppSyncClient
         do {
@@ -133,10 +142,10 @@ struct GraphQLCommand: AsyncParsableCommand {
             let (record, provider) = try await login.provider()
             providers[record.authMode] = provider
         }
-        let credentials: (any CredentialsProvider)? = profile.map { DefaultCredentialsChain.make(profile: $0, http: CurlHTTPClient()) }
+        let credentials: (any CredentialsProvider)? = profile.map { DefaultCredentialsChain.make(profile: $0, http: CommandTimeout.transport()) }
         return ClientFactory(
             configuration: try options.load(), cacheDirectory: options.cacheDir, useClientDatabasePrefix: !options.noDatabasePrefix,
-            credentials: credentials, tokenProviders: providers, apiKey: apiKey)
+            http: CommandTimeout.transport(), credentials: credentials, tokenProviders: providers, apiKey: apiKey)
     }
 }
 
@@ -171,7 +180,7 @@ struct RealtimeURLCommand: AsyncParsableCommand {
     func run() async throws {
         let factory = ClientFactory(
             configuration: try graphql.options.load(), cacheDirectory: graphql.options.cacheDir,
-            credentials: graphql.profile.map { DefaultCredentialsChain.make(profile: $0, http: CurlHTTPClient()) },
+            credentials: graphql.profile.map { DefaultCredentialsChain.make(profile: $0, http: CommandTimeout.transport()) },
             tokenProviders: graphql.token.map { token in
                 Dictionary(uniqueKeysWithValues: [AuthMode.amazonCognitoUserPools, .openIDConnect, .awsLambda].map { ($0, StaticTokenProvider.fixed(token)) })
             } ?? [:])

@@ -49,7 +49,7 @@ struct LoginCommand: AsyncParsableCommand {
             var password = try lines?.next("--password-stdin") ?? Self.prompt("Password for \(username): ")
             defer { SecureMemory.zero(&password) }
             let newPassword: [UInt8]? = newPasswordStdin ? try lines?.next("--new-password-stdin") : nil
-            let authenticator = CognitoUserPoolAuthenticator(configuration: configuration, http: CurlHTTPClient())
+            let authenticator = CognitoUserPoolAuthenticator(configuration: configuration, http: CommandTimeout.transport())
             let tokens = try await login.run { () async throws(TokenError) -> AuthTokens in
                 try await authenticator.signIn(username: username, password: password, flow: flow) { () throws(TokenError) -> [UInt8] in
                     if let newPassword { return newPassword }
@@ -87,7 +87,8 @@ struct LoginCommand: AsyncParsableCommand {
         @Option(help: "The client secret, for confidential clients (else MULTIAUTH_CLIENT_SECRET).") var clientSecret: String?
         @Option(help: "pkce (default), device or client-credentials.") var flow: Flow = .pkce
         @Option(help: "Scopes, space-separated.") var scope: String = "openid profile email offline_access"
-        @Option(help: "Seconds to wait for the browser or the device approval.") var timeout: Int = 300
+        @Option(help: "Time limit in seconds for the whole sign-in, the browser or device approval included; exit 28 when it passes.")
+        var timeout: Int = 300
         @Option(help: "The loopback port for the PKCE redirect (default: any free port).") var redirectPort: UInt16 = 0
         @OptionGroup var login: LoginOptions
 
@@ -104,8 +105,10 @@ struct LoginCommand: AsyncParsableCommand {
             let configuration = OIDCConfiguration(
                 issuer: issuer, clientId: clientId, clientSecret: clientSecret ?? LoginOptions.environmentSecret ?? section?.clientSecret,
                 scope: scope)
-            let tokens = try await login.run { () async throws(TokenError) -> AuthTokens in
-                let client = try await OpenIDConnectClient.discover(configuration, http: CurlHTTPClient())
+            let (login, flow, timeout, redirectPort) = (self.login, self.flow, self.timeout, self.redirectPort)
+            let tokens = try await CommandTimeout.run(Double(timeout), what: "signing in to \(Redaction.url(issuer))", flag: "--timeout") {
+                try await login.run { () async throws(TokenError) -> AuthTokens in
+                let client = try await OpenIDConnectClient.discover(configuration, http: CommandTimeout.transport())
                 switch flow {
                 case .clientCredentials: return try await client.clientCredentials()
                 case .device: return try await Self.device(client)
@@ -115,6 +118,7 @@ struct LoginCommand: AsyncParsableCommand {
                         StandardError.emit("Open this URL in a browser to sign in:\n\(url)")
                         BrowserLauncher.open(url)
                     }
+                }
                 }
             }
             try await login.save(LoginRecord(provider: .oidc(configuration), flow: flow.rawValue, tokens: tokens))
@@ -164,7 +168,7 @@ struct LoginOptions: ParsableArguments {
     func provider() async throws -> (LoginRecord, RefreshingTokenProvider) {
         let logins = try logins()
         let record = try await run { () async throws(TokenError) in try await logins.load(name: name) }
-        return (record, logins.provider(for: record, name: name, http: CurlHTTPClient()))
+        return (record, logins.provider(for: record, name: name, http: CommandTimeout.transport()))
     }
 }
 

@@ -51,7 +51,8 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "api-key, iam, user-pools, oidc, lambda or none.") var auth: Auth = .none
     @Option(help: "The API key (else MULTIAUTH_API_KEY).") var apiKey: String?
     @Option(help: "The token for user-pools, oidc or lambda.") var token: String?
-    @Option(help: "A command whose output is the token, run for every request.") var tokenCommand: String?
+    @Option(help: "A command whose output is the token, run for every request (at most 30 s; it runs in its own process group and cannot prompt on the terminal).")
+    var tokenCommand: String?
     @Option(help: "Use the saved login NAME (see 'multiauth login') for user-pools, oidc or lambda.") var name: String?
     @Option(help: "With --name: the id (default) or access token.") var tokenType: AuthTokens.Kind = .id
     @OptionGroup var store: StoreOptions
@@ -60,7 +61,9 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "Signing region (inferred for execute-api and appsync-api hosts).") var region: String?
     @Option(help: "Signing service (inferred for execute-api and appsync-api hosts).") var service: String?
     @Option(help: "Connection timeout in seconds.") var connectTimeout: Double = 10
-    @Option(help: "Whole-request timeout in seconds (0: none).") var maxTime: Double = 0
+    @Option(help: "Whole-command time limit in seconds, retries and token or credential commands included (0: none); exit 28 when it passes.")
+    var maxTime: Double = 0
+    @Option(help: "Give up when no byte moves for this many seconds (curl's --speed-time; 0: never).") var speedTime: Double = 60
     @Option(help: "Attempts for retryable failures (connection errors, 5xx, 429, throttling).") var retries: Int = 3
     @Flag(help: "Send --data-binary @FILE as an S3 streaming (aws-chunked) upload, signed chunk by chunk in constant memory (IAM only; retried and re-signed like any call, the file read again from the start).")
     var chunked = false
@@ -73,11 +76,17 @@ struct RequestCommand: AsyncParsableCommand {
     func validate() throws {
         try NumberArguments.seconds(connectTimeout, "--connect-timeout", in: 0.001...3_600)
         try NumberArguments.seconds(maxTime, "--max-time", in: 0...604_800)
+        try NumberArguments.seconds(speedTime, "--speed-time", in: 0...86_400)
         try NumberArguments.count(retries, "--retries", in: 1...100)
         try NumberArguments.count(chunkSize, "--chunk-size", in: AWSChunkedUpload.minimumChunkSize...(64 << 20))
     }
 
     func run() async throws {
+        let command = self
+        try await CommandTimeout.run(maxTime, what: "the request to \(Redaction.url(url))", flag: "--max-time") { try await command.perform() }
+    }
+
+    private func perform() async throws {
         let logger = TraceLog.logger(verbose: verbose)
         let (request, body, spool) = try await buildRequest()
         defer { spool?.remove() }
@@ -85,6 +94,7 @@ struct RequestCommand: AsyncParsableCommand {
         var options = CurlHTTPClient.Options()
         options.connectTimeout = connectTimeout
         options.totalTimeout = maxTime
+        options.stallTimeout = speedTime
         let client = AuthorizedHTTPClient(
             transport: CurlHTTPClient(options: options), authorizer: authorizer, maxAttempts: max(1, retries), logger: logger)
         let file = output.map(OutputFile.init)
@@ -145,7 +155,10 @@ struct RequestCommand: AsyncParsableCommand {
             return APIKeyAuthorizer(key: .fixed(key))
         case .userPools, .oidc, .lambda:
             if let token { return TokenAuthorizer(token: .fixed(token), bearer: bearer) }
-            if let tokenCommand { return TokenAuthorizer(token: .command(tokenCommand), bearer: bearer) }
+            if let tokenCommand {
+                let limit = maxTime > 0 ? min(maxTime, CommandTimeout.defaultSeconds) : CommandTimeout.defaultSeconds
+                return TokenAuthorizer(token: .command(tokenCommand, timeout: limit), bearer: bearer)
+            }
             if let name {
                 var login = LoginOptions()
                 login.name = name
@@ -156,7 +169,7 @@ struct RequestCommand: AsyncParsableCommand {
             throw CLIError("--token", "required for --auth \(auth.rawValue) (or give --token-command or --name)")
         case .iam:
             let (region, service) = try signingScope(for: request)
-            let credentials = DefaultCredentialsChain.make(profile: profile, http: CurlHTTPClient())
+            let credentials = DefaultCredentialsChain.make(profile: profile, http: CommandTimeout.transport())
             return IAMAuthorizer(
                 credentials: credentials, region: region, service: service, payloadSigning: try payloadSigning(), logger: logger)
         }
@@ -201,6 +214,7 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     static func transportExitCode(for error: RequestError) -> Int32 {
+        if case .authorization(.tokenCommandTimedOut) = error { return 28 }
         guard case .transport(let transport) = error else { return 1 }
         switch transport {
         case .invalidURL: return 3

@@ -22,11 +22,18 @@ struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token", abstract: "Print a valid token of a saved login (refreshed first when it is about to expire).")
     @Option(help: "id (default) or access.") var type: AuthTokens.Kind = .id
+    @Option(help: "Time limit in seconds for the whole command, a refresh and store waits included; exit 28 when it passes.")
+    var maxTime: Double = CommandTimeout.defaultSeconds
     @OptionGroup var login: LoginOptions
 
+    func validate() throws { try NumberArguments.seconds(maxTime, "--max-time", in: 0.001...3_600) }
+
     func run() async throws {
-        let (_, provider) = try await login.provider()
-        let token = try await login.run { () async throws(TokenError) in try await provider.token(type).value }
+        let (login, type) = (self.login, self.type)
+        let token = try await CommandTimeout.run(maxTime, what: "getting a token of login '\(login.name)'", flag: "--max-time") {
+            let (_, provider) = try await login.provider()
+            return try await login.run { () async throws(TokenError) in try await provider.token(type).value }
+        }
         FileHandleless.writeStandardOutput(Array((token + "\n").utf8))
     }
 
@@ -75,7 +82,7 @@ struct LogoutCommand: AsyncParsableCommand {
         let logins = try login.logins()
         let record = try await login.run { () async throws(TokenError) in try await logins.load(name: login.name) }
         do {
-            let revoked = try await record.revoke(http: CurlHTTPClient())
+            let revoked = try await record.revoke(http: CommandTimeout.transport())
             StandardError.emit(revoked ? "Revoked the tokens of login '\(login.name)'." : "The provider offers no revocation; the tokens stay valid until they expire.")
         } catch {
             StandardError.emit("multiauth: warning: revocation failed (\(error)); removing the login anyway")

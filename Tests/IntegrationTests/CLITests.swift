@@ -15,7 +15,9 @@ import Testing
         "--secret-access-key", secret, "--date", "20150830T123600Z",
     ]
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Run {
+    /// Runs `multiauth` with `arguments`; a run still going after `limit` seconds is killed
+    /// (status SIGKILL), so a test of a bounded wait fails instead of hanging.
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil, limit: Double = 300) throws -> Run {
         let process = Process()
         process.executableURL = Paths.multiauth
         process.arguments = arguments
@@ -31,6 +33,8 @@ import Testing
         let stdin = Pipe()
         process.standardInput = stdin
         try process.run()
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit) { kill(pid, SIGKILL) }
         stdin.fileHandleForWriting.write(Data((input ?? "").utf8))
         try stdin.fileHandleForWriting.close()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()

@@ -23,6 +23,10 @@ enum Peers {
         let clientSecret: String
     }
 
+    /// The misbehaving raw-TCP server (scripts/peers/fault_server.py).
+    static var fault: String { environment["MULTIAUTH_TEST_FAULT_URL"] ?? "" }
+    static var faultAvailable: Bool { !fault.isEmpty }
+
     static var appSync: String { environment["MULTIAUTH_TEST_APPSYNC_URL"] ?? "" }
     static var appSyncAvailable: Bool { !appSync.isEmpty }
     static var oidcIssuer: String { environment["MULTIAUTH_TEST_OIDC_ISSUER"] ?? "" }

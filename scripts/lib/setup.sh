@@ -114,7 +114,13 @@ start_peers() {
     done
     start_nanoidp "$logs"
     start_appsync "$logs" "$jwks"
-    say "peers: moto $MULTIAUTH_TEST_MOTO_URL, nanoidp $MULTIAUTH_TEST_OIDC_ISSUER, AppSync $MULTIAUTH_TEST_APPSYNC_URL, API $MULTIAUTH_TEST_API_URL, skewed API $MULTIAUTH_TEST_SKEWED_API_URL"
+    local fault_port
+    fault_port=$(free_port)
+    .venv/bin/python3 scripts/peers/fault_server.py --port "$fault_port" >"$logs/fault.log" 2>&1 &
+    PEER_PIDS+=($!)
+    export MULTIAUTH_TEST_FAULT_URL="http://127.0.0.1:$fault_port"
+    wait_for "$MULTIAUTH_TEST_FAULT_URL/capture/" "fault server"
+    say "peers: moto $MULTIAUTH_TEST_MOTO_URL, nanoidp $MULTIAUTH_TEST_OIDC_ISSUER, AppSync $MULTIAUTH_TEST_APPSYNC_URL, API $MULTIAUTH_TEST_API_URL, skewed API $MULTIAUTH_TEST_SKEWED_API_URL, faults $MULTIAUTH_TEST_FAULT_URL"
 }
 
 # Starts nanoidp (the OpenID provider peer) with the config in scripts/peers/nanoidp and
