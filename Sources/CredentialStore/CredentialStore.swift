@@ -62,18 +62,7 @@ public final class CredentialStore: Sendable {
     /// The secret for (service, account), which must have been stored for `environment`.
     public func get(service: String, account: String, environment: StoreEnvironment = .init()) async throws(StoreError) -> [UInt8] {
         logger.debug("store get", metadata: ["store": "\(path)", "service": "\(service)", "account": "\(account)"])
-        return try await offload { () throws(StoreError) in
-            var payload = try self.readPayload().payload
-            defer { Self.zero(&payload) }
-            guard let item = payload.items.first(where: { $0.matches(service: service, account: account) }) else {
-                throw .itemNotFound(service: service, account: account)
-            }
-            let differing = item.environment.differingFields(from: environment)
-            guard differing.isEmpty else {
-                throw .environmentMismatch(service: service, account: account, fields: differing)
-            }
-            return item.secret
-        }
+        return try await offload { () throws(StoreError) in try self.secret(service: service, account: account, environment: environment) }
     }
 
     /// Stores `secret` for (service, account) under `environment`, replacing an earlier value.
@@ -81,20 +70,17 @@ public final class CredentialStore: Sendable {
         _ secret: [UInt8], service: String, account: String, label: String = "", environment: StoreEnvironment = .init()
     ) async throws(StoreError) {
         logger.debug("store set", metadata: ["store": "\(path)", "service": "\(service)", "account": "\(account)"])
-        try await modify { payload in
-            let now = currentUnixTime()
-            if let index = payload.items.firstIndex(where: { $0.matches(service: service, account: account) }) {
-                SecureMemory.zero(&payload.items[index].secret)
-                payload.items[index].secret = secret
-                payload.items[index].label = label.isEmpty ? payload.items[index].label : label
-                payload.items[index].modified = now
-                payload.items[index].environment = environment
-            } else {
-                payload.items.append(StoredItem(
-                    service: service, account: account, secret: secret, label: label, created: now, modified: now,
-                    environment: environment))
-            }
-        }
+        try await modify(Self.setting(secret, service: service, account: account, label: label, environment: environment))
+    }
+
+    /// Takes the store's lock (across processes and tasks) and holds it until the lease is
+    /// released, for a read-modify-write that waits on something else in between: a token
+    /// refresh reads the login, spends its refresh token and saves the new one, and no other
+    /// process may read the old one meanwhile. Waits at most `lockTimeout`.
+    public func lease() async throws(StoreError) -> StoreLease {
+        logger.debug("store lease", metadata: ["store": "\(path)"])
+        let lock = try await offload { () throws(StoreError) in HeldStoreLock(try StoreLock(storePath: self.path, timeout: self.lockTimeout)) }
+        return StoreLease(store: self, lock: lock)
     }
 
     /// Removes the item for (service, account).
@@ -156,12 +142,56 @@ public final class CredentialStore: Sendable {
     private func modify(_ change: @escaping @Sendable (inout StorePayload) throws(StoreError) -> Void) async throws(StoreError) {
         try await offload { () throws(StoreError) in
             let lock = try StoreLock(storePath: self.path, timeout: self.lockTimeout)
-            var current = try self.readPayload()
-            defer { Self.zero(&current.payload) }
-            try change(&current.payload)
-            try self.write(current.payload, header: current.header, keys: current.keys, exclusive: false)
+            try self.modifyHoldingLock(change)
             _ = consume lock
         }
+    }
+
+    /// Read, change, write; the caller holds the lock.
+    func modifyHoldingLock(_ change: (inout StorePayload) throws(StoreError) -> Void) throws(StoreError) {
+        var current = try readPayload()
+        defer { Self.zero(&current.payload) }
+        try change(&current.payload)
+        try write(current.payload, header: current.header, keys: current.keys, exclusive: false)
+    }
+
+    /// The secret of one item, checked against `environment`.
+    func secret(service: String, account: String, environment: StoreEnvironment) throws(StoreError) -> [UInt8] {
+        var payload = try readPayload().payload
+        defer { Self.zero(&payload) }
+        guard let item = payload.items.first(where: { $0.matches(service: service, account: account) }) else {
+            throw .itemNotFound(service: service, account: account)
+        }
+        let differing = item.environment.differingFields(from: environment)
+        guard differing.isEmpty else {
+            throw .environmentMismatch(service: service, account: account, fields: differing)
+        }
+        return item.secret
+    }
+
+    /// The change that stores `secret` for (service, account).
+    static func setting(
+        _ secret: [UInt8], service: String, account: String, label: String, environment: StoreEnvironment
+    ) -> @Sendable (inout StorePayload) throws(StoreError) -> Void {
+        { payload throws(StoreError) in
+            let now = currentUnixTime()
+            if let index = payload.items.firstIndex(where: { $0.matches(service: service, account: account) }) {
+                SecureMemory.zero(&payload.items[index].secret)
+                payload.items[index].secret = secret
+                payload.items[index].label = label.isEmpty ? payload.items[index].label : label
+                payload.items[index].modified = now
+                payload.items[index].environment = environment
+            } else {
+                payload.items.append(StoredItem(
+                    service: service, account: account, secret: secret, label: label, created: now, modified: now,
+                    environment: environment))
+            }
+        }
+    }
+
+    /// Runs blocking store work off the cooperative pool.
+    func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws(StoreError) -> T) async throws(StoreError) -> T {
+        try await offload(work)
     }
 
     private func purge(where shouldRemove: @escaping @Sendable (StoredItem) -> Bool) async throws(StoreError) -> Int {

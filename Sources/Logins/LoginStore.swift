@@ -1,4 +1,3 @@
-import MultiAuthCore
 import CredentialStore
 import HTTPTransport
 import Logging
@@ -68,8 +67,7 @@ public struct LoginStore: Sendable {
 
     /// Saves `record` as `name`, replacing an earlier login of that name.
     public func save(_ record: LoginRecord, name: String) async throws(TokenError) {
-        var bytes: [UInt8]
-        do { bytes = Array(try JSONEncoder().encode(record)) } catch { throw .local("cannot encode the login") }
+        var bytes = try encode(record)
         defer { SecureMemory.zero(&bytes) }
         do {
             try await store.set(bytes, service: Self.service, account: name, label: "login (\(record.flow))", environment: record.environment)
@@ -92,9 +90,7 @@ public struct LoginStore: Sendable {
             }
             var bytes = try await store.get(service: Self.service, account: name, environment: environment)
             defer { SecureMemory.zero(&bytes) }
-            do { return try JSONDecoder().decode(LoginRecord.self, from: Data(bytes)) } catch {
-                throw TokenError.storage("login '\(name)' in \(store.path) is not a login record")
-            }
+            return try decode(bytes, name: name)
         } catch let error as StoreError {
             if case .itemNotFound = error { throw .loginRequired(name: name, reason: "no such login in \(store.path)") }
             throw .storage(error.description)
@@ -110,23 +106,39 @@ public struct LoginStore: Sendable {
         do { try await store.delete(service: Self.service, account: name) } catch { throw .storage(error.description) }
     }
 
-    /// A provider that serves the saved tokens, refreshes them `refreshMargin` seconds before
-    /// expiry (one refresh in flight at a time), and saves refreshed tokens back as `name`.
+    /// A provider that serves the saved tokens and refreshes them `refreshMargin` seconds
+    /// before expiry (one refresh in flight at a time). Each refresh runs under the store's
+    /// lock (``LockedLoginRefresher``): concurrent processes cause one refresh, and a
+    /// rotated refresh token is saved before any other process can read the spent one.
     public func provider(
-        for record: LoginRecord, name: String, http: any HTTPSender, refreshMargin: Int64 = 120, logger: Logger = .disabled
+        for record: LoginRecord, name: String, http: any HTTPSender, refreshMargin: Int64 = 120, clock: TimeSource = .system,
+        logger: Logger = .disabled
     ) -> RefreshingTokenProvider {
-        let refresher: any TokenRefresher =
-            switch record.provider {
-            case .cognito(let configuration): CognitoUserPoolAuthenticator(configuration: configuration, http: http)
-            case .oidc(let configuration): DiscoveringRefresher(configuration: configuration, http: http)
-            }
+        let refresher = LockedLoginRefresher(
+            logins: self, name: name, record: record, refresher: record.refresher(http: http), clock: clock,
+            logger: logger)
         return RefreshingTokenProvider(
-            tokens: record.tokens, refresher: refresher, name: name, refreshMargin: refreshMargin,
-            persist: { tokens throws(TokenError) in
-                var updated = record
-                updated.tokens = tokens
-                try await save(updated, name: name)
-            }, logger: logger)
+            tokens: record.tokens, refresher: refresher, name: name, refreshMargin: refreshMargin, clock: clock, logger: logger)
+    }
+
+    func decode(_ bytes: [UInt8], name: String) throws(TokenError) -> LoginRecord {
+        do { return try JSONDecoder().decode(LoginRecord.self, from: Data(bytes)) } catch {
+            throw TokenError.storage("login '\(name)' in \(store.path) is not a login record")
+        }
+    }
+
+    func encode(_ record: LoginRecord) throws(TokenError) -> [UInt8] {
+        do { return Array(try JSONEncoder().encode(record)) } catch { throw .local("cannot encode the login") }
+    }
+}
+
+extension LoginRecord {
+    /// How this login's tokens are refreshed.
+    func refresher(http: any HTTPSender) -> any TokenRefresher {
+        switch provider {
+        case .cognito(let configuration): CognitoUserPoolAuthenticator(configuration: configuration, http: http)
+        case .oidc(let configuration): DiscoveringRefresher(configuration: configuration, http: http)
+        }
     }
 }
 

@@ -106,7 +106,8 @@ struct LoginCommand: AsyncParsableCommand {
                 issuer: issuer, clientId: clientId, clientSecret: clientSecret ?? LoginOptions.environmentSecret ?? section?.clientSecret,
                 scope: scope)
             let (login, flow, timeout, redirectPort) = (self.login, self.flow, self.timeout, self.redirectPort)
-            let tokens = try await CommandTimeout.run(Double(timeout), what: "signing in to \(Redaction.url(issuer))", flag: "--timeout") {
+            // A second more than --timeout, so the flows' own timeouts (which say what they waited for) speak first.
+            let tokens = try await CommandTimeout.run(Double(timeout) + 1, what: "signing in to \(Redaction.url(issuer))", flag: "--timeout") {
                 try await login.run { () async throws(TokenError) -> AuthTokens in
                 let client = try await OpenIDConnectClient.discover(configuration, http: CommandTimeout.transport())
                 switch flow {
@@ -165,10 +166,11 @@ struct LoginOptions: ParsableArguments {
     }
 
     /// The saved login `name` as a refreshing provider.
-    func provider() async throws -> (LoginRecord, RefreshingTokenProvider) {
+    func provider(refreshMargin: Int64 = 120) async throws -> (LoginRecord, RefreshingTokenProvider) {
         let logins = try logins()
         let record = try await run { () async throws(TokenError) in try await logins.load(name: name) }
-        return (record, logins.provider(for: record, name: name, http: CommandTimeout.transport()))
+        return (record, logins.provider(
+            for: record, name: name, http: CommandTimeout.transport(), refreshMargin: refreshMargin, logger: TraceLog.logger(verbose: false)))
     }
 }
 

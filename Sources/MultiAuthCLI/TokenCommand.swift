@@ -24,14 +24,18 @@ struct TokenCommand: AsyncParsableCommand {
     @Option(help: "id (default) or access.") var type: AuthTokens.Kind = .id
     @Option(help: "Time limit in seconds for the whole command, a refresh and store waits included; exit 28 when it passes.")
     var maxTime: Double = CommandTimeout.defaultSeconds
+    @Option(help: "Refresh first when the token expires within this many seconds (default 120).") var minValidity: Int64 = 120
     @OptionGroup var login: LoginOptions
 
-    func validate() throws { try NumberArguments.seconds(maxTime, "--max-time", in: 0.001...3_600) }
+    func validate() throws {
+        try NumberArguments.seconds(maxTime, "--max-time", in: 0.001...3_600)
+        try NumberArguments.count(Int(minValidity), "--min-validity", in: 0...86_400)
+    }
 
     func run() async throws {
-        let (login, type) = (self.login, self.type)
+        let (login, type, margin) = (self.login, self.type, self.minValidity)
         let token = try await CommandTimeout.run(maxTime, what: "getting a token of login '\(login.name)'", flag: "--max-time") {
-            let (_, provider) = try await login.provider()
+            let (_, provider) = try await login.provider(refreshMargin: margin)
             return try await login.run { () async throws(TokenError) in try await provider.token(type).value }
         }
         FileHandleless.writeStandardOutput(Array((token + "\n").utf8))

@@ -5,11 +5,10 @@ import MultiAuthCore
 /// `-v`: the library's debug log (signing stages, re-signing, retries, refreshes) and the
 /// request as sent, on standard error, every secret through ``Redaction``.
 enum TraceLog {
-    /// A debug logger on standard error with `-v`, else one that drops everything.
+    /// A logger on standard error: everything from debug up with `-v`, else warnings only.
     static func logger(verbose: Bool) -> Logger {
-        guard verbose else { return .disabled }
         var logger = Logger(label: "multiauth") { _ in TraceLogHandler() }
-        logger.logLevel = .debug
+        logger.logLevel = verbose ? .debug : .warning
         return logger
     }
 
@@ -22,7 +21,8 @@ enum TraceLog {
     }
 }
 
-/// Prints `* message:` and each metadata value's lines indented, as curl's `-v` marks notes.
+/// Prints `* message:` and each metadata value's lines indented, as curl's `-v` marks notes;
+/// warnings as `multiauth: warning: message`.
 /// Values arrive already redacted by the library; header lines are redacted again here.
 struct TraceLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
@@ -37,7 +37,8 @@ struct TraceLogHandler: LogHandler {
         let values = (metadata.merging(event.metadata ?? [:]) { $1 }).sorted { $0.key < $1.key }
         let multiline = values.filter { "\($0.value)".contains("\n") }
         let inline = values.filter { !"\($0.value)".contains("\n") }.map { "\($0.key)=\($0.value)" }
-        var lines = ["* \(event.message)" + (inline.isEmpty ? "" : " (\(inline.joined(separator: ", ")))") + (multiline.isEmpty ? "" : ":")]
+        let mark = event.level >= .warning ? "multiauth: warning: " : "* "
+        var lines = [mark + "\(event.message)" + (inline.isEmpty ? "" : " (\(inline.joined(separator: ", ")))") + (multiline.isEmpty ? "" : ":")]
         for (_, value) in multiline {
             lines += "\(value)".split(separator: "\n", omittingEmptySubsequences: false).map { "*   " + Redaction.canonicalLine($0) }
         }

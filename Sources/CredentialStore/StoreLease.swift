@@ -1,0 +1,52 @@
+import Synchronization
+
+/// The store's lock, held by a ``StoreLease`` until it is released (or dropped).
+final class HeldStoreLock: Sendable {
+    private let lock: Mutex<StoreLock?>
+
+    init(_ lock: consuming StoreLock) { self.lock = Mutex(Optional(lock)) }
+
+    var isHeld: Bool { lock.withLock { $0 != nil } }
+
+    func release() { lock.withLock { $0 = nil } }
+}
+
+/// Exclusive use of a ``CredentialStore`` across processes, from
+/// ``CredentialStore/lease()`` until ``release()``: reads and writes through the lease do
+/// not take the lock again, and no other process or task can read or write the store
+/// meanwhile. Release it as soon as the read-modify-write is done (dropping it releases it too).
+public final class StoreLease: Sendable {
+    private let store: CredentialStore
+    private let lock: HeldStoreLock
+
+    init(store: CredentialStore, lock: HeldStoreLock) {
+        self.store = store
+        self.lock = lock
+    }
+
+    deinit { lock.release() }
+
+    /// The secret for (service, account), which must have been stored for `environment`.
+    public func get(service: String, account: String, environment: StoreEnvironment = .init()) async throws(StoreError) -> [UInt8] {
+        try checkHeld()
+        return try await store.offloaded { () throws(StoreError) in
+            try self.store.secret(service: service, account: account, environment: environment)
+        }
+    }
+
+    /// Stores `secret` for (service, account) under `environment`, replacing an earlier value.
+    public func set(
+        _ secret: [UInt8], service: String, account: String, label: String = "", environment: StoreEnvironment = .init()
+    ) async throws(StoreError) {
+        try checkHeld()
+        let change = CredentialStore.setting(secret, service: service, account: account, label: label, environment: environment)
+        try await store.offloaded { () throws(StoreError) in try self.store.modifyHoldingLock(change) }
+    }
+
+    /// Lets other processes in.
+    public func release() { lock.release() }
+
+    private func checkHeld() throws(StoreError) {
+        guard lock.isHeld else { throw .writeFailed(path: store.path, reason: "the store lease was already released") }
+    }
+}

@@ -1,0 +1,75 @@
+import CredentialStore
+import Logging
+import MultiAuthCore
+import MultiAuthCrypto
+import TokenProviders
+
+/// Refreshes a saved login inside one store transaction, so a provider that rotates refresh
+/// tokens strictly never sees one spent twice and a rotated one is never lost:
+///
+/// 1. take the store's lease (another process refreshing holds it: wait, up to the lock timeout;
+///    when it cannot be had, nothing is refreshed and nothing is spent);
+/// 2. read the login again: when another process already refreshed it (the stored tokens are
+///    newer than ours and not expired), use those, with no call: refreshing again would gain
+///    nothing (if they are inside the margin, the next call refreshes them under the lease);
+/// 3. otherwise refresh the newer of the stored and held tokens, and save the result before
+///    the lease is released.
+///
+/// A save that still fails after three tries (the disk is full) does not throw the new
+/// tokens away: they are returned, so this process keeps using them and its next refresh
+/// saves again, and the failure is logged as a warning.
+struct LockedLoginRefresher: TokenRefresher {
+    let logins: LoginStore
+    let name: String
+    let record: LoginRecord
+    let refresher: any TokenRefresher
+    let clock: TimeSource
+    let logger: Logger
+
+    func refresh(_ held: AuthTokens) async throws(TokenError) -> AuthTokens {
+        let lease: StoreLease
+        do { lease = try await logins.store.lease() } catch {
+            throw .storage("\(error); the login was not refreshed and its refresh token is unspent")
+        }
+        defer { lease.release() }
+        var stored = try await read(lease)
+        if stored.tokens != held, stored.tokens.expiresAt >= held.expiresAt, Double(stored.tokens.expiresAt) > clock.now() {
+            logger.debug("login already refreshed by another process", metadata: ["login": "\(name)"])
+            return stored.tokens
+        }
+        let current = stored.tokens.expiresAt >= held.expiresAt ? stored.tokens : held
+        let fresh = current.refreshed(with: try await refresher.refresh(current))
+        stored.tokens = fresh
+        await save(stored, through: lease)
+        return fresh
+    }
+
+    private func read(_ lease: StoreLease) async throws(TokenError) -> LoginRecord {
+        var bytes: [UInt8]
+        do { bytes = try await lease.get(service: LoginStore.service, account: name, environment: record.environment) } catch {
+            if case .itemNotFound = error { throw .loginRequired(name: name, reason: "the login was removed from \(logins.store.path)") }
+            throw .storage(error.description)
+        }
+        defer { SecureMemory.zero(&bytes) }
+        return try logins.decode(bytes, name: name)
+    }
+
+    private func save(_ updated: LoginRecord, through lease: StoreLease) async {
+        var lastError = ""
+        for attempt in 1...3 {
+            do {
+                var bytes = try logins.encode(updated)
+                defer { SecureMemory.zero(&bytes) }
+                try await lease.set(bytes, service: LoginStore.service, account: name, label: "login (\(updated.flow))", environment: updated.environment)
+                return
+            } catch {
+                lastError = "\(error)"
+                logger.debug("saving the refreshed login failed", metadata: ["login": "\(name)", "attempt": "\(attempt)"])
+                try? await Task.sleep(for: .milliseconds(50 * attempt))
+            }
+        }
+        logger.warning(
+            "the refreshed login could not be saved; this process keeps the new tokens, and another may need a new login",
+            metadata: ["login": "\(name)", "reason": "\(Redaction.quoted(lastError))"])
+    }
+}
