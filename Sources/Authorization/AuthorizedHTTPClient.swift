@@ -48,8 +48,10 @@ public final class AuthorizedHTTPClient: Sendable {
     public var clockOffset: Double { skew.withLock { $0 } }
 
     /// Authorizes and sends `request` with `body`; returns the response and what was sent.
+    /// A successful body goes to `responseBody` as it arrives; error bodies are kept in
+    /// memory (they decide retries and clock-skew corrections).
     public func send(
-        _ request: HTTPRequest, body: RequestBody = .empty, responseFile: String? = nil
+        _ request: HTTPRequest, body: RequestBody = .empty, responseBody: ResponseDestination = .bounded
     ) async throws(RequestError) -> (response: ReceivedResponse, sent: AuthorizedRequest) {
         var correctedSkew = false
         var attempt = 0
@@ -59,7 +61,7 @@ public final class AuthorizedHTTPClient: Sendable {
             let authorized: AuthorizedRequest
             do { authorized = try await authorizer.authorize(request, body: body, at: date) } catch { throw .authorization(error) }
             let outcome: Result<ReceivedResponse, HTTPError>
-            do { outcome = .success(try await transport.send(authorized.request, body: authorized.body, responseFile: responseFile)) } catch {
+            do { outcome = .success(try await transport.send(authorized.request, body: authorized.body, responseBody: responseBody)) } catch {
                 outcome = .failure(error)
             }
             let canRepeat = !body.isConsumed && !authorized.body.isConsumed

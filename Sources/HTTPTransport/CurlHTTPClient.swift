@@ -58,8 +58,8 @@ public final class CurlHTTPClient: HTTPSender {
         for box in idleHandles.withLock({ $0 }) { curl_easy_cleanup(box.handle) }
     }
 
-    public func send(_ request: HTTPRequest, body: RequestBody, responseFile: String?) async throws(HTTPError) -> ReceivedResponse {
-        let transfer = try Transfer(request: request, body: body, responseFile: responseFile)
+    public func send(_ request: HTTPRequest, body: RequestBody, responseBody: ResponseDestination) async throws(HTTPError) -> ReceivedResponse {
+        let transfer = try Transfer(request: request, body: body, destination: responseBody)
         let result = await withTaskCancellationHandler { () async -> Result<ReceivedResponse, HTTPError> in
             do throws(HTTPError) { return .success(try await runBlocking { self.perform(transfer) }) } catch { return .failure(error) }
         } onCancel: {

@@ -1,18 +1,42 @@
 import HTTPTypes
 import MultiAuthCore
 
+/// Where a response body goes as it arrives.
+///
+/// Whatever the destination, the body of a response with status 400 or more is kept in
+/// memory (up to ``defaultMemoryLimit``), so the caller can read the error, retry or show
+/// it as it chooses: only answers that succeeded are streamed.
+public enum ResponseDestination: Sendable {
+    /// Kept in memory, at most `limit` bytes: a longer body fails the call with
+    /// ``HTTPError/responseTooLarge(host:limit:)`` (nothing to parse is ever held whole beyond it).
+    case memory(limit: Int)
+    /// Written to the file at `path` (created 0644 or truncated) as it arrives.
+    case file(path: String)
+    /// Written to an open descriptor (standard output) as it arrives; `preamble`, when given,
+    /// is written first, once the head of a successful response is complete.
+    case descriptor(Int32, preamble: (@Sendable (HTTPResponse) -> [UInt8])? = nil)
+
+    /// The most a response body in memory may hold: 16 MiB.
+    public static let defaultMemoryLimit = 16 << 20
+    /// In memory, up to ``defaultMemoryLimit``.
+    public static let bounded = ResponseDestination.memory(limit: defaultMemoryLimit)
+}
+
 /// A response as received: the swift-http-types head, and the body bytes (empty when the
-/// body was written to a file).
+/// body was streamed to a file or descriptor).
 public struct ReceivedResponse: Sendable {
     /// Status and header fields of the final response.
     public var head: HTTPResponse
-    /// The body bytes.
+    /// The body bytes kept in memory.
     public var body: [UInt8]
+    /// True when the body (and preamble) went to the destination rather than into ``body``.
+    public var streamed: Bool
 
     /// Creates a response.
-    public init(head: HTTPResponse, body: [UInt8]) {
+    public init(head: HTTPResponse, body: [UInt8], streamed: Bool = false) {
         self.head = head
         self.body = body
+        self.streamed = streamed
     }
 
     /// The status code.
@@ -36,6 +60,11 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The body could not be produced (see ``BodyError``); nothing was sent as if complete.
     case body(BodyError)
     case unwritableResponseFile(path: String, reason: String)
+    /// A body kept in memory outgrew its limit; the transfer was stopped.
+    case responseTooLarge(host: String, limit: Int)
+    /// A streamed response broke off after part of it was delivered; it is not retried, since
+    /// the part already went out.
+    case interrupted(host: String, delivered: Int, reason: String)
     case transport(code: Int, reason: String)
 
     public var description: String {
@@ -47,6 +76,8 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cancelled: "the request was cancelled"
         case .body(let error): error.description
         case .unwritableResponseFile(let path, let reason): "cannot write '\(path)': \(reason)"
+        case .responseTooLarge(let host, let limit): "the response from \(host) is larger than \(limit >> 20) MiB, the most kept in memory"
+        case .interrupted(let host, let delivered, let reason): "the response from \(host) broke off after \(delivered) bytes: \(reason)"
         case .transport(let code, let reason): "transfer failed (curl \(code)): \(reason)"
         }
     }
@@ -65,13 +96,13 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
 /// never block a cooperative thread.
 public protocol HTTPSender: Sendable {
     /// Sends `request` with `body` and returns the response, whatever its status; the
-    /// response body goes to `responseFile` when one is given.
-    func send(_ request: HTTPRequest, body: RequestBody, responseFile: String?) async throws(HTTPError) -> ReceivedResponse
+    /// response body goes to `responseBody` (see ``ResponseDestination`` for error statuses).
+    func send(_ request: HTTPRequest, body: RequestBody, responseBody: ResponseDestination) async throws(HTTPError) -> ReceivedResponse
 }
 
 extension HTTPSender {
-    /// Sends `request` with `body`, keeping the response body in memory.
+    /// Sends `request` with `body`, keeping the response body in memory (at most 16 MiB).
     public func send(_ request: HTTPRequest, body: RequestBody = .empty) async throws(HTTPError) -> ReceivedResponse {
-        try await send(request, body: body, responseFile: nil)
+        try await send(request, body: body, responseBody: .bounded)
     }
 }

@@ -17,7 +17,7 @@ import Darwin
 final class Transfer: @unchecked Sendable {
     private let request: HTTPRequest
     private let body: RequestBody
-    private let responseFile: String?
+    private let destination: ResponseDestination
     private let url: String
     private let cancelled = Atomic<Bool>(false)
     private var headerLines: [String] = []
@@ -30,12 +30,19 @@ final class Transfer: @unchecked Sendable {
     private var uploadReader: (any BodyReader)?
     private var bodyError: BodyError?
     private var outputDescriptor: Int32 = -1
+    private var ownsOutputDescriptor = false
     private var outputError: Int32 = 0
+    /// The final status, known once its head is complete.
+    private var status = 0
+    /// True once the current response's body goes to the output rather than to memory.
+    private var streaming = false
+    private var delivered = 0
+    private var tooLarge = false
 
-    init(request: HTTPRequest, body: RequestBody, responseFile: String?) throws(HTTPError) {
+    init(request: HTTPRequest, body: RequestBody, destination: ResponseDestination) throws(HTTPError) {
         self.request = request
         self.body = body
-        self.responseFile = responseFile
+        self.destination = destination
         url = request.wireURL
         switch body {
         case .empty: break
@@ -54,8 +61,12 @@ final class Transfer: @unchecked Sendable {
             do { uploadReader = try stream.open() } catch { throw .body(error) }
             uploadLength = stream.length
         }
-        if let file = responseFile {
+        switch destination {
+        case .memory: break
+        case .descriptor(let descriptor, _): outputDescriptor = descriptor
+        case .file(let file):
             outputDescriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            ownsOutputDescriptor = true
             guard outputDescriptor >= 0 else {
                 let reason = String(cString: strerror(errno))
                 if uploadDescriptor >= 0 { close(uploadDescriptor) }
@@ -66,7 +77,13 @@ final class Transfer: @unchecked Sendable {
 
     deinit {
         if uploadDescriptor >= 0 { close(uploadDescriptor) }
-        if outputDescriptor >= 0 { close(outputDescriptor) }
+        if ownsOutputDescriptor, outputDescriptor >= 0 { close(outputDescriptor) }
+    }
+
+    /// The most bytes kept in memory for the current response.
+    private var memoryLimit: Int {
+        if case .memory(let limit) = destination { return limit }
+        return ResponseDestination.defaultMemoryLimit
     }
 
     func cancel() { cancelled.store(true, ordering: .relaxed) }
@@ -78,14 +95,20 @@ final class Transfer: @unchecked Sendable {
         do { try configure(handle, options: options, context: context, headers: &headerList) } catch { return .failure(error) }
         let code = curl_easy_perform(handle)
         if outputError != 0 {
-            return .failure(.unwritableResponseFile(path: responseFile ?? "", reason: String(cString: strerror(outputError))))
+            let path = if case .file(let path) = destination { path } else { "standard output" }
+            return .failure(.unwritableResponseFile(path: path, reason: String(cString: strerror(outputError))))
         }
-        guard code == CURLE_OK else { return .failure(error(for: code)) }
+        if tooLarge { return .failure(.responseTooLarge(host: request.authority ?? "", limit: memoryLimit)) }
+        guard code == CURLE_OK else {
+            let failure = error(for: code)
+            guard delivered > 0, case .transport(_, let reason) = failure else { return .failure(failure) }
+            return .failure(.interrupted(host: request.authority ?? "", delivered: delivered, reason: reason))
+        }
         var status = 0
         let info = multiauth_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         guard info == CURLE_OK else { return .failure(.transport(code: Int(info.rawValue), reason: "no response code")) }
         guard (100...999).contains(status) else { return .failure(.transport(code: -1, reason: "no valid status code (\(status))")) }
-        return .success(ReceivedResponse(head: HTTPResponse(status: .init(code: status), headerFields: parsedHeaders()), body: received))
+        return .success(ReceivedResponse(head: HTTPResponse(status: .init(code: status), headerFields: parsedHeaders()), body: received, streamed: streaming))
     }
 
     // MARK: configuration
@@ -161,21 +184,32 @@ final class Transfer: @unchecked Sendable {
     // MARK: callbacks
 
     fileprivate func receiveBody(_ buffer: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
-        guard outputDescriptor >= 0 else {
+        guard streaming else {
+            guard received.count + count <= memoryLimit else {
+                tooLarge = true
+                return 0
+            }
             buffer.withMemoryRebound(to: UInt8.self, capacity: count) { received.append(contentsOf: UnsafeBufferPointer(start: $0, count: count)) }
             return count
         }
+        guard emit(buffer, count) else { return 0 }
+        delivered += count
+        return count
+    }
+
+    /// Writes all of `count` bytes to the output; false (with `outputError` set) when it fails.
+    private func emit(_ buffer: UnsafePointer<CChar>, _ count: Int) -> Bool {
         var offset = 0
         while offset < count {
             let written = write(outputDescriptor, buffer + offset, count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 outputError = errno
-                return 0
+                return false
             }
             offset += written
         }
-        return count
+        return true
     }
 
     fileprivate func receiveHeader(_ buffer: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
@@ -184,7 +218,21 @@ final class Transfer: @unchecked Sendable {
         }
         if line.hasPrefix("HTTP/") { headerLines.removeAll() }  // a new response (after 100 or a redirect)
         headerLines.append(line)
+        if line == "\r\n" || line == "\n" { return headComplete() ? count : 0 }
         return count
+    }
+
+    /// At the end of a head: a final response whose status is below 400 streams its body to
+    /// the output, after the preamble (if any); anything else stays in memory.
+    private func headComplete() -> Bool {
+        status = headerLines.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        guard status >= 200, outputDescriptor >= 0, status < 400 else { return true }
+        streaming = true
+        guard case .descriptor(_, let preamble?) = destination else { return true }
+        let bytes = preamble(HTTPResponse(status: .init(code: status), headerFields: parsedHeaders()))
+        return bytes.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { characters in characters.baseAddress.map { emit($0, characters.count) } ?? true }
+        }
     }
 
     fileprivate func provideBody(_ buffer: UnsafeMutablePointer<CChar>, _ capacity: Int) -> Int {

@@ -31,6 +31,21 @@ struct OutputFile {
         partialPath = path + ".multiauth-partial-\(getpid())-\(String(random, radix: 16))"
     }
 
+    /// Writes `bytes` as the body (a body that came back in memory, such as an error's).
+    func writeBody(_ bytes: [UInt8]) throws {
+        let descriptor = open(partialPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CLIError("-o", "cannot write '\(finalPath)': \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            guard written > 0 || errno == EINTR else {
+                throw CLIError("-o", "cannot write '\(finalPath)': \(String(cString: strerror(errno)))")
+            }
+            offset += max(written, 0)
+        }
+    }
+
     /// Puts the body in place.
     func commit() throws {
         guard !inPlace else { return }

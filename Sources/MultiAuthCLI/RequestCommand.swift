@@ -98,16 +98,40 @@ struct RequestCommand: AsyncParsableCommand {
         let client = AuthorizedHTTPClient(
             transport: CurlHTTPClient(options: options), authorizer: authorizer, maxAttempts: max(1, retries), logger: logger)
         let file = output.map(OutputFile.init)
+        // The body goes out as it arrives; an error body (400 or more) comes back in memory.
+        let destination: ResponseDestination =
+            file.map { .file(path: $0.partialPath) } ?? .descriptor(STDOUT_FILENO, preamble: include ? Self.headText : nil)
         let outcome: (response: ReceivedResponse, sent: AuthorizedRequest)
-        do { outcome = try await client.send(request, body: body, responseFile: file?.partialPath) } catch {
+        do { outcome = try await client.send(request, body: body, responseBody: destination) } catch {
             file?.discard()
             throw CLIError(message: error.description.replacing(file?.partialPath ?? "\u{0}", with: output ?? ""), exitCode: Self.transportExitCode(for: error))
         }
         if verbose { TraceLog.printRequest(outcome.sent.request) }
-        if let file {
-            if fail, outcome.response.status >= 400 { file.discard() } else { try file.commit() }
+        try finish(outcome.response, file: file)
+    }
+
+    /// What is left once the transfer is over: the exit status for `--fail`, the head for `-i`
+    /// and any body kept in memory (an error body), written where the body belongs.
+    private func finish(_ response: ReceivedResponse, file: OutputFile?) throws {
+        if fail, response.status >= 400 {
+            file?.discard()
+            throw CLIError(message: "the requested URL returned error: \(response.status)", exitCode: 22)
         }
-        try present(outcome.response)
+        let head = include && (file != nil || !response.streamed) ? Self.headText(response.head) : []
+        FileHandleless.writeStandardOutput(head)
+        guard let file else {
+            if !response.streamed { FileHandleless.writeStandardOutput(response.body) }
+            return
+        }
+        if !response.streamed { try file.writeBody(response.body) }
+        try file.commit()
+    }
+
+    /// `HTTP 200` and the header lines, as `-i` prints them.
+    @Sendable static func headText(_ head: HTTPResponse) -> [UInt8] {
+        var out = Array("HTTP \(head.status.code)\r\n".utf8)
+        for field in head.headerFields { out += Array("\(field.name.rawName): \(field.value)\r\n".utf8) }
+        return out + Array("\r\n".utf8)
     }
 
     /// The request, its body, and the spool file that holds standard input (removed by the caller).
@@ -199,20 +223,6 @@ struct RequestCommand: AsyncParsableCommand {
         return (region, service)
     }
 
-    private func present(_ response: ReceivedResponse) throws {
-        if fail, response.status >= 400 {
-            throw CLIError(message: "the requested URL returned error: \(response.status)", exitCode: 22)
-        }
-        var out: [UInt8] = []
-        if include {
-            out += Array("HTTP \(response.status)\r\n".utf8)
-            for field in response.head.headerFields { out += Array("\(field.name.rawName): \(field.value)\r\n".utf8) }
-            out += Array("\r\n".utf8)
-        }
-        out += response.body
-        FileHandleless.writeStandardOutput(out)
-    }
-
     static func transportExitCode(for error: RequestError) -> Int32 {
         if case .authorization(.tokenCommandTimedOut) = error { return 28 }
         guard case .transport(let transport) = error else { return 1 }
@@ -221,6 +231,8 @@ struct RequestCommand: AsyncParsableCommand {
         case .connectionFailed: return 7
         case .body: return 26
         case .timedOut: return 28
+        case .unwritableResponseFile: return 23
+        case .interrupted: return 18
         case .tlsFailure: return 35
         default: return 1
         }

@@ -14,9 +14,9 @@ final class CountingHTTPClient: HTTPSender {
 
     init(_ inner: any HTTPSender = CurlHTTPClient()) { self.inner = inner }
 
-    func send(_ request: HTTPRequest, body: RequestBody, responseFile: String?) async throws(HTTPError) -> ReceivedResponse {
+    func send(_ request: HTTPRequest, body: RequestBody, responseBody: ResponseDestination) async throws(HTTPError) -> ReceivedResponse {
         counts.withLock { $0[request.wireURL, default: 0] += 1 }
-        return try await inner.send(request, body: body, responseFile: responseFile)
+        return try await inner.send(request, body: body, responseBody: responseBody)
     }
 
     func count(_ url: String) -> Int { counts.withLock { $0[url] ?? 0 } }

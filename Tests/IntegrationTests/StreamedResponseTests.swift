@@ -1,0 +1,57 @@
+import Foundation
+import HTTPTransport
+import HTTPTypes
+import Testing
+
+/// Response bodies go out as they arrive, and what is parsed in memory has a limit (issue 19,
+/// finding 7). The server is scripts/peers/fault_server.py, standing in for a backend that
+/// answers far more than anyone should hold (`/stream/N` sends N bytes).
+@Suite(.enabled(if: Peers.faultAvailable && Peers.available, Peers.reason)) struct StreamedResponseTests {
+    static func measured(_ arguments: [String]) throws -> (status: Int32, bytes: Int, maxRSSKiB: Int) {
+        let measure = Process()
+        measure.executableURL = URL(fileURLWithPath: Paths.python)
+        measure.arguments = Paths.pythonArguments + [
+            Paths.repository.appendingPathComponent("scripts/peers/max_rss.py").path, "--count-output", Paths.multiauth.path,
+        ] + arguments
+        let output = Pipe()
+        measure.standardOutput = output
+        try measure.run()
+        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        measure.waitUntilExit()
+        return (measure.terminationStatus, Int(lines.first ?? "") ?? -1, Int(lines.last ?? "") ?? Int.max)
+    }
+
+    /// A 1 GiB answer written to standard output peaked at 2.1 GB; now it streams.
+    @Test func aGibibyteAnswerStreamsToStandardOutputInFlatMemory() throws {
+        let size = 1 << 30
+        let run = try Self.measured(["request", Peers.fault + "/stream/\(size)", "-i"])
+        #expect(run.status == 0)
+        let head = "HTTP 200\r\nContent-Type: application/octet-stream\r\nContent-Length: \(size)\r\nConnection: close\r\n\r\n"
+        #expect(run.bytes == size + head.utf8.count, "got \(run.bytes) bytes")
+        #expect(run.maxRSSKiB < 64 * 1024, "max RSS \(run.maxRSSKiB) KiB")
+    }
+
+    /// The library keeps at most 16 MiB of a body it is asked to hold (graphql, login, token
+    /// endpoints all parse JSON from memory): a typed error, not a 1 GiB buffer.
+    @Test func aBodyKeptInMemoryHasALimit() async throws {
+        let request = try HTTPRequest(method: .get, wireURL: Peers.fault + "/stream/\(64 << 20)")
+        await #expect {
+            try await CurlHTTPClient().send(request)
+        } throws: { error in
+            guard case .responseTooLarge(_, let limit) = error as? HTTPError else { return false }
+            return limit == 16 << 20
+        }
+        await #expect(throws: HTTPError.self) {
+            try await CurlHTTPClient().send(HTTPRequest(method: .get, wireURL: Peers.fault + "/stream/2048"), body: .empty, responseBody: .memory(limit: 1 << 10))
+        }
+    }
+
+    /// An error body is never streamed: it comes back in memory, is printed once after the
+    /// retries, and --fail keeps it out of the output.
+    @Test func errorBodiesArePrintedOnceAfterTheRetries() throws {
+        let run = try CLITests.run(["request", Peers.fault + "/always500/x", "--retries", "2"])
+        #expect(run.status == 0 && run.stdout == #"{"message": "Internal Server Error"}"#, "\(run.stdout)")
+        let failed = try CLITests.run(["request", Peers.fault + "/always500/x", "--retries", "1", "--fail"])
+        #expect(failed.status == 22 && failed.stdout.isEmpty)
+    }
+}
