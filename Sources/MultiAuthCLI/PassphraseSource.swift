@@ -27,8 +27,8 @@ enum PassphraseSource {
 
     static func read(file: String?, environmentVariable: String, prompt: String, confirm: Bool) throws -> [UInt8] {
         if let file { return try fromFile(file) }
-        if let value = ProcessInfo.processInfo.environment[environmentVariable], !value.isEmpty {
-            return Array(value.utf8)
+        if let value = ProcessInfo.processInfo.environment[environmentVariable] {
+            return try SecretInput.text(Array(value.utf8), from: environmentVariable)
         }
         guard let first = TerminalPrompt.readSecret(prompt) else {
             throw CLIError(
@@ -48,12 +48,27 @@ enum PassphraseSource {
             guard try StoreFileCheck.secretFileExists(path), let data = FileManager.default.contents(atPath: path) else {
                 throw CLIError(message: "--passphrase-file: cannot read \(path)", exitCode: 8)
             }
-            var bytes = [UInt8](data)
-            while let last = bytes.last, last == 0x0a || last == 0x0d { bytes.removeLast() }
-            return bytes
+            return try SecretInput.text([UInt8](data), from: path)
         } catch let error as StoreError {
             throw CLIError(message: error.description, exitCode: error.exitCode)
         }
+    }
+}
+
+/// The one rule for secrets read from a file, an environment variable or standard input
+/// (passphrases, `store set`): one line ending at the end (LF or CRLF, as `echo` or an editor
+/// adds) is removed and everything else is kept; an empty secret is refused.
+enum SecretInput {
+    static let rule = "one trailing line ending (LF or CRLF) is removed, everything else is kept, and an empty secret is refused"
+
+    static func text(_ bytes: [UInt8], from source: String) throws -> [UInt8] {
+        var bytes = bytes
+        if bytes.last == 0x0a {
+            bytes.removeLast()
+            if bytes.last == 0x0d { bytes.removeLast() }
+        }
+        guard !bytes.isEmpty else { throw CLIError(message: "\(source) is empty: a secret cannot be empty", exitCode: 2) }
+        return bytes
     }
 }
 

@@ -1,3 +1,4 @@
+import MultiAuthCore
 import ArgumentParser
 import CredentialStore
 
@@ -30,7 +31,9 @@ struct StoreCommand: AsyncParsableCommand {
     }
 
     struct Set: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Store the secret read from standard input.")
+        static let configuration = CommandConfiguration(
+            abstract: "Store the secret read from standard input.",
+            discussion: "Of what standard input holds, \(SecretInput.rule). Passphrase files and MULTIAUTH_STORE_PASSPHRASE follow the same rule.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "Service name.") var service: String
         @Argument(help: "Account name.") var account: String
@@ -38,8 +41,7 @@ struct StoreCommand: AsyncParsableCommand {
         @OptionGroup var environment: EnvironmentOptions
 
         func run() async throws {
-            var secret = [UInt8](FileHandleless.readStandardInput())
-            if secret.last == 0x0a { secret.removeLast() }
+            let secret = try SecretInput.text(FileHandleless.readStandardInput(), from: "standard input")
             let environment = try environment.parsed()
             let value = secret
             try await options.run { store in
@@ -76,15 +78,34 @@ struct StoreCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List items (metadata only, never secrets).")
+        static let configuration = CommandConfiguration(
+            abstract: "List items (metadata only, never secrets).",
+            discussion: "text: one item a line, SERVICE ACCOUNT LABEL MODIFIED ENVIRONMENT separated by tabs, with control characters (tabs and line breaks too) shown as \\u{…} escapes; json: an array of objects.")
+        enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
         @OptionGroup var options: StoreOptions
+        @Option(help: "text (default) or json.") var format: Format = .text
+
+        struct Listed: Encodable {
+            let service: String, account: String, label: String, modified: Int64, environment: [String: String]
+        }
 
         func run() async throws {
             let items = try await options.run { store in try await store.list() }
-            for item in items {
-                let environment = item.environment.fields.keys.sorted()
-                    .map { "\($0)=\(item.environment.fields[$0] ?? "")" }.joined(separator: ",")
-                print([item.service, item.account, item.label, String(item.modified), environment].joined(separator: "\t"))
+            let listed = items.map {
+                Listed(service: $0.service, account: $0.account, label: $0.label, modified: $0.modified, environment: $0.environment.fields)
+            }
+            switch format {
+            case .json:
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                FileHandleless.writeStandardOutput(Array(try encoder.encode(listed)) + [0x0a])
+            case .text:
+                let lines = listed.map { item in
+                    let environment = item.environment.keys.sorted().map { "\($0)=\(item.environment[$0] ?? "")" }.joined(separator: ",")
+                    return [item.service, item.account, item.label, String(item.modified), environment]
+                        .map { Redaction.quoted($0, limit: 4096) }.joined(separator: "\t") + "\n"
+                }
+                FileHandleless.writeStandardOutput(Array(lines.joined().utf8))
             }
         }
     }
@@ -159,7 +180,7 @@ struct StoreOptions: ParsableArguments {
         help: "The store file (default: MULTIAUTH_STORE, else $XDG_DATA_HOME/multiauth/credentials.store).")
     var path: String?
     @Option(help: "Unlock with this key file (64 hex digits, mode 0600) instead of a passphrase.") var keyFile: String?
-    @Option(help: "Read the passphrase from this file (mode 0600) instead of MULTIAUTH_STORE_PASSPHRASE or a prompt.")
+    @Option(help: "Read the passphrase from this file (mode 0600) instead of MULTIAUTH_STORE_PASSPHRASE or a prompt; from either, one trailing line ending is removed and an empty passphrase is refused.")
     var passphraseFile: String?
     @Option(help: "Seconds to wait for another process's lock (0 to 600).") var lockTimeout: Double = 5
 

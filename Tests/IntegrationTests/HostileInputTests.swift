@@ -84,4 +84,33 @@ import Testing
             "\(error)".hasSuffix("expected a quoted key") && !"\(error)".contains("\u{1b}")
         }
     }
+
+    /// `store set` stripped one "\n" silently and passphrase files stripped every line ending;
+    /// now one rule for both (one LF or CRLF), said in --help, and an empty secret is refused.
+    @Test func oneTrailingNewlineRuleForSecrets() throws {
+        let store = try TempStore()
+        for (input, expected) in [("abc\r\n", "abc"), ("abc\n\n", "abc\n"), ("a\tb", "a\tb")] {
+            #expect(try CLITests.run(["store", "set", "svc", "acct"] + store.arguments, input: input).status == 0)
+            #expect(try CLITests.run(["store", "get", "svc", "acct"] + store.arguments).stdout == expected)
+        }
+        let empty = try CLITests.run(["store", "set", "svc", "acct"] + store.arguments, input: "\n")
+        #expect(empty.status == 2 && empty.stderr.contains("empty"), "\(empty.stderr)")
+        #expect(try CLITests.run(["store", "get", "svc", "acct"] + store.arguments).stdout == "a\tb")
+        let help = try CLITests.run(["store", "set", "--help"])
+        #expect(help.stdout.contains("one trailing line ending (LF or CRLF) is removed"))
+        let passphrase = try CLITests.run(["store", "list", "--store", store.folder + "/other"], environment: ["MULTIAUTH_STORE_PASSPHRASE": ""])
+        #expect(passphrase.status == 2 && passphrase.stderr.contains("MULTIAUTH_STORE_PASSPHRASE is empty"), "\(passphrase.stderr)")
+    }
+
+    /// `store list` printed tabs, line breaks and ESC in names raw, so one item could pose as two.
+    @Test func storeListIsUnambiguous() throws {
+        let store = try TempStore()
+        #expect(try CLITests.run(["store", "set", "svc\tfake\nline", "acct\u{1b}[2J", "--label", "l"] + store.arguments, input: "s").status == 0)
+        let text = try CLITests.run(["store", "list"] + store.arguments)
+        #expect(text.stdout.split(separator: "\n").count == 1, "\(text.stdout)")
+        #expect(text.stdout.hasPrefix("svc\\u{9}fake\\u{a}line\tacct\\u{1b}[2J\tl\t"), "\(text.stdout)")
+        let json = try CLITests.run(["store", "list", "--format", "json"] + store.arguments)
+        let items = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(items.count == 1 && items[0]["service"] as? String == "svc\tfake\nline" && items[0]["account"] as? String == "acct\u{1b}[2J")
+    }
 }
