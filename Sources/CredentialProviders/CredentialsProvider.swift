@@ -43,6 +43,9 @@ public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertibl
     case expired(source: String, at: Date)
     case serviceError(service: String, code: String, message: String)
     case transport(service: String, problem: String)
+    /// A credential value holds a line break or another control character, so it cannot be
+    /// sent; `source` says where it came from, `field` which value it is.
+    case unsafeValue(source: String, field: String)
 
     public var description: String {
         switch self {
@@ -56,6 +59,7 @@ public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertibl
         case .expired(let source, let date): "credentials from \(source) expired at \(date)"
         case .serviceError(let service, let code, let message): "\(service) refused: \(code): \(message)"
         case .transport(let service, let problem): "cannot reach \(service): \(problem)"
+        case .unsafeValue(let source, let field): "\(field) from \(source) contains a line break or a control character, so it cannot be sent"
         }
     }
 }
@@ -98,6 +102,7 @@ public struct EnvironmentCredentialsProvider: CredentialsProvider {
             let secret = nonEmpty(environment["AWS_SECRET_ACCESS_KEY"])
         else { throw .notFound("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not both set") }
         let token = nonEmpty(environment["AWS_SESSION_TOKEN"]) ?? nonEmpty(environment["AWS_SECURITY_TOKEN"])
+        try checkWireSafe([("AWS_ACCESS_KEY_ID", keyId), ("AWS_SESSION_TOKEN", token)], source: "the environment")
         let expiration = environment["AWS_CREDENTIAL_EXPIRATION"].flatMap(ISO8601.parse)
         if let expiration, expiration <= Date() {
             throw .expired(source: "AWS_CREDENTIAL_EXPIRATION", at: expiration)
@@ -105,6 +110,11 @@ public struct EnvironmentCredentialsProvider: CredentialsProvider {
         return ExpiringCredentials(AWSCredentials(accessKeyId: keyId, secretAccessKey: secret, sessionToken: token),
                                    expiration: expiration)
     }
+}
+
+/// Refuses credential values that could not go on the wire (one check: ``WireText``).
+func checkWireSafe(_ values: [(field: String, value: String?)], source: String) throws(CredentialsError) {
+    for (field, value) in values where !WireText.isSafe(value ?? "") { throw .unsafeValue(source: source, field: field) }
 }
 
 func nonEmpty(_ value: String?) -> String? {

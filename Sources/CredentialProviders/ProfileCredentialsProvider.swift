@@ -69,8 +69,9 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         guard let keyId = nonEmpty(settings["aws_access_key_id"]), let secret = nonEmpty(settings["aws_secret_access_key"]) else {
             throw .incompleteProfile(profile: profile, problem: "aws_access_key_id without aws_secret_access_key")
         }
-        return ExpiringCredentials(AWSCredentials(
-            accessKeyId: keyId, secretAccessKey: secret, sessionToken: nonEmpty(settings["aws_session_token"])))
+        let token = nonEmpty(settings["aws_session_token"])
+        try checkWireSafe([("aws_access_key_id", keyId), ("aws_session_token", token)], source: "profile '\(profile)'")
+        return ExpiringCredentials(AWSCredentials(accessKeyId: keyId, secretAccessKey: secret, sessionToken: token))
     }
 
     private func readToken(_ path: String, profile: String) throws(CredentialsError) -> String {
@@ -106,6 +107,7 @@ enum CredentialProcess {
         guard parsed.Version == 1 else {
             throw .credentialProcessFailed(command: command, problem: "unsupported Version \(parsed.Version)")
         }
+        try checkWireSafe([("AccessKeyId", parsed.AccessKeyId), ("SessionToken", parsed.SessionToken)], source: "credential_process '\(command)'")
         return ExpiringCredentials(
             AWSCredentials(accessKeyId: parsed.AccessKeyId, secretAccessKey: parsed.SecretAccessKey, sessionToken: parsed.SessionToken),
             expiration: parsed.Expiration.flatMap(ISO8601.parse))

@@ -66,7 +66,7 @@ struct GraphQLCommand: AsyncParsableCommand {
     @Option(help: "Time limit in seconds for the whole command, retries and the queue replay included; exit 28 when it passes.")
     var maxTime: Double = CommandTimeout.defaultSeconds
 
-    func validate() throws { try NumberArguments.seconds(maxTime, "--max-time", in: 0.001...3_600) }
+    func validate() throws { try ArgumentChecks.seconds(maxTime, "--max-time", in: 0.001...3_600) }
 
     func run() async throws {
         let command = self

@@ -74,11 +74,13 @@ struct RequestCommand: AsyncParsableCommand {
     /// Durations, counts and sizes are checked before anything runs: a non-finite, negative
     /// or absurd value is a usage error naming its range (it used to trap on conversion).
     func validate() throws {
-        try NumberArguments.seconds(connectTimeout, "--connect-timeout", in: 0.001...3_600)
-        try NumberArguments.seconds(maxTime, "--max-time", in: 0...604_800)
-        try NumberArguments.seconds(speedTime, "--speed-time", in: 0...86_400)
-        try NumberArguments.count(retries, "--retries", in: 1...100)
-        try NumberArguments.count(chunkSize, "--chunk-size", in: AWSChunkedUpload.minimumChunkSize...(64 << 20))
+        try ArgumentChecks.seconds(connectTimeout, "--connect-timeout", in: 0.001...3_600)
+        try ArgumentChecks.seconds(maxTime, "--max-time", in: 0...604_800)
+        try ArgumentChecks.seconds(speedTime, "--speed-time", in: 0...86_400)
+        try ArgumentChecks.wireText(region, "--region")
+        try ArgumentChecks.wireText(service, "--service")
+        try ArgumentChecks.count(retries, "--retries", in: 1...100)
+        try ArgumentChecks.count(chunkSize, "--chunk-size", in: AWSChunkedUpload.minimumChunkSize...(64 << 20))
     }
 
     func run() async throws {

@@ -55,6 +55,9 @@ struct SignCommand: AsyncParsableCommand {
 
     func validate() throws {
         if expires != nil, !presign { throw ValidationError("--expires needs --presign") }
+        try ArgumentChecks.wireText(region, "--region")
+        try ArgumentChecks.wireText(service, "--service")
+        try ArgumentChecks.wireText(regionSet, "--region-set")
     }
 
     func run() async throws {

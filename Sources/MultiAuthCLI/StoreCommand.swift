@@ -185,7 +185,7 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "Seconds to wait for another process's lock (0 to 600).") var lockTimeout: Double = 5
 
     func validate() throws {
-        try NumberArguments.seconds(lockTimeout, "--lock-timeout", in: 0...600)
+        try ArgumentChecks.seconds(lockTimeout, "--lock-timeout", in: 0...600)
     }
 
     var storePath: String { path ?? CredentialStore.defaultPath }

@@ -28,8 +28,8 @@ struct TokenCommand: AsyncParsableCommand {
     @OptionGroup var login: LoginOptions
 
     func validate() throws {
-        try NumberArguments.seconds(maxTime, "--max-time", in: 0.001...3_600)
-        try NumberArguments.count(Int(minValidity), "--min-validity", in: 0...86_400)
+        try ArgumentChecks.seconds(maxTime, "--max-time", in: 0.001...3_600)
+        try ArgumentChecks.count(Int(minValidity), "--min-validity", in: 0...86_400)
     }
 
     func run() async throws {

@@ -1,3 +1,4 @@
+import MultiAuthCore
 import HTTPTypes
 import MultiAuthCrypto
 
@@ -33,6 +34,9 @@ public struct SigV4Signer: Sendable {
     private let algorithmLine: [UInt8]
     private let scopeSuffix: [UInt8]
     private let credentialPrefix: [UInt8]
+    /// A control character in a value that goes on the wire, found once here and reported by
+    /// every signing call.
+    private let unsafeInput: SigningError?
 
     /// Creates a SigV4 signer. `options` defaults to ``SigningOptions/defaults(forService:)``.
     /// Derived keys are cached in `keyCache`: by default one of the signer's own (keep the
@@ -71,6 +75,9 @@ public struct SigV4Signer: Sendable {
         case .sigV4a: scopeSuffix = CredentialScope.suffix(service: service)
         }
         credentialPrefix = Array("\(algorithm.name) Credential=\(credentials.accessKeyId)/".utf8)
+        let inputs = [("the access key id", credentials.accessKeyId), ("the session token", credentials.sessionToken ?? ""),
+                      ("the region", region), ("the service", service)]
+        unsafeInput = inputs.first { !WireText.isSafe($0.1) }.map { .controlCharacter(in: $0.0) }
     }
 
     private var regionSet: String? {
@@ -117,6 +124,7 @@ public struct SigV4Signer: Sendable {
     /// signed-header list and the stages.
     private func headerStages(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> (Stages, String, HTTPHeaderList) {
         try credentials.validate()
+        if let unsafeInput { throw unsafeInput }
         let payloadHash = try payloadHashForHeaderSigning(request)
         var headers = try headersWithHost(request, extra: 4)
         headers.removeAll(named: "authorization")
@@ -167,6 +175,7 @@ public struct SigV4Signer: Sendable {
     ) throws(SigningError) -> (Stages, String, HTTPHeaderList, [(String, String)]) {
         guard (1...Self.maximumExpiry).contains(expires) else { throw .expiresOutOfRange(expires) }
         try credentials.validate()
+        if let unsafeInput { throw unsafeInput }
         let payloadHash = options.presignsUnsignedPayload ? PayloadHash.unsigned : try PayloadHash.value(for: request.payload)
         var headers = try headersWithHost(request, extra: 0)
         headers.removeAll(named: "authorization")

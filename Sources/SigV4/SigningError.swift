@@ -35,6 +35,10 @@ public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
     case streamingNeedsSigV4
     /// The body is a stream that can be read only once, so its hash cannot be signed.
     case unhashableBody(String)
+    /// A value that goes on the wire (the access key id, the session token, the region or
+    /// the service) holds a line break or another control character; it is refused, never
+    /// folded.
+    case controlCharacter(in: String)
 
     public var description: String {
         switch self {
@@ -56,6 +60,7 @@ public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidHeaderValue(let name): "the value of header '\(name)' contains a line break or a control character"
         case .streamingNeedsSigV4:
             "signed aws-chunked streaming is not supported with SigV4a (use SigV4, or unsigned chunks with a trailer)"
+        case .controlCharacter(let what): "\(what) contains a line break or a control character, so it cannot be signed or sent"
         case .unhashableBody(let body):
             "\(body) can be read only once, so its SHA-256 cannot be signed; send it as a file or with an unsigned payload"
         }

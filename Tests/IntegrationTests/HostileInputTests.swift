@@ -4,6 +4,7 @@ import Foundation
 import HTTPTransport
 import HTTPTypes
 import MultiAuthCore
+import SigV4
 import Testing
 
 /// Classes of hostile input found by the adversarial run (issue 19), each with a test that
@@ -112,5 +113,61 @@ import Testing
         let json = try CLITests.run(["store", "list", "--format", "json"] + store.arguments)
         let items = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(items.count == 1 && items[0]["service"] as? String == "svc\tfake\nline" && items[0]["account"] as? String == "acct\u{1b}[2J")
+    }
+
+    /// Header values, the method, tokens, keys, session tokens and the scope's region and
+    /// service could carry CR/LF onto the wire (or be folded into spaces); every one is
+    /// refused, naming where it came from, before anything is sent.
+    @Test func controlCharactersNeverReachTheWire() throws {
+        let url = "http://127.0.0.1:9/x"
+        let keys = ["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"]
+        let refused: [([String], [String: String], String)] = [
+            (["sign", "--url", url, "--region", "us-east-1\r\nX-Injected: 1", "--service", "s"], keys, "--region"),
+            (["request", url, "--auth", "iam", "--region", "us-east-1", "--service", "s\nX: 1"], keys, "--service"),
+            (["request", url, "-H", "X-A: a\r\nInjected: b"], [:], "-H"),
+            (["request", url, "-H", "X-A: a\nInjected: b"], [:], "-H"),
+            (["request", url, "-X", "GET /other HTTP/1.1\r\nX: 1"], [:], "method"),
+            (["request", url, "--auth", "api-key", "--api-key", "k\r\nX: 1"], [:], "API key"),
+            (["request", url, "--auth", "user-pools", "--token", "t\nX: 1"], [:], "token"),
+            (["request", url, "--auth", "iam", "--region", "us-east-1", "--service", "s"],
+             ["AWS_ACCESS_KEY_ID": "AK\r\nX-Injected: 1", "AWS_SECRET_ACCESS_KEY": "secret"], "AWS_ACCESS_KEY_ID from the environment"),
+            (["request", url, "--auth", "iam", "--region", "us-east-1", "--service", "s"],
+             keys.merging(["AWS_SESSION_TOKEN": "token\nX-Injected: 1"]) { $1 }, "AWS_SESSION_TOKEN from the environment"),
+        ]
+        for (arguments, environment, named) in refused {
+            let run = try CLITests.run(arguments, environment: environment)
+            #expect(run.status != 0 && run.stderr.contains(named), "\(arguments): \(run.status) \(run.stderr)")
+            #expect(!run.stderr.contains("\r") && !run.stdout.contains("X-Injected"), "\(arguments): \(run.stdout)")
+        }
+        // A library caller gets the typed error from the signer itself.
+        let signer = SigV4Signer(credentials: AWSCredentials(accessKeyId: "AKID", secretAccessKey: "s"), region: "us\r\nX: 1", service: "s")
+        #expect(throws: SigningError.controlCharacter(in: "the region")) {
+            try signer.signHeaders(HTTPRequest(method: .get, scheme: "https", authority: "example.com", path: "/"), payload: .empty,
+                                   date: SigningDate(secondsSince1970: 1_700_000_000))
+        }
+    }
+
+    /// A session token from credential_process JSON with CR LF in it.
+    @Test func aCredentialProcessTokenWithALineBreakIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-cp-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let json = #"{"Version": 1, "AccessKeyId": "AKID", "SecretAccessKey": "s", "SessionToken": "t\r\nX-Injected: 1"}"#
+        try Data("[profile cp]\ncredential_process = printf '%s' '\(json)'\n".utf8).write(to: URL(fileURLWithPath: folder + "/config"))
+        let run = try CLITests.run(
+            ["request", "http://127.0.0.1:9/x", "--auth", "iam", "--region", "us-east-1", "--service", "s", "--profile", "cp"],
+            environment: ["AWS_CONFIG_FILE": folder + "/config", "AWS_SHARED_CREDENTIALS_FILE": folder + "/none"])
+        #expect(run.status != 0 && run.stderr.contains("SessionToken from credential_process"), "\(run.stderr)")
+    }
+
+    /// A token command ending in CRLF ended the headers early; the trailing CRLF is trimmed,
+    /// and the server receives one clean header (the fault server echoes the raw head).
+    @Test(.enabled(if: Peers.faultAvailable, Peers.reason)) func aTokenCommandEndingInCRLFIsTrimmed() throws {
+        let run = try CLITests.run([
+            "request", Peers.fault + "/capture/x", "--auth", "user-pools", "--token-command", "printf 'tok-123\\r\\n'", "-d", "body",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("\r\nAuthorization: tok-123\r\n") && run.stdout.hasSuffix("\r\n\r\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("Content-Length: 4\r\n"))
     }
 }

@@ -1,8 +1,9 @@
 import ArgumentParser
+import MultiAuthCore
 
-/// Strict checks for numeric flags: finite, inside a stated range, or a usage error (exit 2)
-/// that names the flag and the range.
-enum NumberArguments {
+/// Strict checks for flags: numbers finite and inside a stated range, text safe for the wire,
+/// or a usage error (exit 2) that names the flag and the rule.
+enum ArgumentChecks {
     static func seconds(_ value: Double, _ flag: String, in range: ClosedRange<Double>) throws {
         guard value.isFinite, range.contains(value) else {
             throw ValidationError("\(flag) must be a number of seconds from \(format(range.lowerBound)) to \(format(range.upperBound))")
@@ -11,6 +12,12 @@ enum NumberArguments {
 
     static func count(_ value: Int, _ flag: String, in range: ClosedRange<Int>) throws {
         guard range.contains(value) else { throw ValidationError("\(flag) must be from \(range.lowerBound) to \(range.upperBound)") }
+    }
+
+    /// A value that goes on the wire as typed (a region, a service name): no control character.
+    static func wireText(_ value: String?, _ flag: String) throws {
+        guard let value, !WireText.isSafe(value) else { return }
+        throw ValidationError("\(flag) contains a line break or a control character")
     }
 
     private static func format(_ value: Double) -> String {
