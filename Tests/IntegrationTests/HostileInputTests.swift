@@ -167,7 +167,22 @@ import Testing
             "request", Peers.fault + "/capture/x", "--auth", "user-pools", "--token-command", "printf 'tok-123\\r\\n'", "-d", "body",
         ])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("\r\nAuthorization: tok-123\r\n") && run.stdout.hasSuffix("\r\n\r\n"), "\(run.stdout)")
-        #expect(run.stdout.contains("Content-Length: 4\r\n"))
+        let head = run.stdout.components(separatedBy: "\r\n\r\n")[0].components(separatedBy: "\r\n")
+        #expect(head.contains("Authorization: tok-123") && head.contains("Content-Length: 4"), "\(run.stdout)")
+    }
+
+    /// A discovery document naming gopher:// and file:// endpoints sent libcurl elsewhere.
+    @Test(.enabled(if: Peers.faultAvailable, Peers.reason)) func aHostileDiscoveryDocumentIsRefused() throws {
+        let run = try CLITests.run([
+            "login", "oidc", "--issuer", Peers.fault + "/discovery", "--client-id", "c", "--flow", "client-credentials",
+            "--store", "/nonexistent/store", "--key-file", "/nonexistent/key",
+        ])
+        #expect(run.status != 0 && run.stderr.contains("the scheme must be http or https"), "\(run.stderr)")
+    }
+
+    /// A token command printing more than 1 MiB was reported as "could not be started".
+    @Test func tooMuchTokenOutputIsNamed() throws {
+        let run = try CLITests.run(["request", "http://127.0.0.1:9/x", "--auth", "user-pools", "--token-command", "head -c 2000000 /dev/zero"])
+        #expect(run.status == 1 && run.stderr.contains("printed more than 1024 KiB"), "\(run.stderr)")
     }
 }

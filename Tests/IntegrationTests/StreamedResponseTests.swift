@@ -54,4 +54,16 @@ import Testing
         let failed = try CLITests.run(["request", Peers.fault + "/always500/x", "--retries", "1", "--fail"])
         #expect(failed.status == 22 && failed.stdout.isEmpty)
     }
+
+    /// `graphql` buffered a 1 GiB non-JSON answer whole; now it stops at the 16 MiB limit.
+    @Test func graphqlStopsAtTheMemoryLimit() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-big-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let config = folder + "/awsconfiguration.json"
+        try Data(#"{"AppSync": {"Default": {"ApiUrl": "\#(Peers.fault)/stream/1073741824", "Region": "us-east-1", "AuthMode": "API_KEY", "ApiKey": "k"}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: config))
+        let run = try CLITests.run(["graphql", "--config", config, "--cache-dir", folder + "/cache", "--client", "Default", "--query", "query { a }"])
+        #expect(run.status == 1 && run.stderr.contains("larger than 16 MiB"), "\(run.stderr)")
+    }
 }
