@@ -31,6 +31,11 @@ func storeExample(keyPath: String, refreshToken: String, poolId: String) async t
     try await store.set(Array(refreshToken.utf8), service: "cognito", account: "alice", environment: environment)
     let secret = try await store.get(service: "cognito", account: "alice", environment: environment)
     // Different configuration → StoreError.environmentMismatch naming the fields; a damaged file → .corrupted, never overwritten.
+    // A read-modify-write that waits on something else in between holds the lock across processes:
+    let lease = try await store.lease()
+    let current = try await lease.get(service: "cognito", account: "alice", environment: environment)
+    try await lease.set(current + Array("-rotated".utf8), service: "cognito", account: "alice", environment: environment)
+    lease.release()
     _ = secret
 }
 
@@ -46,6 +51,10 @@ func apiExample() async throws {
     let items = try HTTPRequest(method: .get, wireURL: "https://abc123.execute-api.us-east-1.amazonaws.com/prod/items")
     let (response, _) = try await client.send(items)
     print(response.status, response.header("content-type") ?? "")
+    // A large answer goes to a file (or a descriptor) as it arrives; error bodies stay in memory
+    // (16 MiB at most), and a body kept in memory stops at 16 MiB with HTTPError.responseTooLarge.
+    let (saved, _) = try await client.send(items, responseBody: .file(path: "items.json"))
+    print(saved.streamed)
 
     // A body says what it is: .bytes, .file(path:) (hashed in chunks, read again on a retry),
     // or .stream (which says whether it can be replayed; one that cannot is sent at most once).
