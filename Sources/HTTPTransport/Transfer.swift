@@ -32,8 +32,6 @@ final class Transfer: @unchecked Sendable {
     private var outputDescriptor: Int32 = -1
     private var ownsOutputDescriptor = false
     private var outputError: Int32 = 0
-    /// The final status, known once its head is complete.
-    private var status = 0
     /// True once the current response's body goes to the output rather than to memory.
     private var streaming = false
     private var delivered = 0
@@ -225,7 +223,9 @@ final class Transfer: @unchecked Sendable {
     /// At the end of a head: a final response whose status is below 400 streams its body to
     /// the output, after the preamble (if any); anything else stays in memory.
     private func headComplete() -> Bool {
-        status = headerLines.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        // Trailers end with a blank line too: the preamble goes out once.
+        guard !streaming else { return true }
+        let status = headerLines.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
         guard status >= 200, outputDescriptor >= 0, status < 400 else { return true }
         streaming = true
         guard case .descriptor(_, let preamble?) = destination else { return true }
