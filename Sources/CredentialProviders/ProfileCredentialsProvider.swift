@@ -98,7 +98,8 @@ enum CredentialProcess {
 
     static func run(_ command: String) async throws(CredentialsError) -> ExpiringCredentials {
         let output: [UInt8]
-        do { output = try await ShellCommand.output(of: command, timeout: timeout) } catch {
+        do throws(ShellCommandError) { output = try await ShellCommand.output(of: command, timeout: timeout) } catch {
+            if case .timedOut(let seconds) = error { throw .timedOut(source: "credential_process '\(command)'", seconds: seconds) }
             throw .credentialProcessFailed(command: command, problem: error.description)
         }
         guard let parsed = try? JSONDecoder().decode(Output.self, from: Data(output)) else {

@@ -109,7 +109,13 @@ struct GraphQLCommand: AsyncParsableCommand {
                 if response.source == .cache { StandardError.emit("(from the cache: \(appSync.databases.queriesPath))") }
                 FileHandleless.writeStandardOutput(response.json + [0x0a])
             }
-        } catch { throw CLIError(message: error.description, exitCode: 1) }
+        } catch { throw CLIError(message: error.description, exitCode: Self.exitCode(for: error)) }
+    }
+
+    /// 28 for a timeout, as `request` says; 1 for anything else.
+    static func exitCode(for error: AppSyncClientError) -> Int32 {
+        guard case .request(_, _, let failure) = error else { return 1 }
+        return RequestCommand.transportExitCode(for: failure) == 28 ? 28 : 1
     }
 
     private func print(_ result: GraphQLResult) {

@@ -71,8 +71,9 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "With --chunked: send an x-amz-checksum trailer, crc32 or sha256.") var trailer: TrailingChecksum?
     @Flag(help: "With --chunked and --trailer: leave the chunks unsigned (STREAMING-UNSIGNED-PAYLOAD-TRAILER).") var unsignedChunks = false
 
-    /// Durations, counts and sizes are checked before anything runs: a non-finite, negative
-    /// or absurd value is a usage error naming its range (it used to trap on conversion).
+    /// Durations, counts, sizes and the scope's text are checked before anything runs: a
+    /// non-finite, negative or absurd value is a usage error naming its range (it used to trap
+    /// on conversion), and a control character in the region or service one naming the flag.
     func validate() throws {
         try ArgumentChecks.seconds(connectTimeout, "--connect-timeout", in: 0.001...3_600)
         try ArgumentChecks.seconds(maxTime, "--max-time", in: 0...604_800)
@@ -227,6 +228,7 @@ struct RequestCommand: AsyncParsableCommand {
 
     static func transportExitCode(for error: RequestError) -> Int32 {
         if case .authorization(.tokenCommandTimedOut) = error { return 28 }
+        if case .authorization(.credentials(.timedOut)) = error { return 28 }
         guard case .transport(let transport) = error else { return 1 }
         switch transport {
         case .invalidURL: return 3

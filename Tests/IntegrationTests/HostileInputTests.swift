@@ -185,4 +185,17 @@ import Testing
         let run = try CLITests.run(["request", "http://127.0.0.1:9/x", "--auth", "user-pools", "--token-command", "head -c 2000000 /dev/zero"])
         #expect(run.status == 1 && run.stderr.contains("printed more than 1024 KiB"), "\(run.stderr)")
     }
+
+    /// The one runner behind credential_process and token commands: bounded, and at the limit
+    /// the command is stopped with what it started (`sh -c` runs `sleep` as a child).
+    @Test func theShellRunnerStopsACommandAndItsChildrenAtTheLimit() async throws {
+        let marker = "1000.\(Int.random(in: 100_000...999_999))"
+        await #expect(throws: ShellCommandError.timedOut(seconds: 0.5)) {
+            try await ShellCommand.output(of: "sleep \(marker); echo done", timeout: 0.5)
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try BoundedWaitTests.processes(matching: marker).isEmpty)
+        await #expect(throws: ShellCommandError.failed(status: "exited(3)")) { try await ShellCommand.output(of: "exit 3", timeout: 5) }
+        #expect(try await ShellCommand.output(of: "printf ok", timeout: 5) == Array("ok".utf8))
+    }
 }
