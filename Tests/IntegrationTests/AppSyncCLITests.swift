@@ -43,4 +43,41 @@ import Testing
         #expect(broken.status == 2)
         #expect(broken.stdout.contains("AppSync.Default.ApiKey: missing"))
     }
+
+    /// A mutation queued offline was never replayed by the CLI, and a later one overtook it
+    /// (issue 19, finding 9): now the next mutation sends the queue first, and --replay sends
+    /// it on demand.
+    @Test func queuedMutationsAreReplayedInOrder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-cli-replay-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func config(_ url: String) throws -> [String] {
+            let path = folder + "/\(UUID().uuidString).json"
+            try Data(#"{"AppSync": {"Post_AWS_IAM": {"ApiUrl": "\#(url)", "Region": "us-east-1", "AuthMode": "AWS_IAM", "ClientDatabasePrefix": "Replay"}}}"#.utf8)
+                .write(to: URL(fileURLWithPath: path))
+            return ["graphql", "--config", path, "--cache-dir", folder + "/cache", "--client", "Post_AWS_IAM"]
+        }
+        let env = ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret]
+        let id = "replay-\(UUID().uuidString)"
+        func add(_ title: String) -> [String] {
+            ["--query", "mutation { addPost(id: \"\(id)\", author: \"dan\", title: \"\(title)\") { id version } }"]
+        }
+        let offline = try config("http://127.0.0.1:9/graphql")
+        for title in ["first", "second"] {
+            let queued = try CLITests.run(offline + add(title), environment: env)
+            #expect(queued.status == 0 && queued.stderr.contains("queued"), "\(queued.stderr)")
+        }
+        let online = try config(Peers.appSync)
+        let third = try CLITests.run(online + add("third"), environment: env)
+        #expect(third.status == 0 && third.stdout.contains("\"version\":3"), "\(third.stdout) \(third.stderr)")
+        let replay = try CLITests.run(online + ["--replay"], environment: env)
+        #expect(replay.status == 0 && replay.stderr.contains("replayed 0 queued mutation(s); 0 still queued"), "\(replay.stderr)")
+        let queuedAgain = try CLITests.run(offline + add("fourth"), environment: env)
+        #expect(queuedAgain.stderr.contains("queued"))
+        let replayed = try CLITests.run(online + ["--replay"], environment: env)
+        #expect(replayed.stderr.contains("replayed 1 queued mutation(s); 0 still queued"), "\(replayed.stderr)")
+        let post = try CLITests.run(online + ["--query", "query { getPost(id: \"\(id)\") { title version } }", "--cache-policy", "fetchIgnoringCacheData"],
+                                    environment: env)
+        #expect(post.stdout.contains("\"title\": \"fourth\"") && post.stdout.contains("\"version\": 4"), "\(post.stdout)")
+    }
 }
