@@ -108,7 +108,7 @@ public struct LoginStore: Sendable {
 
     /// A provider that serves the saved tokens and refreshes them `refreshMargin` seconds
     /// before expiry (one refresh in flight at a time). Each refresh runs under the store's
-    /// lock (``LockedLoginRefresher``): concurrent processes cause one refresh, and a
+    /// lock (see LockedLoginRefresher): concurrent processes cause one refresh, and a
     /// rotated refresh token is saved before any other process can read the spent one.
     public func provider(
         for record: LoginRecord, name: String, http: any HTTPSender, refreshMargin: Int64 = 120, clock: TimeSource = .system,
