@@ -1,3 +1,4 @@
+import MultiAuthCore
 import MultiAuthCrypto
 
 #if canImport(FoundationEssentials)
@@ -121,35 +122,21 @@ enum AtomicFile {
     }
 }
 
-/// An exclusive `flock` on `<store>.lock`, held for a read-modify-write across processes.
-/// Each acquisition opens its own descriptor, so tasks of one process exclude each other too.
+/// The store's lock: a ``FileLock`` on `<store>.lock`, held for a read-modify-write across
+/// processes, with its failures as ``StoreError``s.
 struct StoreLock: ~Copyable {
-    private let descriptor: Int32
+    let lock: FileLock
 
-    /// Waits up to `timeout` seconds for the lock, polling every 5 ms.
+    /// Waits up to `timeout` seconds for the lock.
     init(storePath: String, timeout: Double) throws(StoreError) {
-        let path = storePath + ".lock"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw .writeFailed(path: path, reason: systemErrorText()) }
-        var waited = 0.0
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                let reason = systemErrorText()
-                close(descriptor)
-                throw .writeFailed(path: path, reason: "flock: " + reason)
+        do { lock = try FileLock(path: storePath + ".lock", timeout: timeout) } catch {
+            switch error {
+            case .failed(let path, let reason): throw .writeFailed(path: path, reason: reason)
+            case .timedOut(_, let waited): throw .locked(path: storePath, waitedSeconds: waited)
             }
-            guard waited < timeout else {
-                close(descriptor)
-                throw .locked(path: storePath, waitedSeconds: waited)
-            }
-            usleep(5_000)
-            waited += 0.005
         }
-        self.descriptor = descriptor
     }
 
-    deinit {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
-    }
+    /// The lock, moved out to be held past this scope.
+    consuming func held() -> HeldFileLock { HeldFileLock(lock) }
 }

@@ -79,7 +79,7 @@ public final class CredentialStore: Sendable {
     /// process may read the old one meanwhile. Waits at most `lockTimeout`.
     public func lease() async throws(StoreError) -> StoreLease {
         logger.debug("store lease", metadata: ["store": "\(path)"])
-        let lock = try await offload { () throws(StoreError) in HeldStoreLock(try StoreLock(storePath: self.path, timeout: self.lockTimeout)) }
+        let lock = try await offload { () throws(StoreError) in try StoreLock(storePath: self.path, timeout: self.lockTimeout).held() }
         return StoreLease(store: self, lock: lock)
     }
 

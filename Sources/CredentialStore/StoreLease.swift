@@ -1,15 +1,4 @@
-import Synchronization
-
-/// The store's lock, held by a ``StoreLease`` until it is released (or dropped).
-final class HeldStoreLock: Sendable {
-    private let lock: Mutex<StoreLock?>
-
-    init(_ lock: consuming StoreLock) { self.lock = Mutex(Optional(lock)) }
-
-    var isHeld: Bool { lock.withLock { $0 != nil } }
-
-    func release() { lock.withLock { $0 = nil } }
-}
+import MultiAuthCore
 
 /// Exclusive use of a ``CredentialStore`` across processes, from
 /// ``CredentialStore/lease()`` until ``release()``: reads and writes through the lease do
@@ -17,9 +6,9 @@ final class HeldStoreLock: Sendable {
 /// meanwhile. Release it as soon as the read-modify-write is done (dropping it releases it too).
 public final class StoreLease: Sendable {
     private let store: CredentialStore
-    private let lock: HeldStoreLock
+    private let lock: HeldFileLock
 
-    init(store: CredentialStore, lock: HeldStoreLock) {
+    init(store: CredentialStore, lock: HeldFileLock) {
         self.store = store
         self.lock = lock
     }

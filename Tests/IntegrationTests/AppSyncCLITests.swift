@@ -79,5 +79,25 @@ import Testing
         let post = try CLITests.run(online + ["--query", "query { getPost(id: \"\(id)\") { title version } }", "--cache-policy", "fetchIgnoringCacheData"],
                                     environment: env)
         #expect(post.stdout.contains("\"title\": \"fourth\"") && post.stdout.contains("\"version\": 4"), "\(post.stdout)")
+
+        // Processes at once: the queued mutation goes out once, and every new one once.
+        _ = try CLITests.run(offline + add("queued"), environment: env)
+        let runs = (0..<4).map { index in
+            DispatchQueue.global().sync { () -> Process in
+                let process = Process()
+                process.executableURL = Paths.multiauth
+                process.arguments = online + add("parallel-\(index)")
+                process.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try? process.run()
+                return process
+            }
+        }
+        for process in runs { process.waitUntilExit() }
+        #expect(runs.allSatisfy { $0.terminationStatus == 0 })
+        let final = try CLITests.run(online + ["--query", "query { getPost(id: \"\(id)\") { version } }", "--cache-policy", "fetchIgnoringCacheData"],
+                                     environment: env)
+        #expect(final.stdout.contains("\"version\": 9"), "each of 1 queued + 4 new once after version 4: \(final.stdout)")
     }
 }

@@ -17,7 +17,8 @@ import Foundation
 /// in memory; clear through ``clearCaches(_:)`` so both tiers empty); mutations that fail for
 /// network reasons wait in `<prefix>_offlineMutations.db` and are replayed in order, before
 /// any new mutation is sent (a mutation never overtakes older queued ones), or on demand by
-/// ``replayOfflineMutations()``.
+/// ``replayOfflineMutations()``. Mutations of one client run one at a time, and a lock file
+/// beside the queue keeps other processes' replays and mutations out meanwhile.
 public final class AppSyncClient: Sendable {
     /// The configuration entry.
     public let entry: AppSyncEntry
@@ -80,6 +81,8 @@ public final class AppSyncClient: Sendable {
     /// overtake it (clear the queue with ``clearCaches(_:)`` to give up on it).
     public func mutate(_ operation: String, variables: JSONValue? = nil, queueWhenOffline: Bool = true) async throws(AppSyncClientError) -> MutationOutcome {
         try await lane.run { () async throws(AppSyncClientError) -> MutationOutcome in
+            let queueLock = try await lockQueue()
+            defer { queueLock.release() }
             do throws(AppSyncClientError) {
                 _ = try await replayQueued()
                 return .completed(try await send(operation, variables, through: mutationHTTP).result)
@@ -96,7 +99,23 @@ public final class AppSyncClient: Sendable {
     /// failure (the rest stay queued). Returns how many were sent.
     @discardableResult
     public func replayOfflineMutations() async throws(AppSyncClientError) -> Int {
-        try await lane.run { () async throws(AppSyncClientError) -> Int in try await replayQueued() }
+        try await lane.run { () async throws(AppSyncClientError) -> Int in
+            let queueLock = try await lockQueue()
+            defer { queueLock.release() }
+            return try await replayQueued()
+        }
+    }
+
+    /// The queue's lock across processes (`<prefix>_offlineMutations.db.lock`), so two
+    /// processes never replay the same queued mutation, nor send a new one past it.
+    private func lockQueue() async throws(AppSyncClientError) -> HeldFileLock {
+        do { return try await FileLock.acquire(path: databases.offlineMutationsPath + ".lock", timeout: 30) } catch {
+            let reason = switch error {
+            case .timedOut(_, let waited): "another process kept the offline queue locked for \(Int(waited.rounded())) s"
+            case .failed(_, let reason): "cannot lock the offline queue: \(reason)"
+            }
+            throw .cache(.database(entry: entry.name, file: databases.offlineMutationsPath, reason: reason))
+        }
     }
 
     private func replayQueued() async throws(AppSyncClientError) -> Int {

@@ -1,0 +1,75 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a lock file could not be taken.
+public enum FileLockError: Error, Sendable, Equatable {
+    /// The lock file could not be opened or locked.
+    case failed(path: String, reason: String)
+    /// Another process (or task) held it longer than the timeout.
+    case timedOut(path: String, waitedSeconds: Double)
+}
+
+/// An exclusive `flock` on a lock file, the one cross-process lock behind the credential
+/// store and the AppSync offline queue. Each acquisition opens its own descriptor, so tasks
+/// of one process exclude each other too. Released when dropped.
+public struct FileLock: ~Copyable, Sendable {
+    private let descriptor: Int32
+
+    /// Waits up to `timeout` seconds for the lock, polling every 5 ms. Blocking: call it off
+    /// the cooperative pool (``acquire(path:timeout:)`` does).
+    public init(path: String, timeout: Double) throws(FileLockError) {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw .failed(path: path, reason: systemErrorText()) }
+        var waited = 0.0
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                let reason = systemErrorText()
+                close(descriptor)
+                throw .failed(path: path, reason: "flock: " + reason)
+            }
+            guard waited < timeout else {
+                close(descriptor)
+                throw .timedOut(path: path, waitedSeconds: waited)
+            }
+            usleep(5_000)
+            waited += 0.005
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+
+    /// Takes the lock without blocking a cooperative thread; it is held until the returned
+    /// value is released or dropped.
+    public static func acquire(path: String, timeout: Double) async throws(FileLockError) -> HeldFileLock {
+        try await runBlocking { () -> Result<HeldFileLock, FileLockError> in
+            do throws(FileLockError) { return .success(HeldFileLock(try FileLock(path: path, timeout: timeout))) } catch {
+                return .failure(error)
+            }
+        }
+    }
+}
+
+/// A ``FileLock`` that can be passed between tasks and released early.
+public final class HeldFileLock: Sendable {
+    private let lock: Mutex<FileLock?>
+
+    /// Holds `lock`.
+    public init(_ lock: consuming FileLock) { self.lock = Mutex(Optional(lock)) }
+
+    /// True until ``release()``.
+    public var isHeld: Bool { lock.withLock { $0 != nil } }
+
+    /// Lets others in.
+    public func release() { lock.withLock { $0 = nil } }
+}
