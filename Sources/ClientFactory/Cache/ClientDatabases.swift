@@ -63,7 +63,11 @@ public struct ClientDatabases: Sendable {
 
     private static func openDatabase(_ path: String, entry: String, schema: String) throws(CacheError) -> DatabaseQueue {
         do {
-            let queue = try DatabaseQueue(path: path)
+            // Other processes (another `multiauth graphql`) may hold the file for a moment: wait
+            // up to 10 s for them instead of failing with "database is locked".
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
             try queue.write { try $0.execute(sql: schema) }
             chmod(path, 0o600)
             return queue
