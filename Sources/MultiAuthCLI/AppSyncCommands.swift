@@ -1,3 +1,4 @@
+import Logins
 import MultiAuthCore
 import ArgumentParser
 import Authorization
@@ -70,11 +71,19 @@ struct GraphQLCommand: AsyncParsableCommand {
 
     func run() async throws {
         let command = self
-        try await CommandTimeout.run(maxTime, what: "the GraphQL call", flag: "--max-time") { try await command.perform() }
+        let logins = try name.map { _ in try loginOptions.logins() }  // a passphrase prompt is not timed
+        try await CommandTimeout.run(maxTime, what: "the GraphQL call", flag: "--max-time") { try await command.perform(logins) }
     }
 
-    private func perform() async throws {
-        let factory = try await makeFactory()
+    private var loginOptions: LoginOptions {
+        var login = LoginOptions()
+        login.name = name ?? "default"
+        login.store = store
+        return login
+    }
+
+    private func perform(_ logins: LoginStore?) async throws {
+        let factory = try await makeFactory(logins)
         let appSync: AppSyncClient
         do {
             if let client { appSync = try factory.client(named: client) } else if let mode { appSync = try factory.client(for: mode) } else {
@@ -136,16 +145,13 @@ struct GraphQLCommand: AsyncParsableCommand {
         return String(decoding: data, as: UTF8.self)
     }
 
-    private func makeFactory() async throws -> ClientFactory {
+    private func makeFactory(_ logins: LoginStore?) async throws -> ClientFactory {
         var providers: [AuthMode: any TokenProvider] = [:]
         if let token {
             let fixed = StaticTokenProvider.fixed(token)
             for mode in [AuthMode.amazonCognitoUserPools, .openIDConnect, .awsLambda] { providers[mode] = fixed }
-        } else if let name {
-            var login = LoginOptions()
-            login.name = name
-            login.store = store
-            let (record, provider) = try await login.provider()
+        } else if name != nil {
+            let (record, provider) = try await loginOptions.provider(in: logins)
             providers[record.authMode] = provider
         }
         let credentials: (any CredentialsProvider)? = profile.map { DefaultCredentialsChain.make(profile: $0, http: CommandTimeout.transport()) }

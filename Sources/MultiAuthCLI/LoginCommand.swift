@@ -166,8 +166,10 @@ struct LoginOptions: ParsableArguments {
     }
 
     /// The saved login `name` as a refreshing provider.
-    func provider(refreshMargin: Int64 = 120) async throws -> (LoginRecord, RefreshingTokenProvider) {
-        let logins = try logins()
+    /// `logins`, when given, is the store already opened (its passphrase asked for before a
+    /// time limit starts: a prompt is not a wait for a server).
+    func provider(refreshMargin: Int64 = 120, in opened: LoginStore? = nil) async throws -> (LoginRecord, RefreshingTokenProvider) {
+        let logins = try opened ?? logins()
         let record = try await run { () async throws(TokenError) in try await logins.load(name: name) }
         return (record, logins.provider(
             for: record, name: name, http: CommandTimeout.transport(), refreshMargin: refreshMargin, logger: TraceLog.logger(verbose: false)))

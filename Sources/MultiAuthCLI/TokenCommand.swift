@@ -34,8 +34,9 @@ struct TokenCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (login, type, margin) = (self.login, self.type, self.minValidity)
+        let logins = try login.logins()  // a passphrase prompt is not timed
         let token = try await CommandTimeout.run(maxTime, what: "getting a token of login '\(login.name)'", flag: "--max-time") {
-            let (_, provider) = try await login.provider(refreshMargin: margin)
+            let (_, provider) = try await login.provider(refreshMargin: margin, in: logins)
             return try await login.run { () async throws(TokenError) in try await provider.token(type).value }
         }
         FileHandleless.writeStandardOutput(Array((token + "\n").utf8))
