@@ -135,7 +135,8 @@ public final class CredentialStore: Sendable {
 
     // MARK: blocking internals
 
-    private func offload<T: Sendable>(_ work: @escaping @Sendable () throws(StoreError) -> T) async throws(StoreError) -> T {
+    /// Runs blocking store work off the cooperative pool.
+    func offload<T: Sendable>(_ work: @escaping @Sendable () throws(StoreError) -> T) async throws(StoreError) -> T {
         try await runBlocking { Result { () throws(StoreError) in try work() } }
     }
 
@@ -187,11 +188,6 @@ public final class CredentialStore: Sendable {
                     environment: environment))
             }
         }
-    }
-
-    /// Runs blocking store work off the cooperative pool.
-    func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws(StoreError) -> T) async throws(StoreError) -> T {
-        try await offload(work)
     }
 
     private func purge(where shouldRemove: @escaping @Sendable (StoredItem) -> Bool) async throws(StoreError) -> Int {

@@ -12,11 +12,6 @@ import Musl
 import Darwin
 #endif
 
-/// The C library error text for `errno`, lowercased for use inside a sentence.
-func systemErrorText(_ code: Int32 = errno) -> String {
-    String(cString: strerror(code)).lowercased()
-}
-
 /// Base64 through Foundation's `Data`.
 enum Base64 {
     static func encode(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }

@@ -18,7 +18,7 @@ public final class StoreLease: Sendable {
     /// The secret for (service, account), which must have been stored for `environment`.
     public func get(service: String, account: String, environment: StoreEnvironment = .init()) async throws(StoreError) -> [UInt8] {
         try checkHeld()
-        return try await store.offloaded { () throws(StoreError) in
+        return try await store.offload { () throws(StoreError) in
             try self.store.secret(service: service, account: account, environment: environment)
         }
     }
@@ -29,7 +29,7 @@ public final class StoreLease: Sendable {
     ) async throws(StoreError) {
         try checkHeld()
         let change = CredentialStore.setting(secret, service: service, account: account, label: label, environment: environment)
-        try await store.offloaded { () throws(StoreError) in try self.store.modifyHoldingLock(change) }
+        try await store.offload { () throws(StoreError) in try self.store.modifyHoldingLock(change) }
     }
 
     /// Lets other processes in.

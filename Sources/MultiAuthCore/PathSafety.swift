@@ -84,5 +84,7 @@ public enum PathSafety {
     }
 }
 
-/// `strerror(errno)` as text.
-func systemErrorText() -> String { String(cString: strerror(errno)) }
+/// The C library's text for `code` (default: `errno`), lowercased for use inside a sentence.
+package func systemErrorText(_ code: Int32 = errno) -> String {
+    String(cString: strerror(code)).lowercased()
+}
