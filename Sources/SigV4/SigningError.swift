@@ -1,4 +1,7 @@
-/// Why a request could not be signed. Messages name the offending input, never a secret.
+import MultiAuthCore
+
+/// Why a request could not be signed. Messages name the offending input, never a secret;
+/// input is quoted through ``Redaction`` (a bounded prefix, control bytes escaped).
 public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL could not be split into scheme, host, path and query.
     case malformedURL(String, reason: String)
@@ -42,22 +45,22 @@ public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .malformedURL(let url, let reason): "malformed URL '\(url)': \(reason)"
-        case .invalidHeaderName(let name): "invalid header name '\(name)': not an HTTP token"
-        case .malformedHeaderLine(let line): "malformed header '\(line)': expected 'Name: value'"
-        case .invalidDate(let text): "invalid date '\(text)': expected YYYYMMDDTHHMMSSZ"
+        case .malformedURL(let url, let reason): "malformed URL '\(Redaction.url(url))': \(reason)"
+        case .invalidHeaderName(let name): "invalid header name '\(Redaction.quoted(name))': not an HTTP token"
+        case .malformedHeaderLine(let line): "malformed header '\(Redaction.quoted(line))': expected 'Name: value'"
+        case .invalidDate(let text): "invalid date '\(Redaction.quoted(text))': expected YYYYMMDDTHHMMSSZ"
         case .expiresOutOfRange(let value): "expires \(value) out of range: must be 1...604800 seconds"
         case .missingCredentials(let what): "missing credentials: \(what)"
         case .missingHost: "no host to sign: give a Host header or an absolute URL"
-        case .malformedRequest(let reason): "malformed request: \(reason)"
-        case .invalidPayloadHash(let value): "invalid payload hash '\(value)': expected 64 hex digits"
+        case .malformedRequest(let reason): "malformed request: \(Redaction.quoted(reason, limit: 300))"
+        case .invalidPayloadHash(let value): "invalid payload hash '\(Redaction.quoted(value))': expected 64 hex digits"
         case .unreadableBody(let path, let reason): "cannot read body file '\(path)': \(reason)"
         case .invalidRegionSet(let text):
-            "invalid region set '\(text)': expected regions like 'us-east-1,us-west-2' or '*'"
+            "invalid region set '\(Redaction.quoted(text))': expected regions like 'us-east-1,us-west-2' or '*'"
         case .keyDerivationFailed: "the SigV4a key could not be derived"
         case .invalidChunkSize(let size): "chunk size \(size) is below S3's minimum of 8192 bytes"
-        case .invalidMethod(let method): "invalid method '\(method)': not an HTTP token"
-        case .invalidHeaderValue(let name): "the value of header '\(name)' contains a line break or a control character"
+        case .invalidMethod(let method): "invalid method '\(Redaction.quoted(method))': not an HTTP token"
+        case .invalidHeaderValue(let name): "the value of header '\(Redaction.quoted(name))' contains a line break or a control character"
         case .streamingNeedsSigV4:
             "signed aws-chunked streaming is not supported with SigV4a (use SigV4, or unsigned chunks with a trailer)"
         case .controlCharacter(let what): "\(what) contains a line break or a control character, so it cannot be signed or sent"

@@ -198,4 +198,20 @@ import Testing
         await #expect(throws: ShellCommandError.failed(status: "exited(3)")) { try await ShellCommand.output(of: "exit 3", timeout: 5) }
         #expect(try await ShellCommand.output(of: "printf ok", timeout: 5) == Array("ok".utf8))
     }
+
+    /// A 50 MB header gave a 52 MB error message with control bytes raw to the terminal; what
+    /// a message quotes of its input is now bounded and escaped.
+    @Test func errorsQuoteABoundedEscapedPrefix() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-long-\(UUID().uuidString).req").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let line = String(repeating: "X", count: 1 << 20) + "\u{1b}[2J without a colon"
+        try Data("GET / HTTP/1.1\nHost: example.com\n\(line)\n\n".utf8).write(to: URL(fileURLWithPath: file))
+        let run = try CLITests.run(["sign", "--request", file, "--region", "us-east-1", "--service", "s",
+                                    "--access-key-id", "AKID", "--secret-access-key", "secret"])
+        #expect(run.status != 0 && run.stderr.utf8.count < 1024, "\(run.stderr.utf8.count) bytes")
+        #expect(!run.stderr.contains("\u{1b}"))
+        let date = try CLITests.run(CLITests.base.filter { $0 != "20150830T123600Z" && $0 != "--date" }
+                                    + ["--url", "https://example.com/", "--date", String(repeating: "9", count: 100_000) + "\u{7}"])
+        #expect(date.status != 0 && date.stderr.utf8.count < 1024 && !date.stderr.contains("\u{7}"), "\(date.stderr.utf8.count) bytes")
+    }
 }
