@@ -43,6 +43,8 @@ public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertibl
     case expired(source: String, at: Date)
     case serviceError(service: String, code: String, message: String)
     case transport(service: String, problem: String)
+    /// A credentials endpoint was refused before any request: `rule` says why.
+    case refusedEndpoint(source: String, url: String, rule: String)
     /// A command run for credentials did not finish in time and was stopped.
     case timedOut(source: String, seconds: Double)
     /// A credential value holds a line break or another control character, so it cannot be
@@ -61,6 +63,7 @@ public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertibl
         case .expired(let source, let date): "credentials from \(source) expired at \(date)"
         case .serviceError(let service, let code, let message): "\(service) refused: \(code): \(message)"
         case .transport(let service, let problem): "cannot reach \(service): \(problem)"
+        case .refusedEndpoint(let source, let url, let rule): "\(source) names \(Redaction.url(url)), which is refused: \(rule)"
         case .timedOut(let source, let seconds): "\(source) did not finish within \(seconds.secondsText) s and was stopped"
         case .unsafeValue(let source, let field): "\(field) from \(source) contains a line break or a control character, so it cannot be sent"
         }

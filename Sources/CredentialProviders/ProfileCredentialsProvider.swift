@@ -116,9 +116,10 @@ enum CredentialProcess {
 }
 
 /// The default chain, in botocore's order as far as MultiAuth implements its providers:
-/// environment, web identity from `AWS_ROLE_ARN` + `AWS_WEB_IDENTITY_TOKEN_FILE`, then the
-/// shared-file profile (assume role, web identity, static keys, credential_process). The
-/// result is cached and refreshed ahead of expiry.
+/// environment, web identity from `AWS_ROLE_ARN` + `AWS_WEB_IDENTITY_TOKEN_FILE`, the
+/// shared-file profile (assume role, web identity, static keys, credential_process), then the
+/// container endpoint when its variables are set. The result is cached and refreshed ahead of
+/// expiry.
 public enum DefaultCredentialsChain {
     /// Builds the chain.
     public static func make(
@@ -131,6 +132,9 @@ public enum DefaultCredentialsChain {
             providers.append(WebIdentityEnvironmentProvider(roleArn: roleArn, tokenFile: tokenFile, environment: environment, http: http))
         }
         providers.append(ProfileCredentialsProvider(profile: profile, environment: environment, http: http))
+        if ContainerCredentialsProvider.isConfigured(environment) {
+            providers.append(ContainerCredentialsProvider(environment: environment, http: http))
+        }
         return CachingCredentialsProvider(CredentialsChain(providers), logger: logger)
     }
 }

@@ -83,3 +83,11 @@ enum Peers {
 }
 
 import Testing
+
+extension Peers {
+    /// The container credentials endpoint stand-in (scripts/peers/container_server.py) and the
+    /// token file it checks.
+    static var container: String { environment["MULTIAUTH_TEST_CONTAINER_URL"] ?? "" }
+    static var containerTokenFile: String { environment["MULTIAUTH_TEST_CONTAINER_TOKEN_FILE"] ?? "" }
+    static var containerAvailable: Bool { !container.isEmpty && !containerTokenFile.isEmpty }
+}

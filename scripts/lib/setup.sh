@@ -120,6 +120,16 @@ start_peers() {
     PEER_PIDS+=($!)
     export MULTIAUTH_TEST_FAULT_URL="http://127.0.0.1:$fault_port"
     wait_for "$MULTIAUTH_TEST_FAULT_URL/capture/" "fault server"
+    local container_port
+    container_port=$(free_port)
+    export MULTIAUTH_TEST_CONTAINER_TOKEN_FILE="$(cd "$logs" && pwd)/container-token"
+    printf %s "pod-identity-token-1" >"$MULTIAUTH_TEST_CONTAINER_TOKEN_FILE"
+    chmod 600 "$MULTIAUTH_TEST_CONTAINER_TOKEN_FILE"
+    .venv/bin/python3 scripts/peers/container_server.py --port "$container_port" --token-file "$MULTIAUTH_TEST_CONTAINER_TOKEN_FILE" \
+        --key "$MULTIAUTH_TEST_KEY_ID:$MULTIAUTH_TEST_SECRET" >"$logs/container.log" 2>&1 &
+    PEER_PIDS+=($!)
+    export MULTIAUTH_TEST_CONTAINER_URL="http://127.0.0.1:$container_port"
+    wait_for "$MULTIAUTH_TEST_CONTAINER_URL/fail500" "container credentials server"
     say "peers: moto $MULTIAUTH_TEST_MOTO_URL, nanoidp $MULTIAUTH_TEST_OIDC_ISSUER, AppSync $MULTIAUTH_TEST_APPSYNC_URL, API $MULTIAUTH_TEST_API_URL, skewed API $MULTIAUTH_TEST_SKEWED_API_URL, faults $MULTIAUTH_TEST_FAULT_URL"
 }
 
