@@ -56,7 +56,7 @@ public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
             AWSCredentials(
                 accessKeyId: credentials.AccessKeyId, secretAccessKey: credentials.SecretKey,
                 sessionToken: credentials.SessionToken),
-            expiration: credentials.Expiration.map { Date(timeIntervalSince1970: $0) })
+            expiration: credentials.Expiration.map { Date(timeIntervalSince1970: $0) }, source: "Cognito Identity")
     }
 
     private func resolveIdentityId() async throws(CredentialsError) -> String {

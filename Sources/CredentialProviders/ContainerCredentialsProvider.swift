@@ -104,7 +104,7 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
     }
 
     private func fetch(_ request: HTTPRequest, source: String) async throws(CredentialsError) -> ExpiringCredentials {
-        let service = "the container credentials endpoint (\(source))"
+        let service = "container endpoint (\(source))"
         let response: ReceivedResponse
         do { response = try await http.send(request) } catch { throw .transport(service: service, problem: error.description) }
         guard response.status == 200 else {
@@ -116,7 +116,7 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
         try checkWireSafe([("AccessKeyId", answer.AccessKeyId), ("Token", answer.Token)], source: service)
         return ExpiringCredentials(
             AWSCredentials(accessKeyId: answer.AccessKeyId, secretAccessKey: answer.SecretAccessKey, sessionToken: answer.Token),
-            expiration: answer.Expiration.flatMap(ISO8601.parse))
+            expiration: answer.Expiration.flatMap(ISO8601.parse), source: service)
     }
 
     /// `[::1]:80` → `::1`, `127.0.0.1:8080` → `127.0.0.1`.

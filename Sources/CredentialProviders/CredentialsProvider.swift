@@ -13,15 +13,19 @@ public struct ExpiringCredentials: Sendable, Equatable, CustomStringConvertible 
     public let credentials: AWSCredentials
     /// When they expire.
     public let expiration: Date?
+    /// Where they came from (`environment`, `profile 'dev'`, `STS AssumeRole`, ...), for
+    /// people and logs; never a secret.
+    public let source: String
 
     /// Creates a value.
-    public init(_ credentials: AWSCredentials, expiration: Date? = nil) {
+    public init(_ credentials: AWSCredentials, expiration: Date? = nil, source: String = "static credentials") {
         self.credentials = credentials
         self.expiration = expiration
+        self.source = source
     }
 
     public var description: String {
-        "\(credentials)" + (expiration.map { " expiring \($0)" } ?? "")
+        "\(credentials) from \(source)" + (expiration.map { " expiring \($0)" } ?? "")
     }
 }
 
@@ -114,7 +118,7 @@ public struct EnvironmentCredentialsProvider: CredentialsProvider {
             throw .expired(source: "AWS_CREDENTIAL_EXPIRATION", at: expiration)
         }
         return ExpiringCredentials(AWSCredentials(accessKeyId: keyId, secretAccessKey: secret, sessionToken: token),
-                                   expiration: expiration)
+                                   expiration: expiration, source: "environment")
     }
 }
 

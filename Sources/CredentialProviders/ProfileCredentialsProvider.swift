@@ -71,7 +71,7 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         }
         let token = nonEmpty(settings["aws_session_token"])
         try checkWireSafe([("aws_access_key_id", keyId), ("aws_session_token", token)], source: "profile '\(profile)'")
-        return ExpiringCredentials(AWSCredentials(accessKeyId: keyId, secretAccessKey: secret, sessionToken: token))
+        return ExpiringCredentials(AWSCredentials(accessKeyId: keyId, secretAccessKey: secret, sessionToken: token), source: "profile '\(profile)'")
     }
 
     private func readToken(_ path: String, profile: String) throws(CredentialsError) -> String {
@@ -111,7 +111,7 @@ enum CredentialProcess {
         try checkWireSafe([("AccessKeyId", parsed.AccessKeyId), ("SessionToken", parsed.SessionToken)], source: "credential_process '\(command)'")
         return ExpiringCredentials(
             AWSCredentials(accessKeyId: parsed.AccessKeyId, secretAccessKey: parsed.SecretAccessKey, sessionToken: parsed.SessionToken),
-            expiration: parsed.Expiration.flatMap(ISO8601.parse))
+            expiration: parsed.Expiration.flatMap(ISO8601.parse), source: "credential_process")
     }
 }
 

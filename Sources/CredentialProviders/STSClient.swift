@@ -44,6 +44,7 @@ struct STSClient {
         else { throw .serviceError(service: "sts", code: "MalformedResponse", message: "no credentials in the response") }
         return ExpiringCredentials(
             AWSCredentials(accessKeyId: keyId, secretAccessKey: secret, sessionToken: XMLText.value(of: "SessionToken", in: xml)),
-            expiration: XMLText.value(of: "Expiration", in: xml).flatMap(ISO8601.parse))
+            expiration: XMLText.value(of: "Expiration", in: xml).flatMap(ISO8601.parse),
+            source: "STS " + (parameters.first { $0.0 == "Action" }?.1 ?? ""))
     }
 }

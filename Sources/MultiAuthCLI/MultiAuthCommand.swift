@@ -13,7 +13,7 @@ public struct MultiAuthCommand: AsyncParsableCommand {
         commandName: "multiauth",
         abstract: "Authorize HTTP calls to AWS-style APIs: SigV4 signing, API keys, Cognito and OIDC tokens, an encrypted store, and one AppSync client per auth mode.",
         subcommands: [
-            SignCommand.self, RequestCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
+            SignCommand.self, RequestCommand.self, CredentialsCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
             LoginCommand.self, TokenCommand.self, WhoAmICommand.self, LogoutCommand.self,
             ClientsCommand.self, GraphQLCommand.self, ClearCachesCommand.self, RealtimeURLCommand.self,
         ]

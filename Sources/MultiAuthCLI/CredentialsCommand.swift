@@ -1,0 +1,82 @@
+import ArgumentParser
+import CredentialProviders
+import MultiAuthCore
+import SigV4
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `multiauth credentials`: which source of the default chain answers, and what it gave.
+struct CredentialsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "credentials",
+        abstract: "Show which source of the default credential chain answers, the access key id, the expiry and the region (never the secret or token).",
+        discussion: "--format process prints the credential_process JSON instead (secret and token included), so other tools can use MultiAuth's chain: credential_process = multiauth credentials --format process")
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, process }
+
+    @Option(help: "The shared-file profile (default: AWS_PROFILE, else the chain from the environment on).") var profile: String?
+    @Option(help: "The region to report (default: AWS_REGION, AWS_DEFAULT_REGION, then the profile's).") var region: String?
+    @Option(help: "text (default) or process.") var format: Format = .text
+    @Option(help: "Time limit in seconds, credential_process and STS calls included; exit 28 when it passes.")
+    var maxTime: Double = CommandTimeout.defaultSeconds
+
+    func validate() throws { try ArgumentChecks.seconds(maxTime, "--max-time", in: 0.001...3_600) }
+
+    func run() async throws {
+        let profile = self.profile
+        let value: ExpiringCredentials
+        do {
+            value = try await CommandTimeout.run(maxTime, what: "resolving credentials", flag: "--max-time") {
+                try await DefaultCredentialsChain.make(profile: profile, http: CommandTimeout.transport()).credentials()
+            }
+        } catch let error as CredentialsError {
+            throw CLIError(message: error.description, exitCode: { if case .timedOut = error { 28 } else { 1 } }())
+        }
+        switch format {
+        case .text: FileHandleless.writeStandardOutput(Array(summary(value).utf8))
+        case .process: FileHandleless.writeStandardOutput(try Self.processJSON(value) + [0x0a])
+        }
+    }
+
+    private func summary(_ value: ExpiringCredentials) -> String {
+        let expiry = value.expiration.map { TokenCommand.isoTime(Int64($0.timeIntervalSince1970)) } ?? "never"
+        return """
+            source: \(value.source)
+            access key id: \(value.credentials.accessKeyId)
+            session token: \(value.credentials.sessionToken == nil ? "none" : "present")
+            expires: \(expiry)
+            region: \(resolvedRegion() ?? "none")
+
+            """
+    }
+
+    /// `--region`, `AWS_REGION`, `AWS_DEFAULT_REGION`, then the profile's `region`.
+    private func resolvedRegion() -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        if let region = region ?? environment["AWS_REGION"].flatMap({ $0.isEmpty ? nil : $0 })
+            ?? environment["AWS_DEFAULT_REGION"].flatMap({ $0.isEmpty ? nil : $0 })
+        {
+            return region
+        }
+        let name = profile ?? environment["AWS_PROFILE"] ?? "default"
+        return (try? SharedConfigFiles.load(environment: environment))?.profiles[name]?["region"]
+    }
+
+    /// The JSON a `credential_process` prints: Version 1, the keys, the token and the expiry.
+    static func processJSON(_ value: ExpiringCredentials) throws -> [UInt8] {
+        struct Output: Encodable {
+            let Version = 1
+            let AccessKeyId: String, SecretAccessKey: String, SessionToken: String?, Expiration: String?
+        }
+        let output = Output(
+            AccessKeyId: value.credentials.accessKeyId, SecretAccessKey: value.credentials.secretAccessKey,
+            SessionToken: value.credentials.sessionToken,
+            Expiration: value.expiration.map { TokenCommand.isoTime(Int64($0.timeIntervalSince1970)) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array(try encoder.encode(output))
+    }
+}

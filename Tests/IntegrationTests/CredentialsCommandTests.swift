@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// `multiauth credentials`: which source answered, never the secret; `--format process` is a
+/// credential_process that botocore itself consumes.
+@Suite(.enabled(if: Peers.containerAvailable && Peers.available, Peers.reason)) struct CredentialsCommandTests {
+    @Test func itNamesTheSourceAndNeverTheSecret() throws {
+        let run = try CLITests.run(["credentials"], environment: [
+            "AWS_ACCESS_KEY_ID": "AKIDFROMENV", "AWS_SECRET_ACCESS_KEY": "secret-from-env-0000", "AWS_SESSION_TOKEN": "token-from-env-0000",
+            "AWS_REGION": "eu-west-3",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("source: environment\naccess key id: AKIDFROMENV\nsession token: present\nexpires: never\nregion: eu-west-3"))
+        #expect(!run.stdout.contains("secret-from-env") && !run.stdout.contains("token-from-env"))
+    }
+
+    /// A profile whose credential_process is `multiauth credentials --format process`, which
+    /// itself finds the container endpoint: botocore's own chain must end with exactly the
+    /// credentials the endpoint hands out.
+    @Test func botocoreUsesItAsACredentialProcess() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-creds-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let token = try String(contentsOfFile: Peers.containerTokenFile, encoding: .utf8)
+        // The process must not read the same profile (it would run itself): it gets no files.
+        let command = "env -u AWS_PROFILE AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent \(Paths.multiauth.path) credentials --format process"
+        try Data("[profile chained]\ncredential_process = \(command)\n".utf8).write(to: URL(fileURLWithPath: folder + "/config"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.python)
+        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent("scripts/oracles/botocore_session_credentials.py").path]
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AWS_") }
+        environment.merge([
+            "AWS_PROFILE": "chained", "AWS_CONFIG_FILE": folder + "/config", "AWS_SHARED_CREDENTIALS_FILE": folder + "/none",
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI": Peers.container + "/v1/credentials", "AWS_CONTAINER_AUTHORIZATION_TOKEN": token,
+        ]) { $1 }
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let resolved = try #require(JSONSerialization.jsonObject(with: data) as? [String: String], "\(String(decoding: data, as: UTF8.self))")
+        #expect(resolved["method"] == "custom-process")
+        #expect(resolved["access_key"] == Peers.keyId && resolved["secret_key"] == Peers.secret)
+        #expect(resolved["token"] == "container-session-token-" + token)
+    }
+}
