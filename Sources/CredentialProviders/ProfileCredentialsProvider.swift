@@ -13,7 +13,7 @@ import Foundation
 /// Credentials from a named profile of the shared files: static keys, `credential_process`,
 /// `role_arn` with `source_profile` (STS AssumeRole, cycles detected) or with
 /// `web_identity_token_file` (STS AssumeRoleWithWebIdentity), or
-/// `credential_source = Environment`.
+/// `credential_source = Environment | EcsContainer`.
 public struct ProfileCredentialsProvider: CredentialsProvider {
     let profile: String
     let environment: [String: String]
@@ -53,8 +53,8 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
                 source = sourceProfile == name
                     ? try staticKeys(settings, profile: name)
                     : try await resolve(sourceProfile, files: files, chain: chain + [name])
-            } else if settings["credential_source"] == "Environment" {
-                source = try await EnvironmentCredentialsProvider(environment: environment).credentials()
+            } else if let credentialSource = settings["credential_source"] {
+                source = try await credentials(from: credentialSource, profile: name)
             } else {
                 throw .incompleteProfile(profile: name, problem: "role_arn needs source_profile, credential_source or web_identity_token_file")
             }
@@ -63,6 +63,17 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         if settings["aws_access_key_id"] != nil { return try staticKeys(settings, profile: name) }
         if let command = settings["credential_process"] { return try await CredentialProcess.run(command) }
         throw .incompleteProfile(profile: name, problem: "no aws_access_key_id, role_arn or credential_process")
+    }
+
+    /// `credential_source`: where the credentials that assume the role come from.
+    private func credentials(from credentialSource: String, profile: String) async throws(CredentialsError) -> ExpiringCredentials {
+        switch credentialSource {
+        case "Environment": return try await EnvironmentCredentialsProvider(environment: environment).credentials()
+        case "EcsContainer": return try await ContainerCredentialsProvider(environment: environment, http: http).credentials()
+        default:
+            throw .incompleteProfile(
+                profile: profile, problem: "credential_source \(Redaction.quoted(credentialSource)) is not Environment or EcsContainer")
+        }
     }
 
     private func staticKeys(_ settings: [String: String], profile: String) throws(CredentialsError) -> ExpiringCredentials {

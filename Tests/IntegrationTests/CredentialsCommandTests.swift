@@ -44,4 +44,33 @@ import Testing
         #expect(resolved["access_key"] == Peers.keyId && resolved["secret_key"] == Peers.secret)
         #expect(resolved["token"] == "container-session-token-" + token)
     }
+
+    /// `credential_source = EcsContainer`: the container's credentials assume the role through
+    /// STS (moto), for us and for botocore's own chain on the same files and variables.
+    @Test func aRoleAssumedWithContainerCredentials() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-ecsrole-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("[profile ecsrole]\nrole_arn = arn:aws:iam::123456789012:role/ecs\ncredential_source = EcsContainer\nregion = us-east-1\n".utf8)
+            .write(to: URL(fileURLWithPath: folder + "/config"))
+        let environment = [
+            "AWS_CONFIG_FILE": folder + "/config", "AWS_SHARED_CREDENTIALS_FILE": folder + "/none", "AWS_ENDPOINT_URL_STS": Peers.moto,
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI": Peers.container + "/v1/credentials",
+            "AWS_CONTAINER_AUTHORIZATION_TOKEN": try String(contentsOfFile: Peers.containerTokenFile, encoding: .utf8),
+        ]
+        let run = try CLITests.run(["credentials", "--profile", "ecsrole"], environment: environment)
+        #expect(run.status == 0 && run.stdout.hasPrefix("source: STS AssumeRole\naccess key id: ASIA"), "\(run.stdout) \(run.stderr)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.python)
+        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent("scripts/oracles/botocore_session_credentials.py").path]
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AWS_") }
+            .merging(environment.merging(["AWS_PROFILE": "ecsrole"]) { $1 }) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let resolved = try #require(JSONSerialization.jsonObject(with: data) as? [String: String], "\(String(decoding: data, as: UTF8.self))")
+        #expect(resolved["method"] == "assume-role" && resolved["access_key"]?.hasPrefix("ASIA") == true, "\(resolved)")
+    }
 }
