@@ -15,10 +15,15 @@ public struct ServiceEndpoint: Sendable {
     /// The endpoint URL.
     public let url: String
 
-    /// The endpoint for `service` (`sts`, `cognito-identity`, ...) in `region`.
-    public static func resolve(service: String, region: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> ServiceEndpoint {
+    /// The endpoint for `service` (`sts`, `cognito-identity`, ...) in `region`, in botocore's
+    /// order: `AWS_ENDPOINT_URL_<SERVICE>`, `AWS_ENDPOINT_URL`, the profile's `endpoint_url`
+    /// (`profileEndpoint`), then the service's regional endpoint.
+    public static func resolve(
+        service: String, region: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        profileEndpoint: String? = nil
+    ) -> ServiceEndpoint {
         let variable = "AWS_ENDPOINT_URL_" + service.uppercased().replacing("-", with: "_")
-        if let url = nonEmpty(environment[variable]) ?? nonEmpty(environment["AWS_ENDPOINT_URL"]) {
+        if let url = nonEmpty(environment[variable]) ?? nonEmpty(environment["AWS_ENDPOINT_URL"]) ?? nonEmpty(profileEndpoint) {
             return ServiceEndpoint(url: url)
         }
         return ServiceEndpoint(url: "https://\(service).\(region).amazonaws.com/")

@@ -40,7 +40,8 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         guard !chain.contains(name) else { throw .profileCycle(chain + [name]) }
         guard let settings = files.profiles[name] else { throw .profileNotFound(profile: name, files: files.paths) }
         let region = settings["region"] ?? nonEmpty(environment["AWS_REGION"]) ?? nonEmpty(environment["AWS_DEFAULT_REGION"]) ?? "us-east-1"
-        let sts = STSClient(region: region, endpoint: .resolve(service: "sts", region: region, environment: environment), http: http)
+        let endpoint = ServiceEndpoint.resolve(service: "sts", region: region, environment: environment, profileEndpoint: settings["endpoint_url"])
+        let sts = STSClient(region: region, endpoint: endpoint, http: http)
         let sessionName = settings["role_session_name"] ?? "multiauth-\(Int(Date().timeIntervalSince1970))"
         if let roleArn = settings["role_arn"] {
             if let tokenFile = settings["web_identity_token_file"] {

@@ -73,4 +73,38 @@ import Testing
         let resolved = try #require(JSONSerialization.jsonObject(with: data) as? [String: String], "\(String(decoding: data, as: UTF8.self))")
         #expect(resolved["method"] == "assume-role" && resolved["access_key"]?.hasPrefix("ASIA") == true, "\(resolved)")
     }
+
+    /// A profile's `endpoint_url` sends its STS call to that endpoint (moto) when no variable
+    /// names one, for us and for botocore.
+    @Test func aProfileEndpointURLIsUsedForSTS() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-endpoint-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("""
+            [profile base]
+            aws_access_key_id = AKIDBASE
+            aws_secret_access_key = base-secret
+            [profile role]
+            role_arn = arn:aws:iam::123456789012:role/r
+            source_profile = base
+            region = us-east-1
+            endpoint_url = \(Peers.moto)
+
+            """.utf8).write(to: URL(fileURLWithPath: folder + "/config"))
+        let environment = ["AWS_CONFIG_FILE": folder + "/config", "AWS_SHARED_CREDENTIALS_FILE": folder + "/none"]
+        let run = try CLITests.run(["credentials", "--profile", "role"], environment: environment)
+        #expect(run.status == 0 && run.stdout.hasPrefix("source: STS AssumeRole\naccess key id: ASIA"), "\(run.stdout) \(run.stderr)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.python)
+        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent("scripts/oracles/botocore_session_credentials.py").path]
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AWS_") }
+            .merging(environment.merging(["AWS_PROFILE": "role"]) { $1 }) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let resolved = try #require(JSONSerialization.jsonObject(with: data) as? [String: String], "\(String(decoding: data, as: UTF8.self))")
+        #expect(resolved["method"] == "assume-role" && resolved["access_key"]?.hasPrefix("ASIA") == true, "\(resolved)")
+    }
 }
