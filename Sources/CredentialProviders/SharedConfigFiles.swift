@@ -74,3 +74,14 @@ public struct SharedConfigFiles: Sendable {
         return header.dropFirst("profile ".count).trimmedWhitespace
     }
 }
+
+extension SharedConfigFiles {
+    /// The region configured outside the request, in the AWS SDKs' order: `AWS_REGION`,
+    /// `AWS_DEFAULT_REGION`, then the profile's `region` (`profile`, else `AWS_PROFILE`, else
+    /// `default`). Nil when none names one.
+    public static func configuredRegion(profile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let region = nonEmpty(environment["AWS_REGION"]) ?? nonEmpty(environment["AWS_DEFAULT_REGION"]) { return region }
+        let name = profile ?? nonEmpty(environment["AWS_PROFILE"]) ?? "default"
+        return (try? load(environment: environment))?.profiles[name]?["region"].flatMap(nonEmpty)
+    }
+}

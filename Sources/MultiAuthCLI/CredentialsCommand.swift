@@ -55,14 +55,7 @@ struct CredentialsCommand: AsyncParsableCommand {
 
     /// `--region`, `AWS_REGION`, `AWS_DEFAULT_REGION`, then the profile's `region`.
     private func resolvedRegion() -> String? {
-        let environment = ProcessInfo.processInfo.environment
-        if let region = region ?? environment["AWS_REGION"].flatMap({ $0.isEmpty ? nil : $0 })
-            ?? environment["AWS_DEFAULT_REGION"].flatMap({ $0.isEmpty ? nil : $0 })
-        {
-            return region
-        }
-        let name = profile ?? environment["AWS_PROFILE"] ?? "default"
-        return (try? SharedConfigFiles.load(environment: environment))?.profiles[name]?["region"]
+        region ?? SharedConfigFiles.configuredRegion(profile: profile)
     }
 
     /// The JSON a `credential_process` prints: Version 1, the keys, the token and the expiry.

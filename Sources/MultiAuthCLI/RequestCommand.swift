@@ -213,12 +213,13 @@ struct RequestCommand: AsyncParsableCommand {
         }
     }
 
-    /// The region and service: given, or inferred from an execute-api or appsync-api host.
+    /// The region and service: given, inferred from an execute-api or appsync-api host, or
+    /// (the region) configured through AWS_REGION, AWS_DEFAULT_REGION or the profile.
     private func signingScope(for request: HTTPRequest) throws -> (region: String, service: String) {
         let host = request.wireHost
         let inferred = EndpointInference.regionAndService(host: host)
-        guard let region = region ?? inferred?.region else {
-            throw CLIError("--region", "required: \(host) is not an execute-api or appsync-api host")
+        guard let region = region ?? inferred?.region ?? SharedConfigFiles.configuredRegion(profile: profile) else {
+            throw CLIError("--region", "required: \(host) is not an execute-api or appsync-api host, and no AWS_REGION, AWS_DEFAULT_REGION or profile region is set")
         }
         guard let service = service ?? inferred?.service else {
             throw CLIError("--service", "required: \(host) is not an execute-api or appsync-api host")

@@ -107,4 +107,21 @@ import Testing
         let resolved = try #require(JSONSerialization.jsonObject(with: data) as? [String: String], "\(String(decoding: data, as: UTF8.self))")
         #expect(resolved["method"] == "assume-role" && resolved["access_key"]?.hasPrefix("ASIA") == true, "\(resolved)")
     }
+
+    /// The signing region, when neither --region nor the host says it: AWS_REGION, then
+    /// AWS_DEFAULT_REGION, then the profile's region; the botocore-checking server accepts each.
+    @Test func theRegionComesFromTheEnvironmentOrTheProfile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-region-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("[default]\nregion = eu-west-1\n".utf8).write(to: URL(fileURLWithPath: folder + "/config"))
+        let keys = ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret, "AWS_CONFIG_FILE": folder + "/config",
+                    "AWS_SHARED_CREDENTIALS_FILE": folder + "/none"]
+        for (extra, region) in [(["AWS_REGION": "ap-south-1", "AWS_DEFAULT_REGION": "us-west-2"], "ap-south-1"),
+                                (["AWS_DEFAULT_REGION": "us-west-2"], "us-west-2"), ([:], "eu-west-1")] {
+            let run = try CLITests.run(["request", Peers.api + "/iam/region", "--auth", "iam", "--service", "execute-api", "--fail"],
+                                       environment: keys.merging(extra) { $1 })
+            #expect(run.status == 0 && run.stdout.contains("/\(region)/execute-api/aws4_request"), "\(region): \(run.stderr)")
+        }
+    }
 }
