@@ -10,18 +10,7 @@ import Testing
 /// refuse. No test sends anything beyond 127.0.0.1: refused hosts are refused before a request.
 @Suite(.enabled(if: Peers.containerAvailable && Peers.available, Peers.reason), .serialized) struct ContainerCredentialsTests {
     static func botocore(_ environment: [String: String]) throws -> [String: String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.python)
-        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent("scripts/oracles/botocore_container.py").path]
-        var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AWS_CONTAINER_") }
-        merged.merge(environment) { $1 }
-        process.environment = merged
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return try #require(JSONSerialization.jsonObject(with: data) as? [String: String])
+        try Peers.oracle("scripts/oracles/botocore_container.py", environment: environment)
     }
 
     static func ours(_ environment: [String: String]) async throws(CredentialsError) -> AWSCredentials {

@@ -4,6 +4,11 @@ import Testing
 /// `multiauth credentials`: which source answered, never the secret; `--format process` is a
 /// credential_process that botocore itself consumes.
 @Suite(.enabled(if: Peers.containerAvailable && Peers.available, Peers.reason)) struct CredentialsCommandTests {
+    /// botocore's own session chain (as boto3 makes it) with `environment`.
+    static func botocoreSession(_ environment: [String: String]) throws -> [String: String] {
+        try Peers.oracle("scripts/oracles/botocore_session_credentials.py", environment: environment)
+    }
+
     @Test func itNamesTheSourceAndNeverTheSecret() throws {
         let run = try CLITests.run(["credentials"], environment: [
             "AWS_ACCESS_KEY_ID": "AKIDFROMENV", "AWS_SECRET_ACCESS_KEY": "secret-from-env-0000", "AWS_SESSION_TOKEN": "token-from-env-0000",
@@ -25,21 +30,10 @@ import Testing
         // The process must not read the same profile (it would run itself): it gets no files.
         let command = "env -u AWS_PROFILE AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent \(Paths.multiauth.path) credentials --format process"
         try Data("[profile chained]\ncredential_process = \(command)\n".utf8).write(to: URL(fileURLWithPath: folder + "/config"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.python)
-        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent("scripts/oracles/botocore_session_credentials.py").path]
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AWS_") }
-        environment.merge([
+        let resolved = try Self.botocoreSession([
             "AWS_PROFILE": "chained", "AWS_CONFIG_FILE": folder + "/config", "AWS_SHARED_CREDENTIALS_FILE": folder + "/none",
             "AWS_CONTAINER_CREDENTIALS_FULL_URI": Peers.container + "/v1/credentials", "AWS_CONTAINER_AUTHORIZATION_TOKEN": token,
-        ]) { $1 }
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let resolved = try #require(JSONSerialization.jsonObject(with: data) as? [String: String], "\(String(decoding: data, as: UTF8.self))")
+        ])
         #expect(resolved["method"] == "custom-process")
         #expect(resolved["access_key"] == Peers.keyId && resolved["secret_key"] == Peers.secret)
         #expect(resolved["token"] == "container-session-token-" + token)
@@ -60,17 +54,7 @@ import Testing
         ]
         let run = try CLITests.run(["credentials", "--profile", "ecsrole"], environment: environment)
         #expect(run.status == 0 && run.stdout.hasPrefix("source: STS AssumeRole\naccess key id: ASIA"), "\(run.stdout) \(run.stderr)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.python)
-        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent("scripts/oracles/botocore_session_credentials.py").path]
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AWS_") }
-            .merging(environment.merging(["AWS_PROFILE": "ecsrole"]) { $1 }) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let resolved = try #require(JSONSerialization.jsonObject(with: data) as? [String: String], "\(String(decoding: data, as: UTF8.self))")
+        let resolved = try Self.botocoreSession(environment.merging(["AWS_PROFILE": "ecsrole"]) { $1 })
         #expect(resolved["method"] == "assume-role" && resolved["access_key"]?.hasPrefix("ASIA") == true, "\(resolved)")
     }
 
@@ -94,17 +78,7 @@ import Testing
         let environment = ["AWS_CONFIG_FILE": folder + "/config", "AWS_SHARED_CREDENTIALS_FILE": folder + "/none"]
         let run = try CLITests.run(["credentials", "--profile", "role"], environment: environment)
         #expect(run.status == 0 && run.stdout.hasPrefix("source: STS AssumeRole\naccess key id: ASIA"), "\(run.stdout) \(run.stderr)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.python)
-        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent("scripts/oracles/botocore_session_credentials.py").path]
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AWS_") }
-            .merging(environment.merging(["AWS_PROFILE": "role"]) { $1 }) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let resolved = try #require(JSONSerialization.jsonObject(with: data) as? [String: String], "\(String(decoding: data, as: UTF8.self))")
+        let resolved = try Self.botocoreSession(environment.merging(["AWS_PROFILE": "role"]) { $1 })
         #expect(resolved["method"] == "assume-role" && resolved["access_key"]?.hasPrefix("ASIA") == true, "\(resolved)")
     }
 

@@ -91,3 +91,24 @@ extension Peers {
     static var containerTokenFile: String { environment["MULTIAUTH_TEST_CONTAINER_TOKEN_FILE"] ?? "" }
     static var containerAvailable: Bool { !container.isEmpty && !containerTokenFile.isEmpty }
 }
+
+extension Peers {
+    /// Runs a Python oracle of the repository with the project's .venv, with the process
+    /// environment less every AWS_ variable plus `environment`, and decodes the JSON object it
+    /// prints.
+    static func oracle(_ script: String, environment: [String: String]) throws -> [String: String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Paths.python)
+        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path]
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AWS_") }.merging(environment) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: String] else {
+            throw PeerError.scriptFailed(script, process.terminationStatus)
+        }
+        return object
+    }
+}
