@@ -129,14 +129,13 @@ struct StoreLock: ~Copyable {
 
     /// Waits up to `timeout` seconds for the lock.
     init(storePath: String, timeout: Double) throws(StoreError) {
-        do { lock = try FileLock(path: storePath + ".lock", timeout: timeout) } catch {
-            switch error {
-            case .failed(let path, let reason): throw .writeFailed(path: path, reason: reason)
-            case .timedOut(_, let waited): throw .locked(path: storePath, waitedSeconds: waited)
-            }
-        }
+        do { lock = try FileLock(path: storePath + ".lock", timeout: timeout) } catch { throw Self.storeError(error, storePath: storePath) }
     }
 
-    /// The lock, moved out to be held past this scope.
-    consuming func held() -> HeldFileLock { HeldFileLock(lock) }
+    static func storeError(_ error: FileLockError, storePath: String) -> StoreError {
+        switch error {
+        case .failed(let path, let reason): .writeFailed(path: path, reason: reason)
+        case .timedOut(_, let waited): .locked(path: storePath, waitedSeconds: waited)
+        }
+    }
 }

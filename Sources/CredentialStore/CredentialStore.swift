@@ -76,11 +76,13 @@ public final class CredentialStore: Sendable {
     /// Takes the store's lock (across processes and tasks) and holds it until the lease is
     /// released, for a read-modify-write that waits on something else in between: a token
     /// refresh reads the login, spends its refresh token and saves the new one, and no other
-    /// process may read the old one meanwhile. Waits at most `lockTimeout`.
-    public func lease() async throws(StoreError) -> StoreLease {
+    /// process may read the old one meanwhile. Waits at most `timeout` (default `lockTimeout`),
+    /// or until the calling task is cancelled.
+    public func lease(timeout: Double? = nil) async throws(StoreError) -> StoreLease {
         logger.debug("store lease", metadata: ["store": "\(path)"])
-        let lock = try await offload { () throws(StoreError) in try StoreLock(storePath: self.path, timeout: self.lockTimeout).held() }
-        return StoreLease(store: self, lock: lock)
+        do { return StoreLease(store: self, lock: try await FileLock.acquire(path: path + ".lock", timeout: timeout ?? lockTimeout)) } catch {
+            throw StoreLock.storeError(error, storePath: path)
+        }
     }
 
     /// Removes the item for (service, account).

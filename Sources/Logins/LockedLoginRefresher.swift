@@ -7,8 +7,9 @@ import TokenProviders
 /// Refreshes a saved login inside one store transaction, so a provider that rotates refresh
 /// tokens strictly never sees one spent twice and a rotated one is never lost:
 ///
-/// 1. take the store's lease (another process refreshing holds it: wait, up to the lock timeout;
-///    when it cannot be had, nothing is refreshed and nothing is spent);
+/// 1. take the store's lease (another process refreshing holds it: wait as long as a refresh
+///    may take; when it cannot be had, or the caller's time runs out, nothing is refreshed and
+///    nothing is spent);
 /// 2. read the login again: when another process already refreshed it (the stored tokens are
 ///    newer than ours and not expired), use those, with no call: refreshing again would gain
 ///    nothing (if they are inside the margin, the next call refreshes them under the lease);
@@ -19,6 +20,10 @@ import TokenProviders
 /// tokens away: they are returned, so this process keeps using them and its next refresh
 /// saves again, and the failure is logged as a warning.
 struct LockedLoginRefresher: TokenRefresher {
+    /// How long a refresh waits for another process's: as long as a refresh may take (its
+    /// calls are bounded at 30 s), or the store's lock timeout if that is longer.
+    static let refreshWait: Double = 40
+
     let logins: LoginStore
     let name: String
     let record: LoginRecord
@@ -28,7 +33,7 @@ struct LockedLoginRefresher: TokenRefresher {
 
     func refresh(_ held: AuthTokens) async throws(TokenError) -> AuthTokens {
         let lease: StoreLease
-        do { lease = try await logins.store.lease() } catch {
+        do { lease = try await logins.store.lease(timeout: max(logins.store.lockTimeout, Self.refreshWait)) } catch {
             throw .storage("\(error); the login was not refreshed and its refresh token is unspent")
         }
         defer { lease.release() }

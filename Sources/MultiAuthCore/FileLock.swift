@@ -49,13 +49,19 @@ public struct FileLock: ~Copyable, Sendable {
         close(descriptor)
     }
 
-    /// Takes the lock without blocking a cooperative thread; it is held until the returned
-    /// value is released or dropped.
+    /// Takes the lock without blocking a thread: non-blocking attempts 5 ms apart, so the wait
+    /// ends at `timeout` or as soon as the calling task is cancelled (a command's time limit).
+    /// The lock is held until the returned value is released or dropped.
     public static func acquire(path: String, timeout: Double) async throws(FileLockError) -> HeldFileLock {
-        try await runBlocking { () -> Result<HeldFileLock, FileLockError> in
-            do throws(FileLockError) { return .success(HeldFileLock(try FileLock(path: path, timeout: timeout))) } catch {
-                return .failure(error)
+        let start = ContinuousClock.now
+        while true {
+            do throws(FileLockError) { return HeldFileLock(try FileLock(path: path, timeout: 0)) } catch {
+                guard case .timedOut = error else { throw error }
             }
+            let waited = Double((ContinuousClock.now - start).components.seconds)
+                + Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+            guard waited < timeout, !Task.isCancelled else { throw .timedOut(path: path, waitedSeconds: waited) }
+            try? await Task.sleep(for: .milliseconds(5))
         }
     }
 }
