@@ -23,8 +23,8 @@ extension StoreError {
     init(_ error: PathSafetyError) {
         switch error {
         case .unsafe(let path, let problem, let fix): self = .insecurePermissions(path: path, problem: problem, fix: fix)
-        case .failed(let path, "read", let reason): self = .readFailed(path: path, reason: reason)
-        case .failed(let path, _, let reason): self = .writeFailed(path: path, reason: reason)
+        case .unreadable(let path, let reason): self = .readFailed(path: path, reason: reason)
+        case .uncreatable(let path, let reason): self = .writeFailed(path: path, reason: reason)
         }
     }
 }

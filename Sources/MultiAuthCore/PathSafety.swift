@@ -11,8 +11,10 @@ public enum PathSafetyError: Error, Sendable, Equatable {
     /// The path is a link, not the expected kind, owned by someone else, or open to others;
     /// `fix` says what to run.
     case unsafe(path: String, problem: String, fix: String)
-    /// The file system refused to tell or to create.
-    case failed(path: String, operation: String, reason: String)
+    /// The file system would not say what is at `path`.
+    case unreadable(path: String, reason: String)
+    /// A missing folder could not be created.
+    case uncreatable(path: String, reason: String)
 }
 
 /// File-system checks as ssh makes them, the one implementation behind the credential store
@@ -27,7 +29,7 @@ public enum PathSafety {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT { return false }
-            throw .failed(path: path, operation: "read", reason: systemErrorText())
+            throw .unreadable(path: path, reason: systemErrorText())
         }
         if (info.st_mode & S_IFMT) == S_IFLNK {
             throw .unsafe(path: path, problem: "is a symbolic link", fix: "replace it with the real file")
@@ -52,11 +54,11 @@ public enum PathSafety {
     public static func prepareFolder(_ directory: String, mustBeOwned: Bool = false) throws(PathSafetyError) {
         var info = stat()
         if stat(directory, &info) != 0 {
-            guard errno == ENOENT else { throw .failed(path: directory, operation: "read", reason: systemErrorText()) }
+            guard errno == ENOENT else { throw .unreadable(path: directory, reason: systemErrorText()) }
             let parent = parentDirectory(of: directory)
             if parent != directory { try prepareFolder(parent) }
             guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-                throw .failed(path: directory, operation: "create", reason: systemErrorText())
+                throw .uncreatable(path: directory, reason: systemErrorText())
             }
             return
         }

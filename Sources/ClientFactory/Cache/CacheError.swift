@@ -34,7 +34,8 @@ extension CacheError {
     init(_ error: PathSafetyError, entry: String) {
         switch error {
         case .unsafe(let path, let problem, let fix): self = .insecurePermissions(entry: entry, path: path, problem: problem, fix: fix)
-        case .failed(let path, _, let reason): self = .unwritableDirectory(entry: entry, path: path, reason: reason)
+        case .unreadable(let path, let reason), .uncreatable(let path, let reason):
+            self = .unwritableDirectory(entry: entry, path: path, reason: reason)
         }
     }
 }
