@@ -125,7 +125,7 @@ enum AtomicFile {
 /// The store's lock: a ``FileLock`` on `<store>.lock`, held for a read-modify-write across
 /// processes, with its failures as ``StoreError``s.
 struct StoreLock: ~Copyable {
-    let lock: FileLock
+    private let lock: FileLock
 
     /// Waits up to `timeout` seconds for the lock.
     init(storePath: String, timeout: Double) throws(StoreError) {

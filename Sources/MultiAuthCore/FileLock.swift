@@ -22,26 +22,19 @@ public enum FileLockError: Error, Sendable, Equatable {
 public struct FileLock: ~Copyable, Sendable {
     private let descriptor: Int32
 
+    private init(holding descriptor: Int32) { self.descriptor = descriptor }
+
     /// Waits up to `timeout` seconds for the lock, polling every 5 ms. Blocking: call it off
-    /// the cooperative pool (``acquire(path:timeout:)`` does).
+    /// the cooperative pool, or use ``acquire(path:timeout:)``.
     public init(path: String, timeout: Double) throws(FileLockError) {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw .failed(path: path, reason: systemErrorText()) }
+        let attempt = try Attempt(path: path)
         var waited = 0.0
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                let reason = systemErrorText()
-                close(descriptor)
-                throw .failed(path: path, reason: "flock: " + reason)
-            }
-            guard waited < timeout else {
-                close(descriptor)
-                throw .timedOut(path: path, waitedSeconds: waited)
-            }
+        while try !attempt.lock() {
+            guard waited < timeout else { throw .timedOut(path: path, waitedSeconds: waited) }
             usleep(5_000)
             waited += 0.005
         }
-        self.descriptor = descriptor
+        self.init(holding: attempt.take())
     }
 
     deinit {
@@ -53,15 +46,41 @@ public struct FileLock: ~Copyable, Sendable {
     /// ends at `timeout` or as soon as the calling task is cancelled (a command's time limit).
     /// The lock is held until the returned value is released or dropped.
     public static func acquire(path: String, timeout: Double) async throws(FileLockError) -> HeldFileLock {
+        let attempt = try Attempt(path: path)
         let start = ContinuousClock.now
-        while true {
-            do throws(FileLockError) { return HeldFileLock(try FileLock(path: path, timeout: 0)) } catch {
-                guard case .timedOut = error else { throw error }
-            }
-            let waited = Double((ContinuousClock.now - start).components.seconds)
-                + Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+        while try !attempt.lock() {
+            let elapsed = ContinuousClock.now - start
+            let waited = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             guard waited < timeout, !Task.isCancelled else { throw .timedOut(path: path, waitedSeconds: waited) }
             try? await Task.sleep(for: .milliseconds(5))
+        }
+        return HeldFileLock(FileLock(holding: attempt.take()))
+    }
+
+    /// The lock file opened once, tried without blocking; closed unless taken.
+    private final class Attempt {
+        let path: String
+        private var descriptor: Int32
+
+        init(path: String) throws(FileLockError) {
+            self.path = path
+            descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard descriptor >= 0 else { throw .failed(path: path, reason: systemErrorText()) }
+        }
+
+        deinit { if descriptor >= 0 { close(descriptor) } }
+
+        /// True once the lock is ours; false while another holds it.
+        func lock() throws(FileLockError) -> Bool {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+            guard errno == EWOULDBLOCK || errno == EINTR else { throw .failed(path: path, reason: "flock: " + systemErrorText()) }
+            return false
+        }
+
+        /// The locked descriptor, handed to the ``FileLock`` that releases it.
+        func take() -> Int32 {
+            defer { descriptor = -1 }
+            return descriptor
         }
     }
 }
