@@ -75,9 +75,12 @@ public struct SigV4Signer: Sendable {
         case .sigV4a: scopeSuffix = CredentialScope.suffix(service: service)
         }
         credentialPrefix = Array("\(algorithm.name) Credential=\(credentials.accessKeyId)/".utf8)
-        let inputs = [("the access key id", credentials.accessKeyId), ("the session token", credentials.sessionToken ?? ""),
-                      ("the region", region), ("the service", service)]
-        unsafeInput = inputs.first { !WireText.isSafe($0.1) }.map { .controlCharacter(in: $0.0) }
+        unsafeInput =
+            if !WireText.isSafe(credentials.accessKeyId) { .controlCharacter(in: "the access key id") }
+            else if !WireText.isSafe(credentials.sessionToken ?? "") { .controlCharacter(in: "the session token") }
+            else if !WireText.isSafe(region) { .controlCharacter(in: "the region") }
+            else if !WireText.isSafe(service) { .controlCharacter(in: "the service") }
+            else { nil }
     }
 
     private var regionSet: String? {
