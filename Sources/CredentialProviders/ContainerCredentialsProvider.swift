@@ -42,13 +42,9 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
     }
 
     public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
-        let (url, source) = try endpoint()
-        var fields: HTTPFields = [.accept: "application/json"]
-        if let token = try authorizationToken() { fields[.authorization] = token }
-        let request: HTTPRequest
-        do { request = try HTTPRequest(method: .get, wireURL: url, headerFields: fields) } catch {
-            throw .refusedEndpoint(source: source, url: url, rule: "it is not a valid URL")
-        }
+        var (request, source) = try endpoint()
+        request.headerFields[.accept] = "application/json"
+        if let token = try authorizationToken() { request.headerFields[.authorization] = token }
         var attempt = 0
         while true {
             attempt += 1
@@ -59,24 +55,25 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
         }
     }
 
-    /// The endpoint and the variable it came from; a full URI is checked against the host rule.
-    private func endpoint() throws(CredentialsError) -> (url: String, source: String) {
-        if let relative = environment["AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"] {
-            return ("http://\(Self.ecsHost)" + relative, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
+    /// The GET of the endpoint and the variable it came from; a full URI is checked against
+    /// the host rule.
+    private func endpoint() throws(CredentialsError) -> (request: HTTPRequest, source: String) {
+        let relative = environment["AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"]
+        let source = relative == nil ? "AWS_CONTAINER_CREDENTIALS_FULL_URI" : "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"
+        guard let url = relative.map({ "http://\(Self.ecsHost)" + $0 }) ?? nonEmpty(environment[source]) else {
+            throw .notFound("no container credentials endpoint")
         }
-        let source = "AWS_CONTAINER_CREDENTIALS_FULL_URI"
-        guard let full = nonEmpty(environment[source]) else { throw .notFound("no container credentials endpoint") }
-        guard let request = try? HTTPRequest(method: .get, wireURL: full) else {
-            throw .refusedEndpoint(source: source, url: full, rule: "it is not a valid URL")
+        guard let request = try? HTTPRequest(method: .get, wireURL: url) else {
+            throw .refusedEndpoint(source: source, url: url, rule: "it is not a valid URL")
         }
-        if request.scheme == "https" { return (full, source) }
+        if relative != nil || request.scheme == "https" { return (request, source) }
         let host = Self.host(of: request.authority ?? "")
         guard request.scheme == "http", Self.isLoopback(host) || Self.linkLocalHosts.contains(host) else {
             throw .refusedEndpoint(
-                source: source, url: full,
+                source: source, url: url,
                 rule: "only https, a loopback address or one of 169.254.170.2, 169.254.170.23, fd00:ec2::23 is allowed")
         }
-        return (full, source)
+        return (request, source)
     }
 
     /// The token file wins over the variable; the file is read as it is, as botocore reads it.
@@ -107,8 +104,9 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
         let service = "container endpoint (\(source))"
         let response: ReceivedResponse
         do { response = try await http.send(request) } catch { throw .transport(service: service, problem: error.description) }
+        // The answer's body is never quoted: a credentials endpoint's answer may carry secrets.
         guard response.status == 200 else {
-            throw .serviceError(service: service, code: "HTTP \(response.status)", message: Redaction.quoted(String(decoding: response.body.prefix(200), as: UTF8.self)))
+            throw .serviceError(service: service, code: "HTTP \(response.status)", message: "the endpoint did not hand out credentials")
         }
         guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body)) else {
             throw .serviceError(service: service, code: "MalformedResponse", message: "the answer is not credentials JSON")
