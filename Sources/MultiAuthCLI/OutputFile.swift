@@ -36,13 +36,8 @@ struct OutputFile {
         let descriptor = open(partialPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw CLIError("-o", "cannot write '\(finalPath)': \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            guard written > 0 || errno == EINTR else {
-                throw CLIError("-o", "cannot write '\(finalPath)': \(String(cString: strerror(errno)))")
-            }
-            offset += max(written, 0)
+        guard FileHandleless.writeAll(bytes, to: descriptor) else {
+            throw CLIError("-o", "cannot write '\(finalPath)': \(String(cString: strerror(errno)))")
         }
     }
 

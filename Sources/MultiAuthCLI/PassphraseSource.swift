@@ -112,13 +112,21 @@ enum FileHandleless {
     }
 
     static func writeStandardOutput(_ bytes: [UInt8]) {
+        _ = writeAll(bytes, to: STDOUT_FILENO)
+    }
+
+    /// Writes every byte to `descriptor` (retrying after a signal); false, with `errno` set,
+    /// when the descriptor refuses.
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { raw in
-                raw.baseAddress.map { write(STDOUT_FILENO, $0 + offset, raw.count - offset) } ?? 0
+                raw.baseAddress.map { write(descriptor, $0 + offset, raw.count - offset) } ?? 0
             }
-            if written <= 0 { break }
+            if written < 0, errno == EINTR { continue }
+            if written <= 0 { return false }
             offset += written
         }
+        return true
     }
 }
