@@ -1,6 +1,22 @@
 import Foundation
 import Testing
 
+/// A throwaway AWS config file with `config` as its text, and a credentials path that does
+/// not exist; `remove()` deletes them.
+struct SharedFiles {
+    let folder: String
+    var config: String { folder + "/config" }
+    var credentials: String { folder + "/none" }
+
+    init(config text: String) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-shared-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/config"))
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: folder) }
+}
+
 /// `multiauth credentials`: which source answered, never the secret; `--format process` is a
 /// credential_process that botocore itself consumes.
 @Suite(.enabled(if: Peers.containerAvailable && Peers.available, Peers.reason)) struct CredentialsCommandTests {
@@ -23,15 +39,13 @@ import Testing
     /// itself finds the container endpoint: botocore's own chain must end with exactly the
     /// credentials the endpoint hands out.
     @Test func botocoreUsesItAsACredentialProcess() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-creds-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         let token = try String(contentsOfFile: Peers.containerTokenFile, encoding: .utf8)
         // The process must not read the same profile (it would run itself): it gets no files.
         let command = "env -u AWS_PROFILE AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent \(Paths.multiauth.path) credentials --format process"
-        try Data("[profile chained]\ncredential_process = \(command)\n".utf8).write(to: URL(fileURLWithPath: folder + "/config"))
+        let files = try SharedFiles(config: "[profile chained]\ncredential_process = \(command)\n")
+        defer { files.remove() }
         let resolved = try Self.botocoreSession([
-            "AWS_PROFILE": "chained", "AWS_CONFIG_FILE": folder + "/config", "AWS_SHARED_CREDENTIALS_FILE": folder + "/none",
+            "AWS_PROFILE": "chained", "AWS_CONFIG_FILE": files.config, "AWS_SHARED_CREDENTIALS_FILE": files.credentials,
             "AWS_CONTAINER_CREDENTIALS_FULL_URI": Peers.container + "/v1/credentials", "AWS_CONTAINER_AUTHORIZATION_TOKEN": token,
         ])
         #expect(resolved["method"] == "custom-process")
@@ -42,13 +56,10 @@ import Testing
     /// `credential_source = EcsContainer`: the container's credentials assume the role through
     /// STS (moto), for us and for botocore's own chain on the same files and variables.
     @Test func aRoleAssumedWithContainerCredentials() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-ecsrole-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try Data("[profile ecsrole]\nrole_arn = arn:aws:iam::123456789012:role/ecs\ncredential_source = EcsContainer\nregion = us-east-1\n".utf8)
-            .write(to: URL(fileURLWithPath: folder + "/config"))
+        let files = try SharedFiles(config: "[profile ecsrole]\nrole_arn = arn:aws:iam::123456789012:role/ecs\ncredential_source = EcsContainer\nregion = us-east-1\n")
+        defer { files.remove() }
         let environment = [
-            "AWS_CONFIG_FILE": folder + "/config", "AWS_SHARED_CREDENTIALS_FILE": folder + "/none", "AWS_ENDPOINT_URL_STS": Peers.moto,
+            "AWS_CONFIG_FILE": files.config, "AWS_SHARED_CREDENTIALS_FILE": files.credentials, "AWS_ENDPOINT_URL_STS": Peers.moto,
             "AWS_CONTAINER_CREDENTIALS_FULL_URI": Peers.container + "/v1/credentials",
             "AWS_CONTAINER_AUTHORIZATION_TOKEN": try String(contentsOfFile: Peers.containerTokenFile, encoding: .utf8),
         ]
@@ -61,10 +72,7 @@ import Testing
     /// A profile's `endpoint_url` sends its STS call to that endpoint (moto) when no variable
     /// names one, for us and for botocore.
     @Test func aProfileEndpointURLIsUsedForSTS() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-endpoint-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try Data("""
+        let files = try SharedFiles(config: """
             [profile base]
             aws_access_key_id = AKIDBASE
             aws_secret_access_key = base-secret
@@ -74,8 +82,9 @@ import Testing
             region = us-east-1
             endpoint_url = \(Peers.moto)
 
-            """.utf8).write(to: URL(fileURLWithPath: folder + "/config"))
-        let environment = ["AWS_CONFIG_FILE": folder + "/config", "AWS_SHARED_CREDENTIALS_FILE": folder + "/none"]
+            """)
+        defer { files.remove() }
+        let environment = ["AWS_CONFIG_FILE": files.config, "AWS_SHARED_CREDENTIALS_FILE": files.credentials]
         let run = try CLITests.run(["credentials", "--profile", "role"], environment: environment)
         #expect(run.status == 0 && run.stdout.hasPrefix("source: STS AssumeRole\naccess key id: ASIA"), "\(run.stdout) \(run.stderr)")
         let resolved = try Self.botocoreSession(environment.merging(["AWS_PROFILE": "role"]) { $1 })
@@ -85,12 +94,10 @@ import Testing
     /// The signing region, when neither --region nor the host says it: AWS_REGION, then
     /// AWS_DEFAULT_REGION, then the profile's region; the botocore-checking server accepts each.
     @Test func theRegionComesFromTheEnvironmentOrTheProfile() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-region-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try Data("[default]\nregion = eu-west-1\n".utf8).write(to: URL(fileURLWithPath: folder + "/config"))
-        let keys = ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret, "AWS_CONFIG_FILE": folder + "/config",
-                    "AWS_SHARED_CREDENTIALS_FILE": folder + "/none"]
+        let files = try SharedFiles(config: "[default]\nregion = eu-west-1\n")
+        defer { files.remove() }
+        let keys = ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret, "AWS_CONFIG_FILE": files.config,
+                    "AWS_SHARED_CREDENTIALS_FILE": files.credentials]
         for (extra, region) in [(["AWS_REGION": "ap-south-1", "AWS_DEFAULT_REGION": "us-west-2"], "ap-south-1"),
                                 (["AWS_DEFAULT_REGION": "us-west-2"], "us-west-2"), ([:], "eu-west-1")] {
             let run = try CLITests.run(["request", Peers.api + "/iam/region", "--auth", "iam", "--service", "execute-api", "--fail"],
