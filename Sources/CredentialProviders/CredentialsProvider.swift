@@ -54,6 +54,8 @@ public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A credential value holds a line break or another control character, so it cannot be
     /// sent; `source` says where it came from, `field` which value it is.
     case unsafeValue(source: String, field: String)
+    /// A setting (`source`: the variable or config key) has a value that cannot be used.
+    case invalidSetting(source: String, problem: String)
 
     public var description: String {
         switch self {
@@ -70,6 +72,7 @@ public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertibl
         case .refusedEndpoint(let source, let url, let rule): "\(source) names \(Redaction.url(url)), which is refused: \(rule)"
         case .timedOut(let source, let seconds): "\(source) did not finish within \(seconds.secondsText) s and was stopped"
         case .unsafeValue(let source, let field): "\(field) from \(source) contains a line break or a control character, so it cannot be sent"
+        case .invalidSetting(let source, let problem): "\(source): \(problem)"
         }
     }
 }

@@ -13,7 +13,7 @@ import Foundation
 /// Credentials from a named profile of the shared files: static keys, `credential_process`,
 /// `role_arn` with `source_profile` (STS AssumeRole, cycles detected) or with
 /// `web_identity_token_file` (STS AssumeRoleWithWebIdentity), or
-/// `credential_source = Environment | EcsContainer`.
+/// `credential_source = Environment | Ec2InstanceMetadata | EcsContainer`.
 public struct ProfileCredentialsProvider: CredentialsProvider {
     let profile: String
     let environment: [String: String]
@@ -55,7 +55,7 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
                     ? try staticKeys(settings, profile: name)
                     : try await resolve(sourceProfile, files: files, chain: chain + [name])
             } else if let credentialSource = settings["credential_source"] {
-                source = try await credentials(from: credentialSource, profile: name)
+                source = try await credentials(from: credentialSource, profile: name, settings: settings)
             } else {
                 throw .incompleteProfile(profile: name, problem: "role_arn needs source_profile, credential_source or web_identity_token_file")
             }
@@ -63,17 +63,25 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         }
         if settings["aws_access_key_id"] != nil { return try staticKeys(settings, profile: name) }
         if let command = settings["credential_process"] { return try await CredentialProcess.run(command) }
-        throw .incompleteProfile(profile: name, problem: "no aws_access_key_id, role_arn or credential_process")
+        // botocore's rule: a profile without credential settings (a region only, say) is not an
+        // error; the chain goes on to the container endpoint and instance metadata.
+        throw .notFound("profile '\(name)' has no aws_access_key_id, role_arn, sso_session or credential_process")
     }
 
     /// `credential_source`: where the credentials that assume the role come from.
-    private func credentials(from credentialSource: String, profile: String) async throws(CredentialsError) -> ExpiringCredentials {
+    private func credentials(
+        from credentialSource: String, profile: String, settings: [String: String]
+    ) async throws(CredentialsError) -> ExpiringCredentials {
         switch credentialSource {
         case "Environment": return try await EnvironmentCredentialsProvider(environment: environment).credentials()
         case "EcsContainer": return try await ContainerCredentialsProvider(environment: environment, http: http).credentials()
+        case "Ec2InstanceMetadata":
+            let settings = try InstanceMetadataSettings(environment: environment, profile: settings)
+            return try await InstanceMetadataCredentialsProvider(client: InstanceMetadataClient(settings: settings)).credentials()
         default:
             throw .incompleteProfile(
-                profile: profile, problem: "credential_source \(Redaction.quoted(credentialSource)) is not Environment or EcsContainer")
+                profile: profile,
+                problem: "credential_source \(Redaction.quoted(credentialSource)) is not Environment, Ec2InstanceMetadata or EcsContainer")
         }
     }
 
@@ -124,30 +132,6 @@ enum CredentialProcess {
         return ExpiringCredentials(
             AWSCredentials(accessKeyId: parsed.AccessKeyId, secretAccessKey: parsed.SecretAccessKey, sessionToken: parsed.SessionToken),
             expiration: parsed.Expiration.flatMap(ISO8601.parse), source: "credential_process")
-    }
-}
-
-/// The default chain, in botocore's order as far as MultiAuth implements its providers:
-/// environment, web identity from `AWS_ROLE_ARN` + `AWS_WEB_IDENTITY_TOKEN_FILE`, the
-/// shared-file profile (assume role, web identity, static keys, credential_process), then the
-/// container endpoint when its variables are set. The result is cached and refreshed ahead of
-/// expiry.
-public enum DefaultCredentialsChain {
-    /// Builds the chain.
-    public static func make(
-        profile: String? = nil, environment: [String: String]? = nil, http: any HTTPSender, logger: Logger = .disabled
-    ) -> CachingCredentialsProvider {
-        let environment = environment ?? ProcessInfo.processInfo.environment
-        var providers: [any CredentialsProvider] = []
-        if profile == nil { providers.append(EnvironmentCredentialsProvider(environment: environment)) }
-        if profile == nil, let roleArn = nonEmpty(environment["AWS_ROLE_ARN"]), let tokenFile = nonEmpty(environment["AWS_WEB_IDENTITY_TOKEN_FILE"]) {
-            providers.append(WebIdentityEnvironmentProvider(roleArn: roleArn, tokenFile: tokenFile, environment: environment, http: http))
-        }
-        providers.append(ProfileCredentialsProvider(profile: profile, environment: environment, http: http))
-        if ContainerCredentialsProvider.isConfigured(environment) {
-            providers.append(ContainerCredentialsProvider(environment: environment, http: http))
-        }
-        return CachingCredentialsProvider(CredentialsChain(providers), logger: logger)
     }
 }
 

@@ -18,7 +18,7 @@ struct CredentialsCommand: AsyncParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, process }
 
     @Option(help: "The shared-file profile (default: AWS_PROFILE, else the chain from the environment on).") var profile: String?
-    @Option(help: "The region to report (default: AWS_REGION, AWS_DEFAULT_REGION, then the profile's).") var region: String?
+    @Option(help: "The region to report (default: AWS_REGION, AWS_DEFAULT_REGION, the profile's, then the instance's).") var region: String?
     @Option(help: "text (default) or process.") var format: Format = .text
     @Option(help: "Time limit in seconds, credential_process and STS calls included; exit 28 when it passes.")
     var maxTime: Double = CommandTimeout.defaultSeconds
@@ -36,26 +36,30 @@ struct CredentialsCommand: AsyncParsableCommand {
             throw CLIError(message: error.description, exitCode: { if case .timedOut = error { 28 } else { 1 } }())
         }
         switch format {
-        case .text: FileHandleless.writeStandardOutput(Array(summary(value).utf8))
+        case .text:
+            let region = await resolvedRegion()
+            FileHandleless.writeStandardOutput(Array(summary(value, region: region).utf8))
         case .process: FileHandleless.writeStandardOutput(try Self.processJSON(value) + [0x0a])
         }
     }
 
-    private func summary(_ value: ExpiringCredentials) -> String {
+    private func summary(_ value: ExpiringCredentials, region: String?) -> String {
         let expiry = value.expiration.map { TokenCommand.isoTime(Int64($0.timeIntervalSince1970)) } ?? "never"
         return """
             source: \(value.source)
             access key id: \(value.credentials.accessKeyId)
             session token: \(value.credentials.sessionToken == nil ? "none" : "present")
             expires: \(expiry)
-            region: \(resolvedRegion() ?? "none")
+            region: \(region ?? "none")
 
             """
     }
 
-    /// `--region`, `AWS_REGION`, `AWS_DEFAULT_REGION`, then the profile's `region`.
-    private func resolvedRegion() -> String? {
-        region ?? SharedConfigFiles.configuredRegion(profile: profile)
+    /// `--region`, `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`, then the
+    /// instance's (IMDS).
+    private func resolvedRegion() async -> String? {
+        if let region { return region }
+        return await SharedConfigFiles.resolvedRegion(profile: profile)
     }
 
     /// The JSON a `credential_process` prints: Version 1, the keys, the token and the expiry.

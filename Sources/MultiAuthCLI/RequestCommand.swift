@@ -195,7 +195,7 @@ struct RequestCommand: AsyncParsableCommand {
             }
             throw CLIError("--token", "required for --auth \(auth.rawValue) (or give --token-command or --name)")
         case .iam:
-            let (region, service) = try signingScope(for: request)
+            let (region, service) = try await signingScope(for: request)
             let credentials = DefaultCredentialsChain.make(profile: profile, http: CommandTimeout.transport())
             return IAMAuthorizer(
                 credentials: credentials, region: region, service: service, payloadSigning: try payloadSigning(), logger: logger)
@@ -214,12 +214,17 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     /// The region and service: given, inferred from an execute-api or appsync-api host, or
-    /// (the region) configured through AWS_REGION, AWS_DEFAULT_REGION or the profile.
-    private func signingScope(for request: HTTPRequest) throws -> (region: String, service: String) {
+    /// (the region) configured through AWS_REGION, AWS_DEFAULT_REGION, the profile or the
+    /// instance's metadata.
+    private func signingScope(for request: HTTPRequest) async throws -> (region: String, service: String) {
         let host = request.wireHost
         let inferred = EndpointInference.regionAndService(host: host)
-        guard let region = region ?? inferred?.region ?? SharedConfigFiles.configuredRegion(profile: profile) else {
-            throw CLIError("--region", "required: \(host) is not an execute-api or appsync-api host, and no AWS_REGION, AWS_DEFAULT_REGION or profile region is set")
+        var resolved = region ?? inferred?.region
+        if resolved == nil { resolved = await SharedConfigFiles.resolvedRegion(profile: profile) }
+        guard let region = resolved else {
+            throw CLIError(
+                "--region",
+                "required: \(host) is not an execute-api or appsync-api host, and no AWS_REGION, AWS_DEFAULT_REGION, profile region or instance metadata region is set")
         }
         guard let service = service ?? inferred?.service else {
             throw CLIError("--service", "required: \(host) is not an execute-api or appsync-api host")

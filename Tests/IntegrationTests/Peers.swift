@@ -90,6 +90,8 @@ extension Peers {
     static var container: String { environment["MULTIAUTH_TEST_CONTAINER_URL"] ?? "" }
     static var containerTokenFile: String { environment["MULTIAUTH_TEST_CONTAINER_TOKEN_FILE"] ?? "" }
     static var containerAvailable: Bool { !container.isEmpty && !containerTokenFile.isEmpty }
+    /// The strict instance metadata stand-in (scripts/peers/imds_server.py).
+    static var imds: String { environment["MULTIAUTH_TEST_IMDS_URL"] ?? "" }
 }
 
 extension Peers {
@@ -100,7 +102,9 @@ extension Peers {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.python)
         process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path]
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AWS_") }.merging(environment) { $1 }
+        // botocore's chain ends at instance metadata: only a test that names the local IMDS peer may reach one.
+        let base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AWS_") }.merging(["AWS_EC2_METADATA_DISABLED": "true"]) { $1 }
+        process.environment = base.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -130,6 +130,16 @@ start_peers() {
     PEER_PIDS+=($!)
     export MULTIAUTH_TEST_CONTAINER_URL="http://127.0.0.1:$container_port"
     wait_for "$MULTIAUTH_TEST_CONTAINER_URL/fail500" "container credentials server"
+    local imds_port
+    imds_port=$(free_port)
+    .venv/bin/python3 scripts/peers/imds_server.py --port "$imds_port" --key "$MULTIAUTH_TEST_KEY_ID:$MULTIAUTH_TEST_SECRET" \
+        >"$logs/imds.log" 2>&1 &
+    PEER_PIDS+=($!)
+    export MULTIAUTH_TEST_IMDS_URL="http://127.0.0.1:$imds_port"
+    wait_for "$MULTIAUTH_TEST_IMDS_URL/_peer/stats" "instance metadata server"
+    # Nothing run under the peers may reach the real instance metadata address: tests that
+    # want IMDS name the local one.
+    export AWS_EC2_METADATA_DISABLED=true
     say "peers: moto $MULTIAUTH_TEST_MOTO_URL, nanoidp $MULTIAUTH_TEST_OIDC_ISSUER, AppSync $MULTIAUTH_TEST_APPSYNC_URL, API $MULTIAUTH_TEST_API_URL, skewed API $MULTIAUTH_TEST_SKEWED_API_URL, faults $MULTIAUTH_TEST_FAULT_URL"
 }
 
