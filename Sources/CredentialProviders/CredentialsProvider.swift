@@ -56,6 +56,11 @@ public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertibl
     case unsafeValue(source: String, field: String)
     /// A setting (`source`: the variable or config key) has a value that cannot be used.
     case invalidSetting(source: String, problem: String)
+    /// An SSO token cache file (or its folder) cannot be used.
+    case ssoCache(path: String, problem: String)
+    /// There is no usable SSO login: none cached, or expired and not refreshable. `command`
+    /// is what renews it.
+    case ssoLoginNeeded(what: String, command: String)
 
     public var description: String {
         switch self {
@@ -73,6 +78,8 @@ public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertibl
         case .timedOut(let source, let seconds): "\(source) did not finish within \(seconds.secondsText) s and was stopped"
         case .unsafeValue(let source, let field): "\(field) from \(source) contains a line break or a control character, so it cannot be sent"
         case .invalidSetting(let source, let problem): "\(source): \(problem)"
+        case .ssoCache(let path, let problem): "SSO token cache \(path) \(problem)"
+        case .ssoLoginNeeded(let what, let command): "\(what): run \(command)"
         }
     }
 }
@@ -138,7 +145,9 @@ func nonEmpty(_ value: String?) -> String? {
 /// ISO 8601 timestamps as AWS writes them (`2026-11-22T06:00:00Z`, optional fractions).
 enum ISO8601 {
     static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmedWhitespace
+        var trimmed = text.trimmedWhitespace
+        // Old AWS CLI versions wrote SSO cache expiries as `2019-11-14T04:05:45UTC`.
+        if trimmed.hasSuffix("UTC") { trimmed = trimmed.dropLast(3) + "Z" }
         if let date = try? Date(trimmed, strategy: .iso8601) { return date }
         let withoutFraction = trimmed.replacing(/\.\d+/, with: "")
         return try? Date(withoutFraction, strategy: .iso8601)

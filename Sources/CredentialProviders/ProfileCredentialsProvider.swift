@@ -12,7 +12,8 @@ import Foundation
 
 /// Credentials from a named profile of the shared files: static keys, `credential_process`,
 /// `role_arn` with `source_profile` (STS AssumeRole, cycles detected) or with
-/// `web_identity_token_file` (STS AssumeRoleWithWebIdentity), or
+/// `web_identity_token_file` (STS AssumeRoleWithWebIdentity), IAM Identity Center (SSO:
+/// `sso_session` or `sso_start_url`, with `sso_account_id` and `sso_role_name`), or
 /// `credential_source = Environment | Ec2InstanceMetadata | EcsContainer`.
 public struct ProfileCredentialsProvider: CredentialsProvider {
     let profile: String
@@ -60,6 +61,15 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
                 throw .incompleteProfile(profile: name, problem: "role_arn needs source_profile, credential_source or web_identity_token_file")
             }
             return try await sts.assumeRole(roleArn: roleArn, sessionName: sessionName, source: source.credentials)
+        }
+        if let sso = try SSOSessionConfiguration.of(profile: name, in: files) {
+            guard let account = nonEmpty(settings["sso_account_id"]), let role = nonEmpty(settings["sso_role_name"]) else {
+                throw .incompleteProfile(profile: name, problem: "an SSO profile needs sso_account_id and sso_role_name for credentials")
+            }
+            return try await SSOCredentialsProvider(
+                configuration: sso, accountId: account, roleName: role, loginCommand: "multiauth login sso --profile \(name)",
+                environment: environment, http: http
+            ).credentials()
         }
         if settings["aws_access_key_id"] != nil { return try staticKeys(settings, profile: name) }
         if let command = settings["credential_process"] { return try await CredentialProcess.run(command) }

@@ -11,6 +11,8 @@ import Foundation
 public struct SharedConfigFiles: Sendable {
     /// Profile name → key → value, credentials-file keys taking precedence.
     public let profiles: [String: [String: String]]
+    /// `[sso-session NAME]` sections of the config file: name → key → value.
+    public let ssoSessions: [String: [String: String]]
     /// The files that were read.
     public let paths: [String]
 
@@ -20,23 +22,45 @@ public struct SharedConfigFiles: Sendable {
         let home = environment["HOME"] ?? "."
         let credentialsPath = environment["AWS_SHARED_CREDENTIALS_FILE"] ?? home + "/.aws/credentials"
         let configPath = environment["AWS_CONFIG_FILE"] ?? home + "/.aws/config"
-        var profiles = try parse(path: configPath, isConfig: true)
-        for (name, values) in try parse(path: credentialsPath, isConfig: false) {
-            profiles[name, default: [:]].merge(values) { _, credentialsValue in credentialsValue }
+        let config = try sections(path: configPath)
+        var merged = profiles(of: config, isConfig: true)
+        for (name, values) in profiles(of: try sections(path: credentialsPath), isConfig: false) {
+            merged[name, default: [:]].merge(values) { _, credentialsValue in credentialsValue }
         }
-        return SharedConfigFiles(profiles: profiles, paths: [credentialsPath, configPath])
+        var ssoSessions: [String: [String: String]] = [:]
+        for section in config where section.header.hasPrefix("sso-session ") {
+            ssoSessions[section.header.dropFirst("sso-session ".count).trimmedWhitespace] = section.values
+        }
+        return SharedConfigFiles(profiles: merged, ssoSessions: ssoSessions, paths: [credentialsPath, configPath])
     }
 
-    static func parse(path: String, isConfig: Bool) throws(CredentialsError) -> [String: [String: String]] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
-        return try parse(contents: String(decoding: data, as: UTF8.self), path: path, isConfig: isConfig)
+    /// A section's header text (`default`, `profile dev`, `sso-session corp`) and settings.
+    typealias Section = (header: String, values: [String: String])
+
+    static func sections(path: String) throws(CredentialsError) -> [Section] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        return try sections(contents: String(decoding: data, as: UTF8.self), path: path)
     }
 
-    /// Parses file contents; `path` names the file in errors.
+    /// Parses file contents into profiles; `path` names the file in errors.
     package static func parse(contents: String, path: String, isConfig: Bool) throws(CredentialsError) -> [String: [String: String]] {
+        profiles(of: try sections(contents: contents, path: path), isConfig: isConfig)
+    }
+
+    private static func profiles(of sections: [Section], isConfig: Bool) -> [String: [String: String]] {
         var profiles: [String: [String: String]] = [:]
-        var section: String?
-        var inAnySection = false
+        for (header, values) in sections {
+            guard let name = profileName(header, isConfig: isConfig) else { continue }
+            profiles[name, default: [:]].merge(values) { _, later in later }
+        }
+        return profiles
+    }
+
+    /// Every section in the order of first appearance; a repeated header adds to the first.
+    static func sections(contents: String, path: String) throws(CredentialsError) -> [Section] {
+        var sections: [Section] = []
+        var indexOfHeader: [String: Int] = [:]
+        var section: Int?
         // Lines end in LF, CRLF or CR, as Python's configparser (botocore) reads them.
         for (index, rawLine) in contents.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = rawLine.trimmedWhitespace
@@ -46,28 +70,30 @@ public struct SharedConfigFiles: Sendable {
                 guard line.hasSuffix("]") else {
                     throw .malformedFile(path: path, line: index + 1, problem: "section header without ']'")
                 }
-                section = sectionName(String(line.dropFirst().dropLast()).trimmedWhitespace, isConfig: isConfig)
-                inAnySection = true
-                if let section { profiles[section, default: [:]] = profiles[section] ?? [:] }
+                let header = String(line.dropFirst().dropLast()).trimmedWhitespace
+                if indexOfHeader[header] == nil {
+                    indexOfHeader[header] = sections.count
+                    sections.append((header, [:]))
+                }
+                section = indexOfHeader[header]
                 continue
             }
             guard let equals = line.firstIndex(of: "=") else {
                 throw .malformedFile(path: path, line: index + 1, problem: "expected 'key = value'")
             }
-            guard inAnySection else {
+            guard let current = section else {
                 throw .malformedFile(path: path, line: index + 1, problem: "setting outside any [section]")
             }
-            guard let current = section else { continue }  // a section that is not a profile
             let key = line[..<equals].trimmedWhitespace.lowercased()
             let value = line[line.index(after: equals)...].trimmedWhitespace
-            profiles[current, default: [:]][key] = value
+            sections[current].values[key] = value
         }
-        return profiles
+        return sections
     }
 
     /// `profile NAME` → NAME in the config file; `[default]` stays; other config sections
     /// (`sso-session`, `services`) are not profiles.
-    private static func sectionName(_ header: String, isConfig: Bool) -> String? {
+    private static func profileName(_ header: String, isConfig: Bool) -> String? {
         guard isConfig else { return header }
         if header == "default" { return header }
         guard header.hasPrefix("profile ") else { return nil }

@@ -5,9 +5,9 @@ import Foundation
 #endif
 
 /// The one reader of AWS error responses, in every protocol's form: the code from
-/// `x-amzn-ErrorType`, a JSON `__type` or `code` (with any `namespace#` prefix and `:`
-/// suffix removed), or an XML `<Code>`; the message from JSON `message`/`Message` or XML
-/// `<Message>`, at most 300 characters.
+/// `x-amzn-ErrorType`, a JSON `__type`, `code` or OAuth-style `error` (with any `namespace#`
+/// prefix and `:` suffix removed), or an XML `<Code>`; the message from JSON
+/// `message`/`Message`/`error_description` or XML `<Message>`, at most 300 characters.
 public struct AWSErrorResponse: Sendable, Equatable {
     /// The error code (`ThrottlingException`, `NotAuthorizedException`, ...), if the body names one.
     public let code: String?
@@ -18,9 +18,9 @@ public struct AWSErrorResponse: Sendable, Equatable {
     public init(_ response: ReceivedResponse) {
         let json = try? JSONDecoder().decode(JSONErrorBody.self, from: Data(response.body.prefix(64 * 1024)))
         let xml = json == nil ? String(decoding: response.body.prefix(64 * 1024), as: UTF8.self) : ""
-        let raw = response.header("x-amzn-ErrorType") ?? json?.__type ?? json?.code ?? XMLText.value(of: "Code", in: xml)
+        let raw = response.header("x-amzn-ErrorType") ?? json?.__type ?? json?.code ?? json?.error ?? XMLText.value(of: "Code", in: xml)
         code = raw.map(Self.bareCode)
-        message = (json?.message ?? json?.Message ?? XMLText.value(of: "Message", in: xml)).map { String($0.prefix(300)) }
+        message = (json?.message ?? json?.Message ?? json?.error_description ?? XMLText.value(of: "Message", in: xml)).map { String($0.prefix(300)) }
     }
 
     /// `aws.protocoltests#ThrottlingException:http://…` → `ThrottlingException`.
@@ -34,5 +34,7 @@ public struct AWSErrorResponse: Sendable, Equatable {
         let code: String?
         let message: String?
         let Message: String?
+        let error: String?
+        let error_description: String?
     }
 }

@@ -17,8 +17,8 @@ import Foundation
 struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
-        abstract: "Sign in to a Cognito user pool or an OpenID Connect provider and keep the tokens in the store.",
-        subcommands: [Cognito.self, OIDC.self]
+        abstract: "Sign in to a Cognito user pool or an OpenID Connect provider (tokens kept in the store), or to IAM Identity Center (the AWS CLI's SSO cache).",
+        subcommands: [Cognito.self, OIDC.self, SSO.self]
     )
 
     struct Cognito: AsyncParsableCommand {

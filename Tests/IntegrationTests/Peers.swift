@@ -43,7 +43,7 @@ enum Peers {
     static func python(_ script: String, _ arguments: [String], input: String = "") throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.python)
-        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path] + arguments
+        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path] + arguments + arguments
         let out = Pipe()
         let stdin = Pipe()
         process.standardOutput = out
@@ -92,16 +92,18 @@ extension Peers {
     static var containerAvailable: Bool { !container.isEmpty && !containerTokenFile.isEmpty }
     /// The strict instance metadata stand-in (scripts/peers/imds_server.py).
     static var imds: String { environment["MULTIAUTH_TEST_IMDS_URL"] ?? "" }
+    /// The IAM Identity Center stand-in (scripts/peers/sso_server.py): SSO OIDC and the portal.
+    static var sso: String { environment["MULTIAUTH_TEST_SSO_URL"] ?? "" }
 }
 
 extension Peers {
     /// Runs a Python oracle of the repository with the project's .venv, with the process
     /// environment less every AWS_ variable plus `environment`, and decodes the JSON object it
     /// prints.
-    static func oracle(_ script: String, environment: [String: String]) throws -> [String: String] {
+    static func oracle(_ script: String, arguments: [String] = [], environment: [String: String]) throws -> [String: String] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.python)
-        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path]
+        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path] + arguments
         // botocore's chain ends at instance metadata: only a test that names the local IMDS peer may reach one.
         let base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AWS_") }.merging(["AWS_EC2_METADATA_DISABLED": "true"]) { $1 }
         process.environment = base.merging(environment) { $1 }

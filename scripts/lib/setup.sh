@@ -137,6 +137,13 @@ start_peers() {
     PEER_PIDS+=($!)
     export MULTIAUTH_TEST_IMDS_URL="http://127.0.0.1:$imds_port"
     wait_for "$MULTIAUTH_TEST_IMDS_URL/_peer/stats" "instance metadata server"
+    local sso_port
+    sso_port=$(free_port)
+    .venv/bin/python3 scripts/peers/sso_server.py --port "$sso_port" --key "$MULTIAUTH_TEST_KEY_ID:$MULTIAUTH_TEST_SECRET" \
+        >"$logs/sso.log" 2>&1 &
+    PEER_PIDS+=($!)
+    export MULTIAUTH_TEST_SSO_URL="http://127.0.0.1:$sso_port"
+    wait_for "$MULTIAUTH_TEST_SSO_URL/_peer/stats" "IAM Identity Center server"
     # Nothing run under the peers may reach the real instance metadata address: tests that
     # want IMDS name the local one.
     export AWS_EC2_METADATA_DISABLED=true

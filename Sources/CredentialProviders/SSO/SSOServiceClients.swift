@@ -1,0 +1,159 @@
+import HTTPTransport
+import HTTPTypes
+import MultiAuthCore
+import SigV4
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// IAM Identity Center's OIDC service (`oidc.REGION.amazonaws.com`, or
+/// `AWS_ENDPOINT_URL_SSO_OIDC`): the three unsigned JSON calls a login and a refresh need.
+struct SSOOIDCClient {
+    let endpoint: ServiceEndpoint
+    let http: any HTTPSender
+    static let service = "SSO OIDC"
+
+    init(region: String, environment: [String: String], http: any HTTPSender) {
+        endpoint = .resolve(service: "sso-oidc", region: region, environment: environment, regionalHost: "oidc.\(region).amazonaws.com")
+        self.http = http
+    }
+
+    struct Registration: Decodable {
+        let clientId: String
+        let clientSecret: String
+        let clientSecretExpiresAt: Int64
+    }
+
+    struct DeviceAuthorization: Decodable {
+        let deviceCode: String
+        let userCode: String
+        let verificationUri: String
+        let verificationUriComplete: String?
+        let expiresIn: Int
+        let interval: Int?
+    }
+
+    struct Token: Decodable {
+        let accessToken: String
+        let expiresIn: Int
+        let refreshToken: String?
+    }
+
+    /// RegisterClient: a public client for the device grant (and refresh).
+    func registerClient(name: String, scopes: [String]) async throws(CredentialsError) -> Registration {
+        struct Body: Encodable { let clientName: String, clientType = "public", scopes: [String] }
+        return try await post("client/register", Body(clientName: name, scopes: scopes))
+    }
+
+    /// StartDeviceAuthorization for `startURL`.
+    func startDeviceAuthorization(_ registration: Registration, startURL: String) async throws(CredentialsError) -> DeviceAuthorization {
+        struct Body: Encodable { let clientId: String, clientSecret: String, startUrl: String }
+        return try await post("device_authorization", Body(clientId: registration.clientId, clientSecret: registration.clientSecret, startUrl: startURL))
+    }
+
+    /// CreateToken with `grantType` and its one proof (`deviceCode` or `refreshToken`).
+    func createToken(clientId: String, clientSecret: String, grant: Grant) async throws(CredentialsError) -> Token {
+        struct Body: Encodable {
+            let clientId: String, clientSecret: String, grantType: String
+            var deviceCode: String?, refreshToken: String?
+        }
+        var body = Body(clientId: clientId, clientSecret: clientSecret, grantType: grant.type)
+        switch grant {
+        case .deviceCode(let code): body.deviceCode = code
+        case .refreshToken(let token): body.refreshToken = token
+        }
+        return try await post("token", body)
+    }
+
+    enum Grant {
+        case deviceCode(String)
+        case refreshToken(String)
+
+        var type: String {
+            switch self {
+            case .deviceCode: "urn:ietf:params:oauth:grant-type:device_code"
+            case .refreshToken: "refresh_token"
+            }
+        }
+    }
+
+    private func post<Answer: Decodable>(_ path: String, _ body: some Encodable) async throws(CredentialsError) -> Answer {
+        let bytes = (try? Array(JSONEncoder().encode(body))) ?? []
+        let response: ReceivedResponse
+        do {
+            let url = endpoint.url.hasSuffix("/") ? endpoint.url + path : endpoint.url + "/" + path
+            let request = try HTTPRequest(method: .post, wireURL: url, headerFields: HTTPFields(checking: [("Content-Type", "application/json")]))
+            response = try await http.send(request, body: .bytes(bytes))
+        } catch let error as HTTPError {
+            throw .transport(service: Self.service, problem: error.description)
+        } catch {
+            throw .transport(service: Self.service, problem: "\(Redaction.url(endpoint.url)) is not a usable endpoint")
+        }
+        guard response.status == 200 else {
+            let error = AWSErrorResponse(response)
+            throw .serviceError(service: Self.service, code: error.code ?? "HTTP \(response.status)", message: error.message ?? "")
+        }
+        guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body)) else {
+            throw .serviceError(service: Self.service, code: "MalformedResponse", message: "the answer to \(path) is not the expected JSON")
+        }
+        return answer
+    }
+}
+
+/// The AWS access portal (`portal.sso.REGION.amazonaws.com`, or `AWS_ENDPOINT_URL_SSO`):
+/// GetRoleCredentials with the login's access token.
+struct SSOPortalClient {
+    let endpoint: ServiceEndpoint
+    let http: any HTTPSender
+    static let service = "SSO portal"
+
+    init(region: String, environment: [String: String], http: any HTTPSender) {
+        endpoint = .resolve(service: "sso", region: region, environment: environment, regionalHost: "portal.sso.\(region).amazonaws.com")
+        self.http = http
+    }
+
+    private struct Answer: Decodable {
+        struct RoleCredentials: Decodable {
+            let accessKeyId: String
+            let secretAccessKey: String
+            let sessionToken: String?
+            let expiration: Int64  // milliseconds since 1970
+        }
+        let roleCredentials: RoleCredentials
+    }
+
+    /// The role's credentials; an `UnauthorizedException` means the login is no longer valid.
+    func roleCredentials(accountId: String, roleName: String, accessToken: String) async throws(CredentialsError) -> ExpiringCredentials {
+        let query = FormURLEncoding.encode([("account_id", accountId), ("role_name", roleName)])
+        let base = endpoint.url.hasSuffix("/") ? endpoint.url : endpoint.url + "/"
+        let response: ReceivedResponse
+        do {
+            try checkWireSafe([("the SSO access token", accessToken)], source: "the SSO token cache")
+            let request = try HTTPRequest(
+                method: .get, wireURL: base + "federation/credentials?" + String(decoding: query, as: UTF8.self),
+                headerFields: HTTPFields(checking: [("x-amz-sso_bearer_token", accessToken)]))
+            response = try await http.send(request)
+        } catch let error as CredentialsError {
+            throw error
+        } catch let error as HTTPError {
+            throw .transport(service: Self.service, problem: error.description)
+        } catch {
+            throw .transport(service: Self.service, problem: "\(Redaction.url(endpoint.url)) is not a usable endpoint")
+        }
+        guard response.status == 200 else {
+            let error = AWSErrorResponse(response)
+            throw .serviceError(service: Self.service, code: error.code ?? "HTTP \(response.status)", message: error.message ?? "")
+        }
+        guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body)) else {
+            throw .serviceError(service: Self.service, code: "MalformedResponse", message: "the answer is not roleCredentials JSON")
+        }
+        let role = answer.roleCredentials
+        try checkWireSafe([("accessKeyId", role.accessKeyId), ("sessionToken", role.sessionToken)], source: Self.service)
+        return ExpiringCredentials(
+            AWSCredentials(accessKeyId: role.accessKeyId, secretAccessKey: role.secretAccessKey, sessionToken: role.sessionToken),
+            expiration: Date(timeIntervalSince1970: Double(role.expiration) / 1000), source: "SSO role \(roleName) in \(accountId)")
+    }
+}

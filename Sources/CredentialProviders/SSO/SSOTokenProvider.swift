@@ -1,0 +1,128 @@
+import HTTPTransport
+import MultiAuthCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The access token of a cached SSO login, refreshed as botocore's `SSOTokenProvider` does:
+/// with fewer than 15 minutes left and a client registration still valid, CreateToken
+/// (refresh_token grant) through SSO OIDC, then the rotated tokens are written back to the
+/// same cache file, atomically. Refreshes are serialized between processes by a lock file
+/// beside the cache, and the cache is read again under it, so a refresh another process just
+/// made is used instead of spending the rotated refresh token twice. Nothing is written unless
+/// the refresh succeeded; a failed refresh keeps a token that is still valid.
+public struct SSOTokenProvider: Sendable {
+    /// The refresh window, in seconds.
+    public static let refreshWindow = 15.0 * 60
+    let configuration: SSOSessionConfiguration
+    let cache: SSOTokenCache
+    let oidc: SSOOIDCClient
+    let clock: TimeSource
+    /// What renews the login, for messages (`multiauth login sso --profile dev`).
+    let loginCommand: String
+
+    /// A provider for `configuration`'s login; `loginCommand` is named when the login must be
+    /// renewed by hand.
+    public init(
+        configuration: SSOSessionConfiguration, loginCommand: String, environment: [String: String], http: any HTTPSender,
+        clock: TimeSource = .system
+    ) {
+        self.configuration = configuration
+        self.loginCommand = loginCommand
+        cache = SSOTokenCache(environment: environment)
+        oidc = SSOOIDCClient(region: configuration.region, environment: environment, http: http)
+        self.clock = clock
+    }
+
+    /// A valid access token.
+    /// - Throws: ``CredentialsError/ssoLoginNeeded(what:command:)`` when there is no login,
+    ///   or it expired and cannot be refreshed; ``CredentialsError/ssoCache(path:problem:)``
+    ///   for an unusable cache file.
+    public func accessToken() async throws(CredentialsError) -> String {
+        guard let token = try cache.read(configuration) else {
+            throw .ssoLoginNeeded(what: "no SSO login for \(configuration.startURL) in \(cache.path(for: configuration))", command: loginCommand)
+        }
+        if remaining(token) >= Self.refreshWindow { return token.accessToken }
+        guard let expiry = token.registration?.expiresAt, expiry.timeIntervalSince1970 > clock.now() else {
+            return try stillValid(token, reason: "expired and the client registration cannot refresh it")
+        }
+        do throws(CredentialsError) {
+            return try await refreshed()
+        } catch {
+            if case .ssoCache = error { throw error }
+            return try stillValid(token, reason: "expired and the refresh failed (\(error))")
+        }
+    }
+
+    private func remaining(_ token: SSOToken) -> Double {
+        (token.expiresAt?.timeIntervalSince1970 ?? 0) - clock.now()
+    }
+
+    private func stillValid(_ token: SSOToken, reason: String) throws(CredentialsError) -> String {
+        guard remaining(token) > 0 else {
+            throw .ssoLoginNeeded(what: "the SSO login for \(configuration.startURL) \(reason)", command: loginCommand)
+        }
+        return token.accessToken
+    }
+
+    /// Under the lock: read again, and refresh only if nobody did meanwhile.
+    private func refreshed() async throws(CredentialsError) -> String {
+        let lock: HeldFileLock
+        do throws(FileLockError) {
+            lock = try await FileLock.acquire(path: cache.lockPath(for: configuration), timeout: 30)
+        } catch {
+            throw .ssoCache(path: cache.lockPath(for: configuration), problem: "cannot be locked: \(error)")
+        }
+        defer { lock.release() }
+        guard var token = try cache.read(configuration), let registration = token.registration else {
+            throw .ssoLoginNeeded(what: "the SSO login for \(configuration.startURL) disappeared during a refresh", command: loginCommand)
+        }
+        if remaining(token) >= Self.refreshWindow { return token.accessToken }
+        let now = clock.now()
+        let fresh = try await oidc.createToken(
+            clientId: registration.clientId, clientSecret: registration.clientSecret, grant: .refreshToken(registration.refreshToken))
+        try checkWireSafe([("accessToken", fresh.accessToken)], source: SSOOIDCClient.service)
+        token.fields["accessToken"] = .string(fresh.accessToken)
+        token.fields["expiresAt"] = .string(SSOToken.timestamp(Date(timeIntervalSince1970: now + Double(fresh.expiresIn))))
+        if let refreshToken = fresh.refreshToken { token.fields["refreshToken"] = .string(refreshToken) }
+        token.fields["startUrl"] = .string(configuration.startURL)
+        token.fields["region"] = .string(configuration.region)
+        try cache.write(token, for: configuration)
+        return fresh.accessToken
+    }
+}
+
+/// Credentials for an SSO profile (`sso_account_id`, `sso_role_name`): the login's access
+/// token (``SSOTokenProvider``), then the portal's GetRoleCredentials.
+public struct SSOCredentialsProvider: CredentialsProvider {
+    let tokens: SSOTokenProvider
+    let portal: SSOPortalClient
+    let accountId: String
+    let roleName: String
+
+    /// A provider for `accountId`/`roleName` through `configuration`'s login.
+    public init(
+        configuration: SSOSessionConfiguration, accountId: String, roleName: String, loginCommand: String,
+        environment: [String: String], http: any HTTPSender, clock: TimeSource = .system
+    ) {
+        tokens = SSOTokenProvider(configuration: configuration, loginCommand: loginCommand, environment: environment, http: http, clock: clock)
+        portal = SSOPortalClient(region: configuration.region, environment: environment, http: http)
+        self.accountId = accountId
+        self.roleName = roleName
+    }
+
+    public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
+        let token = try await tokens.accessToken()
+        do throws(CredentialsError) {
+            return try await portal.roleCredentials(accountId: accountId, roleName: roleName, accessToken: token)
+        } catch {
+            if case .serviceError(_, "UnauthorizedException", _) = error {
+                throw .ssoLoginNeeded(what: "the SSO portal no longer accepts the login for \(tokens.configuration.startURL)", command: tokens.loginCommand)
+            }
+            throw error
+        }
+    }
+}

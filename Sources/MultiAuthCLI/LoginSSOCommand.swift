@@ -1,0 +1,68 @@
+import ArgumentParser
+import CredentialProviders
+import MultiAuthCore
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension LoginCommand {
+    /// `multiauth login sso`: IAM Identity Center's device authorization, written to the AWS
+    /// CLI's token cache (`~/.aws/sso/cache`), so `aws` and `multiauth` share one login.
+    struct SSO: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sso",
+            abstract: "Sign in to IAM Identity Center (AWS SSO) by device authorization and cache the login as the AWS CLI does.",
+            discussion: "The login is written to ~/.aws/sso/cache/<sha1>.json, where `aws`, botocore and multiauth's SSO profiles all read it. AWS_ENDPOINT_URL_SSO_OIDC overrides the OIDC endpoint.")
+        @Option(help: "The profile whose sso_session (or sso_start_url) to sign in to (default: AWS_PROFILE, else default).") var profile: String?
+        @Option(help: "The [sso-session NAME] section to sign in to, instead of a profile's.") var ssoSession: String?
+        @Flag(help: "Do not try to open the verification page in a browser.") var noBrowser = false
+        @Option(help: "Time limit in seconds for the whole login, the approval included; exit 28 when it passes.")
+        var timeout: Double = 600
+
+        func validate() throws {
+            try ArgumentChecks.seconds(timeout, "--timeout", in: 1...3_600)
+            if profile != nil && ssoSession != nil { throw CLIError(message: "give --profile or --sso-session, not both", exitCode: 2) }
+        }
+
+        func run() async throws {
+            let environment = ProcessInfo.processInfo.environment
+            let configuration = try sessionConfiguration(environment)
+            let login = SSODeviceLogin(configuration: configuration, environment: environment, http: CommandTimeout.transport())
+            let openBrowser = !noBrowser
+            let path: String
+            do {
+                path = try await CommandTimeout.run(timeout, what: "the SSO login", flag: "--timeout") {
+                    try await login.run { prompt in
+                        StandardError.emit("To sign in, visit \(prompt.verificationURI) and enter the code \(prompt.userCode)")
+                        if let complete = prompt.verificationURIComplete {
+                            StandardError.emit("(or open \(complete))")
+                            if openBrowser { BrowserLauncher.open(complete) }
+                        }
+                    }
+                }
+            } catch let error as CredentialsError {
+                throw CLIError(message: error.description, exitCode: { if case .timedOut = error { 28 } else { 1 } }())
+            }
+            StandardError.emit("Signed in to \(configuration.startURL); the login is cached in \(path)")
+        }
+
+        private func sessionConfiguration(_ environment: [String: String]) throws -> SSOSessionConfiguration {
+            do {
+                let files = try SharedConfigFiles.load(environment: environment)
+                if let ssoSession { return try SSOSessionConfiguration.named(ssoSession, in: files) }
+                let name = profile ?? environment["AWS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+                guard let configuration = try SSOSessionConfiguration.of(profile: name, in: files) else {
+                    throw CLIError(
+                        message: "--profile: profile '\(name)' has no sso_session or sso_start_url in \(files.paths.last ?? "the config file")",
+                        exitCode: 2)
+                }
+                return configuration
+            } catch let error as CredentialsError {
+                throw CLIError(message: error.description, exitCode: 1)
+            }
+        }
+    }
+}

@@ -1,0 +1,174 @@
+"""A stand-in for IAM Identity Center on 127.0.0.1: the SSO OIDC service (RegisterClient,
+StartDeviceAuthorization, CreateToken with the device-code and refresh-token grants) and the
+access portal's GetRoleCredentials, in their REST-JSON wire forms. Neither moto nor any other
+peer here serves them. botocore's own SSO provider and sso-oidc client are run against it in
+the tests to show it is faithful.
+
+Rules it enforces:
+- a client registration expires (`clientSecretExpiresAt`); an expired or unknown one gets
+  InvalidClientException;
+- a device code is "authorization_pending" on its first CreateToken poll and approved on the
+  next (a user approving in the browser); a start URL ending in /denied is refused
+  (AccessDeniedException);
+- refresh tokens rotate: each one works once, and its use hands out a new one;
+- GetRoleCredentials needs a live access token in `x-amz-sso_bearer_token`, else
+  UnauthorizedException (401); `expiration` is in milliseconds.
+Control: `POST /_peer/seed` registers a client and tokens given as JSON (to stand for an
+earlier login); `GET /_peer/stats` answers counts of calls as JSON, by path and by
+"path clientId".
+"""
+import argparse
+import json
+import secrets
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ACCESS_TOKEN_SECONDS = 8 * 3600
+CLIENT_SECONDS = 90 * 24 * 3600
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            return self.error(400, "InvalidRequestException", "invalid_request", "body is not JSON")
+        routes = {"/client/register": self.register, "/device_authorization": self.device_authorization,
+                  "/token": self.create_token, "/_peer/seed": self.seed}
+        route = routes.get(self.path)
+        if route is None:
+            return self.error(404, "ResourceNotFoundException", "not_found", self.path)
+        with self.server.lock:
+            # Counted per client too, so tests running side by side can tell their calls apart.
+            for key in (self.path, self.path + " " + str(body.get("clientId"))):
+                self.server.counts[key] = self.server.counts.get(key, 0) + 1
+            route(body)
+
+    def do_GET(self):
+        url = urllib.parse.urlsplit(self.path)
+        if url.path == "/_peer/stats":
+            with self.server.lock:
+                return self.reply(200, self.server.counts)
+        if url.path != "/federation/credentials":
+            return self.error(404, "ResourceNotFoundException", "not_found", url.path)
+        query = urllib.parse.parse_qs(url.query)
+        with self.server.lock:
+            self.server.counts[url.path] = self.server.counts.get(url.path, 0) + 1
+            token = self.headers.get("x-amz-sso_bearer_token", "")
+            if self.server.access_tokens.get(token, 0) <= time.time():
+                return self.error(401, "UnauthorizedException", None, "Session token not found or invalid")
+            self.server.issued += 1
+            issued = self.server.issued
+        account, role = query.get("account_id", [""])[0], query.get("role_name", [""])[0]
+        if not account or not role:
+            return self.error(400, "InvalidRequestException", None, "account_id and role_name are required")
+        self.reply(200, {"roleCredentials": {
+            "accessKeyId": self.server.key_id, "secretAccessKey": self.server.secret,
+            "sessionToken": f"sso-session-token-{account}-{role}-{issued}",
+            "expiration": int((time.time() + 3600) * 1000),
+        }})
+
+    # --- SSO OIDC (called with the lock held) ---
+
+    def register(self, body):
+        if not body.get("clientName") or body.get("clientType") != "public":
+            return self.error(400, "InvalidRequestException", "invalid_request", "clientName and clientType public are required")
+        client_id, secret = "client-" + secrets.token_hex(8), "secret-" + secrets.token_hex(16)
+        expires = int(time.time()) + CLIENT_SECONDS
+        self.server.clients[client_id] = (secret, expires)
+        self.reply(200, {"clientId": client_id, "clientSecret": secret, "clientIdIssuedAt": int(time.time()),
+                         "clientSecretExpiresAt": expires})
+
+    def device_authorization(self, body):
+        if not self.client_is_valid(body):
+            return self.error(400, "InvalidClientException", "invalid_client", "unknown or expired client")
+        code, user_code = "device-" + secrets.token_hex(12), secrets.token_hex(4).upper()
+        self.server.devices[code] = {"client": body["clientId"], "polls": 0, "start_url": body.get("startUrl", ""),
+                                     "expires": time.time() + 600}
+        uri = f"http://127.0.0.1:{self.server.server_port}/start/#/device"
+        self.reply(200, {"deviceCode": code, "userCode": user_code, "verificationUri": uri,
+                         "verificationUriComplete": uri + "?user_code=" + user_code, "expiresIn": 600, "interval": 1})
+
+    def create_token(self, body):
+        if not self.client_is_valid(body):
+            return self.error(400, "InvalidClientException", "invalid_client", "unknown or expired client")
+        grant = body.get("grantType")
+        if grant == "urn:ietf:params:oauth:grant-type:device_code":
+            device = self.server.devices.get(body.get("deviceCode"))
+            if device is None or device["client"] != body["clientId"] or device["expires"] < time.time():
+                return self.error(400, "ExpiredTokenException", "expired_token", "unknown or expired device code")
+            if device["start_url"].endswith("/denied"):
+                return self.error(400, "AccessDeniedException", "access_denied", "the user denied the request")
+            device["polls"] += 1
+            if device["polls"] == 1:
+                return self.error(400, "AuthorizationPendingException", "authorization_pending", None)
+            del self.server.devices[body["deviceCode"]]
+        elif grant == "refresh_token":
+            owner = self.server.refresh_tokens.pop(body.get("refreshToken"), None)
+            if owner != body["clientId"]:
+                return self.error(400, "InvalidGrantException", "invalid_grant", "unknown or used refresh token")
+        else:
+            return self.error(400, "UnsupportedGrantTypeException", "unsupported_grant_type", None)
+        self.reply(200, self.tokens_for(body["clientId"]))
+
+    def tokens_for(self, client_id):
+        access, refresh = "sso-access-" + secrets.token_hex(16), "sso-refresh-" + secrets.token_hex(16)
+        self.server.access_tokens[access] = time.time() + ACCESS_TOKEN_SECONDS
+        self.server.refresh_tokens[refresh] = client_id
+        return {"accessToken": access, "tokenType": "Bearer", "expiresIn": ACCESS_TOKEN_SECONDS, "refreshToken": refresh}
+
+    def client_is_valid(self, body):
+        secret, expires = self.server.clients.get(body.get("clientId"), (None, 0))
+        return secret is not None and secret == body.get("clientSecret") and expires > time.time()
+
+    def seed(self, body):
+        self.server.clients[body["clientId"]] = (body["clientSecret"], time.time() + body.get("clientExpiresIn", CLIENT_SECONDS))
+        self.server.access_tokens[body["accessToken"]] = time.time() + body.get("accessExpiresIn", ACCESS_TOKEN_SECONDS)
+        self.server.refresh_tokens[body["refreshToken"]] = body["clientId"]
+        self.reply(200, {})
+
+    def error(self, status, kind, oauth_error, description):
+        body = {"error": oauth_error, "error_description": description} if oauth_error else {"message": description}
+        self.reply(status, body, {"x-amzn-ErrorType": kind})
+
+    def reply(self, status, document, headers=None):
+        body = json.dumps(document).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address, key):
+        super().__init__(address, Handler)
+        self.key_id, self.secret = key.split(":", 1)
+        self.lock = threading.Lock()
+        self.clients, self.devices, self.access_tokens, self.refresh_tokens = {}, {}, {}, {}
+        self.counts = {}
+        self.issued = 0
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--key", required=True, help="KEY_ID:SECRET handed out as role credentials")
+    args = parser.parse_args()
+    Server(("127.0.0.1", args.port), args.key).serve_forever()
+
+
+if __name__ == "__main__":
+    main()
