@@ -119,6 +119,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "CredentialsBench",
+            dependencies: ["CredentialProviders", "HTTPTransport"],
+            path: "Benchmarks/CredentialsBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "StoreBench",
             dependencies: ["CredentialStore"],
             path: "Benchmarks/StoreBench",

@@ -1,4 +1,5 @@
 import HTTPTransport
+import MultiAuthCore
 import SigV4
 
 #if canImport(FoundationEssentials)

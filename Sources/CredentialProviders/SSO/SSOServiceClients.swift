@@ -17,7 +17,7 @@ struct SSOOIDCClient {
     static let service = "SSO OIDC"
 
     init(region: String, environment: [String: String], http: any HTTPSender) {
-        endpoint = .resolve(service: "sso-oidc", region: region, environment: environment, regionalHost: "oidc.\(region).amazonaws.com")
+        endpoint = .resolve(service: "sso-oidc", region: region, environment: environment)
         self.http = http
     }
 
@@ -111,7 +111,7 @@ struct SSOPortalClient {
     static let service = "SSO portal"
 
     init(region: String, environment: [String: String], http: any HTTPSender) {
-        endpoint = .resolve(service: "sso", region: region, environment: environment, regionalHost: "portal.sso.\(region).amazonaws.com")
+        endpoint = .resolve(service: "sso", region: region, environment: environment)
         self.http = http
     }
 

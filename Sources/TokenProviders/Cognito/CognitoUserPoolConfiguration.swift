@@ -1,3 +1,4 @@
+import MultiAuthCore
 import MultiAuthCrypto
 
 /// Which user pool and app client to sign in to.
@@ -10,19 +11,21 @@ public struct CognitoUserPoolConfiguration: Sendable, Codable, Equatable {
     public var clientSecret: String?
     /// The pool's region.
     public var region: String
-    /// The Cognito Identity Provider endpoint (default `https://cognito-idp.REGION.amazonaws.com/`).
+    /// The Cognito Identity Provider endpoint (default: `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`,
+    /// `AWS_ENDPOINT_URL`, then `https://cognito-idp.REGION.amazonaws.com/`).
     public var endpoint: String
 
     /// - Parameters:
     ///   - region: default: the part of `userPoolId` before `_`.
-    ///   - endpoint: default: `https://cognito-idp.REGION.amazonaws.com/`.
+    ///   - endpoint: default: `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, `AWS_ENDPOINT_URL`,
+    ///     then `https://cognito-idp.REGION.amazonaws.com/`.
     public init(userPoolId: String, clientId: String, clientSecret: String? = nil, region: String? = nil, endpoint: String? = nil) {
         self.userPoolId = userPoolId
         self.clientId = clientId
         self.clientSecret = clientSecret
         let resolvedRegion = region ?? userPoolId.split(separator: "_").first.map(String.init) ?? "us-east-1"
         self.region = resolvedRegion
-        self.endpoint = endpoint ?? "https://cognito-idp.\(resolvedRegion).amazonaws.com/"
+        self.endpoint = endpoint ?? ServiceEndpoint.resolve(service: "cognito-idp", region: resolvedRegion).url
     }
 
     /// The pool name used by SRP: the part of the pool id after `_`.

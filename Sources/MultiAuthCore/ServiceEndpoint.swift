@@ -1,0 +1,50 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where an AWS service is reached: its real endpoint, or `AWS_ENDPOINT_URL_<SERVICE>` /
+/// `AWS_ENDPOINT_URL` (as the AWS SDKs read them), so tests can point at a local peer.
+public struct ServiceEndpoint: Sendable {
+    /// The endpoint URL.
+    public let url: String
+
+    /// The endpoint for `service` (`sts`, `cognito-identity`, ...) in `region`, in botocore's
+    /// order: `AWS_ENDPOINT_URL_<SERVICE ID>`, `AWS_ENDPOINT_URL`, the profile's `endpoint_url`
+    /// (`profileEndpoint`), then the service's regional endpoint. With
+    /// `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true`, always the regional endpoint.
+    public static func resolve(
+        service: String, region: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        profileEndpoint: String? = nil
+    ) -> ServiceEndpoint {
+        let variable = "AWS_ENDPOINT_URL_" + serviceID(service)
+        let ignoresConfigured = environment["AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"]?.lowercased() == "true"
+        if !ignoresConfigured, let url = [environment[variable], environment["AWS_ENDPOINT_URL"], profileEndpoint].lazy.compactMap { $0 }.first { !$0.isEmpty } {
+            return ServiceEndpoint(url: url)
+        }
+        return ServiceEndpoint(url: "https://\(regionalHost(service: service, region: region))/")
+    }
+
+    /// `<service>.<region>.amazonaws.com`, except IAM Identity Center's two hosts.
+    static func regionalHost(service: String, region: String) -> String {
+        switch service {
+        case "sso": "portal.sso.\(region).amazonaws.com"
+        case "sso-oidc": "oidc.\(region).amazonaws.com"
+        default: "\(service).\(region).amazonaws.com"
+        }
+    }
+
+    /// The variable suffix botocore derives from the service ID (`SSO OIDC` → `SSO_OIDC`,
+    /// `Cognito Identity Provider` → `COGNITO_IDENTITY_PROVIDER`), for the services MultiAuth
+    /// calls, named by their endpoint prefix.
+    static func serviceID(_ service: String) -> String {
+        switch service {
+        case "cognito-idp": "COGNITO_IDENTITY_PROVIDER"
+        default: service.uppercased().replacing("-", with: "_")
+        }
+    }
+
+    /// An explicit endpoint.
+    public init(url: String) { self.url = url }
+}
