@@ -41,7 +41,7 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         guard !chain.contains(name) else { throw .profileCycle(chain + [name]) }
         guard let settings = files.profiles[name] else { throw .profileNotFound(profile: name, files: files.paths) }
         let region = settings["region"] ?? nonEmpty(environment["AWS_REGION"]) ?? nonEmpty(environment["AWS_DEFAULT_REGION"]) ?? "us-east-1"
-        let endpoint = ServiceEndpoint.resolve(service: "sts", region: region, environment: environment, profileEndpoint: settings["endpoint_url"])
+        let endpoint = files.endpoint(for: "sts", profile: name, region: region, environment: environment)
         let sts = STSClient(region: region, endpoint: endpoint, http: http)
         let sessionName = settings["role_session_name"] ?? "multiauth-\(Int(Date().timeIntervalSince1970))"
         if let roleArn = settings["role_arn"] {
@@ -68,7 +68,7 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
             }
             return try await SSOCredentialsProvider(
                 configuration: sso, accountId: account, roleName: role, loginCommand: "multiauth login sso --profile \(name)",
-                environment: environment, http: http
+                environment: environment, profile: name, http: http
             ).credentials()
         }
         if settings["aws_access_key_id"] != nil { return try staticKeys(settings, profile: name) }

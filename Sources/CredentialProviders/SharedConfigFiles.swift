@@ -13,6 +13,8 @@ public struct SharedConfigFiles: Sendable {
     public let profiles: [String: [String: String]]
     /// `[sso-session NAME]` sections of the config file: name → key → value.
     public let ssoSessions: [String: [String: String]]
+    /// `[services NAME]` sections: name → `service.key` (`sts.endpoint_url`) → value.
+    public let services: [String: [String: String]]
     /// The files that were read.
     public let paths: [String]
 
@@ -27,11 +29,15 @@ public struct SharedConfigFiles: Sendable {
         for (name, values) in profiles(of: try sections(path: credentialsPath), isConfig: false) {
             merged[name, default: [:]].merge(values) { _, credentialsValue in credentialsValue }
         }
-        var ssoSessions: [String: [String: String]] = [:]
-        for section in config where section.header.hasPrefix("sso-session ") {
-            ssoSessions[section.header.dropFirst("sso-session ".count).trimmedWhitespace] = section.values
+        func named(_ kind: String) -> [String: [String: String]] {
+            var found: [String: [String: String]] = [:]
+            for section in config where section.header.hasPrefix(kind + " ") {
+                found[section.header.dropFirst(kind.count + 1).trimmedWhitespace] = section.values
+            }
+            return found
         }
-        return SharedConfigFiles(profiles: merged, ssoSessions: ssoSessions, paths: [credentialsPath, configPath])
+        return SharedConfigFiles(
+            profiles: merged, ssoSessions: named("sso-session"), services: named("services"), paths: [credentialsPath, configPath])
     }
 
     /// A section's header text (`default`, `profile dev`, `sso-session corp`) and settings.
@@ -61,11 +67,19 @@ public struct SharedConfigFiles: Sendable {
         var sections: [Section] = []
         var indexOfHeader: [String: Int] = [:]
         var section: Int?
+        var parentKey: String?  // a key with an empty value, whose indented lines are its sub-settings
         // Lines end in LF, CRLF or CR, as Python's configparser (botocore) reads them.
         for (index, rawLine) in contents.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = rawLine.trimmedWhitespace
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
-            if rawLine.first == " " || rawLine.first == "\t" { continue }  // a nested sub-setting (e.g. s3 =)
+            if rawLine.first == " " || rawLine.first == "\t" {
+                // A sub-setting (`sts =` then `  endpoint_url = ...`), kept as `sts.endpoint_url`.
+                if let current = section, let parentKey, let equals = line.firstIndex(of: "=") {
+                    let key = parentKey + "." + line[..<equals].trimmedWhitespace.lowercased()
+                    sections[current].values[key] = line[line.index(after: equals)...].trimmedWhitespace
+                }
+                continue
+            }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]") else {
                     throw .malformedFile(path: path, line: index + 1, problem: "section header without ']'")
@@ -76,6 +90,7 @@ public struct SharedConfigFiles: Sendable {
                     sections.append((header, [:]))
                 }
                 section = indexOfHeader[header]
+                parentKey = nil
                 continue
             }
             guard let equals = line.firstIndex(of: "=") else {
@@ -87,6 +102,7 @@ public struct SharedConfigFiles: Sendable {
             let key = line[..<equals].trimmedWhitespace.lowercased()
             let value = line[line.index(after: equals)...].trimmedWhitespace
             sections[current].values[key] = value
+            parentKey = value.isEmpty ? key : nil
         }
         return sections
     }
@@ -102,6 +118,24 @@ public struct SharedConfigFiles: Sendable {
 }
 
 extension SharedConfigFiles {
+    /// Where `profile` sends calls to `service` (`sts`, `sso-oidc`, ...), in botocore's order:
+    /// `AWS_ENDPOINT_URL_<SERVICE ID>`, `AWS_ENDPOINT_URL`, the profile's `services` section
+    /// (`sts =` / `  endpoint_url = ...`), the profile's `endpoint_url`, then the regional
+    /// endpoint.
+    public func endpoint(for service: String, profile: String?, region: String, environment: [String: String]) -> ServiceEndpoint {
+        let settings = profile.flatMap { profiles[$0] } ?? [:]
+        let section = settings["services"].flatMap { services[$0] } ?? [:]
+        let key = ServiceEndpoint.serviceID(service).lowercased() + ".endpoint_url"
+        return .resolve(service: service, region: region, environment: environment, profileEndpoint: section[key] ?? settings["endpoint_url"])
+    }
+
+    /// ``endpoint(for:profile:region:environment:)`` with the files `environment` names
+    /// (missing or unreadable files: the variables and the regional endpoint only).
+    public static func endpoint(for service: String, profile: String?, region: String, environment: [String: String]) -> ServiceEndpoint {
+        let files = (try? load(environment: environment)) ?? SharedConfigFiles(profiles: [:], ssoSessions: [:], services: [:], paths: [])
+        return files.endpoint(for: service, profile: profile, region: region, environment: environment)
+    }
+
     /// The region configured outside the request, in the AWS SDKs' order: `AWS_REGION`,
     /// `AWS_DEFAULT_REGION`, then the profile's `region` (`profile`, else `AWS_PROFILE`, else
     /// `default`). Nil when none names one.

@@ -29,8 +29,8 @@ extension LoginCommand {
 
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
-            let configuration = try sessionConfiguration(environment)
-            let login = SSODeviceLogin(configuration: configuration, environment: environment, http: CommandTimeout.transport())
+            let (configuration, profile) = try sessionConfiguration(environment)
+            let login = SSODeviceLogin(configuration: configuration, environment: environment, profile: profile, http: CommandTimeout.transport())
             let openBrowser = !noBrowser
             let path: String
             do {
@@ -49,17 +49,18 @@ extension LoginCommand {
             StandardError.emit("Signed in to \(configuration.startURL); the login is cached in \(path)")
         }
 
-        private func sessionConfiguration(_ environment: [String: String]) throws -> SSOSessionConfiguration {
+        /// The login to make, and the profile it came from (nil for --sso-session).
+        private func sessionConfiguration(_ environment: [String: String]) throws -> (SSOSessionConfiguration, String?) {
             do {
                 let files = try SharedConfigFiles.load(environment: environment)
-                if let ssoSession { return try SSOSessionConfiguration.named(ssoSession, in: files) }
+                if let ssoSession { return (try SSOSessionConfiguration.named(ssoSession, in: files), nil) }
                 let name = profile ?? environment["AWS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
                 guard let configuration = try SSOSessionConfiguration.of(profile: name, in: files) else {
                     throw CLIError(
                         message: "--profile: profile '\(name)' has no sso_session or sso_start_url in \(files.paths.last ?? "the config file")",
                         exitCode: 2)
                 }
-                return configuration
+                return (configuration, name)
             } catch let error as CredentialsError {
                 throw CLIError(message: error.description, exitCode: 1)
             }

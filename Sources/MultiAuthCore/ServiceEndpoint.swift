@@ -37,8 +37,9 @@ public struct ServiceEndpoint: Sendable {
 
     /// The variable suffix botocore derives from the service ID (`SSO OIDC` → `SSO_OIDC`,
     /// `Cognito Identity Provider` → `COGNITO_IDENTITY_PROVIDER`), for the services MultiAuth
-    /// calls, named by their endpoint prefix.
-    static func serviceID(_ service: String) -> String {
+    /// calls, named by their endpoint prefix. Lowercased, it is the key in a config file's
+    /// `[services NAME]` section.
+    public static func serviceID(_ service: String) -> String {
         switch service {
         case "cognito-idp": "COGNITO_IDENTITY_PROVIDER"
         default: service.uppercased().replacing("-", with: "_")

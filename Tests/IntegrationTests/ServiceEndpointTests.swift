@@ -34,18 +34,27 @@ import Testing
         }
     }
 
-    /// A profile's `endpoint_url` comes after both variables, for every service.
-    @Test func aProfileEndpointComesAfterTheVariables() throws {
-        let files = try SharedFiles(config: "[profile local]\nendpoint_url = http://127.0.0.1:7/profile\n")
+    /// A profile's `services` section, then its `endpoint_url`, come after both variables.
+    @Test(arguments: [[:], ["AWS_ENDPOINT_URL_SSO": "http://127.0.0.1:3/sso", "AWS_ENDPOINT_URL_STS": "http://127.0.0.1:2/sts"]])
+    func aProfilesServicesSectionAndEndpointComeAfterTheVariables(variables: [String: String]) throws {
+        let files = try SharedFiles(config: """
+            [profile local]
+            services = local-services
+            endpoint_url = http://127.0.0.1:7/profile
+            [services local-services]
+            sts =
+              endpoint_url = http://127.0.0.1:8/sts-section
+            sso_oidc =
+              endpoint_url = http://127.0.0.1:8/oidc-section
+            cognito_identity_provider =
+              endpoint_url = http://127.0.0.1:8/idp-section
+
+            """)
         defer { files.remove() }
-        let environment = [
-            "AWS_CONFIG_FILE": files.config, "AWS_SHARED_CREDENTIALS_FILE": files.credentials, "AWS_PROFILE": "local",
-            "AWS_ENDPOINT_URL_SSO": "http://127.0.0.1:3/sso",
-        ]
+        let environment = variables.merging(["AWS_CONFIG_FILE": files.config, "AWS_SHARED_CREDENTIALS_FILE": files.credentials, "AWS_PROFILE": "local"]) { $1 }
         let reference = try Self.botocore(environment)
-        let profileEndpoint = try SharedConfigFiles.load(environment: environment).profiles["local"]?["endpoint_url"]
         for service in Self.services {
-            let ours = ServiceEndpoint.resolve(service: service, region: "us-east-1", environment: environment, profileEndpoint: profileEndpoint)
+            let ours = SharedConfigFiles.endpoint(for: service, profile: "local", region: "us-east-1", environment: environment)
             #expect(Self.trimmed(ours.url) == reference[service], "\(service)")
         }
     }

@@ -27,11 +27,15 @@ public struct SSODeviceLogin: Sendable {
     let oidc: SSOOIDCClient
     let clock: TimeSource
 
-    /// A login for `configuration`, with endpoints and the cache folder from `environment`.
-    public init(configuration: SSOSessionConfiguration, environment: [String: String], http: any HTTPSender, clock: TimeSource = .system) {
+    /// A login for `configuration`, with endpoints and the cache folder from `environment`
+    /// (and `profile`'s endpoint settings, if one is named).
+    public init(
+        configuration: SSOSessionConfiguration, environment: [String: String], profile: String? = nil, http: any HTTPSender,
+        clock: TimeSource = .system
+    ) {
         self.configuration = configuration
         cache = SSOTokenCache(environment: environment)
-        oidc = SSOOIDCClient(region: configuration.region, environment: environment, http: http)
+        oidc = SSOOIDCClient(region: configuration.region, environment: environment, profile: profile, http: http)
         self.clock = clock
     }
 

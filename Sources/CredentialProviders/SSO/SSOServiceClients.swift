@@ -16,8 +16,8 @@ struct SSOOIDCClient {
     let http: any HTTPSender
     static let service = "SSO OIDC"
 
-    init(region: String, environment: [String: String], http: any HTTPSender) {
-        endpoint = .resolve(service: "sso-oidc", region: region, environment: environment)
+    init(region: String, environment: [String: String], profile: String?, http: any HTTPSender) {
+        endpoint = SharedConfigFiles.endpoint(for: "sso-oidc", profile: profile, region: region, environment: environment)
         self.http = http
     }
 
@@ -110,8 +110,8 @@ struct SSOPortalClient {
     let http: any HTTPSender
     static let service = "SSO portal"
 
-    init(region: String, environment: [String: String], http: any HTTPSender) {
-        endpoint = .resolve(service: "sso", region: region, environment: environment)
+    init(region: String, environment: [String: String], profile: String?, http: any HTTPSender) {
+        endpoint = SharedConfigFiles.endpoint(for: "sso", profile: profile, region: region, environment: environment)
         self.http = http
     }
 

@@ -25,15 +25,15 @@ public struct SSOTokenProvider: Sendable {
     let loginCommand: String
 
     /// A provider for `configuration`'s login; `loginCommand` is named when the login must be
-    /// renewed by hand.
+    /// renewed by hand. `profile` (if any) may name endpoints for SSO OIDC.
     public init(
-        configuration: SSOSessionConfiguration, loginCommand: String, environment: [String: String], http: any HTTPSender,
-        clock: TimeSource = .system
+        configuration: SSOSessionConfiguration, loginCommand: String, environment: [String: String], profile: String? = nil,
+        http: any HTTPSender, clock: TimeSource = .system
     ) {
         self.configuration = configuration
         self.loginCommand = loginCommand
         cache = SSOTokenCache(environment: environment)
-        oidc = SSOOIDCClient(region: configuration.region, environment: environment, http: http)
+        oidc = SSOOIDCClient(region: configuration.region, environment: environment, profile: profile, http: http)
         self.clock = clock
     }
 
@@ -103,13 +103,15 @@ public struct SSOCredentialsProvider: CredentialsProvider {
     let accountId: String
     let roleName: String
 
-    /// A provider for `accountId`/`roleName` through `configuration`'s login.
+    /// A provider for `accountId`/`roleName` through `configuration`'s login; `profile` (if
+    /// any) may name endpoints for SSO OIDC and the portal.
     public init(
         configuration: SSOSessionConfiguration, accountId: String, roleName: String, loginCommand: String,
-        environment: [String: String], http: any HTTPSender, clock: TimeSource = .system
+        environment: [String: String], profile: String? = nil, http: any HTTPSender, clock: TimeSource = .system
     ) {
-        tokens = SSOTokenProvider(configuration: configuration, loginCommand: loginCommand, environment: environment, http: http, clock: clock)
-        portal = SSOPortalClient(region: configuration.region, environment: environment, http: http)
+        tokens = SSOTokenProvider(
+            configuration: configuration, loginCommand: loginCommand, environment: environment, profile: profile, http: http, clock: clock)
+        portal = SSOPortalClient(region: configuration.region, environment: environment, profile: profile, http: http)
         self.accountId = accountId
         self.roleName = roleName
     }
