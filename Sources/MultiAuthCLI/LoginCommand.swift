@@ -34,7 +34,27 @@ struct LoginCommand: AsyncParsableCommand {
         @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
         @Flag(help: "If a new password is required, read it from the next line of standard input.") var newPasswordStdin = false
         @Option(help: "srp (default) or password.") var flow: CognitoUserPoolAuthenticator.Flow = .srp
+        @Option(help: "The one-time code for the MFA challenge (TOTP, SMS or email), or for TOTP set-up.") var mfaCode: String?
+        @Option(help: "A command whose standard output is the MFA code, run when a code is needed (like aws-vault's mfa_process).")
+        var mfaCodeCommand: String?
+        @Option(help: "Which MFA to use when the pool lets the user choose: totp, sms or email.") var mfaType: MFAType?
+        @Flag(help: """
+            At TOTP set-up, keep the secret in the store and make the codes from it, now and in later sign-ins of this login, \
+            with no authenticator app. Anyone who can open the store then passes MFA: use it only for unattended accounts.
+            """)
+        var storeTOTPSecret = false
         @OptionGroup var login: LoginOptions
+
+        enum MFAType: String, ExpressibleByArgument, CaseIterable {
+            case totp, sms, email
+            var kind: CognitoMFAKind {
+                switch self {
+                case .totp: .totp
+                case .sms: .sms
+                case .email: .email
+                }
+            }
+        }
 
         func run() async throws {
             let section = try config.map { try ConfigurationFile.load($0).cognitoSignIn ?? Self.noSection($0) }
@@ -49,17 +69,29 @@ struct LoginCommand: AsyncParsableCommand {
             var password = try lines?.next("--password-stdin") ?? Self.prompt("Password for \(username): ")
             defer { SecureMemory.zero(&password) }
             let newPassword: [UInt8]? = newPasswordStdin ? try lines?.next("--new-password-stdin") : nil
-            let authenticator = CognitoUserPoolAuthenticator(configuration: configuration, http: CommandTimeout.transport())
-            let tokens = try await login.run { () async throws(TokenError) -> AuthTokens in
-                try await authenticator.signIn(username: username, password: password, flow: flow) { () throws(TokenError) -> [UInt8] in
-                    if let newPassword { return newPassword }
-                    guard let typed = TerminalPrompt.readSecret("New password for \(username): ") else {
-                        throw .newPasswordRequired(username: username)
-                    }
-                    return typed
-                }
+            let logins = try login.logins()
+            let kept = try await login.run { () async throws(TokenError) -> TOTPGenerator? in
+                try await TOTPSecrets(store: logins.store).generator(name: login.name, configuration: configuration)
             }
-            try await login.save(LoginRecord(provider: .cognito(configuration), flow: flow.rawValue, tokens: tokens))
+            let answers = CognitoChallengeAnswers(
+                mfaCode: mfaCode, mfaCodeCommand: mfaCodeCommand, mfaType: mfaType?.kind, keptTOTP: kept, storeTOTPSecret: storeTOTPSecret
+            ) { (user: String) async throws(TokenError) -> [UInt8] in
+                if let newPassword { return newPassword }
+                guard let typed = TerminalPrompt.readSecret("New password for \(user): ") else { throw .newPasswordRequired(username: user) }
+                return typed
+            }
+            let authenticator = CognitoUserPoolAuthenticator(configuration: configuration, http: CommandTimeout.transport())
+            let (username, flow) = (self.username, self.flow)
+            let tokens = try await login.run { () async throws(TokenError) -> AuthTokens in
+                try await authenticator.signIn(username: username, password: password, flow: flow, responder: answers)
+            }
+            if let secret = answers.setUpSecret.withLock({ $0 }) {
+                try await login.run { () async throws(TokenError) in
+                    try await TOTPSecrets(store: logins.store).save(secret, name: login.name, configuration: configuration)
+                }
+                StandardError.emit("The TOTP secret is kept in the store for login '\(login.name)'.")
+            }
+            try await login.save(LoginRecord(provider: .cognito(configuration), flow: flow.rawValue, tokens: tokens), in: logins)
         }
 
         private static func noSection(_ file: String) throws -> CognitoUserPoolConfiguration {
@@ -158,8 +190,8 @@ struct LoginOptions: ParsableArguments {
     }
 
     /// Saves a new login and says so on standard error (never printing a token).
-    func save(_ record: LoginRecord) async throws {
-        let logins = try logins()
+    func save(_ record: LoginRecord, in opened: LoginStore? = nil) async throws {
+        let logins = try opened ?? logins()
         try await run { () async throws(TokenError) in try await logins.save(record, name: name) }
         let who = (try? record.tokens.claims(of: record.tokens.idToken == nil ? .access : .id))?.displayName ?? "the client"
         StandardError.emit("Logged in as \(who) (login '\(name)', expires \(TokenCommand.isoTime(record.tokens.expiresAt))).")
@@ -181,8 +213,9 @@ extension TokenError {
     /// 6 a token is invalid, 7 unreachable, 28 timed out, 1 otherwise.
     var exitCode: Int32 {
         switch self {
-        case .notAuthorized, .userNotFound, .passwordResetRequired, .userNotConfirmed, .accessDenied, .newPasswordRequired: 3
-        case .loginRequired, .deviceCodeExpired: 4
+        case .notAuthorized, .userNotFound, .passwordResetRequired, .userNotConfirmed, .accessDenied, .newPasswordRequired, .codeMismatch: 3
+        case .challengeNeedsInput: 2
+        case .loginRequired, .deviceCodeExpired, .codeExpired: 4
         case .malformedResponse, .service, .tooManyRequests, .invalidParameter, .unsupportedChallenge: 5
         case .invalidToken, .stateMismatch: 6
         case .unreachable: 7

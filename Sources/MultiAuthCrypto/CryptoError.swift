@@ -16,6 +16,8 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidBase64
     /// A public key's parameters are malformed or not on the expected curve.
     case invalidPublicKey
+    /// Text that should be base32 (RFC 4648) is not.
+    case invalidBase32
 
     public var description: String {
         switch self {
@@ -27,6 +29,7 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .kdfFailure: "OpenSSL's key derivation failed"
         case .invalidBase64: "not valid base64 text"
         case .invalidPublicKey: "the public key is malformed"
+        case .invalidBase32: "not valid base32 text"
         }
     }
 }

@@ -27,8 +27,14 @@ public enum TokenError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidToken(reason: String)
     /// The user must choose a new password and none was given.
     case newPasswordRequired(username: String)
-    /// A challenge this client does not answer (MFA and the like).
+    /// A challenge this client does not answer.
     case unsupportedChallenge(String)
+    /// A one-time code was wrong (Cognito's CodeMismatchException); the sign-in must start over.
+    case codeMismatch(provider: String)
+    /// A one-time code or the sign-in session expired (ExpiredCodeException); start over.
+    case codeExpired(provider: String)
+    /// A challenge needs an answer and there is no way to ask for one: `how` says how to give it.
+    case challengeNeedsInput(challenge: String, how: String)
     /// The device code expired before the user approved it.
     case deviceCodeExpired
     /// The user or the provider denied the authorization.
@@ -57,6 +63,9 @@ public enum TokenError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidToken(let reason): "the token is not valid: \(reason)"
         case .newPasswordRequired(let username): "user '\(username)' must set a new password: run interactively or give --new-password-stdin"
         case .unsupportedChallenge(let name): "the provider asked for challenge \(name), which this client does not answer"
+        case .codeMismatch(let provider): "\(provider): the code is wrong; sign in again"
+        case .codeExpired(let provider): "\(provider): the code or the sign-in session expired; sign in again"
+        case .challengeNeedsInput(let challenge, let how): "the sign-in asks for \(challenge): \(how)"
         case .deviceCodeExpired: "the device code expired before the sign-in was approved"
         case .accessDenied(let provider, let message): "\(provider): access denied: \(message)"
         case .timedOut(let what, let seconds): "gave up waiting for \(what) after \(seconds) s"

@@ -21,6 +21,8 @@ enum Peers {
         let identityPoolId: String
         let secretClientId: String
         let clientSecret: String
+        let mfaUserPoolId: String
+        let mfaClientId: String
     }
 
     /// The misbehaving raw-TCP server (scripts/peers/fault_server.py).

@@ -89,7 +89,8 @@ start_peers() {
     mkdir -p "$logs"
     local moto_port api_port skewed_port
     moto_port=$(free_port)
-    .venv/bin/moto_server -H 127.0.0.1 -p "$moto_port" >"$logs/moto.log" 2>&1 &
+    # TOTP codes are checked (moto's fixed secret), so MFA tests can fail on a wrong code.
+    MOTO_COGNITO_IDP_USER_POOL_ENABLE_TOTP=true .venv/bin/moto_server -H 127.0.0.1 -p "$moto_port" >"$logs/moto.log" 2>&1 &
     PEER_PIDS+=($!)
     export MULTIAUTH_TEST_MOTO_URL="http://127.0.0.1:$moto_port"
     wait_for "$MULTIAUTH_TEST_MOTO_URL/moto-api/" moto

@@ -27,9 +27,14 @@ idp.admin_create_user(UserPoolId=pool, Username="alice", TemporaryPassword="Temp
 idp.admin_set_user_password(UserPoolId=pool, Username="alice", Password="Str0ng-Passw0rd!", Permanent=True)
 tokens = idp.initiate_auth(ClientId=client, AuthFlow="USER_PASSWORD_AUTH",
                            AuthParameters={"USERNAME": "alice", "PASSWORD": "Str0ng-Passw0rd!"})["AuthenticationResult"]
+# A pool that requires TOTP MFA: users are created per test (each first sign-in sets MFA up).
+mfa_pool = idp.create_user_pool(PoolName="multiauth-mfa", MfaConfiguration="ON")["UserPool"]["Id"]
+idp.set_user_pool_mfa_config(UserPoolId=mfa_pool, SoftwareTokenMfaConfiguration={"Enabled": True}, MfaConfiguration="ON")
+mfa_client = idp.create_user_pool_client(UserPoolId=mfa_pool, ClientName="cli-mfa", ExplicitAuthFlows=flows)["UserPoolClient"]["ClientId"]
 identity_pool = identity.create_identity_pool(IdentityPoolName="multiauth_test", AllowUnauthenticatedIdentities=True)["IdentityPoolId"]
 print(json.dumps({
     "user_pool_id": pool, "client_id": client, "id_token": tokens["IdToken"],
     "identity_pool_id": identity_pool,
+    "mfa_user_pool_id": mfa_pool, "mfa_client_id": mfa_client,
     "secret_client_id": secret_client["ClientId"], "client_secret": secret_client["ClientSecret"], "jwks_url": f"{url}/{pool}/.well-known/jwks.json",
 }))

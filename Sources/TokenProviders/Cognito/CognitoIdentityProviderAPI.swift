@@ -25,8 +25,40 @@ struct CognitoIdentityProviderAPI: Sendable {
         }
         let AuthenticationResult: Result?
         let ChallengeName: String?
-        let ChallengeParameters: [String: String]?
+        let ChallengeParameters: [String: JSONValue]?
         let Session: String?
+
+        /// A challenge parameter as text.
+        func parameter(_ key: String) -> String? { ChallengeParameters?[key]?.stringValue }
+
+        /// A list parameter (`MFAS_CAN_SETUP`): Cognito sends a JSON array inside a string;
+        /// a plain array is accepted too.
+        func list(_ key: String) -> [String] {
+            switch ChallengeParameters?[key] {
+            case .array(let items)?: return items.compactMap(\.stringValue)
+            case .string(let text)?:
+                guard case .array(let items)? = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return [] }
+                return items.compactMap(\.stringValue)
+            default: return []
+            }
+        }
+    }
+
+    /// AssociateSoftwareToken / VerifySoftwareToken answers.
+    struct SoftwareTokenResponse: Decodable {
+        let SecretCode: String?
+        let Status: String?
+        let Session: String?
+    }
+
+    func associateSoftwareToken(session: String?) async throws(TokenError) -> SoftwareTokenResponse {
+        try await call("AssociateSoftwareToken", ["Session": .string(session ?? "")], secrets: [session ?? ""])
+    }
+
+    func verifySoftwareToken(session: String?, code: String, friendlyName: String) async throws(TokenError) -> SoftwareTokenResponse {
+        try await call(
+            "VerifySoftwareToken", ["Session": .string(session ?? ""), "UserCode": .string(code), "FriendlyDeviceName": .string(friendlyName)],
+            secrets: [session ?? "", code])
     }
 
     func initiateAuth(flow: String, parameters: [String: String]) async throws(TokenError) -> AuthResponse {
@@ -82,6 +114,8 @@ struct CognitoIdentityProviderAPI: Sendable {
         case "UserNotConfirmedException": return .userNotConfirmed(provider: provider)
         case "TooManyRequestsException", "LimitExceededException": return .tooManyRequests(provider: provider)
         case "InvalidParameterException", "InvalidPasswordException": return .invalidParameter(provider: provider, message: message)
+        case "CodeMismatchException", "EnableSoftwareTokenMFAException": return .codeMismatch(provider: provider)
+        case "ExpiredCodeException": return .codeExpired(provider: provider)
         default: return .service(provider: provider, code: type, message: message)
         }
     }

@@ -1,8 +1,9 @@
 import HTTPTransport
 import MultiAuthCrypto
 
-/// Signs in to a Cognito user pool (USER_SRP_AUTH or USER_PASSWORD_AUTH), answers
-/// NEW_PASSWORD_REQUIRED, and refreshes with REFRESH_TOKEN_AUTH.
+/// Signs in to a Cognito user pool (USER_SRP_AUTH or USER_PASSWORD_AUTH), answers its
+/// challenges through a ``CognitoChallengeResponder`` (new password, TOTP/SMS/email MFA, the
+/// choice between them, TOTP set-up), and refreshes with REFRESH_TOKEN_AUTH.
 ///
 /// ```swift
 /// let cognito = CognitoUserPoolAuthenticator(configuration: .init(userPoolId: pool, clientId: client), http: CurlHTTPClient())
@@ -19,7 +20,7 @@ public struct CognitoUserPoolAuthenticator: TokenRefresher {
 
     /// The pool and client.
     public let configuration: CognitoUserPoolConfiguration
-    private let api: CognitoIdentityProviderAPI
+    let api: CognitoIdentityProviderAPI
     private let now: @Sendable () -> Int64
 
     /// - Parameter now: the clock, seconds since 1970 (for token expiry and the SRP timestamp).
@@ -29,7 +30,7 @@ public struct CognitoUserPoolAuthenticator: TokenRefresher {
         self.now = now
     }
 
-    /// Signs `username` in.
+    /// Signs `username` in, answering NEW_PASSWORD_REQUIRED only.
     /// - Parameters:
     ///   - password: zeroed by the caller after the call; copies made here are zeroed.
     ///   - newPassword: asked for when the pool answers NEW_PASSWORD_REQUIRED; `nil` means
@@ -38,26 +39,45 @@ public struct CognitoUserPoolAuthenticator: TokenRefresher {
         username: String, password: [UInt8], flow: Flow = .srp,
         newPassword: (@Sendable () async throws(TokenError) -> [UInt8])? = nil
     ) async throws(TokenError) -> AuthTokens {
-        var response: CognitoIdentityProviderAPI.AuthResponse
-        var challengeUser = username
+        try await signIn(username: username, password: password, flow: flow, responder: NewPasswordOnlyResponder(newPassword: newPassword))
+    }
+
+    /// Signs `username` in, answering every challenge through `responder`: a new password,
+    /// TOTP, SMS and email codes, the choice between them, and TOTP set-up.
+    /// - Parameter password: zeroed by the caller after the call; copies made here are zeroed.
+    public func signIn(
+        username: String, password: [UInt8], flow: Flow = .srp, responder: any CognitoChallengeResponder
+    ) async throws(TokenError) -> AuthTokens {
+        var (response, challengeUser) = try await start(username: username, password: password, flow: flow)
+        for _ in 0..<Self.maximumChallenges {
+            guard let name = response.ChallengeName else { return try tokens(from: response) }
+            response = try await CognitoChallengeRound(authenticator: self, response: response, username: challengeUser)
+                .answer(name, responder: responder)
+            challengeUser = response.parameter("USERNAME") ?? challengeUser
+        }
+        throw .malformedResponse(provider: "Cognito", problem: "more than \(Self.maximumChallenges) challenges in one sign-in")
+    }
+
+    /// A sign-in that keeps asking is cut off here.
+    static let maximumChallenges = 10
+
+    /// InitiateAuth, and the SRP password proof; returns the next answer and the pool's name
+    /// for the user.
+    private func start(username: String, password: [UInt8], flow: Flow) async throws(TokenError) -> (CognitoIdentityProviderAPI.AuthResponse, String) {
         switch flow {
         case .password:
             var text = String(decoding: password, as: UTF8.self)
             defer { text = "" }
-            response = try await api.initiateAuth(
+            let response = try await api.initiateAuth(
                 flow: "USER_PASSWORD_AUTH", parameters: withSecretHash(["USERNAME": username, "PASSWORD": text], username: username))
+            return (response, response.parameter("USER_ID_FOR_SRP") ?? username)
         case .srp:
             let srp = try CognitoSRP()
-            response = try await api.initiateAuth(
+            let response = try await api.initiateAuth(
                 flow: "USER_SRP_AUTH", parameters: withSecretHash(["USERNAME": username, "SRP_A": srp.largeA.hex], username: username))
-            guard response.ChallengeName == "PASSWORD_VERIFIER" else { break }
-            (response, challengeUser) = try await answerPasswordVerifier(response, srp: srp, password: password, username: username)
+            guard response.ChallengeName == "PASSWORD_VERIFIER" else { return (response, username) }
+            return try await answerPasswordVerifier(response, srp: srp, password: password, username: username)
         }
-        if response.ChallengeName == "NEW_PASSWORD_REQUIRED" {
-            guard let newPassword else { throw .newPasswordRequired(username: username) }
-            response = try await answerNewPassword(response, newPassword: try await newPassword(), username: challengeUser)
-        }
-        return try tokens(from: response)
     }
 
     public func refresh(_ tokens: AuthTokens) async throws(TokenError) -> AuthTokens {
@@ -80,13 +100,12 @@ public struct CognitoUserPoolAuthenticator: TokenRefresher {
     private func answerPasswordVerifier(
         _ response: CognitoIdentityProviderAPI.AuthResponse, srp: CognitoSRP, password: [UInt8], username: String
     ) async throws(TokenError) -> (CognitoIdentityProviderAPI.AuthResponse, String) {
-        let parameters = response.ChallengeParameters ?? [:]
-        guard let b = parameters["SRP_B"], let salt = parameters["SALT"], let block = parameters["SECRET_BLOCK"],
-            let userId = parameters["USER_ID_FOR_SRP"]
+        guard let b = response.parameter("SRP_B"), let salt = response.parameter("SALT"), let block = response.parameter("SECRET_BLOCK"),
+            let userId = response.parameter("USER_ID_FOR_SRP")
         else { throw .malformedResponse(provider: "Cognito", problem: "PASSWORD_VERIFIER lacks SRP_B, SALT, SECRET_BLOCK or USER_ID_FOR_SRP") }
         // USERNAME in the challenge is the pool's name for the user, which differs from what
         // was typed when the user signed in with an alias.
-        let challengeUser = parameters["USERNAME"] ?? userId
+        let challengeUser = response.parameter("USERNAME") ?? userId
         let timestamp = CognitoSRP.timestamp(unixTime: now())
         let signature = try srp.claimSignature(
             challenge: .init(serverB: b, salt: salt, secretBlock: block, userIdForSRP: userId), password: password,
@@ -97,24 +116,14 @@ public struct CognitoUserPoolAuthenticator: TokenRefresher {
         return (try await api.respond(challenge: "PASSWORD_VERIFIER", responses: answers, session: response.Session), challengeUser)
     }
 
-    private func answerNewPassword(
-        _ response: CognitoIdentityProviderAPI.AuthResponse, newPassword: [UInt8], username: String
-    ) async throws(TokenError) -> CognitoIdentityProviderAPI.AuthResponse {
-        var copy = newPassword
-        defer { SecureMemory.zero(&copy) }
-        let user = response.ChallengeParameters?["USER_ID_FOR_SRP"] ?? username
-        let answers = withSecretHash(["USERNAME": user, "NEW_PASSWORD": String(decoding: copy, as: UTF8.self)], username: user)
-        return try await api.respond(challenge: "NEW_PASSWORD_REQUIRED", responses: answers, session: response.Session)
-    }
-
-    private func withSecretHash(_ parameters: [String: String], username: String) -> [String: String] {
+    func withSecretHash(_ parameters: [String: String], username: String) -> [String: String] {
         guard let secret = configuration.clientSecret else { return parameters }
         var result = parameters
         result["SECRET_HASH"] = CognitoSecretHash.compute(username: username, clientId: configuration.clientId, clientSecret: secret)
         return result
     }
 
-    private func tokens(from response: CognitoIdentityProviderAPI.AuthResponse) throws(TokenError) -> AuthTokens {
+    func tokens(from response: CognitoIdentityProviderAPI.AuthResponse) throws(TokenError) -> AuthTokens {
         guard let result = response.AuthenticationResult else {
             throw response.ChallengeName.map { TokenError.unsupportedChallenge($0) }
                 ?? .malformedResponse(provider: "Cognito", problem: "neither tokens nor a challenge")

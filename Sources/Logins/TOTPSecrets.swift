@@ -1,0 +1,40 @@
+import CredentialStore
+import MultiAuthCrypto
+import TokenProviders
+
+/// TOTP secrets kept in the credential store at the user's request (`--store-totp-secret`),
+/// so codes can be made without an authenticator app for unattended sign-ins. Kept under the
+/// pool's environment and the login's name; never printed.
+public struct TOTPSecrets: Sendable {
+    /// The store service name; the account is the login's name.
+    public static let service = "multiauth.totp"
+    /// The store.
+    public let store: CredentialStore
+
+    /// Secrets in `store`.
+    public init(store: CredentialStore) { self.store = store }
+
+    /// Keeps `secret` (base32) for the login `name` of `configuration`'s pool.
+    public func save(_ secret: String, name: String, configuration: CognitoUserPoolConfiguration) async throws(TokenError) {
+        var bytes = Array(secret.utf8)
+        defer { SecureMemory.zero(&bytes) }
+        do {
+            try await store.set(bytes, service: Self.service, account: name, label: "TOTP secret", environment: configuration.environment)
+        } catch { throw .storage(error.description) }
+    }
+
+    /// A generator for the secret kept for `name`, or nil when none is kept.
+    public func generator(name: String, configuration: CognitoUserPoolConfiguration) async throws(TokenError) -> TOTPGenerator? {
+        var bytes: [UInt8]
+        do { bytes = try await store.get(service: Self.service, account: name, environment: configuration.environment) } catch {
+            switch error {
+            case .itemNotFound, .storeMissing, .environmentMismatch: return nil
+            default: throw .storage(error.description)
+            }
+        }
+        defer { SecureMemory.zero(&bytes) }
+        do { return try TOTPGenerator(base32Secret: String(decoding: bytes, as: UTF8.self)) } catch {
+            throw .storage("the TOTP secret kept for login '\(name)' is not base32")
+        }
+    }
+}

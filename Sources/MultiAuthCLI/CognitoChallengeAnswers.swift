@@ -1,0 +1,130 @@
+import CredentialProviders
+import MultiAuthCore
+import MultiAuthCrypto
+import Synchronization
+import TokenProviders
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How `multiauth login cognito` answers challenges: a code from `--mfa-code` (used once),
+/// from the kept TOTP secret, from `--mfa-code-command`, or from a prompt on the terminal;
+/// without any of them, an error naming the challenge and the flags, never a wait.
+final class CognitoChallengeAnswers: CognitoChallengeResponder {
+    let mfaCode: String?
+    let mfaCodeCommand: String?
+    let mfaType: CognitoMFAKind?
+    /// Codes made from the TOTP secret kept in the store, if any.
+    let keptTOTP: TOTPGenerator?
+    /// At TOTP set-up, make the first code from the new secret and keep the secret.
+    let storeTOTPSecret: Bool
+    let newPassword: @Sendable (String) async throws(TokenError) -> [UInt8]
+    /// The secret of a TOTP set-up made during this sign-in, to keep after it succeeds.
+    let setUpSecret = Mutex<String?>(nil)
+    private let flagCodeUsed = Mutex(false)
+
+    init(
+        mfaCode: String?, mfaCodeCommand: String?, mfaType: CognitoMFAKind?, keptTOTP: TOTPGenerator?, storeTOTPSecret: Bool,
+        newPassword: @escaping @Sendable (String) async throws(TokenError) -> [UInt8]
+    ) {
+        self.mfaCode = mfaCode
+        self.mfaCodeCommand = mfaCodeCommand
+        self.mfaType = mfaType
+        self.keptTOTP = keptTOTP
+        self.storeTOTPSecret = storeTOTPSecret
+        self.newPassword = newPassword
+    }
+
+    static let how = "give --mfa-code or --mfa-code-command, or run in a terminal"
+
+    func newPassword(for username: String) async throws(TokenError) -> [UInt8] { try await newPassword(username) }
+
+    func code(for kind: CognitoMFAKind, destination: String?) async throws(TokenError) -> [UInt8] {
+        if kind == .totp, let keptTOTP { return Array(keptTOTP.code(at: Int64(Date().timeIntervalSince1970)).utf8) }
+        return try await externalCode(for: kind.rawValue, prompt: "Code for \(kind.rawValue)" + (destination.map { " (sent to \($0))" } ?? "") + ": ")
+    }
+
+    func chooseMFA(from options: [CognitoMFAKind]) async throws(TokenError) -> CognitoMFAKind {
+        if let mfaType, options.contains(mfaType) { return mfaType }
+        if keptTOTP != nil, options.contains(.totp) { return .totp }
+        if options.count == 1 { return options[0] }
+        let names = options.map { CognitoMFAKind.flagName($0) }.joined(separator: ", ")
+        throw .challengeNeedsInput(challenge: "SELECT_MFA_TYPE (\(names))", how: "give --mfa-type")
+    }
+
+    func confirmTOTPSetup(_ setup: CognitoTOTPSetup) async throws(TokenError) -> [UInt8] {
+        StandardError.emit("MFA set-up for \(setup.username): add this secret to an authenticator app (it is shown once):")
+        StandardError.emit("  secret: \(setup.secret)")
+        StandardError.emit("  \(setup.otpauthURI)")
+        await QRCode.show(setup.otpauthURI)
+        if storeTOTPSecret {
+            setUpSecret.withLock { $0 = setup.secret }
+            do { return Array(try TOTPGenerator(base32Secret: setup.secret).code(at: Int64(Date().timeIntervalSince1970)).utf8) } catch {
+                throw .malformedResponse(provider: "Cognito", problem: "the TOTP secret is not base32")
+            }
+        }
+        return try await externalCode(for: "MFA_SETUP", prompt: "Code from the authenticator app: ")
+    }
+
+    /// `--mfa-code` (once), then `--mfa-code-command`, then the terminal.
+    private func externalCode(for challenge: String, prompt: String) async throws(TokenError) -> [UInt8] {
+        if let mfaCode, flagCodeUsed.withLock({ used in defer { used = true }; return !used }) { return Array(mfaCode.utf8) }
+        if let mfaCodeCommand {
+            let output: [UInt8]
+            do throws(ShellCommandError) { output = try await ShellCommand.output(of: mfaCodeCommand, timeout: CommandTimeout.defaultSeconds) } catch {
+                throw .challengeNeedsInput(challenge: challenge, how: "--mfa-code-command failed: \(error)")
+            }
+            let code = String(decoding: output, as: UTF8.self).trimmedWhitespace
+            guard !code.isEmpty else { throw .challengeNeedsInput(challenge: challenge, how: "--mfa-code-command printed nothing") }
+            return Array(code.utf8)
+        }
+        guard let typed = TerminalPrompt.readSecret(prompt), !typed.isEmpty else {
+            throw .challengeNeedsInput(challenge: challenge, how: Self.how)
+        }
+        return typed
+    }
+}
+
+extension CognitoMFAKind {
+    /// The `--mfa-type` spelling.
+    static func flagName(_ kind: CognitoMFAKind) -> String {
+        switch kind {
+        case .totp: "totp"
+        case .sms: "sms"
+        case .email: "email"
+        }
+    }
+}
+
+/// A QR code of the set-up URI on standard error, drawn by Debian's `qrencode` when it is
+/// installed (nothing otherwise), off the cooperative pool.
+enum QRCode {
+    static func show(_ text: String) async {
+        let candidates = ["/usr/bin/qrencode", "/usr/local/bin/qrencode"]
+        guard let program = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return }
+        await runBlocking { () -> Result<Void, Never> in
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
+            let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(program), strdup("-t"), strdup("ANSIUTF8"), strdup(text), nil]
+            defer { arguments.forEach { free($0) } }
+            var pid = pid_t()
+            if posix_spawn(&pid, program, &actions, nil, arguments, environ) == 0 {
+                var status: Int32 = 0
+                waitpid(pid, &status, 0)
+            }
+            return .success(())
+        }
+    }
+}
