@@ -43,6 +43,11 @@ struct LoginCommand: AsyncParsableCommand {
             with no authenticator app. Anyone who can open the store then passes MFA: use it only for unattended accounts.
             """)
         var storeTOTPSecret = false
+        @Flag(help: """
+            When the pool offers to track this device, confirm it and keep its key and password in the store: later sign-ins \
+            prove the device (DEVICE_SRP_AUTH) and the pool may skip MFA. A device already kept is always used.
+            """)
+        var rememberDevice = false
         @OptionGroup var login: LoginOptions
 
         enum MFAType: String, ExpressibleByArgument, CaseIterable {
@@ -82,8 +87,16 @@ struct LoginCommand: AsyncParsableCommand {
             }
             let authenticator = CognitoUserPoolAuthenticator(configuration: configuration, http: CommandTimeout.transport())
             let (username, flow) = (self.username, self.flow)
-            let tokens = try await login.run { () async throws(TokenError) -> AuthTokens in
-                try await authenticator.signIn(username: username, password: password, flow: flow, responder: answers)
+            let devices = StoredCognitoDevices(store: logins.store, configuration: configuration)
+            let signIn = try await login.run { () async throws(TokenError) -> CognitoSignIn in
+                try await authenticator.signIn(username: username, password: password, flow: flow, responder: answers, devices: devices)
+            }
+            let tokens = signIn.tokens
+            if rememberDevice, let offered = signIn.newDevice {
+                let device = try await login.run { () async throws(TokenError) -> CognitoRememberedDevice in
+                    try await authenticator.rememberDevice(offered, tokens: tokens, userId: signIn.userId, name: "multiauth", devices: devices)
+                }
+                StandardError.emit("This device is remembered as \(device.deviceKey); later sign-ins prove it and may skip MFA.")
             }
             if let secret = answers.setUpSecret.withLock({ $0 }) {
                 try await login.run { () async throws(TokenError) in

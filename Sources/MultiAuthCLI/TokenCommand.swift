@@ -81,11 +81,22 @@ struct WhoAmICommand: AsyncParsableCommand {
 /// `multiauth logout`: revoke where the provider allows it, then remove the login.
 struct LogoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "logout", abstract: "Revoke a saved login where possible and remove it from the store.")
+    @Flag(help: "For a Cognito login: also make the pool forget this device (ForgetDevice) and remove it from the store.")
+    var forgetDevice = false
     @OptionGroup var login: LoginOptions
 
     func run() async throws {
         let logins = try login.logins()
         let record = try await login.run { () async throws(TokenError) in try await logins.load(name: login.name) }
+        if forgetDevice, case .cognito(let configuration) = record.provider {
+            let authenticator = CognitoUserPoolAuthenticator(configuration: configuration, http: CommandTimeout.transport())
+            let devices = StoredCognitoDevices(store: logins.store, configuration: configuration)
+            let (_, provider) = try await login.provider(in: logins)
+            let forgotten = try await login.run { () async throws(TokenError) -> String? in
+                try await authenticator.forgetDevice(tokens: try await provider.currentTokens(), devices: devices)
+            }
+            StandardError.emit(forgotten.map { "The pool forgot device \($0)." } ?? "The login names no tracked device.")
+        }
         do {
             let revoked = try await record.revoke(http: CommandTimeout.transport())
             StandardError.emit(revoked ? "Revoked the tokens of login '\(login.name)'." : "The provider offers no revocation; the tokens stay valid until they expire.")

@@ -96,6 +96,11 @@ extension Peers {
     static var imds: String { environment["MULTIAUTH_TEST_IMDS_URL"] ?? "" }
     /// The IAM Identity Center stand-in (scripts/peers/sso_server.py): SSO OIDC and the portal.
     static var sso: String { environment["MULTIAUTH_TEST_SSO_URL"] ?? "" }
+    /// The Cognito stand-in with remembered devices (scripts/peers/cognito_server.py): its
+    /// pool and client.
+    static var cognito: String { environment["MULTIAUTH_TEST_COGNITO_URL"] ?? "" }
+    static let cognitoPool = "us-east-1_MultiAuthPeer"
+    static let cognitoClient = "peerclient"
 }
 
 extension Peers {

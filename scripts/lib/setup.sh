@@ -145,6 +145,12 @@ start_peers() {
     PEER_PIDS+=($!)
     export MULTIAUTH_TEST_SSO_URL="http://127.0.0.1:$sso_port"
     wait_for "$MULTIAUTH_TEST_SSO_URL/_peer/stats" "IAM Identity Center server"
+    local cognito_port
+    cognito_port=$(free_port)
+    .venv/bin/python3 scripts/peers/cognito_server.py --port "$cognito_port" >"$logs/cognito.log" 2>&1 &
+    PEER_PIDS+=($!)
+    export MULTIAUTH_TEST_COGNITO_URL="http://127.0.0.1:$cognito_port"
+    wait_for "$MULTIAUTH_TEST_COGNITO_URL/_peer/devices?username=none" "Cognito device server"
     # Nothing run under the peers may reach the real instance metadata address: tests that
     # want IMDS name the local one.
     export AWS_EC2_METADATA_DISABLED=true

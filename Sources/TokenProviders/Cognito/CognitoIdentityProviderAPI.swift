@@ -22,6 +22,11 @@ struct CognitoIdentityProviderAPI: Sendable {
             let IdToken: String?
             let RefreshToken: String?
             let ExpiresIn: Int64?
+            let NewDeviceMetadata: DeviceMetadata?
+        }
+        struct DeviceMetadata: Decodable {
+            let DeviceKey: String
+            let DeviceGroupKey: String
         }
         let AuthenticationResult: Result?
         let ChallengeName: String?
@@ -42,6 +47,29 @@ struct CognitoIdentityProviderAPI: Sendable {
             default: return []
             }
         }
+    }
+
+    struct ConfirmDeviceResponse: Decodable {
+        let UserConfirmationNecessary: Bool?
+    }
+
+    func confirmDevice(accessToken: String, deviceKey: String, verifier: String, salt: String, name: String) async throws(TokenError) -> ConfirmDeviceResponse {
+        try await call("ConfirmDevice", [
+            "AccessToken": .string(accessToken), "DeviceKey": .string(deviceKey), "DeviceName": .string(name),
+            "DeviceSecretVerifierConfig": .object(["PasswordVerifier": .string(verifier), "Salt": .string(salt)]),
+        ], secrets: [accessToken])
+    }
+
+    func updateDeviceStatus(accessToken: String, deviceKey: String, remembered: Bool) async throws(TokenError) {
+        let _: [String: JSONValue] = try await call("UpdateDeviceStatus", [
+            "AccessToken": .string(accessToken), "DeviceKey": .string(deviceKey),
+            "DeviceRememberedStatus": .string(remembered ? "remembered" : "not_remembered"),
+        ], secrets: [accessToken])
+    }
+
+    func forgetDevice(accessToken: String, deviceKey: String) async throws(TokenError) {
+        let _: [String: JSONValue] = try await call(
+            "ForgetDevice", ["AccessToken": .string(accessToken), "DeviceKey": .string(deviceKey)], secrets: [accessToken])
     }
 
     /// AssociateSoftwareToken / VerifySoftwareToken answers.

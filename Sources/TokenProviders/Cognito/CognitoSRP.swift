@@ -96,12 +96,30 @@ public struct CognitoSRP: Sendable {
     package func intermediates(
         challenge: Challenge, password: [UInt8], poolName: String, timestamp: String
     ) throws(TokenError) -> Intermediates {
+        try proof(challenge: challenge, identity: poolName + challenge.userIdForSRP, password: password, timestamp: timestamp)
+    }
+
+    /// DEVICE_PASSWORD_VERIFIER's PASSWORD_CLAIM_SIGNATURE: the same proof, with the device
+    /// group key and device key where the pool name and user id go, and the device password.
+    public func deviceClaimSignature(
+        challenge: Challenge, device: CognitoRememberedDevice, timestamp: String
+    ) throws(TokenError) -> String {
+        try deviceIntermediates(challenge: challenge, device: device, timestamp: timestamp).signature
+    }
+
+    package func deviceIntermediates(challenge: Challenge, device: CognitoRememberedDevice, timestamp: String) throws(TokenError) -> Intermediates {
+        try proof(challenge: challenge, identity: device.groupKey + device.deviceKey, password: Array(device.password.utf8), timestamp: timestamp)
+    }
+
+    /// x = H(salt ‖ H(identity ‖ ":" ‖ password)), S, the HKDF key, and the HMAC over
+    /// identity ‖ secret block ‖ timestamp.
+    private func proof(challenge: Challenge, identity name: String, password: [UInt8], timestamp: String) throws(TokenError) -> Intermediates {
         do {
             let b = try BigNumber(hex: challenge.serverB)
             guard try !b.mod(group.n).isZero else { throw TokenError.malformedResponse(provider: "Cognito", problem: "SRP_B ≡ 0 (mod N)") }
             let u = try BigNumber(bytes: SHA256Hasher.hash(Self.padded(largeA) + Self.padded(b)).bytes)
             guard !u.isZero else { throw TokenError.malformedResponse(provider: "Cognito", problem: "SRP u = 0") }
-            var identity = Array((poolName + challenge.userIdForSRP + ":").utf8) + password
+            var identity = Array((name + ":").utf8) + password
             defer { SecureMemory.zero(&identity) }
             let x = try BigNumber(bytes: SHA256Hasher.hash(try Self.padded(hex: challenge.salt) + SHA256Hasher.hash(identity).bytes).bytes)
             let base = try b.subtract(group.k.multiply(group.g.power(x, modulo: group.n), modulo: group.n), modulo: group.n)
@@ -109,14 +127,29 @@ public struct CognitoSRP: Sendable {
             var key = try Self.derivedKey(s: s, u: u)
             defer { SecureMemory.zero(&key) }
             let secretBlock = try Base64.decode(challenge.secretBlock)
-            let message = Array(poolName.utf8) + Array(challenge.userIdForSRP.utf8) + secretBlock + Array(timestamp.utf8)
+            let message = Array(name.utf8) + secretBlock + Array(timestamp.utf8)
             let signature = Base64.encode(HMACSHA256Key(key: key).authenticationCode(for: message).bytes)
             return Intermediates(u: u, x: x, s: s, key: key, signature: signature)
         } catch let error as TokenError {
             throw error
         } catch {
-            throw .malformedResponse(provider: "Cognito", problem: "the PASSWORD_VERIFIER challenge is malformed (\(error))")
+            throw .malformedResponse(provider: "Cognito", problem: "the SRP challenge is malformed (\(error))")
         }
+    }
+
+    /// A device's SRP verifier for ConfirmDevice, as the Amplify and pycognito clients make it:
+    /// v = gˣ with x = H(pad(salt) ‖ H(groupKey ‖ deviceKey ‖ ":" ‖ password)); both sent as
+    /// base64 of their padded bytes.
+    package static func deviceVerifier(groupKey: String, deviceKey: String, password: String, salt: [UInt8]) throws(TokenError) -> (verifier: String, salt: String) {
+        do {
+            guard let n = prime else { throw CryptoError.cipherFailure }
+            let paddedSalt = try padded(BigNumber(bytes: salt))
+            var identity = Array((groupKey + deviceKey + ":" + password).utf8)
+            defer { SecureMemory.zero(&identity) }
+            let x = try BigNumber(bytes: SHA256Hasher.hash(paddedSalt + SHA256Hasher.hash(identity).bytes).bytes)
+            let v = try BigNumber(2).power(x, modulo: n)
+            return (Base64.encode(try padded(v)), Base64.encode(paddedSalt))
+        } catch { throw .local("the device verifier could not be made: \(error)") }
     }
 
     /// HKDF-SHA256 with salt pad(u), input pad(S) and info "Caldera Derived Key", first 16 bytes.

@@ -1,0 +1,54 @@
+import CredentialStore
+import MultiAuthCrypto
+import TokenProviders
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Remembered Cognito devices in the credential store: one item per pool user id, under the
+/// pool's environment, so a device made for one pool is never offered to another.
+public struct StoredCognitoDevices: CognitoDeviceStore {
+    /// The store service name; the account is the pool's user id.
+    public static let service = "multiauth.cognito-device"
+    let store: CredentialStore
+    let configuration: CognitoUserPoolConfiguration
+
+    /// Devices of `configuration`'s pool in `store`.
+    public init(store: CredentialStore, configuration: CognitoUserPoolConfiguration) {
+        self.store = store
+        self.configuration = configuration
+    }
+
+    public func device(for userId: String) async throws(TokenError) -> CognitoRememberedDevice? {
+        var bytes: [UInt8]
+        do { bytes = try await store.get(service: Self.service, account: userId, environment: configuration.environment) } catch {
+            switch error {
+            case .itemNotFound, .storeMissing, .environmentMismatch: return nil
+            default: throw .storage(error.description)
+            }
+        }
+        defer { SecureMemory.zero(&bytes) }
+        guard let device = try? JSONDecoder().decode(CognitoRememberedDevice.self, from: Data(bytes)) else {
+            throw .storage("the device kept for '\(userId)' in \(store.path) is not a device record")
+        }
+        return device
+    }
+
+    public func save(_ device: CognitoRememberedDevice, for userId: String) async throws(TokenError) {
+        guard var bytes = try? Array(JSONEncoder().encode(device)) else { throw .local("cannot encode the device") }
+        defer { SecureMemory.zero(&bytes) }
+        do {
+            try await store.set(bytes, service: Self.service, account: userId, label: "Cognito device", environment: configuration.environment)
+        } catch { throw .storage(error.description) }
+    }
+
+    public func remove(for userId: String) async throws(TokenError) {
+        do { try await store.delete(service: Self.service, account: userId) } catch {
+            if case .itemNotFound = error { return }
+            throw .storage(error.description)
+        }
+    }
+}
