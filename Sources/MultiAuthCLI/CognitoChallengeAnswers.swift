@@ -1,3 +1,4 @@
+import ArgumentParser
 import CredentialProviders
 import MultiAuthCore
 import MultiAuthCrypto
@@ -29,12 +30,17 @@ final class CognitoChallengeAnswers: CognitoChallengeResponder {
     /// At TOTP set-up, make the first code from the new secret and keep the secret.
     let storeTOTPSecret: Bool
     let newPassword: @Sendable (String) async throws(TokenError) -> [UInt8]
+    /// Custom challenge answers, one per round in order, then the command, then the terminal.
+    let customAnswers: [String]
+    let customAnswerCommand: String?
     /// The secret of a TOTP set-up made during this sign-in, to keep after it succeeds.
     let setUpSecret = Mutex<String?>(nil)
     private let flagCodeUsed = Mutex(false)
+    private let customRound = Mutex(0)
 
     init(
         mfaCode: String?, mfaCodeCommand: String?, mfaType: CognitoMFAKind?, keptTOTP: TOTPGenerator?, storeTOTPSecret: Bool,
+        customAnswers: [String] = [], customAnswerCommand: String? = nil,
         newPassword: @escaping @Sendable (String) async throws(TokenError) -> [UInt8]
     ) {
         self.mfaCode = mfaCode
@@ -42,6 +48,8 @@ final class CognitoChallengeAnswers: CognitoChallengeResponder {
         self.mfaType = mfaType
         self.keptTOTP = keptTOTP
         self.storeTOTPSecret = storeTOTPSecret
+        self.customAnswers = customAnswers
+        self.customAnswerCommand = customAnswerCommand
         self.newPassword = newPassword
     }
 
@@ -76,23 +84,51 @@ final class CognitoChallengeAnswers: CognitoChallengeResponder {
         return try await externalCode(for: "MFA_SETUP", prompt: "Code from the authenticator app: ")
     }
 
+    func chooseFirstFactor(from options: [CognitoFirstFactor]) async throws(TokenError) -> CognitoFirstFactor {
+        if options.count == 1 { return options[0] }
+        let names = options.map { CognitoFirstFactorArgument($0).rawValue }.joined(separator: ", ")
+        throw .challengeNeedsInput(challenge: "SELECT_CHALLENGE (\(names))", how: "give --preferred-challenge")
+    }
+
+    /// `--custom-answer` for the round, else `--custom-answer-command` (the challenge's
+    /// parameters in MULTIAUTH_CHALLENGE_<NAME> variables), else the terminal.
+    func answer(_ challenge: CognitoCustomChallenge) async throws(TokenError) -> [UInt8] {
+        let round = customRound.withLock { round in defer { round += 1 }; return round }
+        if round < customAnswers.count { return Array(customAnswers[round].utf8) }
+        let shown = challenge.parameters.filter { $0.key != "USERNAME" }.sorted { $0.key < $1.key }
+        if let customAnswerCommand {
+            let exports = shown.map { "MULTIAUTH_CHALLENGE_\($0.key.uppercased())=\(Self.shellQuoted($0.value))" }.joined(separator: " ")
+            return try await commandOutput(exports.isEmpty ? customAnswerCommand : "export \(exports); \(customAnswerCommand)", flag: "--custom-answer-command", challenge: "CUSTOM_CHALLENGE")
+        }
+        StandardError.emit("Custom challenge: " + shown.map { "\($0.key)=\(Redaction.quoted($0.value))" }.joined(separator: " "))
+        guard let typed = TerminalPrompt.readSecret("Answer: "), !typed.isEmpty else {
+            throw .challengeNeedsInput(challenge: "CUSTOM_CHALLENGE", how: "give --custom-answer or --custom-answer-command, or run in a terminal")
+        }
+        return typed
+    }
+
     /// `--mfa-code` (once), then `--mfa-code-command`, then the terminal.
     private func externalCode(for challenge: String, prompt: String) async throws(TokenError) -> [UInt8] {
         if let mfaCode, flagCodeUsed.withLock({ used in defer { used = true }; return !used }) { return Array(mfaCode.utf8) }
-        if let mfaCodeCommand {
-            let output: [UInt8]
-            do throws(ShellCommandError) { output = try await ShellCommand.output(of: mfaCodeCommand, timeout: CommandTimeout.defaultSeconds) } catch {
-                throw .challengeNeedsInput(challenge: challenge, how: "--mfa-code-command failed: \(error)")
-            }
-            let code = String(decoding: output, as: UTF8.self).trimmedWhitespace
-            guard !code.isEmpty else { throw .challengeNeedsInput(challenge: challenge, how: "--mfa-code-command printed nothing") }
-            return Array(code.utf8)
-        }
+        if let mfaCodeCommand { return try await commandOutput(mfaCodeCommand, flag: "--mfa-code-command", challenge: challenge) }
         guard let typed = TerminalPrompt.readSecret(prompt), !typed.isEmpty else {
             throw .challengeNeedsInput(challenge: challenge, how: Self.how)
         }
         return typed
     }
+
+    /// A command's standard output, trimmed; it must print something within the time limit.
+    private func commandOutput(_ command: String, flag: String, challenge: String) async throws(TokenError) -> [UInt8] {
+        let output: [UInt8]
+        do throws(ShellCommandError) { output = try await ShellCommand.output(of: command, timeout: CommandTimeout.defaultSeconds) } catch {
+            throw .challengeNeedsInput(challenge: challenge, how: "\(flag) failed: \(error)")
+        }
+        let text = String(decoding: output, as: UTF8.self).trimmedWhitespace
+        guard !text.isEmpty else { throw .challengeNeedsInput(challenge: challenge, how: "\(flag) printed nothing") }
+        return Array(text.utf8)
+    }
+
+    private static func shellQuoted(_ text: String) -> String { "'" + text.replacing("'", with: "'\\''") + "'" }
 }
 
 extension CognitoMFAKind {
@@ -102,6 +138,30 @@ extension CognitoMFAKind {
         case .totp: "totp"
         case .sms: "sms"
         case .email: "email"
+        case .smsOTP: "sms"
+        }
+    }
+}
+
+/// `--preferred-challenge` spellings of USER_AUTH's first factors.
+enum CognitoFirstFactorArgument: String, ExpressibleByArgument, CaseIterable {
+    case password, passwordSRP = "password-srp", emailOTP = "email-otp", smsOTP = "sms-otp"
+
+    init(_ factor: CognitoFirstFactor) {
+        switch factor {
+        case .password: self = .password
+        case .passwordSRP: self = .passwordSRP
+        case .emailOTP: self = .emailOTP
+        case .smsOTP: self = .smsOTP
+        }
+    }
+
+    var factor: CognitoFirstFactor {
+        switch self {
+        case .password: .password
+        case .passwordSRP: .passwordSRP
+        case .emailOTP: .emailOTP
+        case .smsOTP: .smsOTP
         }
     }
 }

@@ -33,7 +33,13 @@ struct LoginCommand: AsyncParsableCommand {
         @Option(help: "The user name, email or other alias.") var username: String
         @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
         @Flag(help: "If a new password is required, read it from the next line of standard input.") var newPasswordStdin = false
-        @Option(help: "srp (default) or password.") var flow: CognitoUserPoolAuthenticator.Flow = .srp
+        @Option(help: "srp (default), password, custom (CUSTOM_AUTH) or user-auth (choice-based: see --preferred-challenge).")
+        var flow: CognitoUserPoolAuthenticator.Flow = .srp
+        @Option(help: "For --flow user-auth: password, password-srp, email-otp or sms-otp (else the pool offers a choice).")
+        var preferredChallenge: CognitoFirstFactorArgument?
+        @Option(help: "The answer to a custom challenge; repeat for later rounds, in order.") var customAnswer: [String] = []
+        @Option(help: "A command whose standard output answers a custom challenge, run each round with its parameters in MULTIAUTH_CHALLENGE_<NAME>.")
+        var customAnswerCommand: String?
         @Option(help: "The one-time code for the MFA challenge (TOTP, SMS or email), or for TOTP set-up.") var mfaCode: String?
         @Option(help: "A command whose standard output is the MFA code, run when a code is needed (like aws-vault's mfa_process).")
         var mfaCodeCommand: String?
@@ -71,7 +77,14 @@ struct LoginCommand: AsyncParsableCommand {
                 clientSecret: clientSecret ?? LoginOptions.environmentSecret ?? section?.clientSecret,
                 region: region ?? section?.region, endpoint: endpoint ?? (region == nil ? section?.endpoint : nil))
             var lines = passwordStdin || newPasswordStdin ? StandardInputLines() : nil
-            var password = try lines?.next("--password-stdin") ?? Self.prompt("Password for \(username): ")
+            // A code or a custom challenge can be the whole sign-in: then no password is asked.
+            let passwordless = flow == .custom || (flow == .userAuth && [.emailOTP, .smsOTP].contains(preferredChallenge))
+            var password: [UInt8] = []
+            if lines != nil {
+                password = try lines?.next("--password-stdin") ?? []
+            } else if !passwordless {
+                password = try Self.prompt("Password for \(username): ")
+            }
             defer { SecureMemory.zero(&password) }
             let newPassword: [UInt8]? = newPasswordStdin ? try lines?.next("--new-password-stdin") : nil
             let logins = try login.logins()
@@ -79,17 +92,19 @@ struct LoginCommand: AsyncParsableCommand {
                 try await TOTPSecrets(store: logins.store).generator(name: login.name, configuration: configuration)
             }
             let answers = CognitoChallengeAnswers(
-                mfaCode: mfaCode, mfaCodeCommand: mfaCodeCommand, mfaType: mfaType?.kind, keptTOTP: kept, storeTOTPSecret: storeTOTPSecret
+                mfaCode: mfaCode, mfaCodeCommand: mfaCodeCommand, mfaType: mfaType?.kind, keptTOTP: kept, storeTOTPSecret: storeTOTPSecret,
+                customAnswers: customAnswer, customAnswerCommand: customAnswerCommand
             ) { (user: String) async throws(TokenError) -> [UInt8] in
                 if let newPassword { return newPassword }
                 guard let typed = TerminalPrompt.readSecret("New password for \(user): ") else { throw .newPasswordRequired(username: user) }
                 return typed
             }
             let authenticator = CognitoUserPoolAuthenticator(configuration: configuration, http: CommandTimeout.transport())
-            let (username, flow) = (self.username, self.flow)
+            let (username, flow, preferred) = (self.username, self.flow, self.preferredChallenge?.factor)
             let devices = StoredCognitoDevices(store: logins.store, configuration: configuration)
             let signIn = try await login.run { () async throws(TokenError) -> CognitoSignIn in
-                try await authenticator.signIn(username: username, password: password, flow: flow, responder: answers, devices: devices)
+                try await authenticator.signIn(
+                    username: username, password: password, flow: flow, preferred: preferred, responder: answers, devices: devices)
             }
             let tokens = signIn.tokens
             if rememberDevice, let offered = signIn.newDevice {

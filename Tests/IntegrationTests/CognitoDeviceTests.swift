@@ -87,6 +87,17 @@ import Testing
         #expect(asked.status == 2 && asked.stderr.contains("SOFTWARE_TOKEN_MFA"), "\(asked.stderr)")
     }
 
+    /// A session that expired while the code was being typed (the peer's three minutes, ended
+    /// early through its hook) is refused with Cognito's message, and nothing is saved.
+    @Test func anExpiredSessionIsRefused() async throws {
+        let user = try await Self.freshUser()
+        let store = try TempStore()
+        let slowCode = "curl -s -X POST \(Peers.cognito)/_peer/expire-sessions >/dev/null; \(Self.codeCommand(user.secret))"
+        let run = try Self.login(user.name, store, ["--mfa-code-command", slowCode])
+        #expect(run.status == 3 && run.stderr.contains("session is expired"), "\(run.stderr)")
+        #expect(try CLITests.run(["token", "--name", "dev"] + store.arguments).status != 0)
+    }
+
     @Test func aWrongPasswordAndAReusedCodeAreTyped() async throws {
         let user = try await Self.freshUser()
         let store = try TempStore()

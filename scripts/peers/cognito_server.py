@@ -15,9 +15,13 @@ one pool (--pool-id) and one app client without a secret (--client-id):
   answers UserConfirmationNecessary = true (the pool's "user opt-in" setting), so a device is
   remembered only after UpdateDeviceStatus; ForgetDevice removes it;
 - REFRESH_TOKEN_AUTH refuses a refresh token issued to a device unless DEVICE_KEY names it;
+- users may have SMS and email MFA too (SELECT_MFA_TYPE when they have several; codes go to
+  an outbox that `POST /_peer/outbox` {username} reads), secret words for CUSTOM_AUTH (one
+  CUSTOM_CHALLENGE round per word), and USER_AUTH's choice of first factor (PASSWORD,
+  PASSWORD_SRP, EMAIL_OTP, SMS_OTP; SELECT_CHALLENGE with AvailableChallenges);
 - sessions last 180 s; `POST /_peer/expire-sessions` ends them all at once (for the tests).
-Control: `POST /_peer/users` {username, password, totp} creates a user and answers its TOTP
-secret; `GET /_peer/devices?username=U` lists the user's devices and their status.
+Control: `POST /_peer/users` {username, password, totp, sms, email, custom} creates a user
+and answers its TOTP secret; `GET /_peer/devices?username=U` lists the user's devices and their status.
 """
 import argparse
 import base64
@@ -94,16 +98,16 @@ class Pool:
         self.pool_id, self.client_id, self.issuer = pool_id, client_id, issuer
         self.pool_name = pool_id.split("_", 1)[1]
         self.key = RSAKey.generate_key(2048, parameters={"kid": "peer-key", "alg": "RS256", "use": "sig"})
-        self.users, self.sessions, self.refresh_tokens, self.access_tokens = {}, {}, {}, {}
+        self.users, self.sessions, self.refresh_tokens, self.access_tokens, self.outbox = {}, {}, {}, {}, {}
         self.lock = threading.Lock()
 
     # --- users and devices ---
 
-    def create_user(self, username, password, totp):
+    def create_user(self, username, password, totp, sms=False, email=False, custom=None):
         salt = secrets.token_hex(16)
         user = {"salt": salt, "v": verifier(salt, self.pool_name + username + ":" + password), "sub": secrets.token_hex(16),
-                "totp": base64.b32encode(secrets.token_bytes(20)).decode().rstrip("=") if totp else None,
-                "last_totp_step": None, "devices": {}}
+                "password": password, "totp": base64.b32encode(secrets.token_bytes(20)).decode().rstrip("=") if totp else None,
+                "sms": sms, "email": email, "custom": custom or [], "last_totp_step": None, "devices": {}}
         self.users[username] = user
         return {"username": username, "totp_secret": user["totp"]}
 
@@ -163,16 +167,20 @@ class Pool:
         parameters = body.get("AuthParameters", {})
         flow = body.get("AuthFlow")
         if flow == "USER_SRP_AUTH":
+            return self.password_verifier(parameters.get("USERNAME", ""), parameters)
+        if flow == "CUSTOM_AUTH":
+            username = parameters.get("USERNAME", "")
+            if not self.user(username)["custom"]:
+                raise CognitoError("NotAuthorizedException", "Custom authentication is not set up for this user.")
+            return self.custom_round(username, 0)
+        if flow == "USER_AUTH":
             username = parameters.get("USERNAME", "")
             user = self.user(username)
-            b = secrets.randbits(1024)
-            big_b = (K * user["v"] + pow(G, b, N)) % N
-            block = base64.b64encode(secrets.token_bytes(64)).decode()
-            session = self.new_session(stage="PASSWORD_VERIFIER", username=username, a=parameters.get("SRP_A", "0"), b=b, B=big_b,
-                                       block=block, device_key=parameters.get("DEVICE_KEY"))
-            return {"ChallengeName": "PASSWORD_VERIFIER", "Session": session, "ChallengeParameters": {
-                "SALT": user["salt"], "SRP_B": format(big_b, "x"), "SECRET_BLOCK": block, "USER_ID_FOR_SRP": username,
-                "USERNAME": username}}
+            if parameters.get("PREFERRED_CHALLENGE"):
+                return self.first_factor(username, parameters["PREFERRED_CHALLENGE"], parameters)
+            available = ["PASSWORD", "PASSWORD_SRP"] + (["EMAIL_OTP"] if user["email"] else []) + (["SMS_OTP"] if user["sms"] else [])
+            session = self.new_session(stage="SELECT_CHALLENGE", username=username, available=available)
+            return {"ChallengeName": "SELECT_CHALLENGE", "Session": session, "ChallengeParameters": {}, "AvailableChallenges": available}
         if flow in ("REFRESH_TOKEN_AUTH", "REFRESH_TOKEN"):
             owner = self.refresh_tokens.get(parameters.get("REFRESH_TOKEN"))
             if owner is None:
@@ -220,7 +228,63 @@ class Pool:
             state = self.take_session(body.get("Session"), name)
             self.check_totp(state["username"], answers.get("SOFTWARE_TOKEN_MFA_CODE", ""))
             return self.tokens(state["username"], None, new_device=True)
+        if name in ("SMS_MFA", "EMAIL_OTP"):
+            state = self.take_session(body.get("Session"), name)
+            self.check_outbox(state["username"], answers.get(name + "_CODE" if name == "SMS_MFA" else "EMAIL_OTP_CODE", ""))
+            return self.tokens(state["username"], None, new_device=True)
+        if name == "SMS_OTP":
+            state = self.take_session(body.get("Session"), name)
+            self.check_outbox(state["username"], answers.get("SMS_OTP_CODE", ""))
+            return self.tokens(state["username"], None, new_device=True)
+        if name == "SELECT_CHALLENGE":
+            state = self.take_session(body.get("Session"), name)
+            if answers.get("ANSWER") not in state["available"]:
+                raise CognitoError("InvalidParameterException", "ANSWER must be one of AvailableChallenges")
+            return self.first_factor(state["username"], answers["ANSWER"], answers)
+        if name == "CUSTOM_CHALLENGE":
+            state = self.take_session(body.get("Session"), name)
+            words = self.users[state["username"]]["custom"]
+            if not hmac.compare_digest(answers.get("ANSWER", ""), words[state["index"]]):
+                raise CognitoError("NotAuthorizedException", "Incorrect answer.")
+            if state["index"] + 1 < len(words):
+                return self.custom_round(state["username"], state["index"] + 1)
+            return self.tokens(state["username"], None, new_device=True)
+        if name == "SELECT_MFA_TYPE":
+            state = self.take_session(body.get("Session"), name)
+            if answers.get("ANSWER") not in state["kinds"]:
+                raise CognitoError("InvalidParameterException", "ANSWER must be one of MFAS_CAN_CHOOSE")
+            return self.mfa_challenge(state["username"], answers["ANSWER"])
         raise CognitoError("InvalidParameterException", f"ChallengeName {name} is not supported by this peer")
+
+    def password_verifier(self, username, values):
+        user = self.user(username)
+        b = secrets.randbits(1024)
+        big_b = (K * user["v"] + pow(G, b, N)) % N
+        block = base64.b64encode(secrets.token_bytes(64)).decode()
+        session = self.new_session(stage="PASSWORD_VERIFIER", username=username, a=values.get("SRP_A", "0"), b=b, B=big_b,
+                                   block=block, device_key=values.get("DEVICE_KEY"))
+        return {"ChallengeName": "PASSWORD_VERIFIER", "Session": session, "ChallengeParameters": {
+            "SALT": user["salt"], "SRP_B": format(big_b, "x"), "SECRET_BLOCK": block, "USER_ID_FOR_SRP": username,
+            "USERNAME": username}}
+
+    def first_factor(self, username, choice, values):
+        """USER_AUTH's first factor: a password (plain or SRP), or a one-time code."""
+        user = self.user(username)
+        if choice == "PASSWORD":
+            if not hmac.compare_digest(values.get("PASSWORD", ""), user["password"]):
+                raise CognitoError("NotAuthorizedException", "Incorrect username or password.")
+            return self.after_password(username, values.get("DEVICE_KEY"))
+        if choice == "PASSWORD_SRP":
+            return self.password_verifier(username, values)
+        if (choice == "EMAIL_OTP" and user["email"]) or (choice == "SMS_OTP" and user["sms"]):
+            return self.mfa_challenge(username, choice)
+        raise CognitoError("InvalidParameterException", f"{choice} is not available for this user")
+
+    def custom_round(self, username, index):
+        questions = len(self.users[username]["custom"])
+        session = self.new_session(stage="CUSTOM_CHALLENGE", username=username, index=index)
+        return {"ChallengeName": "CUSTOM_CHALLENGE", "Session": session, "ChallengeParameters": {
+            "USERNAME": username, "round": str(index + 1), "question": f"secret word {index + 1} of {questions}"}}
 
     def session_by_block(self, answers, stage):
         """Cognito's SECRET_BLOCK carries the SRP state, so a verifier answer without the Session
@@ -235,10 +299,29 @@ class Pool:
         if device_key and user["devices"].get(device_key, {}).get("status") == "remembered":
             session = self.new_session(stage="DEVICE_SRP_AUTH", username=username)
             return {"ChallengeName": "DEVICE_SRP_AUTH", "Session": session, "ChallengeParameters": {"USERNAME": username}}
-        if user["totp"]:
-            session = self.new_session(stage="SOFTWARE_TOKEN_MFA", username=username)
-            return {"ChallengeName": "SOFTWARE_TOKEN_MFA", "Session": session, "ChallengeParameters": {"USERNAME": username}}
+        kinds = [kind for kind, on in (("SOFTWARE_TOKEN_MFA", user["totp"]), ("SMS_MFA", user["sms"]), ("EMAIL_OTP", user["email"])) if on]
+        if len(kinds) > 1:
+            session = self.new_session(stage="SELECT_MFA_TYPE", username=username, kinds=kinds)
+            return {"ChallengeName": "SELECT_MFA_TYPE", "Session": session,
+                    "ChallengeParameters": {"USERNAME": username, "MFAS_CAN_CHOOSE": json.dumps(kinds)}}
+        if kinds:
+            return self.mfa_challenge(username, kinds[0])
         return self.tokens(username, None, new_device=True)
+
+    def mfa_challenge(self, username, kind):
+        """The challenge for one factor; SMS and email codes go to the outbox (GET-able by tests)."""
+        session = self.new_session(stage=kind, username=username)
+        parameters = {"USERNAME": username}
+        if kind in ("SMS_MFA", "EMAIL_OTP", "SMS_OTP"):
+            self.outbox[username] = format(secrets.randbelow(10**6), "06d")
+            parameters["CODE_DELIVERY_DELIVERY_MEDIUM"] = "SMS" if kind.startswith("SMS") else "EMAIL"
+            parameters["CODE_DELIVERY_DESTINATION"] = "+*******0100" if kind.startswith("SMS") else "u***@e***"
+        return {"ChallengeName": kind, "Session": session, "ChallengeParameters": parameters}
+
+    def check_outbox(self, username, code):
+        expected = self.outbox.pop(username, None)
+        if expected is None or not hmac.compare_digest(expected, code):
+            raise CognitoError("CodeMismatchException", "Invalid code or auth state for the user.")
 
     def remembered_device(self, username, device_key):
         device = self.user(username)["devices"].get(device_key)
@@ -323,7 +406,12 @@ class Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
         if self.path == "/_peer/users":
             with pool.lock:
-                return self.reply(200, pool.create_user(body["username"], body["password"], body.get("totp", False)))
+                return self.reply(200, pool.create_user(
+                    body["username"], body["password"], body.get("totp", False), body.get("sms", False), body.get("email", False),
+                    body.get("custom")))
+        if self.path == "/_peer/outbox":
+            with pool.lock:
+                return self.reply(200, {"code": pool.outbox.get(body.get("username"), "")})
         if self.path == "/_peer/expire-sessions":
             with pool.lock:
                 for state in pool.sessions.values():

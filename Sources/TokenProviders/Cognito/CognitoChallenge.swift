@@ -6,11 +6,13 @@ public enum CognitoMFAKind: String, Sendable, Codable, CaseIterable {
     case totp = "SOFTWARE_TOKEN_MFA"
     /// A code sent by text message.
     case sms = "SMS_MFA"
-    /// A code sent by email.
+    /// A code sent by email (as MFA, or as USER_AUTH's first factor).
     case email = "EMAIL_OTP"
+    /// A code sent by text message as USER_AUTH's first factor.
+    case smsOTP = "SMS_OTP"
 
-    /// The response key Cognito expects the code under.
-    var codeKey: String { self == .email ? "EMAIL_OTP_CODE" : rawValue + "_CODE" }
+    /// The response key Cognito expects the code under (`SOFTWARE_TOKEN_MFA_CODE`, ...).
+    var codeKey: String { rawValue + "_CODE" }
 }
 
 /// TOTP set-up (MFA_SETUP): the secret to enter in an authenticator app. ``description``
@@ -46,6 +48,10 @@ public protocol CognitoChallengeResponder: Sendable {
     /// Shows `setup` to the user and returns the first code their authenticator app shows
     /// (MFA_SETUP with TOTP).
     func confirmTOTPSetup(_ setup: CognitoTOTPSetup) async throws(TokenError) -> [UInt8]
+    /// Which first factor to use (USER_AUTH's SELECT_CHALLENGE, when none was preferred).
+    func chooseFirstFactor(from options: [CognitoFirstFactor]) async throws(TokenError) -> CognitoFirstFactor
+    /// The answer to a custom challenge (CUSTOM_CHALLENGE); called once per round.
+    func answer(_ challenge: CognitoCustomChallenge) async throws(TokenError) -> [UInt8]
 }
 
 /// A responder that only supplies a new password (the original `signIn(newPassword:)`
@@ -68,5 +74,13 @@ struct NewPasswordOnlyResponder: CognitoChallengeResponder {
 
     func confirmTOTPSetup(_ setup: CognitoTOTPSetup) async throws(TokenError) -> [UInt8] {
         throw .unsupportedChallenge("MFA_SETUP")
+    }
+
+    func chooseFirstFactor(from options: [CognitoFirstFactor]) async throws(TokenError) -> CognitoFirstFactor {
+        throw .unsupportedChallenge("SELECT_CHALLENGE")
+    }
+
+    func answer(_ challenge: CognitoCustomChallenge) async throws(TokenError) -> [UInt8] {
+        throw .unsupportedChallenge("CUSTOM_CHALLENGE")
     }
 }

@@ -1,21 +1,28 @@
 import MultiAuthCrypto
 
-/// One challenge of a sign-in and its answer, by Cognito's challenge names:
-/// NEW_PASSWORD_REQUIRED, SOFTWARE_TOKEN_MFA, SMS_MFA, EMAIL_OTP, SELECT_MFA_TYPE and
-/// MFA_SETUP (TOTP: AssociateSoftwareToken, VerifySoftwareToken, then the challenge), and
-/// DEVICE_SRP_AUTH with its DEVICE_PASSWORD_VERIFIER (the remembered device's own SRP proof).
-/// Every answer goes with the session of the challenge it answers, and is zeroed after.
+/// One challenge of a sign-in and its answer, by Cognito's challenge names: PASSWORD_VERIFIER
+/// (offering a remembered device), NEW_PASSWORD_REQUIRED, the code challenges
+/// (SOFTWARE_TOKEN_MFA, SMS_MFA, EMAIL_OTP, SMS_OTP), SELECT_MFA_TYPE, MFA_SETUP (TOTP:
+/// AssociateSoftwareToken, VerifySoftwareToken, then the challenge), CUSTOM_CHALLENGE,
+/// SELECT_CHALLENGE, and DEVICE_SRP_AUTH with its DEVICE_PASSWORD_VERIFIER (the remembered
+/// device's own SRP proof). Every answer goes with the session of the challenge it answers,
+/// and is zeroed after.
 struct CognitoChallengeRound {
     let authenticator: CognitoUserPoolAuthenticator
     let response: CognitoIdentityProviderAPI.AuthResponse
+    /// The pool's name for the user.
     let username: String
-    /// The device remembered for this user, offered at the password step.
-    let device: CognitoRememberedDevice?
 
     private var api: CognitoIdentityProviderAPI { authenticator.api }
 
-    func answer(_ name: String, responder: any CognitoChallengeResponder) async throws(TokenError) -> CognitoIdentityProviderAPI.AuthResponse {
+    func answer(
+        _ name: String, responder: any CognitoChallengeResponder, context: inout CognitoSignInContext
+    ) async throws(TokenError) -> CognitoIdentityProviderAPI.AuthResponse {
         switch name {
+        case "PASSWORD_VERIFIER":
+            return try await provePassword(context: &context)
+        case "DEVICE_SRP_AUTH":
+            return try await proveDevice(context.device)
         case "NEW_PASSWORD_REQUIRED":
             var password = try await responder.newPassword(for: username)
             defer { SecureMemory.zero(&password) }
@@ -28,12 +35,21 @@ struct CognitoChallengeRound {
         case "SELECT_MFA_TYPE":
             let options = response.list("MFAS_CAN_CHOOSE").compactMap(CognitoMFAKind.init(rawValue:))
             guard !options.isEmpty else { throw .malformedResponse(provider: "Cognito", problem: "SELECT_MFA_TYPE offers no MFA this client knows") }
-            let choice = try await responder.chooseMFA(from: options)
-            return try await respond(name, ["ANSWER": choice.rawValue])
+            return try await respond(name, ["ANSWER": try await responder.chooseMFA(from: options).rawValue])
+        case "SELECT_CHALLENGE":
+            let options = (response.AvailableChallenges ?? []).compactMap(CognitoFirstFactor.init(rawValue:))
+            guard !options.isEmpty else { throw .malformedResponse(provider: "Cognito", problem: "SELECT_CHALLENGE offers no first factor this client knows") }
+            let choice: CognitoFirstFactor
+            if let preferred = context.preferred, options.contains(preferred) { choice = preferred } else { choice = try await responder.chooseFirstFactor(from: options) }
+            var answers = try context.firstFactorProof(choice)
+            answers["ANSWER"] = choice.rawValue
+            return try await respond(name, answers)
+        case "CUSTOM_CHALLENGE":
+            var answer = try await responder.answer(CognitoCustomChallenge(parameters: response.stringParameters))
+            defer { SecureMemory.zero(&answer) }
+            return try await respond(name, ["ANSWER": String(decoding: answer, as: UTF8.self)])
         case "MFA_SETUP":
             return try await setUpTOTP(responder: responder)
-        case "DEVICE_SRP_AUTH":
-            return try await proveDevice()
         default:
             throw .unsupportedChallenge(name)
         }
@@ -46,9 +62,25 @@ struct CognitoChallengeRound {
         return try await api.respond(challenge: name, responses: authenticator.withSecretHash(all, username: username), session: session ?? response.Session)
     }
 
+    /// The SRP password proof; a device remembered for USER_ID_FOR_SRP is offered with it.
+    private func provePassword(context: inout CognitoSignInContext) async throws(TokenError) -> CognitoIdentityProviderAPI.AuthResponse {
+        guard let srp = context.srp else { throw .malformedResponse(provider: "Cognito", problem: "PASSWORD_VERIFIER without an SRP start") }
+        guard let b = response.parameter("SRP_B"), let salt = response.parameter("SALT"), let block = response.parameter("SECRET_BLOCK"),
+            let userId = response.parameter("USER_ID_FOR_SRP")
+        else { throw .malformedResponse(provider: "Cognito", problem: "PASSWORD_VERIFIER lacks SRP_B, SALT, SECRET_BLOCK or USER_ID_FOR_SRP") }
+        if let devices = context.devices { context.device = try await devices.device(for: userId) }
+        let timestamp = CognitoSRP.timestamp(unixTime: authenticator.now())
+        let signature = try srp.claimSignature(
+            challenge: .init(serverB: b, salt: salt, secretBlock: block, userIdForSRP: userId), password: context.password,
+            poolName: authenticator.configuration.poolName, timestamp: timestamp)
+        var answers = ["TIMESTAMP": timestamp, "PASSWORD_CLAIM_SECRET_BLOCK": block, "PASSWORD_CLAIM_SIGNATURE": signature]
+        if let device = context.device { answers["DEVICE_KEY"] = device.deviceKey }
+        return try await respond("PASSWORD_VERIFIER", answers)
+    }
+
     /// DEVICE_SRP_AUTH with a fresh A, then DEVICE_PASSWORD_VERIFIER signed with the device
     /// password's SRP key.
-    private func proveDevice() async throws(TokenError) -> CognitoIdentityProviderAPI.AuthResponse {
+    private func proveDevice(_ device: CognitoRememberedDevice?) async throws(TokenError) -> CognitoIdentityProviderAPI.AuthResponse {
         guard let device else { throw .unsupportedChallenge("DEVICE_SRP_AUTH (no device is remembered for \(username))") }
         let srp = try CognitoSRP()
         let challenge = try await respond("DEVICE_SRP_AUTH", ["DEVICE_KEY": device.deviceKey, "SRP_A": srp.largeA.hex])
@@ -61,7 +93,7 @@ struct CognitoChallengeRound {
         let timestamp = CognitoSRP.timestamp(unixTime: authenticator.now())
         let signature = try srp.deviceClaimSignature(
             challenge: .init(serverB: b, salt: salt, secretBlock: block, userIdForSRP: user), device: device, timestamp: timestamp)
-        let next = CognitoChallengeRound(authenticator: authenticator, response: challenge, username: user, device: device)
+        let next = CognitoChallengeRound(authenticator: authenticator, response: challenge, username: user)
         return try await next.respond("DEVICE_PASSWORD_VERIFIER", [
             "DEVICE_KEY": device.deviceKey, "TIMESTAMP": timestamp, "PASSWORD_CLAIM_SECRET_BLOCK": block, "PASSWORD_CLAIM_SIGNATURE": signature,
         ])

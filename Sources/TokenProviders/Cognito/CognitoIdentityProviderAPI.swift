@@ -32,6 +32,11 @@ struct CognitoIdentityProviderAPI: Sendable {
         let ChallengeName: String?
         let ChallengeParameters: [String: JSONValue]?
         let Session: String?
+        /// USER_AUTH's SELECT_CHALLENGE lists its first factors here.
+        let AvailableChallenges: [String]?
+
+        /// The text parameters (a custom challenge's, for one).
+        var stringParameters: [String: String] { (ChallengeParameters ?? [:]).compactMapValues(\.stringValue) }
 
         /// A challenge parameter as text.
         func parameter(_ key: String) -> String? { ChallengeParameters?[key]?.stringValue }

@@ -1,21 +1,26 @@
 import HTTPTransport
 import MultiAuthCrypto
 
-/// Signs in to a Cognito user pool (USER_SRP_AUTH or USER_PASSWORD_AUTH), answers its
-/// challenges through a ``CognitoChallengeResponder`` (new password, TOTP/SMS/email MFA, the
-/// choice between them, TOTP set-up), and refreshes with REFRESH_TOKEN_AUTH.
+/// Signs in to a Cognito user pool (USER_SRP_AUTH, USER_PASSWORD_AUTH, CUSTOM_AUTH or
+/// USER_AUTH), answers its challenges through a ``CognitoChallengeResponder`` (new password,
+/// TOTP/SMS/email MFA, the choice between them, TOTP set-up, custom challenges, the choice of
+/// first factor), proves remembered devices, and refreshes with REFRESH_TOKEN_AUTH.
 ///
 /// ```swift
 /// let cognito = CognitoUserPoolAuthenticator(configuration: .init(userPoolId: pool, clientId: client), http: CurlHTTPClient())
 /// let tokens = try await cognito.signIn(username: "alice", password: Array(password.utf8))
 /// ```
 public struct CognitoUserPoolAuthenticator: TokenRefresher {
-    /// How the password is proven.
+    /// How the sign-in starts.
     public enum Flow: String, Sendable, Codable, CaseIterable {
         /// USER_SRP_AUTH: the password never leaves the client.
         case srp
         /// USER_PASSWORD_AUTH: the password is sent over TLS.
         case password
+        /// CUSTOM_AUTH: the pool's own challenges (CUSTOM_CHALLENGE), as many rounds as it asks.
+        case custom
+        /// USER_AUTH: choice-based sign-in (password, SRP, or an email or SMS code first).
+        case userAuth = "user-auth"
     }
 
     /// The pool and client.
@@ -43,20 +48,25 @@ public struct CognitoUserPoolAuthenticator: TokenRefresher {
     }
 
     /// Signs `username` in, answering every challenge through `responder`: a new password,
-    /// TOTP, SMS and email codes, the choice between them, and TOTP set-up. With `devices`,
+    /// TOTP, SMS and email codes, the choice between them, TOTP set-up, custom challenges and
+    /// USER_AUTH's choice of first factor (`preferred`, else the responder's). With `devices`,
     /// a device remembered for the user is offered (DEVICE_KEY) and proven (DEVICE_SRP_AUTH,
     /// DEVICE_PASSWORD_VERIFIER), so the pool can skip MFA.
     /// - Parameter password: zeroed by the caller after the call; copies made here are zeroed.
     public func signIn(
-        username: String, password: [UInt8], flow: Flow = .srp, responder: any CognitoChallengeResponder,
-        devices: (any CognitoDeviceStore)? = nil
+        username: String, password: [UInt8], flow: Flow = .srp, preferred: CognitoFirstFactor? = nil,
+        responder: any CognitoChallengeResponder, devices: (any CognitoDeviceStore)? = nil
     ) async throws(TokenError) -> CognitoSignIn {
-        var (response, challengeUser, device): (CognitoIdentityProviderAPI.AuthResponse, String, CognitoRememberedDevice?) = try await start(username: username, password: password, flow: flow, devices: devices)
+        var context = CognitoSignInContext(password: password, preferred: preferred, devices: devices)
+        defer { SecureMemory.zero(&context.password) }
+        var response = try await start(username: username, flow: flow, context: &context)
+        var user = username
         for _ in 0..<Self.maximumChallenges {
-            guard let name = response.ChallengeName else { return try signInResult(response, challengeUser: challengeUser) }
-            response = try await CognitoChallengeRound(authenticator: self, response: response, username: challengeUser, device: device)
-                .answer(name, responder: responder)
-            challengeUser = response.parameter("USERNAME") ?? challengeUser
+            // The pool's name for the user, which differs from what was typed for an alias.
+            user = response.parameter("USERNAME") ?? response.parameter("USER_ID_FOR_SRP") ?? user
+            guard let name = response.ChallengeName else { return try signInResult(response, challengeUser: user) }
+            response = try await CognitoChallengeRound(authenticator: self, response: response, username: user)
+                .answer(name, responder: responder, context: &context)
         }
         throw .malformedResponse(provider: "Cognito", problem: "more than \(Self.maximumChallenges) challenges in one sign-in")
     }
@@ -64,29 +74,27 @@ public struct CognitoUserPoolAuthenticator: TokenRefresher {
     /// A sign-in that keeps asking is cut off here.
     static let maximumChallenges = 10
 
-    /// InitiateAuth, and the SRP password proof (offering the device remembered for the user
-    /// the challenge names); returns the next answer, the pool's name for the user and that
-    /// device.
-    private func start(
-        username: String, password: [UInt8], flow: Flow, devices: (any CognitoDeviceStore)?
-    ) async throws(TokenError) -> (CognitoIdentityProviderAPI.AuthResponse, String, CognitoRememberedDevice?) {
+    /// InitiateAuth for `flow`.
+    private func start(username: String, flow: Flow, context: inout CognitoSignInContext) async throws(TokenError) -> CognitoIdentityProviderAPI.AuthResponse {
+        var parameters = ["USERNAME": username]
+        let name: String
         switch flow {
         case .password:
-            var text = String(decoding: password, as: UTF8.self)
-            defer { text = "" }
-            let response = try await api.initiateAuth(
-                flow: "USER_PASSWORD_AUTH", parameters: withSecretHash(["USERNAME": username, "PASSWORD": text], username: username))
-            return (response, response.parameter("USER_ID_FOR_SRP") ?? username, nil)
+            name = "USER_PASSWORD_AUTH"
+            parameters["PASSWORD"] = String(decoding: context.password, as: UTF8.self)
         case .srp:
-            let srp = try CognitoSRP()
-            let response = try await api.initiateAuth(
-                flow: "USER_SRP_AUTH", parameters: withSecretHash(["USERNAME": username, "SRP_A": srp.largeA.hex], username: username))
-            guard response.ChallengeName == "PASSWORD_VERIFIER" else { return (response, username, nil) }
-            var device: CognitoRememberedDevice?
-            if let devices, let userId = response.parameter("USER_ID_FOR_SRP") { device = try await devices.device(for: userId) }
-            let (answer, user) = try await answerPasswordVerifier(response, srp: srp, password: password, username: username, device: device)
-            return (answer, user, device)
+            name = "USER_SRP_AUTH"
+            parameters["SRP_A"] = try context.startSRP()
+        case .custom:
+            name = "CUSTOM_AUTH"
+        case .userAuth:
+            name = "USER_AUTH"
+            if let preferred = context.preferred {
+                parameters["PREFERRED_CHALLENGE"] = preferred.rawValue
+                parameters.merge(try context.firstFactorProof(preferred)) { $1 }
+            }
         }
+        return try await api.initiateAuth(flow: name, parameters: withSecretHash(parameters, username: username))
     }
 
     /// The tokens, the pool's user id (the access token's `username`) and any device offered.
@@ -114,27 +122,6 @@ public struct CognitoUserPoolAuthenticator: TokenRefresher {
     public func revoke(_ tokens: AuthTokens) async throws(TokenError) {
         guard let refreshToken = tokens.refreshToken else { return }
         try await api.revoke(refreshToken: refreshToken)
-    }
-
-    private func answerPasswordVerifier(
-        _ response: CognitoIdentityProviderAPI.AuthResponse, srp: CognitoSRP, password: [UInt8], username: String,
-        device: CognitoRememberedDevice?
-    ) async throws(TokenError) -> (CognitoIdentityProviderAPI.AuthResponse, String) {
-        guard let b = response.parameter("SRP_B"), let salt = response.parameter("SALT"), let block = response.parameter("SECRET_BLOCK"),
-            let userId = response.parameter("USER_ID_FOR_SRP")
-        else { throw .malformedResponse(provider: "Cognito", problem: "PASSWORD_VERIFIER lacks SRP_B, SALT, SECRET_BLOCK or USER_ID_FOR_SRP") }
-        // USERNAME in the challenge is the pool's name for the user, which differs from what
-        // was typed when the user signed in with an alias.
-        let challengeUser = response.parameter("USERNAME") ?? userId
-        let timestamp = CognitoSRP.timestamp(unixTime: now())
-        let signature = try srp.claimSignature(
-            challenge: .init(serverB: b, salt: salt, secretBlock: block, userIdForSRP: userId), password: password,
-            poolName: configuration.poolName, timestamp: timestamp)
-        var answers = withSecretHash(
-            ["TIMESTAMP": timestamp, "USERNAME": challengeUser, "PASSWORD_CLAIM_SECRET_BLOCK": block, "PASSWORD_CLAIM_SIGNATURE": signature],
-            username: challengeUser)
-        if let device { answers["DEVICE_KEY"] = device.deviceKey }
-        return (try await api.respond(challenge: "PASSWORD_VERIFIER", responses: answers, session: response.Session), challengeUser)
     }
 
     func withSecretHash(_ parameters: [String: String], username: String) -> [String: String] {
