@@ -54,6 +54,43 @@ import Testing
         }
     }
 
+    struct DeviceCase: Codable {
+        let group: String, device: String, device_password: String, salt: String, a: String, b: String, secret_block: String, unix_time: Int64
+    }
+
+    struct DeviceAnswer: Codable {
+        let device_password: String, salt_hex: String, verifier: String, salt: String, timestamp: String, signature: String
+    }
+
+    /// Device SRP: the ConfirmDevice verifier and the DEVICE_PASSWORD_VERIFIER signature from
+    /// the same device password, salt, a and challenge as pycognito's generate_hash_device and
+    /// process_device_challenge.
+    @Test func deviceSRPMatchesPycognito() throws {
+        let cases = (0..<16).map { index in
+            DeviceCase(
+                group: "-\(Self.randomHex(8))", device: "us-east-1_\(UUID().uuidString.lowercased())", device_password: Self.randomHex(40),
+                salt: ["00", "80", "ff", ""][index % 4] + Self.randomHex(index % 4 == 3 ? 16 : 15), a: Self.randomHex(128),
+                b: Self.randomHex(index % 2 == 0 ? 384 : 200), secret_block: Data((0..<(40 + index)).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
+                unix_time: Int64.random(in: 0...4_102_444_800))
+        }
+        let input = try cases.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }.joined(separator: "\n") + "\n"
+        let lines = try Peers.python("scripts/oracles/pycognito_device_srp.py", [], input: input).split(separator: "\n")
+        try #require(lines.count == cases.count)
+        for (testCase, line) in zip(cases, lines) {
+            let expected = try JSONDecoder().decode(DeviceAnswer.self, from: Data(line.utf8))
+            let password = Base64.encode(try Hex.decode(testCase.device_password))
+            #expect(password == expected.device_password)
+            let made = try CognitoSRP.deviceVerifier(groupKey: testCase.group, deviceKey: testCase.device, password: password, salt: try Hex.decode(testCase.salt))
+            #expect(made.verifier == expected.verifier && made.salt == expected.salt)
+            let device = CognitoRememberedDevice(deviceKey: testCase.device, groupKey: testCase.group, password: password)
+            let timestamp = CognitoSRP.timestamp(unixTime: testCase.unix_time)
+            let values = try CognitoSRP(secret: try Hex.decode(testCase.a)).deviceIntermediates(
+                challenge: .init(serverB: testCase.b, salt: expected.salt_hex, secretBlock: testCase.secret_block, userIdForSRP: "u"),
+                device: device, timestamp: timestamp)
+            #expect(timestamp == expected.timestamp && values.signature == expected.signature)
+        }
+    }
+
     @Test func timestampFollowsCognitosFormat() {
         // Hand-derived: 2024-03-05 09:04:03 UTC was a Tuesday; 1970-01-01 a Thursday.
         #expect(CognitoSRP.timestamp(unixTime: 1_709_629_443) == "Tue Mar 5 09:04:03 UTC 2024")
