@@ -24,6 +24,23 @@ func signingExample(key: String, secret: String, token: String?) async throws {
     _ = url
 }
 
+func cognitoChallengesExample(store: CredentialStore, cognito: CognitoUserPoolAuthenticator, password: String) async throws {
+    // Cognito MFA and remembered devices: an app answers challenges with its own UI.
+    struct AppChallengeUI: CognitoChallengeResponder {
+        func newPassword(for username: String) async throws(TokenError) -> [UInt8] { Array("N3w-Passw0rd!".utf8) }
+        func code(for kind: CognitoMFAKind, destination: String?) async throws(TokenError) -> [UInt8] { Array("123456".utf8) }
+        func chooseMFA(from options: [CognitoMFAKind]) async throws(TokenError) -> CognitoMFAKind { options[0] }
+        func confirmTOTPSetup(_ setup: CognitoTOTPSetup) async throws(TokenError) -> [UInt8] { Array("123456".utf8) }  // show setup.otpauthURI
+        func chooseFirstFactor(from options: [CognitoFirstFactor]) async throws(TokenError) -> CognitoFirstFactor { options[0] }
+        func answer(_ challenge: CognitoCustomChallenge) async throws(TokenError) -> [UInt8] { Array("blue".utf8) }
+    }
+    let devices = StoredCognitoDevices(store: store, configuration: cognito.configuration)
+    let signIn = try await cognito.signIn(username: "alice", password: Array(password.utf8), responder: AppChallengeUI(), devices: devices)
+    if let offered = signIn.newDevice {   // later sign-ins prove this device (DEVICE_SRP_AUTH) and may skip MFA
+        _ = try await cognito.rememberDevice(offered, tokens: signIn.tokens, userId: signIn.userId, name: "my-server", devices: devices)
+    }
+}
+
 func storeExample(keyPath: String, refreshToken: String, poolId: String) async throws {
     // The credential store (async; file work runs off the cooperative pool).
     let store = CredentialStore(keySource: .keyFile(path: keyPath))   // default path: MULTIAUTH_STORE or $XDG_DATA_HOME/multiauth/credentials.store
@@ -122,7 +139,7 @@ func appSyncExample(provider: any TokenProvider) async throws {
         let lines = source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let compiled = "\n" + lines.joined(separator: "\n") + "\n"
         let blocks = try Self.readmeBlocks()
-        #expect(blocks.count == 5, "README Swift blocks: \(blocks.count); add new ones to this file")
+        #expect(blocks.count == 6, "README Swift blocks: \(blocks.count); add new ones to this file")
         for block in blocks {
             #expect(compiled.contains("\n" + block.joined(separator: "\n") + "\n"), "not compiled here: \(block.first ?? "")")
         }
