@@ -98,6 +98,24 @@ import Testing
         #expect(try CLITests.run(["token", "--name", "dev"] + store.arguments).status != 0)
     }
 
+    /// The device's password gone from the store: nothing to prove, so the pool asks for MFA.
+    @Test func aDeviceMissingFromTheStoreMeansMFAAgain() async throws {
+        let user = try await Self.freshUser()
+        let store = try TempStore()
+        #expect(try Self.login(user.name, store, ["--mfa-code-command", Self.codeCommand(user.secret), "--remember-device"]).status == 0)
+        #expect(try CLITests.run(["store", "rm", "multiauth.cognito-device", user.name] + store.arguments).status == 0)
+        let asked = try Self.login(user.name, store)
+        #expect(asked.status == 2 && asked.stderr.contains("SOFTWARE_TOKEN_MFA"), "\(asked.stderr)")
+    }
+
+    @Test func aChallengeNoClientKnowsIsTyped() async throws {
+        let name = "future-\(UUID().uuidString.prefix(8).lowercased())"
+        let body = try JSONSerialization.data(withJSONObject: ["username": name, "password": Self.password, "unknown_challenge": true])
+        _ = try await CurlHTTPClient().send(try HTTPRequest(method: .post, wireURL: Peers.cognito + "/_peer/users"), body: .bytes(Array(body)))
+        let run = try Self.login(name, try TempStore())
+        #expect(run.status == 5 && run.stderr.contains("challenge FUTURE_CHALLENGE, which this client does not answer"), "\(run.stderr)")
+    }
+
     @Test func aWrongPasswordAndAReusedCodeAreTyped() async throws {
         let user = try await Self.freshUser()
         let store = try TempStore()

@@ -111,6 +111,11 @@ class Pool:
         self.users[username] = user
         return {"username": username, "totp_secret": user["totp"]}
 
+    def flag(self, body):
+        """`unknown_challenge`: the user is asked a challenge no client knows (FUTURE_CHALLENGE)."""
+        self.users[body["username"]]["unknown_challenge"] = bool(body.get("unknown_challenge"))
+        return {}
+
     def user(self, username):
         if username not in self.users:
             raise CognitoError("UserNotFoundException", "User does not exist.")
@@ -296,6 +301,9 @@ class Pool:
 
     def after_password(self, username, device_key):
         user = self.users[username]
+        if user.get("unknown_challenge"):
+            session = self.new_session(stage="FUTURE_CHALLENGE", username=username)
+            return {"ChallengeName": "FUTURE_CHALLENGE", "Session": session, "ChallengeParameters": {"USERNAME": username}}
         if device_key and user["devices"].get(device_key, {}).get("status") == "remembered":
             session = self.new_session(stage="DEVICE_SRP_AUTH", username=username)
             return {"ChallengeName": "DEVICE_SRP_AUTH", "Session": session, "ChallengeParameters": {"USERNAME": username}}
@@ -408,7 +416,7 @@ class Handler(BaseHTTPRequestHandler):
             with pool.lock:
                 return self.reply(200, pool.create_user(
                     body["username"], body["password"], body.get("totp", False), body.get("sms", False), body.get("email", False),
-                    body.get("custom")))
+                    body.get("custom")) | pool.flag(body))
         if self.path == "/_peer/outbox":
             with pool.lock:
                 return self.reply(200, {"code": pool.outbox.get(body.get("username"), "")})
