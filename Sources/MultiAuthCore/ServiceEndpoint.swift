@@ -20,9 +20,8 @@ public struct ServiceEndpoint: Sendable {
     ) -> ServiceEndpoint {
         let variable = "AWS_ENDPOINT_URL_" + serviceID(service)
         let ignoresConfigured = environment["AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"]?.lowercased() == "true"
-        if !ignoresConfigured, let url = [environment[variable], environment["AWS_ENDPOINT_URL"], profileEndpoint].lazy.compactMap { $0 }.first { !$0.isEmpty } {
-            return ServiceEndpoint(url: url)
-        }
+        let configured = [environment[variable], environment["AWS_ENDPOINT_URL"], profileEndpoint].compactMap(\.self).first(where: { !$0.isEmpty })
+        if !ignoresConfigured, let url = configured { return ServiceEndpoint(url: url) }
         return ServiceEndpoint(url: "https://\(regionalHost(service: service, region: region))/")
     }
 
