@@ -20,7 +20,7 @@ one pool (--pool-id) and one app client without a secret (--client-id):
   CUSTOM_CHALLENGE round per word), and USER_AUTH's choice of first factor (PASSWORD,
   PASSWORD_SRP, EMAIL_OTP, SMS_OTP; SELECT_CHALLENGE with AvailableChallenges);
 - sessions last 180 s; `POST /_peer/expire-sessions` ends them all at once (for the tests).
-Control: `POST /_peer/users` {username, password, totp, sms, email, custom} creates a user
+Control: `POST /_peer/users` {username, password, totp, sms, email, custom, unknown_challenge} creates a user
 and answers its TOTP secret; `GET /_peer/devices?username=U` lists the user's devices and their status.
 """
 import argparse
@@ -103,18 +103,15 @@ class Pool:
 
     # --- users and devices ---
 
-    def create_user(self, username, password, totp, sms=False, email=False, custom=None):
+    def create_user(self, username, password, totp, sms=False, email=False, custom=None, unknown_challenge=False):
         salt = secrets.token_hex(16)
         user = {"salt": salt, "v": verifier(salt, self.pool_name + username + ":" + password), "sub": secrets.token_hex(16),
                 "password": password, "totp": base64.b32encode(secrets.token_bytes(20)).decode().rstrip("=") if totp else None,
-                "sms": sms, "email": email, "custom": custom or [], "last_totp_step": None, "devices": {}}
+                "sms": sms, "email": email, "custom": custom or [], "last_totp_step": None, "devices": {},
+                # The user is asked a challenge no client knows (FUTURE_CHALLENGE).
+                "unknown_challenge": unknown_challenge}
         self.users[username] = user
         return {"username": username, "totp_secret": user["totp"]}
-
-    def flag(self, body):
-        """`unknown_challenge`: the user is asked a challenge no client knows (FUTURE_CHALLENGE)."""
-        self.users[body["username"]]["unknown_challenge"] = bool(body.get("unknown_challenge"))
-        return {}
 
     def user(self, username):
         if username not in self.users:
@@ -416,7 +413,7 @@ class Handler(BaseHTTPRequestHandler):
             with pool.lock:
                 return self.reply(200, pool.create_user(
                     body["username"], body["password"], body.get("totp", False), body.get("sms", False), body.get("email", False),
-                    body.get("custom")) | pool.flag(body))
+                    body.get("custom"), body.get("unknown_challenge", False)))
         if self.path == "/_peer/outbox":
             with pool.lock:
                 return self.reply(200, {"code": pool.outbox.get(body.get("username"), "")})
