@@ -6,8 +6,8 @@ public enum CacheKeyDigest {
     /// The SHA-1 of `text`'s UTF-8 bytes as 40 lowercase hexadecimal characters.
     public static func sha1Hex(_ text: String) -> String {
         var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBufferPointer { input in
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBufferPointer { input in
             _ = SHA1(input.baseAddress, input.count, &digest)
         }
         return Hex.encode(digest)
