@@ -22,7 +22,7 @@ struct LoginCommand: AsyncParsableCommand {
     )
 
     struct Cognito: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Sign in to a Cognito user pool (SRP or password).")
+        static let configuration = CommandConfiguration(commandName: "cognito", abstract: "Sign in to a Cognito user pool (SRP or password).")
         @Option(help: "An awsconfiguration.json whose CognitoUserPool section gives the pool, client, secret, region and endpoint (flags override it).")
         var config: String?
         @Option(help: "The user pool id (REGION_ID).") var userPoolId: String?

@@ -21,7 +21,7 @@ struct StoreCommand: AsyncParsableCommand {
     )
 
     struct Init: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create an empty store (and a key file if --key-file names none).")
+        static let configuration = CommandConfiguration(commandName: "init", abstract: "Create an empty store (and a key file if --key-file names none).")
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
@@ -31,7 +31,7 @@ struct StoreCommand: AsyncParsableCommand {
     }
 
     struct Set: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "set", 
             abstract: "Store the secret read from standard input.",
             discussion: "Of what standard input holds, \(SecretInput.rule). Passphrase files and MULTIAUTH_STORE_PASSPHRASE follow the same rule.")
         @OptionGroup var options: StoreOptions
@@ -51,7 +51,7 @@ struct StoreCommand: AsyncParsableCommand {
     }
 
     struct Get: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the secret to standard output.")
+        static let configuration = CommandConfiguration(commandName: "get", abstract: "Print the secret to standard output.")
         @OptionGroup var options: StoreOptions
         @Argument(help: "Service name.") var service: String
         @Argument(help: "Account name.") var account: String
@@ -78,7 +78,7 @@ struct StoreCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "list", 
             abstract: "List items (metadata only, never secrets).",
             discussion: "text: one item a line, SERVICE ACCOUNT LABEL MODIFIED ENVIRONMENT separated by tabs, with control characters (tabs and line breaks too) shown as \\u{…} escapes; json: an array of objects.")
         enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
@@ -111,7 +111,7 @@ struct StoreCommand: AsyncParsableCommand {
     }
 
     struct Rekey: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "rekey", 
             abstract: "Re-encrypt under a new passphrase (MULTIAUTH_STORE_NEW_PASSPHRASE, --new-passphrase-file or prompt) or key file.")
         @OptionGroup var options: StoreOptions
         @Option(help: "Read the new passphrase from this file (mode 0600).") var newPassphraseFile: String?
@@ -126,7 +126,7 @@ struct StoreCommand: AsyncParsableCommand {
     }
 
     struct Purge: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "purge", 
             abstract: "Remove items made for other environments (--other-environments), or every item (--all).")
         @OptionGroup var options: StoreOptions
         @Flag(help: "Remove the items whose environment differs from the --environment given.") var otherEnvironments = false

@@ -12,6 +12,7 @@ struct VectorsCommand: AsyncParsableCommand {
     /// `multiauth vectors verify DIR`: runs every case and reports each failed stage.
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Run every case under DIR (aws-c-auth or botocore layout) and check every stage.")
 
         @Argument(help: "A folder holding cases in either official layout (searched recursively).")
