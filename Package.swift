@@ -27,12 +27,12 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev", "pkg-config"])]
         ),
+        // libcurl's headers only: the library is opened on first use (CurlShims), not linked.
         .systemLibrary(
             name: "CLibCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        // Typed wrappers for libcurl's variadic setopt/getinfo, which Swift cannot call.
+        // libcurl opened with dlopen at the first request, and typed wrappers for its variadic setopt/getinfo.
         .target(name: "CurlShims", dependencies: ["CLibCurl"]),
         .target(name: "MultiAuthCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
         // The shared vocabulary: request bodies, wire URLs, redaction, JSON values, clocks, blocking work.

@@ -46,16 +46,14 @@ public final class CurlHTTPClient: HTTPSender {
         let handle: UnsafeMutableRawPointer
     }
 
-    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_ALL)) }()
-
-    /// Creates a client.
+    /// Creates a client. libcurl itself is loaded at the first request, not here.
     public init(options: Options = Options()) {
-        _ = Self.globalInit
         self.options = options
     }
 
     deinit {
-        for box in idleHandles.withLock({ $0 }) { curl_easy_cleanup(box.handle) }
+        // Handles exist only once libcurl was loaded.
+        for box in idleHandles.withLock({ $0 }) { multiauth_curl_easy_cleanup(box.handle) }
     }
 
     public func send(_ request: HTTPRequest, body: RequestBody, responseBody: ResponseDestination) async throws(HTTPError) -> ReceivedResponse {
@@ -69,10 +67,11 @@ public final class CurlHTTPClient: HTTPSender {
     }
 
     private func perform(_ transfer: Transfer) -> Result<ReceivedResponse, HTTPError> {
-        let handle = idleHandles.withLock { $0.popLast()?.handle } ?? curl_easy_init()
+        if let problem = multiauth_curl_load() { return .failure(.transport(code: -1, reason: String(cString: problem))) }
+        let handle = idleHandles.withLock { $0.popLast()?.handle } ?? multiauth_curl_easy_init()
         guard let handle else { return .failure(.transport(code: -1, reason: "curl_easy_init failed")) }
         defer {
-            curl_easy_reset(handle)
+            multiauth_curl_easy_reset(handle)
             idleHandles.withLock { $0.append(HandleBox(handle: handle)) }
         }
         return transfer.run(on: handle, options: options)

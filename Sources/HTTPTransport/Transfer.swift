@@ -88,10 +88,10 @@ final class Transfer: @unchecked Sendable {
 
     func run(on handle: UnsafeMutableRawPointer, options: CurlHTTPClient.Options) -> Result<ReceivedResponse, HTTPError> {
         var headerList = curlHeaderList()
-        defer { curl_slist_free_all(headerList) }
+        defer { multiauth_curl_slist_free_all(headerList) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         do { try configure(handle, options: options, context: context, headers: &headerList) } catch { return .failure(error) }
-        let code = curl_easy_perform(handle)
+        let code = multiauth_curl_easy_perform(handle)
         if outputError != 0 {
             let path = if case .file(let path) = destination { path } else { "standard output" }
             return .failure(.unwritableResponseFile(path: path, reason: String(cString: strerror(outputError))))
@@ -159,7 +159,7 @@ final class Transfer: @unchecked Sendable {
     /// HTTP/2 or a TLS backend) fails the request instead of sending something else.
     private func check(_ code: CURLcode, _ option: String) throws(HTTPError) {
         guard code == CURLE_OK else {
-            throw .transport(code: Int(code.rawValue), reason: "libcurl refused \(option): \(String(cString: curl_easy_strerror(code)))")
+            throw .transport(code: Int(code.rawValue), reason: "libcurl refused \(option): \(String(cString: multiauth_curl_easy_strerror(code)))")
         }
     }
 
@@ -171,10 +171,10 @@ final class Transfer: @unchecked Sendable {
             // "Name;" sends a header with an empty value; "Name:" would remove it.
             let name = field.name.rawName
             let line = field.value.isEmpty ? "\(name);" : "\(name): \(field.value)"
-            list = curl_slist_append(list, line)
+            list = multiauth_curl_slist_append(list, line)
         }
         for name in [HTTPField.Name.expect, .accept, .contentType] where !request.headerFields.contains(name) {
-            list = curl_slist_append(list, "\(name.rawName):")
+            list = multiauth_curl_slist_append(list, "\(name.rawName):")
         }
         return list
     }
@@ -289,7 +289,7 @@ final class Transfer: @unchecked Sendable {
 
     private func error(for code: CURLcode) -> HTTPError {
         let host = request.authority ?? ""
-        let reason = String(cString: curl_easy_strerror(code))
+        let reason = String(cString: multiauth_curl_easy_strerror(code))
         switch code {
         case CURLE_ABORTED_BY_CALLBACK where isCancelled: return .cancelled
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: return .invalidURL(url)

@@ -177,3 +177,15 @@ enum AnyCodableValue: Decodable, Equatable {
         } else { self = .other }
     }
 }
+
+/// libcurl is opened at the first request only: `sign` never loads it, `request` does (the
+/// dynamic loader's own trace, LD_DEBUG=files, says which libraries a process opened).
+@Suite(.enabled(if: Peers.available, Peers.reason)) struct LazyLibcurlTests {
+    @Test func signDoesNotLoadLibcurlAndRequestDoes() throws {
+        let sign = try CLITests.run(CLITests.base + ["--url", "https://example.amazonaws.com/"], environment: ["LD_DEBUG": "files"])
+        #expect(sign.status == 0, "\(sign.stderr.suffix(300))")
+        #expect(sign.stderr.contains("libcrypto") && !sign.stderr.contains("libcurl"))
+        let request = try CLITests.run(["request", Peers.api + "/open/lazy", "--fail"], environment: ["LD_DEBUG": "files"])
+        #expect(request.status == 0 && request.stderr.contains("libcurl"))
+    }
+}

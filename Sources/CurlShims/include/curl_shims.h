@@ -4,8 +4,20 @@
 #include <curl/curl.h>
 #include <stddef.h>
 
-/* curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call;
-   these typed wrappers are the whole of this C target. */
+/* libcurl, opened on first use (dlopen) rather than linked, so processes that never send a
+   request do not load it. multiauth_curl_load() opens it once and returns NULL, or a message
+   saying why it could not; every other function here may be called only after it returned
+   NULL. curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call: the
+   setopt/getinfo functions are typed wrappers. */
+const char *multiauth_curl_load(void);
+CURL *multiauth_curl_easy_init(void);
+void multiauth_curl_easy_cleanup(CURL *handle);
+void multiauth_curl_easy_reset(CURL *handle);
+CURLcode multiauth_curl_easy_perform(CURL *handle);
+const char *multiauth_curl_easy_strerror(CURLcode code);
+struct curl_slist *multiauth_curl_slist_append(struct curl_slist *list, const char *line);
+void multiauth_curl_slist_free_all(struct curl_slist *list);
+
 CURLcode multiauth_curl_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode multiauth_curl_setopt_off(CURL *handle, CURLoption option, curl_off_t value);
 CURLcode multiauth_curl_setopt_pointer(CURL *handle, CURLoption option, void *value);
