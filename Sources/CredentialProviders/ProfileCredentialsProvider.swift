@@ -66,9 +66,10 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
             guard let account = nonEmpty(settings["sso_account_id"]), let role = nonEmpty(settings["sso_role_name"]) else {
                 throw .incompleteProfile(profile: name, problem: "an SSO profile needs sso_account_id and sso_role_name for credentials")
             }
+            let endpoints = SSOEndpoints(region: sso.region, environment: environment, profile: name, files: files)
             return try await SSOCredentialsProvider(
                 configuration: sso, accountId: account, roleName: role, loginCommand: "multiauth login sso --profile \(name)",
-                environment: environment, profile: name, http: http
+                environment: environment, endpoints: endpoints, http: http
             ).credentials()
         }
         if settings["aws_access_key_id"] != nil { return try staticKeys(settings, profile: name) }

@@ -129,13 +129,6 @@ extension SharedConfigFiles {
         return .resolve(service: service, region: region, environment: environment, profileEndpoint: section[key] ?? settings["endpoint_url"])
     }
 
-    /// ``endpoint(for:profile:region:environment:)`` with the files `environment` names
-    /// (missing or unreadable files: the variables and the regional endpoint only).
-    public static func endpoint(for service: String, profile: String?, region: String, environment: [String: String]) -> ServiceEndpoint {
-        let files = (try? load(environment: environment)) ?? SharedConfigFiles(profiles: [:], ssoSessions: [:], services: [:], paths: [])
-        return files.endpoint(for: service, profile: profile, region: region, environment: environment)
-    }
-
     /// The region configured outside the request, in the AWS SDKs' order: `AWS_REGION`,
     /// `AWS_DEFAULT_REGION`, then the profile's `region` (`profile`, else `AWS_PROFILE`, else
     /// `default`). Nil when none names one.

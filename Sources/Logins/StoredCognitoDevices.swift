@@ -23,12 +23,8 @@ public struct StoredCognitoDevices: CognitoDeviceStore {
     }
 
     public func device(for userId: String) async throws(TokenError) -> CognitoRememberedDevice? {
-        var bytes: [UInt8]
-        do { bytes = try await store.get(service: Self.service, account: userId, environment: configuration.environment) } catch {
-            switch error {
-            case .itemNotFound, .storeMissing, .environmentMismatch: return nil
-            default: throw .storage(error.description)
-            }
+        guard var bytes = try await store.itemIfPresent(service: Self.service, account: userId, environment: configuration.environment) else {
+            return nil
         }
         defer { SecureMemory.zero(&bytes) }
         guard let device = try? JSONDecoder().decode(CognitoRememberedDevice.self, from: Data(bytes)) else {

@@ -25,12 +25,8 @@ public struct TOTPSecrets: Sendable {
 
     /// A generator for the secret kept for `name`, or nil when none is kept.
     public func generator(name: String, configuration: CognitoUserPoolConfiguration) async throws(TokenError) -> TOTPGenerator? {
-        var bytes: [UInt8]
-        do { bytes = try await store.get(service: Self.service, account: name, environment: configuration.environment) } catch {
-            switch error {
-            case .itemNotFound, .storeMissing, .environmentMismatch: return nil
-            default: throw .storage(error.description)
-            }
+        guard var bytes = try await store.itemIfPresent(service: Self.service, account: name, environment: configuration.environment) else {
+            return nil
         }
         defer { SecureMemory.zero(&bytes) }
         do { return try TOTPGenerator(base32Secret: String(decoding: bytes, as: UTF8.self)) } catch {

@@ -91,13 +91,16 @@ final class CognitoChallengeAnswers: CognitoChallengeResponder {
     }
 
     /// `--custom-answer` for the round, else `--custom-answer-command` (the challenge's
-    /// parameters in MULTIAUTH_CHALLENGE_<NAME> variables), else the terminal.
+    /// parameters in MULTIAUTH_CHALLENGE_<NAME> variables, for names of letters, digits and `_`),
+    /// else the terminal.
     func answer(_ challenge: CognitoCustomChallenge) async throws(TokenError) -> [UInt8] {
         let round = customRound.withLock { round in defer { round += 1 }; return round }
         if round < customAnswers.count { return Array(customAnswers[round].utf8) }
         let shown = challenge.parameters.filter { $0.key != "USERNAME" }.sorted { $0.key < $1.key }
         if let customAnswerCommand {
-            let exports = shown.map { "MULTIAUTH_CHALLENGE_\($0.key.uppercased())=\(Self.shellQuoted($0.value))" }.joined(separator: " ")
+            // Only names that are shell variable names are exported: a parameter name comes from
+            // the server and must never become shell syntax.
+            let exports = shown.filter { Self.isVariableName($0.key) }.map { "MULTIAUTH_CHALLENGE_\($0.key.uppercased())=\(Self.shellQuoted($0.value))" }.joined(separator: " ")
             return try await commandOutput(exports.isEmpty ? customAnswerCommand : "export \(exports); \(customAnswerCommand)", flag: "--custom-answer-command", challenge: "CUSTOM_CHALLENGE")
         }
         StandardError.emit("Custom challenge: " + shown.map { "\($0.key)=\(Redaction.quoted($0.value))" }.joined(separator: " "))
@@ -126,6 +129,10 @@ final class CognitoChallengeAnswers: CognitoChallengeResponder {
         let text = String(decoding: output, as: UTF8.self).trimmedWhitespace
         guard !text.isEmpty else { throw .challengeNeedsInput(challenge: challenge, how: "\(flag) printed nothing") }
         return Array(text.utf8)
+    }
+
+    private static func isVariableName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7a) || $0 == 0x5f }
     }
 
     private static func shellQuoted(_ text: String) -> String { "'" + text.replacing("'", with: "'\\''") + "'" }

@@ -53,8 +53,9 @@ import Testing
         defer { files.remove() }
         let environment = variables.merging(["AWS_CONFIG_FILE": files.config, "AWS_SHARED_CREDENTIALS_FILE": files.credentials, "AWS_PROFILE": "local"]) { $1 }
         let reference = try Self.botocore(environment)
+        let loaded = try SharedConfigFiles.load(environment: environment)
         for service in Self.services {
-            let ours = SharedConfigFiles.endpoint(for: service, profile: "local", region: "us-east-1", environment: environment)
+            let ours = loaded.endpoint(for: service, profile: "local", region: "us-east-1", environment: environment)
             #expect(Self.trimmed(ours.url) == reference[service], "\(service)")
         }
     }

@@ -115,46 +115,32 @@ start_peers() {
     done
     start_nanoidp "$logs"
     start_appsync "$logs" "$jwks"
-    local fault_port
-    fault_port=$(free_port)
-    .venv/bin/python3 scripts/peers/fault_server.py --port "$fault_port" >"$logs/fault.log" 2>&1 &
-    PEER_PIDS+=($!)
-    export MULTIAUTH_TEST_FAULT_URL="http://127.0.0.1:$fault_port"
-    wait_for "$MULTIAUTH_TEST_FAULT_URL/capture/" "fault server"
-    local container_port
-    container_port=$(free_port)
+    start_peer FAULT fault_server.py /capture/ "fault server" "$logs"
     export MULTIAUTH_TEST_CONTAINER_TOKEN_FILE="$(cd "$logs" && pwd)/container-token"
     printf %s "pod-identity-token-1" >"$MULTIAUTH_TEST_CONTAINER_TOKEN_FILE"
     chmod 600 "$MULTIAUTH_TEST_CONTAINER_TOKEN_FILE"
-    .venv/bin/python3 scripts/peers/container_server.py --port "$container_port" --token-file "$MULTIAUTH_TEST_CONTAINER_TOKEN_FILE" \
-        --key "$MULTIAUTH_TEST_KEY_ID:$MULTIAUTH_TEST_SECRET" >"$logs/container.log" 2>&1 &
-    PEER_PIDS+=($!)
-    export MULTIAUTH_TEST_CONTAINER_URL="http://127.0.0.1:$container_port"
-    wait_for "$MULTIAUTH_TEST_CONTAINER_URL/fail500" "container credentials server"
-    local imds_port
-    imds_port=$(free_port)
-    .venv/bin/python3 scripts/peers/imds_server.py --port "$imds_port" --key "$MULTIAUTH_TEST_KEY_ID:$MULTIAUTH_TEST_SECRET" \
-        >"$logs/imds.log" 2>&1 &
-    PEER_PIDS+=($!)
-    export MULTIAUTH_TEST_IMDS_URL="http://127.0.0.1:$imds_port"
-    wait_for "$MULTIAUTH_TEST_IMDS_URL/_peer/stats" "instance metadata server"
-    local sso_port
-    sso_port=$(free_port)
-    .venv/bin/python3 scripts/peers/sso_server.py --port "$sso_port" --key "$MULTIAUTH_TEST_KEY_ID:$MULTIAUTH_TEST_SECRET" \
-        >"$logs/sso.log" 2>&1 &
-    PEER_PIDS+=($!)
-    export MULTIAUTH_TEST_SSO_URL="http://127.0.0.1:$sso_port"
-    wait_for "$MULTIAUTH_TEST_SSO_URL/_peer/stats" "IAM Identity Center server"
-    local cognito_port
-    cognito_port=$(free_port)
-    .venv/bin/python3 scripts/peers/cognito_server.py --port "$cognito_port" >"$logs/cognito.log" 2>&1 &
-    PEER_PIDS+=($!)
-    export MULTIAUTH_TEST_COGNITO_URL="http://127.0.0.1:$cognito_port"
-    wait_for "$MULTIAUTH_TEST_COGNITO_URL/_peer/devices?username=none" "Cognito device server"
+    local key="$MULTIAUTH_TEST_KEY_ID:$MULTIAUTH_TEST_SECRET"
+    start_peer CONTAINER container_server.py /fail500 "container credentials server" "$logs" \
+        --token-file "$MULTIAUTH_TEST_CONTAINER_TOKEN_FILE" --key "$key"
+    start_peer IMDS imds_server.py /_peer/stats "instance metadata server" "$logs" --key "$key"
+    start_peer SSO sso_server.py /_peer/stats "IAM Identity Center server" "$logs" --key "$key"
+    start_peer COGNITO cognito_server.py "/_peer/devices?username=none" "Cognito device server" "$logs"
     # Nothing run under the peers may reach the real instance metadata address: tests that
     # want IMDS name the local one.
     export AWS_EC2_METADATA_DISABLED=true
     say "peers: moto $MULTIAUTH_TEST_MOTO_URL, nanoidp $MULTIAUTH_TEST_OIDC_ISSUER, AppSync $MULTIAUTH_TEST_APPSYNC_URL, API $MULTIAUTH_TEST_API_URL, skewed API $MULTIAUTH_TEST_SKEWED_API_URL, faults $MULTIAUTH_TEST_FAULT_URL"
+}
+
+# Starts one of our stand-ins, scripts/peers/SCRIPT, on a free port with ARGS, exports
+# MULTIAUTH_TEST_<NAME>_URL and waits until PATH answers. Its log goes to LOGS/<script>.log.
+start_peer() {
+    local name=$1 script=$2 path=$3 what=$4 logs=$5 port
+    shift 5
+    port=$(free_port)
+    .venv/bin/python3 "scripts/peers/$script" --port "$port" "$@" >"$logs/${script%.py}.log" 2>&1 &
+    PEER_PIDS+=($!)
+    export "MULTIAUTH_TEST_${name}_URL=http://127.0.0.1:$port"
+    wait_for "http://127.0.0.1:$port$path" "$what"
 }
 
 # Starts nanoidp (the OpenID provider peer) with the config in scripts/peers/nanoidp and

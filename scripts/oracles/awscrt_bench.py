@@ -12,10 +12,11 @@ Usage: awscrt_bench.py [seconds-per-measurement]
 import datetime
 import json
 import sys
-import time
 from concurrent.futures import Future
 
 from awscrt import auth, http
+
+from bench_rate import rate
 
 HOST = "abc123.execute-api.us-east-1.amazonaws.com"
 PATH = "/prod/items/42?b=2&a=1"
@@ -46,19 +47,6 @@ def binding_only():
     done = Future()
     done.set_result(request())
     return done.result()
-
-
-def rate(call, seconds):
-    for _ in range(64):
-        call()
-    best = 0.0
-    for _ in range(5):
-        calls, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds / 5:
-            call()
-            calls += 1
-        best = max(best, calls / (time.perf_counter() - start))
-    return best
 
 
 seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 1.5

@@ -7,11 +7,12 @@ Usage: botocore_bench.py [seconds-per-measurement]
 """
 import json
 import sys
-import time
 
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
+
+from bench_rate import rate
 
 URL = "https://abc123.execute-api.us-east-1.amazonaws.com/prod/items/42?b=2&a=1"
 HOST = "abc123.execute-api.us-east-1.amazonaws.com"
@@ -23,19 +24,6 @@ def sign(method, body):
     request = AWSRequest(method=method, url=URL, headers={"Host": HOST}, data=body)
     SigV4Auth(CREDENTIALS, "execute-api", "us-east-1").add_auth(request)
     return request.headers["Authorization"]
-
-
-def rate(call, seconds):
-    for _ in range(64):
-        call()
-    best = 0.0
-    for _ in range(5):
-        calls, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds / 5:
-            call()
-            calls += 1
-        best = max(best, calls / (time.perf_counter() - start))
-    return best
 
 
 if __name__ == "__main__":

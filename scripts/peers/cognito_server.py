@@ -32,13 +32,14 @@ import json
 import secrets
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 from cryptography.hazmat.primitives.hashes import SHA1
 from cryptography.hazmat.primitives.twofactor import InvalidToken
 from cryptography.hazmat.primitives.twofactor.totp import TOTP
 from joserfc import jwt
 from joserfc.jwk import RSAKey
+from peer_http import QuietHandler
 from pycognito.aws_srp import N_HEX  # the RFC 3526 3072-bit prime: a constant, not an algorithm
 
 N = int(N_HEX, 16)
@@ -389,13 +390,7 @@ class Pool:
         return {}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    wbufsize = 1 << 16
-
-    def log_message(self, *args):
-        pass
-
+class Handler(QuietHandler):
     def do_GET(self):
         pool = self.server.pool
         if self.path == f"/{pool.pool_id}/.well-known/jwks.json":
@@ -438,14 +433,7 @@ class Handler(BaseHTTPRequestHandler):
                        {"Content-Type": "application/x-amz-json-1.1", "x-amzn-ErrorType": error.kind})
 
     def reply(self, status, document, headers=None):
-        body = json.dumps(document).encode()
-        self.send_response(status)
-        for name, value in (headers or {"Content-Type": "application/json"}).items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
+        self.send_json(status, document, headers)
 
 def main():
     parser = argparse.ArgumentParser()

@@ -19,20 +19,14 @@ import json
 import secrets
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+
+from peer_http import QuietHandler
 
 ROLE = "multiauth-instance-role"
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # One buffered write per answer (flushed when the request is done): headers and body sent
-    # apart would meet Nagle and delayed ACKs, 40 ms a request on loopback.
-    wbufsize = 1 << 16
-
-    def log_message(self, *args):
-        pass
-
+class Handler(QuietHandler):
     def split(self):
         for prefix in ("/v1only/", "/malformed/", "/silent/"):
             if self.path.startswith(prefix):
@@ -102,13 +96,7 @@ class Handler(BaseHTTPRequestHandler):
         }).encode()
 
     def reply(self, status, body, headers=None):
-        self.send_response(status)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
+        self.send_body(status, body, {"Content-Type": "text/plain", **(headers or {})})
 
 
 class Server(ThreadingHTTPServer):

@@ -23,21 +23,15 @@ import secrets
 import threading
 import time
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+
+from peer_http import QuietHandler
 
 ACCESS_TOKEN_SECONDS = 8 * 3600
 CLIENT_SECONDS = 90 * 24 * 3600
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # One buffered write per answer (flushed when the request is done): headers and body sent
-    # apart would meet Nagle and delayed ACKs, 40 ms a request on loopback.
-    wbufsize = 1 << 16
-
-    def log_message(self, *args):
-        pass
-
+class Handler(QuietHandler):
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
         try:
@@ -143,15 +137,7 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(status, body, {"x-amzn-ErrorType": kind})
 
     def reply(self, status, document, headers=None):
-        body = json.dumps(document).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
+        self.send_json(status, document, headers)
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True

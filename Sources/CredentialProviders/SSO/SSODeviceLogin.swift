@@ -35,7 +35,7 @@ public struct SSODeviceLogin: Sendable {
     ) {
         self.configuration = configuration
         cache = SSOTokenCache(environment: environment)
-        oidc = SSOOIDCClient(region: configuration.region, environment: environment, profile: profile, http: http)
+        oidc = SSOOIDCClient(endpoint: SSOEndpoints(region: configuration.region, environment: environment, profile: profile).oidc, http: http)
         self.clock = clock
     }
 

@@ -9,16 +9,59 @@ import FoundationEssentials
 import Foundation
 #endif
 
+/// Where IAM Identity Center's two services are reached for one login: SSO OIDC and the
+/// access portal, resolved from one reading of the config files.
+struct SSOEndpoints {
+    let oidc: ServiceEndpoint
+    let portal: ServiceEndpoint
+
+    init(region: String, environment: [String: String], profile: String?, files: SharedConfigFiles? = nil) {
+        let files = files ?? (try? SharedConfigFiles.load(environment: environment)) ?? SharedConfigFiles(profiles: [:], ssoSessions: [:], services: [:], paths: [])
+        oidc = files.endpoint(for: "sso-oidc", profile: profile, region: region, environment: environment)
+        portal = files.endpoint(for: "sso", profile: profile, region: region, environment: environment)
+    }
+}
+
+/// One unsigned JSON call to an IAM Identity Center service, with its failures as
+/// ``CredentialsError`` values naming the service; an error body is reduced to its code and
+/// message.
+struct SSOServiceCall {
+    let service: String
+    let endpoint: ServiceEndpoint
+    let http: any HTTPSender
+
+    func send<Answer: Decodable>(
+        _ method: HTTPRequest.Method, _ pathAndQuery: String, headers: [(String, String)], body: [UInt8]? = nil, answer: String
+    ) async throws(CredentialsError) -> Answer {
+        let base = endpoint.url.hasSuffix("/") ? endpoint.url : endpoint.url + "/"
+        let response: ReceivedResponse
+        do {
+            let request = try HTTPRequest(method: method, wireURL: base + pathAndQuery, headerFields: HTTPFields(checking: headers))
+            response = try await http.send(request, body: body.map { .bytes($0) } ?? .empty)
+        } catch let error as HTTPError {
+            throw .transport(service: service, problem: error.description)
+        } catch {
+            throw .transport(service: service, problem: "\(Redaction.url(endpoint.url)) is not a usable endpoint")
+        }
+        guard response.status == 200 else {
+            let error = AWSErrorResponse(response)
+            throw .serviceError(service: service, code: error.code ?? "HTTP \(response.status)", message: error.message ?? "")
+        }
+        guard let decoded = try? JSONDecoder().decode(Answer.self, from: Data(response.body)) else {
+            throw .serviceError(service: service, code: "MalformedResponse", message: "the answer is not \(answer)")
+        }
+        return decoded
+    }
+}
+
 /// IAM Identity Center's OIDC service (`oidc.REGION.amazonaws.com`, or
 /// `AWS_ENDPOINT_URL_SSO_OIDC`): the three unsigned JSON calls a login and a refresh need.
 struct SSOOIDCClient {
-    let endpoint: ServiceEndpoint
-    let http: any HTTPSender
+    let call: SSOServiceCall
     static let service = "SSO OIDC"
 
-    init(region: String, environment: [String: String], profile: String?, http: any HTTPSender) {
-        endpoint = SharedConfigFiles.endpoint(for: "sso-oidc", profile: profile, region: region, environment: environment)
-        self.http = http
+    init(endpoint: ServiceEndpoint, http: any HTTPSender) {
+        call = SSOServiceCall(service: Self.service, endpoint: endpoint, http: http)
     }
 
     struct Registration: Decodable {
@@ -82,37 +125,18 @@ struct SSOOIDCClient {
 
     private func post<Answer: Decodable>(_ path: String, _ body: some Encodable) async throws(CredentialsError) -> Answer {
         let bytes = (try? Array(JSONEncoder().encode(body))) ?? []
-        let response: ReceivedResponse
-        do {
-            let url = endpoint.url.hasSuffix("/") ? endpoint.url + path : endpoint.url + "/" + path
-            let request = try HTTPRequest(method: .post, wireURL: url, headerFields: HTTPFields(checking: [("Content-Type", "application/json")]))
-            response = try await http.send(request, body: .bytes(bytes))
-        } catch let error as HTTPError {
-            throw .transport(service: Self.service, problem: error.description)
-        } catch {
-            throw .transport(service: Self.service, problem: "\(Redaction.url(endpoint.url)) is not a usable endpoint")
-        }
-        guard response.status == 200 else {
-            let error = AWSErrorResponse(response)
-            throw .serviceError(service: Self.service, code: error.code ?? "HTTP \(response.status)", message: error.message ?? "")
-        }
-        guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body)) else {
-            throw .serviceError(service: Self.service, code: "MalformedResponse", message: "the answer to \(path) is not the expected JSON")
-        }
-        return answer
+        return try await call.send(.post, path, headers: [("Content-Type", "application/json")], body: bytes, answer: "the expected JSON for \(path)")
     }
 }
 
 /// The AWS access portal (`portal.sso.REGION.amazonaws.com`, or `AWS_ENDPOINT_URL_SSO`):
 /// GetRoleCredentials with the login's access token.
 struct SSOPortalClient {
-    let endpoint: ServiceEndpoint
-    let http: any HTTPSender
+    let call: SSOServiceCall
     static let service = "SSO portal"
 
-    init(region: String, environment: [String: String], profile: String?, http: any HTTPSender) {
-        endpoint = SharedConfigFiles.endpoint(for: "sso", profile: profile, region: region, environment: environment)
-        self.http = http
+    init(endpoint: ServiceEndpoint, http: any HTTPSender) {
+        call = SSOServiceCall(service: Self.service, endpoint: endpoint, http: http)
     }
 
     private struct Answer: Decodable {
@@ -127,29 +151,10 @@ struct SSOPortalClient {
 
     /// The role's credentials; an `UnauthorizedException` means the login is no longer valid.
     func roleCredentials(accountId: String, roleName: String, accessToken: String) async throws(CredentialsError) -> ExpiringCredentials {
-        let query = FormURLEncoding.encode([("account_id", accountId), ("role_name", roleName)])
-        let base = endpoint.url.hasSuffix("/") ? endpoint.url : endpoint.url + "/"
-        let response: ReceivedResponse
-        do {
-            try checkWireSafe([("the SSO access token", accessToken)], source: "the SSO token cache")
-            let request = try HTTPRequest(
-                method: .get, wireURL: base + "federation/credentials?" + String(decoding: query, as: UTF8.self),
-                headerFields: HTTPFields(checking: [("x-amz-sso_bearer_token", accessToken)]))
-            response = try await http.send(request)
-        } catch let error as CredentialsError {
-            throw error
-        } catch let error as HTTPError {
-            throw .transport(service: Self.service, problem: error.description)
-        } catch {
-            throw .transport(service: Self.service, problem: "\(Redaction.url(endpoint.url)) is not a usable endpoint")
-        }
-        guard response.status == 200 else {
-            let error = AWSErrorResponse(response)
-            throw .serviceError(service: Self.service, code: error.code ?? "HTTP \(response.status)", message: error.message ?? "")
-        }
-        guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body)) else {
-            throw .serviceError(service: Self.service, code: "MalformedResponse", message: "the answer is not roleCredentials JSON")
-        }
+        let query = String(decoding: FormURLEncoding.encode([("account_id", accountId), ("role_name", roleName)]), as: UTF8.self)
+        try checkWireSafe([("the SSO access token", accessToken)], source: "the SSO token cache")
+        let answer: Answer = try await call.send(
+            .get, "federation/credentials?" + query, headers: [("x-amz-sso_bearer_token", accessToken)], answer: "roleCredentials JSON")
         let role = answer.roleCredentials
         try checkWireSafe([("accessKeyId", role.accessKeyId), ("sessionToken", role.sessionToken)], source: Self.service)
         return ExpiringCredentials(

@@ -30,10 +30,17 @@ public struct SSOTokenProvider: Sendable {
         configuration: SSOSessionConfiguration, loginCommand: String, environment: [String: String], profile: String? = nil,
         http: any HTTPSender, clock: TimeSource = .system
     ) {
+        self.init(
+            configuration: configuration, loginCommand: loginCommand, cache: SSOTokenCache(environment: environment),
+            oidc: SSOOIDCClient(endpoint: SSOEndpoints(region: configuration.region, environment: environment, profile: profile).oidc, http: http),
+            clock: clock)
+    }
+
+    init(configuration: SSOSessionConfiguration, loginCommand: String, cache: SSOTokenCache, oidc: SSOOIDCClient, clock: TimeSource) {
         self.configuration = configuration
         self.loginCommand = loginCommand
-        cache = SSOTokenCache(environment: environment)
-        oidc = SSOOIDCClient(region: configuration.region, environment: environment, profile: profile, http: http)
+        self.cache = cache
+        self.oidc = oidc
         self.clock = clock
     }
 
@@ -109,9 +116,20 @@ public struct SSOCredentialsProvider: CredentialsProvider {
         configuration: SSOSessionConfiguration, accountId: String, roleName: String, loginCommand: String,
         environment: [String: String], profile: String? = nil, http: any HTTPSender, clock: TimeSource = .system
     ) {
+        self.init(
+            configuration: configuration, accountId: accountId, roleName: roleName, loginCommand: loginCommand, environment: environment,
+            endpoints: SSOEndpoints(region: configuration.region, environment: environment, profile: profile), http: http, clock: clock)
+    }
+
+    /// The same, with endpoints already resolved (the profile provider has the files loaded).
+    init(
+        configuration: SSOSessionConfiguration, accountId: String, roleName: String, loginCommand: String,
+        environment: [String: String], endpoints: SSOEndpoints, http: any HTTPSender, clock: TimeSource = .system
+    ) {
         tokens = SSOTokenProvider(
-            configuration: configuration, loginCommand: loginCommand, environment: environment, profile: profile, http: http, clock: clock)
-        portal = SSOPortalClient(region: configuration.region, environment: environment, profile: profile, http: http)
+            configuration: configuration, loginCommand: loginCommand, cache: SSOTokenCache(environment: environment),
+            oidc: SSOOIDCClient(endpoint: endpoints.oidc, http: http), clock: clock)
+        portal = SSOPortalClient(endpoint: endpoints.portal, http: http)
         self.accountId = accountId
         self.roleName = roleName
     }

@@ -18,6 +18,11 @@ struct CognitoChallengeRound {
     func answer(
         _ name: String, responder: any CognitoChallengeResponder, context: inout CognitoSignInContext
     ) async throws(TokenError) -> CognitoIdentityProviderAPI.AuthResponse {
+        if let kind = CognitoMFAKind(rawValue: name) {
+            var code = try await responder.code(for: kind, destination: response.parameter("CODE_DELIVERY_DESTINATION"))
+            defer { SecureMemory.zero(&code) }
+            return try await respond(name, [kind.codeKey: String(decoding: code, as: UTF8.self)])
+        }
         switch name {
         case "PASSWORD_VERIFIER":
             return try await provePassword(context: &context)
@@ -27,11 +32,6 @@ struct CognitoChallengeRound {
             var password = try await responder.newPassword(for: username)
             defer { SecureMemory.zero(&password) }
             return try await respond(name, ["NEW_PASSWORD": String(decoding: password, as: UTF8.self)])
-        case let name where CognitoMFAKind(rawValue: name) != nil:
-            let kind = CognitoMFAKind(rawValue: name)!
-            var code = try await responder.code(for: kind, destination: response.parameter("CODE_DELIVERY_DESTINATION"))
-            defer { SecureMemory.zero(&code) }
-            return try await respond(name, [kind.codeKey: String(decoding: code, as: UTF8.self)])
         case "SELECT_MFA_TYPE":
             let options = response.list("MFAS_CAN_CHOOSE").compactMap(CognitoMFAKind.init(rawValue:))
             guard !options.isEmpty else { throw .malformedResponse(provider: "Cognito", problem: "SELECT_MFA_TYPE offers no MFA this client knows") }
