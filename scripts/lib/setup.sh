@@ -32,7 +32,9 @@ MOTO_VERSION=5.2.1
 JOSERFC_VERSION=1.6.5
 NANOIDP_VERSION=3.4.0
 PYCOGNITO_VERSION=2024.5.1
-GRAPHQL_CORE_VERSION=3.2.6
+GRAPHQL_CORE_VERSION=3.3.2
+GQL_VERSION=4.4.0
+AIOHTTP_VERSION=3.14.5
 
 # Python packages for the test oracles and the benchmark peer, in a git-ignored .venv.
 ensure_python_packages() {
@@ -47,15 +49,16 @@ ensure_python_packages() {
 }
 
 # The test peers' packages: moto in server mode (STS, Cognito), boto3 to prepare it,
-# joserfc for the API server's JWT checks.
+# joserfc for the API server's JWT checks, aiohttp for the AppSync peer (HTTP and WebSocket on one port),
+# gql for the independent AppSync real-time client.
 ensure_peer_packages() {
     ensure_python_packages
-    if ! .venv/bin/python3 -c "import moto, boto3, flask, joserfc, pycognito, graphql, sys; sys.exit(moto.__version__ != '$MOTO_VERSION')" 2>/dev/null \
+    if ! .venv/bin/python3 -c "import moto, boto3, flask, joserfc, pycognito, graphql, gql, aiohttp, sys; sys.exit(moto.__version__ != '$MOTO_VERSION' or gql.__version__ != '$GQL_VERSION')" 2>/dev/null \
         || [ "$(.venv/bin/pip show nanoidp 2>/dev/null | sed -n 's/^Version: //p')" != "$NANOIDP_VERSION" ]; then
-        say "installing moto==$MOTO_VERSION, nanoidp==$NANOIDP_VERSION, pycognito, boto3, flask, joserfc into .venv"
+        say "installing moto==$MOTO_VERSION, nanoidp==$NANOIDP_VERSION, pycognito, boto3, flask, joserfc, aiohttp, gql into .venv"
         .venv/bin/pip install -q --disable-pip-version-check "moto[cognitoidp]==$MOTO_VERSION" flask flask-cors boto3 \
             "joserfc==$JOSERFC_VERSION" "botocore==$BOTOCORE_VERSION" "nanoidp==$NANOIDP_VERSION" "pycognito==$PYCOGNITO_VERSION" \
-            "graphql-core==$GRAPHQL_CORE_VERSION"
+            "graphql-core==$GRAPHQL_CORE_VERSION" "aiohttp==$AIOHTTP_VERSION" "gql[websockets,botocore]==$GQL_VERSION"
     fi
 }
 
