@@ -10,6 +10,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "MultiAuth", targets: ["MultiAuth"]),
+        // The WebSocket for real-time subscriptions, on swift-websocket (SwiftNIO): only users who subscribe build NIO.
+        .library(name: "MultiAuthWebSocket", targets: ["MultiAuthWebSocket"]),
         .executable(name: "multiauth", targets: ["multiauth"]),
     ],
     dependencies: [
@@ -19,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
     ],
     targets: [
         // Bottom: OpenSSL's libcrypto through a system-library target.
@@ -54,6 +57,19 @@ let package = Package(
                 "SigV4", "TokenProviders", "HTTPTransport", "CredentialProviders", "MultiAuthCore", httpTypes, logging,
             ],
             swiftSettings: strict),
+        // AppSync's real-time protocols (GraphQL subscriptions, Events channels) over any WebSocket.
+        .target(
+            name: "Realtime", dependencies: ["Authorization", "SigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes, logging],
+            swiftSettings: strict),
+        // AppSync Events: publish over HTTP, subscribe to channels over the Events WebSocket.
+        .target(
+            name: "AppSyncEvents", dependencies: ["Realtime", "Authorization", "HTTPTransport", "MultiAuthCore", httpTypes, logging],
+            swiftSettings: strict),
+        // A Realtime WebSocketConnector on swift-websocket's client (SwiftNIO).
+        .target(
+            name: "MultiAuthWebSocket",
+            dependencies: ["Realtime", httpTypes, logging, .product(name: "WSClient", package: "swift-websocket")],
+            swiftSettings: strict),
         .target(name: "HTTPTransport", dependencies: ["CLibCurl", "CurlShims", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
         .target(
             name: "CredentialProviders",
@@ -64,7 +80,7 @@ let package = Package(
         .target(
             name: "ClientFactory",
             dependencies: [
-                "SigV4", "HTTPTransport", "CredentialProviders", "TokenProviders", "Authorization", "MultiAuthCrypto",
+                "SigV4", "HTTPTransport", "CredentialProviders", "TokenProviders", "Authorization", "Realtime", "MultiAuthCrypto",
                 "MultiAuthCore", httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
@@ -72,14 +88,15 @@ let package = Package(
             name: "MultiAuth",
             dependencies: [
                 "SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "TokenProviders", "Authorization",
-                "ClientFactory", "Logins", "MultiAuthCore", httpTypes, logging,
+                "ClientFactory", "Realtime", "AppSyncEvents", "Logins", "MultiAuthCore", httpTypes, logging,
             ],
             swiftSettings: strict),
         .target(
             name: "MultiAuthCLI",
             dependencies: [
                 "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "HTTPTransport",
-                "TokenProviders", "Logins", "ClientFactory", "MultiAuthCore", httpTypes, logging,
+                "TokenProviders", "Logins", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes,
+                logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],

@@ -3,6 +3,7 @@ import CredentialProviders
 import HTTPTransport
 import Logging
 import MultiAuthCore
+import Realtime
 import TokenProviders
 
 #if canImport(FoundationEssentials)
@@ -50,6 +51,8 @@ public struct ClientFactory: Sendable {
     let credentials: (any CredentialsProvider)?
     let tokenProviders: [AuthMode: any TokenProvider]
     let apiKey: String?
+    let webSocket: (any WebSocketConnector)?
+    let realtimeSettings: RealtimeConnection.Settings
     let logger: Logger
 
     /// - Parameters:
@@ -57,12 +60,16 @@ public struct ClientFactory: Sendable {
     ///     identity pool, else the default chain).
     ///   - tokenProviders: for `AMAZON_COGNITO_USER_POOLS`, `OPENID_CONNECT` and `AWS_LAMBDA`.
     ///   - apiKey: replaces the entries' `ApiKey`.
+    ///   - webSocket: opens the clients' real-time sockets (`NIOWebSocketConnector` from the
+    ///     `MultiAuthWebSocket` product); without one, ``AppSyncClient/subscribe(_:variables:)`` throws.
+    ///   - realtimeSettings: the real-time waits (acknowledgement, keep-alive, reconnect backoff).
     ///   - logger: passed to every client (cache hits and misses, queued mutations), its
     ///     authorizer and sender (signing stages, retries, re-signing) and the credentials.
     public init(
         configuration: AWSConfiguration, cacheDirectory: String? = nil, useClientDatabasePrefix: Bool = true,
         http: any HTTPSender = CurlHTTPClient(), credentials: (any CredentialsProvider)? = nil,
-        tokenProviders: [AuthMode: any TokenProvider] = [:], apiKey: String? = nil, logger: Logger = .disabled
+        tokenProviders: [AuthMode: any TokenProvider] = [:], apiKey: String? = nil, webSocket: (any WebSocketConnector)? = nil,
+        realtimeSettings: RealtimeConnection.Settings = RealtimeConnection.Settings(), logger: Logger = .disabled
     ) {
         self.logger = logger
         self.configuration = configuration
@@ -72,6 +79,8 @@ public struct ClientFactory: Sendable {
         self.credentials = credentials
         self.tokenProviders = tokenProviders
         self.apiKey = apiKey
+        self.webSocket = webSocket
+        self.realtimeSettings = realtimeSettings
     }
 
     /// `$XDG_CACHE_HOME/multiauth/appsync`, else `~/.cache/multiauth/appsync`.
@@ -122,7 +131,8 @@ public struct ClientFactory: Sendable {
             throw .cache(error)
         }
         return AppSyncClient(
-            entry: entry, databases: databases, transport: http, authorizer: authorizer, registration: registration, logger: logger)
+            entry: entry, databases: databases, transport: http, authorizer: authorizer, registration: registration, webSocket: webSocket,
+            realtimeSettings: realtimeSettings, logger: logger)
     }
 
     func authorizer(for entry: AppSyncEntry) throws(ClientFactoryError) -> any RequestAuthorizer {

@@ -12,3 +12,5 @@
 @_exported import Logins
 @_exported import Authorization
 @_exported import ClientFactory
+@_exported import Realtime
+@_exported import AppSyncEvents

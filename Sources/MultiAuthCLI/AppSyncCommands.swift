@@ -3,6 +3,7 @@ import MultiAuthCore
 import ArgumentParser
 import Authorization
 import ClientFactory
+import Realtime
 import CredentialProviders
 import HTTPTransport
 import TokenProviders
@@ -48,10 +49,7 @@ struct ClientsCommand: AsyncParsableCommand {
 struct GraphQLCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "graphql", abstract: "Run a GraphQL query or mutation through the AppSync client of an entry or auth mode.")
-    @OptionGroup var options: ConfigOptions
-    @Option(help: "The AppSync entry to use.") var client: String?
-    @Option(help: "The auth mode whose (only) entry to use: API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA.")
-    var mode: AuthMode?
+    @OptionGroup var access: ClientAccessOptions
     @Option(help: "The operation text, or @FILE.") var query: String?
     @Flag(help: "Send the client's queued offline mutations, in order, and say how many went (also done before every mutation).")
     var replay = false
@@ -59,11 +57,6 @@ struct GraphQLCommand: AsyncParsableCommand {
     @Option(help: "returnCacheDataElseFetch (default), fetchIgnoringCacheData, returnCacheDataDontFetch, returnCacheDataAndFetch.")
     var cachePolicy: CachePolicy = .returnCacheDataElseFetch
     @Flag(help: "Fail a mutation at once on a network error instead of queueing it offline.") var noOfflineQueue = false
-    @Option(help: "The token for user-pool, OIDC or Lambda entries.") var token: String?
-    @Option(help: "A saved login (see 'multiauth login') for user-pool or OIDC entries.") var name: String?
-    @OptionGroup var store: StoreOptions
-    @Option(help: "Replace the entry's API key.") var apiKey: String?
-    @Option(help: "The shared-file profile for IAM credentials.") var profile: String?
     @Option(help: "Time limit in seconds for the whole command, retries and the queue replay included; exit 28 when it passes.")
     var maxTime: Double = CommandTimeout.defaultSeconds
 
@@ -71,25 +64,12 @@ struct GraphQLCommand: AsyncParsableCommand {
 
     func run() async throws {
         let command = self
-        let logins = try name.map { _ in try loginOptions.logins() }  // a passphrase prompt is not timed
+        let logins = try access.logins()  // a passphrase prompt is not timed
         try await CommandTimeout.run(maxTime, what: "the GraphQL call", flag: "--max-time") { try await command.perform(logins) }
     }
 
-    private var loginOptions: LoginOptions {
-        var login = LoginOptions()
-        login.name = name ?? "default"
-        login.store = store
-        return login
-    }
-
     private func perform(_ logins: LoginStore?) async throws {
-        let factory = try await makeFactory(logins)
-        let appSync: AppSyncClient
-        do {
-            if let client { appSync = try factory.client(named: client) } else if let mode { appSync = try factory.client(for: mode) } else {
-                throw CLIError(message: "give --client NAME or --mode MODE", exitCode: 2)
-            }
-        } catch let error as ClientFactoryError { throw CLIError(message: error.description, exitCode: 2) }
+        let appSync = try access.client(try await access.factory(logins))
         if replay {
             do {
                 let sent = try await appSync.replayOfflineMutations()
@@ -100,15 +80,10 @@ struct GraphQLCommand: AsyncParsableCommand {
             if replay { return }
             throw CLIError(message: "give --query (or --replay)", exitCode: 2)
         }
-        let text = try operationText(query)
-        let parsedVariables = try variables.map { value throws -> JSONValue in
-            guard let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(value.utf8)) else {
-                throw CLIError(message: "--variables: not JSON", exitCode: 2)
-            }
-            return parsed
-        }
+        let text = try ClientAccessOptions.operationText(query)
+        let parsedVariables = try ClientAccessOptions.parsedVariables(variables)
         do {
-            if text.trimmingPrefix(while: { $0 == " " || $0 == "\n" }).hasPrefix("mutation") {
+            if OperationKind.of(text) == .mutation {
                 switch try await appSync.mutate(text, variables: parsedVariables, queueWhenOffline: !noOfflineQueue) {
                 case .completed(let result): print(result)
                 case .queued(let id): StandardError.emit("offline: mutation queued as #\(id) in \(appSync.databases.offlineMutationsPath)")
@@ -128,36 +103,20 @@ struct GraphQLCommand: AsyncParsableCommand {
     }
 
     private func print(_ result: GraphQLResult) {
-        var members: [String: JSONValue] = ["data": result.data ?? .null]
-        if !result.errors.isEmpty {
-            members["errors"] = .array(result.errors.map { error in
+        FileHandleless.writeStandardOutput(Array((result.jsonLine + "\n").utf8))
+    }
+}
+
+extension GraphQLResult {
+    /// `{"data": …}`, with `errors` (message, type, path) when there are any, as one line.
+    var jsonLine: String {
+        var members: [String: JSONValue] = ["data": data ?? .null]
+        if !errors.isEmpty {
+            members["errors"] = .array(errors.map { error in
                 .object(["message": .string(error.message), "errorType": error.errorType.map { .string($0) } ?? .null, "path": .array(error.path ?? [])])
             })
         }
-        FileHandleless.writeStandardOutput(Array((JSONValue.object(members).description + "\n").utf8))
-    }
-
-    private func operationText(_ query: String) throws -> String {
-        guard query.hasPrefix("@") else { return query }
-        guard let data = FileManager.default.contents(atPath: String(query.dropFirst())) else {
-            throw CLIError(message: "--query: cannot read \(query.dropFirst())", exitCode: 2)
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    private func makeFactory(_ logins: LoginStore?) async throws -> ClientFactory {
-        var providers: [AuthMode: any TokenProvider] = [:]
-        if let token {
-            let fixed = StaticTokenProvider.fixed(token)
-            for mode in [AuthMode.amazonCognitoUserPools, .openIDConnect, .awsLambda] { providers[mode] = fixed }
-        } else if name != nil {
-            let (record, provider) = try await loginOptions.provider(in: logins)
-            providers[record.authMode] = provider
-        }
-        let credentials: (any CredentialsProvider)? = profile.map { DefaultCredentialsChain.make(profile: $0, http: CommandTimeout.transport()) }
-        return ClientFactory(
-            configuration: try options.load(), cacheDirectory: options.cacheDir, useClientDatabasePrefix: !options.noDatabasePrefix,
-            http: CommandTimeout.transport(), credentials: credentials, tokenProviders: providers, apiKey: apiKey)
+        return JSONValue.object(members).description
     }
 }
 
@@ -199,7 +158,7 @@ struct RealtimeURLCommand: AsyncParsableCommand {
         do {
             let client = try factory.client(named: graphql.client)
             FileHandleless.writeStandardOutput(Array((try await RealtimeHandshake.connectionURL(for: client) + "\n").utf8))
-        } catch let error as ClientFactoryError { throw CLIError(message: error.description, exitCode: 2) } catch let error as AuthorizationError {
+        } catch let error as ClientFactoryError { throw CLIError(message: error.description, exitCode: 2) } catch let error as RealtimeError {
             throw CLIError(message: error.description, exitCode: 1)
         }
     }

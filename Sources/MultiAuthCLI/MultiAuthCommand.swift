@@ -15,7 +15,8 @@ public struct MultiAuthCommand: AsyncParsableCommand {
         subcommands: [
             SignCommand.self, RequestCommand.self, CredentialsCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
             LoginCommand.self, TokenCommand.self, WhoAmICommand.self, LogoutCommand.self,
-            ClientsCommand.self, GraphQLCommand.self, ClearCachesCommand.self, RealtimeURLCommand.self,
+            ClientsCommand.self, GraphQLCommand.self, SubscribeCommand.self, ClearCachesCommand.self, RealtimeURLCommand.self,
+            EventsCommand.self,
         ]
     )
 

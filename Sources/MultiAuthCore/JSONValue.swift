@@ -37,6 +37,12 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Parses JSON text (any value at the top).
+    /// - Throws: the decoder's error when `text` is not JSON.
+    public static func decode(_ text: String) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    }
+
     /// The string, if this is one.
     public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
 

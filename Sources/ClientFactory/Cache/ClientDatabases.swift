@@ -38,9 +38,7 @@ public struct ClientDatabases: Sendable {
         for path in paths { try checkFile(path, entry: entry) }
         let queries = try openDatabase(paths[0], entry: entry, schema: QueryCache.schema)
         let mutations = try openDatabase(paths[1], entry: entry, schema: OfflineMutationQueue.schema)
-        let subscriptions = try openDatabase(
-            paths[2], entry: entry,
-            schema: "CREATE TABLE IF NOT EXISTS subscription_metadata (id TEXT PRIMARY KEY, last_sync INTEGER NOT NULL)")
+        let subscriptions = try openDatabase(paths[2], entry: entry, schema: SubscriptionMetadata.schema)
         return ClientDatabases(
             queriesPath: paths[0], offlineMutationsPath: paths[1], subscriptionMetadataPath: paths[2], queries: queries,
             offlineMutations: mutations, subscriptionMetadata: subscriptions)
@@ -106,7 +104,7 @@ extension ClientDatabases {
         let targets: [(ClearOptions, DatabaseQueue, String, String)] = [
             (.queries, queries, queriesPath, "DELETE FROM queries"),
             (.mutations, offlineMutations, offlineMutationsPath, "DELETE FROM mutations"),
-            (.subscriptions, subscriptionMetadata, subscriptionMetadataPath, "DELETE FROM subscription_metadata"),
+            (.subscriptions, subscriptionMetadata, subscriptionMetadataPath, "DELETE FROM subscription_metadata; DELETE FROM subscriptions"),
         ]
         for (option, queue, path, sql) in targets where options.contains(option) {
             do { try await queue.write { try $0.execute(sql: sql) } } catch {

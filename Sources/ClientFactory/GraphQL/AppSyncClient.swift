@@ -3,6 +3,7 @@ import HTTPTransport
 import HTTPTypes
 import Logging
 import MultiAuthCore
+import Realtime
 import SigV4
 
 #if canImport(FoundationEssentials)
@@ -19,6 +20,8 @@ import Foundation
 /// any new mutation is sent (a mutation never overtakes older queued ones), or on demand by
 /// ``replayOfflineMutations()``. Mutations of one client run one at a time, and a lock file
 /// beside the queue keeps other processes' replays and mutations out meanwhile.
+/// Subscriptions share one WebSocket per client (``subscribe(_:variables:)``), recorded in
+/// `<prefix>_subscriptionMetadataCache.db` while they live.
 public final class AppSyncClient: Sendable {
     /// The configuration entry.
     public let entry: AppSyncEntry
@@ -31,11 +34,17 @@ public final class AppSyncClient: Sendable {
     private let cache: QueryCache
     private let queue: OfflineMutationQueue
     private let lane = MutationLane()
-    private let logger: Logger
+    let logger: Logger
+    /// The real-time protocol of this client's API, mode and authorizer.
+    let graphQLDialect: AppSyncGraphQLDialect
+    /// The client's one real-time connection (nil when the factory was given no WebSocket connector).
+    let realtime: RealtimeConnection?
+    let subscriptionMetadata: SubscriptionMetadata
 
     init(
         entry: AppSyncEntry, databases: ClientDatabases, transport: any HTTPSender, authorizer: any RequestAuthorizer,
-        registration: CacheRegistry.Registration?, logger: Logger
+        registration: CacheRegistry.Registration?, webSocket: (any WebSocketConnector)?, realtimeSettings: RealtimeConnection.Settings,
+        logger: Logger
     ) {
         self.entry = entry
         self.databases = databases
@@ -45,6 +54,10 @@ public final class AppSyncClient: Sendable {
         self.registration = registration
         cache = QueryCache(database: databases.queries)
         queue = OfflineMutationQueue(database: databases.offlineMutations)
+        subscriptionMetadata = SubscriptionMetadata(database: databases.subscriptionMetadata)
+        let dialect = AppSyncGraphQLDialect(apiURL: entry.apiURL, mode: entry.authMode, authorizer: authorizer)
+        graphQLDialect = dialect
+        realtime = webSocket.map { RealtimeConnection(dialect: dialect, connector: $0, settings: realtimeSettings, logger: logger) }
     }
 
     deinit { registration?.release() }

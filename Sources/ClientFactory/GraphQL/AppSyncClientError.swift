@@ -1,4 +1,5 @@
 import Authorization
+import Realtime
 
 /// Why a GraphQL call failed. Messages name the client entry and the URL, never a key or token.
 public enum AppSyncClientError: Error, Sendable, CustomStringConvertible {
@@ -14,6 +15,12 @@ public enum AppSyncClientError: Error, Sendable, CustomStringConvertible {
     case invalidVariables(String)
     /// A queued mutation's stored variables no longer decode; it stays queued, unsent.
     case undecodableQueuedVariables(entry: String, mutationId: Int64)
+    /// The client was built without a WebSocket connector, so it cannot subscribe.
+    case noWebSocket(entry: String)
+    /// The document given to ``AppSyncClient/subscribe(_:variables:)`` is not a subscription.
+    case notASubscription(entry: String)
+    /// The real-time connection or subscription failed.
+    case realtime(entry: String, RealtimeError)
 
     public var description: String {
         switch self {
@@ -25,6 +32,9 @@ public enum AppSyncClientError: Error, Sendable, CustomStringConvertible {
         case .invalidVariables(let problem): "variables: \(problem)"
         case .undecodableQueuedVariables(let entry, let id):
             "client '\(entry)': queued mutation \(id) has stored variables that are not JSON; it stays queued and the replay stopped"
+        case .noWebSocket(let entry): "client '\(entry)' cannot subscribe: its factory was given no WebSocket connector (NIOWebSocketConnector)"
+        case .notASubscription(let entry): "client '\(entry)': the real-time endpoint only takes subscription operations"
+        case .realtime(let entry, let error): "client '\(entry)': \(error)"
         }
     }
 

@@ -27,6 +27,12 @@ public struct GraphQLResult: Sendable, Equatable, Decodable {
 
     enum CodingKeys: String, CodingKey { case data, errors }
 
+    /// A result from its parts.
+    public init(data: JSONValue?, errors: [GraphQLError]) {
+        self.data = data
+        self.errors = errors
+    }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         data = try container.decodeIfPresent(JSONValue.self, forKey: .data)

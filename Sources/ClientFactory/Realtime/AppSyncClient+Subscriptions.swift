@@ -1,0 +1,130 @@
+import Logging
+import MultiAuthCore
+import Realtime
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension AppSyncClient {
+    /// Subscribes over the client's WebSocket (opened by the first subscription, shared by
+    /// all, closed after the last) and yields each `data` message as a ``GraphQLResult``
+    /// (partial data and errors together, as for queries). Stopping the iteration (or
+    /// cancelling its task) sends `stop`. Drops and silent connections are survived by
+    /// reconnecting and subscribing again with fresh authorization; the stream throws
+    /// ``AppSyncClientError/realtime(entry:_:)`` when the server refuses the subscription or
+    /// the connection gives up. While it lives, the subscription is recorded in
+    /// `<prefix>_subscriptionMetadataCache.db` (see ``storedSubscriptions()``).
+    ///
+    /// - Throws: ``AppSyncClientError/noWebSocket(entry:)`` without a connector,
+    ///   ``AppSyncClientError/notASubscription(entry:)`` for a query or mutation,
+    ///   ``AppSyncClientError/invalidVariables(_:)`` for variables that are not an object.
+    public func subscribe(_ document: String, variables: JSONValue? = nil) throws(AppSyncClientError) -> AsyncThrowingStream<GraphQLResult, any Error> {
+        try subscribe(document, variables: variables, id: UUID().uuidString.lowercased())
+    }
+
+    /// Subscribes again to a subscription recorded by an earlier process (its row is reused).
+    public func resume(_ stored: StoredSubscription) throws(AppSyncClientError) -> AsyncThrowingStream<GraphQLResult, any Error> {
+        let variables = try stored.variables.map { text throws(AppSyncClientError) -> JSONValue in
+            guard let value = try? JSONValue.decode(text) else { throw .invalidVariables("stored subscription \(stored.id): not JSON") }
+            return value
+        }
+        return try subscribe(stored.document, variables: variables, id: stored.id)
+    }
+
+    /// The subscriptions recorded in the metadata database: live ones, and those a process
+    /// left behind when it ended without stopping them.
+    public func storedSubscriptions() async throws(AppSyncClientError) -> [StoredSubscription] {
+        do { return try await subscriptionMetadata.all() } catch {
+            throw .cache(.database(entry: entry.name, file: databases.subscriptionMetadataPath, reason: "\(error)"))
+        }
+    }
+
+    private func subscribe(_ document: String, variables: JSONValue?, id: String) throws(AppSyncClientError) -> AsyncThrowingStream<GraphQLResult, any Error> {
+        guard let realtime else { throw .noWebSocket(entry: entry.name) }
+        guard OperationKind.of(document) == .subscription else { throw .notASubscription(entry: entry.name) }
+        var payload: [String: JSONValue] = ["query": .string(document)]
+        if let variables {
+            guard case .object = variables else { throw .invalidVariables("must be a JSON object") }
+            payload["variables"] = variables
+        }
+        let data = JSONValue.object(payload).description
+        let (stream, continuation) = AsyncThrowingStream<GraphQLResult, any Error>.makeStream()
+        let relay = Task { [entry, subscriptionMetadata, logger] in
+            let metadata = MetadataWriter(store: subscriptionMetadata, id: id, logger: logger)
+            await metadata.record(document: document, variables: variables?.description)
+            do {
+                for try await message in await realtime.subscribe(data) {
+                    continuation.yield(GraphQLResult(message))
+                    await metadata.touch()
+                }
+                continuation.finish()
+            } catch let error as RealtimeError {
+                continuation.finish(throwing: AppSyncClientError.realtime(entry: entry.name, error))
+            } catch {
+                continuation.finish(throwing: error)
+            }
+            await metadata.remove()
+        }
+        continuation.onTermination = { _ in relay.cancel() }
+        return stream
+    }
+}
+
+/// One subscription's row: written at the start, its data time at most once a second, removed at the end.
+private actor MetadataWriter {
+    let store: SubscriptionMetadata
+    let id: String
+    let logger: Logger
+    private var lastTouch: Int64 = 0
+
+    init(store: SubscriptionMetadata, id: String, logger: Logger) {
+        self.store = store
+        self.id = id
+        self.logger = logger
+    }
+
+    func record(document: String, variables: String?) async {
+        let now = AppSyncClient.now()
+        await uncancelled { [store, id] in try await store.record(id: id, document: document, variables: variables, at: now) }
+    }
+
+    func touch() async {
+        let now = AppSyncClient.now()
+        guard now > lastTouch else { return }
+        lastTouch = now
+        await uncancelled { [store, id] in try await store.touch(id: id, at: now) }
+    }
+
+    /// Runs even when the subscription's task was cancelled (its consumer stopped): the row must go.
+    func remove() async {
+        await uncancelled { [store, id] in try await store.remove(id: id) }
+    }
+
+    private func uncancelled(_ write: @escaping @Sendable () async throws -> Void) async {
+        do { try await Task { try await write() }.value } catch { log(error) }
+    }
+
+    private func log(_ error: any Error) {
+        logger.warning("subscription metadata not written", metadata: ["subscription": "\(id)", "reason": "\(error)"])
+    }
+}
+
+extension GraphQLResult {
+    /// A `data` message's payload: `data` and `errors` as in a query's answer.
+    init(_ payload: JSONValue) {
+        guard case .object(let members) = payload else {
+            self.init(data: nil, errors: [])
+            return
+        }
+        let errors: [GraphQLError]
+        if let list = members["errors"], let decoded = try? JSONDecoder().decode([GraphQLError].self, from: Data(list.description.utf8)) {
+            errors = decoded
+        } else {
+            errors = []
+        }
+        self.init(data: members["data"], errors: errors)
+    }
+}
