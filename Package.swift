@@ -166,7 +166,8 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
-                "TokenProviders", "Logins", "MultiAuthCrypto", "ClientFactory", "MultiAuthCore", httpTypes, logging,
+                "TokenProviders", "Logins", "MultiAuthCrypto", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthWebSocket",
+                "MultiAuthCore", httpTypes, logging,
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict

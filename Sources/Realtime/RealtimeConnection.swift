@@ -62,6 +62,7 @@ public actor RealtimeConnection {
     private var activityLimit: Duration = .zero
     private var deathReason: RealtimeError?
     private var runner: Task<Void, Never>?
+    private var watchdog: Task<Void, Never>?
 
     /// How many sockets this connection has opened (the first, then one per reconnection).
     public private(set) var connectionsOpened = 0
@@ -158,8 +159,8 @@ public actor RealtimeConnection {
         lastActivity = clock.now()
         activityLimit = settings.acknowledgementTimeout
         logger.debug("connected", metadata: ["endpoint": "\(dialect.endpoint)", "socket": "\(socketNumber)"])
-        let watchdog = Task { await self.watch(channel, number: socketNumber) }
-        defer { watchdog.cancel() }
+        restartWatchdog(channel)
+        defer { watchdog?.cancel() }
         var refusal: RealtimeError?
         do { try await channel.send(dialect.connectionInitFrame) } catch { refusal = error }
         if refusal == nil {
@@ -179,6 +180,13 @@ public actor RealtimeConnection {
         if let refusal { throw refusal }
         if !wasAcknowledged, let deathReason { throw deathReason }
         return wasAcknowledged
+    }
+
+    /// Watches `channel` from now, under the current limit.
+    private func restartWatchdog(_ channel: any WebSocketChannel) {
+        watchdog?.cancel()
+        let number = socketNumber
+        watchdog = Task { await self.watch(channel, number: number) }
     }
 
     /// Closes a socket that stays silent past its limit (the ack wait, then the keep-alive).
@@ -206,6 +214,7 @@ public actor RealtimeConnection {
         case .connectionAcknowledged(let timeout):
             acknowledged = true
             activityLimit = timeout ?? settings.keepAliveTimeout
+            if let socket { restartWatchdog(socket) }
             logger.debug("connection acknowledged", metadata: ["endpoint": "\(dialect.endpoint)", "keep_alive": "\(activityLimit)"])
             for id in subscriptions.keys { await start(id) }
         case .keepAlive: break

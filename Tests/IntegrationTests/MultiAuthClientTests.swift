@@ -14,6 +14,8 @@ import TokenProviders
 final class AppSyncFixture: Sendable {
     let folder: String
     let configuration: AWSConfiguration
+    /// The configuration's JSON text.
+    let text: String
 
     init(apiURL: String = Peers.appSync, prefixSuffix: String = UUID().uuidString.replacingOccurrences(of: "-", with: "")) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-appsync-\(UUID().uuidString)").path
@@ -26,6 +28,7 @@ final class AppSyncFixture: Sendable {
               "Post_OIDC": {"ApiUrl": "\(apiURL)", "Region": "us-east-1", "AuthMode": "OPENID_CONNECT", "ClientDatabasePrefix": "Post_OIDC_\(prefixSuffix)"}
             }}
             """
+        self.text = text
         configuration = try AWSConfiguration.parse(Array(text.utf8), file: "awsconfiguration.json").validated()
     }
 

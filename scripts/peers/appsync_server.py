@@ -28,6 +28,7 @@ subprotocols `aws-appsync-event-ws` and `header-<base64url JSON>`; `subscribe` (
 Test hooks (per tag, so parallel tests do not meet): POST /_peer/tag/<tag> with JSON
 `{"timeoutMs": N, "kaMs": N}` sets that tag's keep-alive; POST /_peer/drop/<tag> closes its
 sockets; POST /_peer/silence/<tag> (`{"silent": true|false}`) stops its ka and data;
+GET /_peer/tag/<tag> gives its open sockets and the connections and starts it has seen;
 GET /_peer/stats gives counters and the last fan-out's duration; GET /_peer/subscribers?author=A
 counts the live subscriptions filtering on that author.
 Usage: appsync_server.py --port P --key AKID:SECRET --api-key K --jwks-url URL [--jwks-url URL]
@@ -293,6 +294,7 @@ async def realtime(request, events):
     socket = web.WebSocketResponse(protocols=(wanted,), max_msg_size=1 << 20)
     await socket.prepare(request)
     STATE["stats"]["connections"] += 1
+    count(tag, "connections")
     STATE["sockets"].setdefault(tag, set()).add(socket)
     settings = STATE["tags"].get(tag, {})
     timeout_ms, ka_ms = settings.get("timeoutMs", 300000), settings.get("kaMs", 5000)
@@ -378,6 +380,7 @@ async def graphql_message(socket, frame, prefix, tag):
             "tag": tag, "mode": mode, "query": query, "variables": variables, "data": data,
             "arguments": {name: value for name, value in arguments.items() if value is not None}}
         STATE["stats"]["starts"] += 1
+        count(tag, "starts")
         await send(socket, {"type": "start_ack", "id": sub_id})
     elif kind == "stop":
         STATE["graphql_subscriptions"].pop((socket, sub_id), None)
@@ -403,6 +406,7 @@ async def events_message(socket, frame, prefix, tag):
                 {"errorType": "BadRequestException", "message": "Invalid channel"}]})
         STATE["event_subscriptions"][(socket, sub_id)] = {"tag": tag, "channel": channel}
         STATE["stats"]["starts"] += 1
+        count(tag, "starts")
         await send(socket, {"type": "subscribe_success", "id": sub_id})
     elif kind == "unsubscribe":
         STATE["event_subscriptions"].pop((socket, sub_id), None)
@@ -413,6 +417,18 @@ async def events_message(socket, frame, prefix, tag):
 
 
 # -- hooks -------------------------------------------------------------------------------------
+
+def count(tag, what):
+    counters = STATE.setdefault("tag_counts", {}).setdefault(tag, {"connections": 0, "starts": 0})
+    counters[what] += 1
+
+
+async def tag_stats(request):
+    """A tag's open sockets, and how many connections and subscription starts it has seen."""
+    tag = request.match_info["tag"]
+    counters = STATE.get("tag_counts", {}).get(tag, {"connections": 0, "starts": 0})
+    return reply(200, dict(counters, sockets=len(STATE["sockets"].get(tag, set()))))
+
 
 async def set_tag(request):
     STATE["tags"][request.match_info["tag"]] = await request.json()
@@ -464,6 +480,7 @@ def main():
     app.router.add_post("/_peer/silence/{tag}", silence)
     app.router.add_get("/_peer/stats", stats)
     app.router.add_get("/_peer/subscribers", subscribers)
+    app.router.add_get("/_peer/tag/{tag}", tag_stats)
     app.router.add_post(r"/{prefix:(t/[A-Za-z0-9_.-]+/)?}graphql", graphql_http)
     app.router.add_post("/html/graphql", graphql_http)
     app.router.add_get(r"/{prefix:(t/[A-Za-z0-9_.-]+/)?}graphql/realtime", lambda request: realtime(request, events=False))
