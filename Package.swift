@@ -156,6 +156,9 @@ let package = Package(
                 "CredentialStore", "ClientFactory", "MultiAuthCore",
             ],
             swiftSettings: strict),
+        .testTarget(
+            name: "RealtimeTests", dependencies: ["Realtime", "ClientFactory", "Authorization", "SigV4", "MultiAuthCore", httpTypes, logging],
+            swiftSettings: strict),
         .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(

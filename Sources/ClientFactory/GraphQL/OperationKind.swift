@@ -14,6 +14,7 @@ public enum OperationKind: Sendable, Equatable {
         let bytes = Array(document.utf8)
         var index = 0
         var depth = 0
+        var inFragment = false
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
@@ -23,7 +24,10 @@ public enum OperationKind: Sendable, Equatable {
                 index = endOfString(bytes, from: index)
                 continue
             case UInt8(ascii: "{"), UInt8(ascii: "("), UInt8(ascii: "["):
-                if depth == 0, byte == UInt8(ascii: "{") { return .query }
+                if depth == 0, byte == UInt8(ascii: "{") {
+                    if !inFragment { return .query }
+                    inFragment = false
+                }
                 depth += 1
             case UInt8(ascii: "}"), UInt8(ascii: ")"), UInt8(ascii: "]"):
                 depth = max(0, depth - 1)
@@ -31,7 +35,10 @@ public enum OperationKind: Sendable, Equatable {
                 guard isNameByte(byte) else { break }
                 let start = index
                 while index < bytes.count, isNameByte(bytes[index]) { index += 1 }
-                if depth == 0, let kind = keyword(bytes[start..<index]) { return kind }
+                if depth == 0 {
+                    if let kind = keyword(bytes[start..<index]) { return kind }
+                    if bytes[start..<index].elementsEqual("fragment".utf8) { inFragment = true }
+                }
                 continue
             }
             index += 1
