@@ -130,6 +130,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "RealtimeBench",
+            dependencies: ["ClientFactory", "CredentialProviders", "HTTPTransport", "Realtime", "MultiAuthWebSocket", "SigV4", "MultiAuthCore", httpTypes],
+            path: "Benchmarks/RealtimeBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "TokenBench",
             dependencies: ["TokenProviders", "Logins", "CredentialStore", "MultiAuthCrypto"],
             path: "Benchmarks/TokenBench",

@@ -229,12 +229,16 @@ async def fan_out(post):
         if any(post.get(name) != value for name, value in arguments.items()):
             continue
         key = (subscription["data"], subscription["mode"])
-        if key not in executed:
+        if key not in executed:  # one execution (and one JSON text) per distinct document and mode
             result = graphql_sync(SCHEMA, subscription["query"], root_value={"post": post},
                                   variable_values=subscription["variables"], context_value={"mode": subscription["mode"]},
                                   field_resolver=resolve)
-            executed[key] = graphql_payload(result)
-        await send(socket, {"type": "data", "id": sub_id, "payload": executed[key]})
+            executed[key] = json.dumps(graphql_payload(result))
+        if not socket.closed:
+            try:
+                await socket.send_str('{"type": "data", "id": %s, "payload": %s}' % (json.dumps(sub_id), executed[key]))
+            except ConnectionResetError:
+                pass
         STATE["stats"]["data_sent"] += 1
     STATE["stats"]["last_fanout_ms"] = (time.perf_counter() - started) * 1000
 

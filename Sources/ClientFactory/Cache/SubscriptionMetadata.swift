@@ -17,14 +17,20 @@ public struct StoredSubscription: Sendable, Equatable {
     public let lastDataAt: Int64?
 }
 
-/// The `subscriptions` table of the subscription metadata database.
-struct SubscriptionMetadata: Sendable {
+/// The `subscriptions` table of the subscription metadata database. Data times are kept in
+/// memory and written together at most once a second (one transaction for every
+/// subscription of the client), so a fan-out to many subscriptions costs one write, not one each.
+actor SubscriptionMetadata {
     static let schema = """
         CREATE TABLE IF NOT EXISTS subscription_metadata (id TEXT PRIMARY KEY, last_sync INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS subscriptions (
             id TEXT PRIMARY KEY, document TEXT NOT NULL, variables TEXT, started_at INTEGER NOT NULL, last_data_at INTEGER)
         """
     let database: DatabaseQueue
+    private var pending: [String: Int64] = [:]
+    private var lastFlush: Int64 = 0
+
+    init(database: DatabaseQueue) { self.database = database }
 
     func record(id: String, document: String, variables: String?, at time: Int64) async throws {
         try await database.write { db in
@@ -34,11 +40,20 @@ struct SubscriptionMetadata: Sendable {
         }
     }
 
-    func touch(id: String, at time: Int64) async throws {
-        try await database.write { try $0.execute(sql: "UPDATE subscriptions SET last_data_at = ? WHERE id = ?", arguments: [time, id]) }
+    /// Notes data for `id` at `time`; writes every noted time when a second has passed since the last write.
+    func touched(id: String, at time: Int64) async throws {
+        pending[id] = time
+        guard time > lastFlush else { return }
+        lastFlush = time
+        let batch = pending
+        pending.removeAll()
+        try await database.write { db in
+            for (id, time) in batch { try db.execute(sql: "UPDATE subscriptions SET last_data_at = ? WHERE id = ?", arguments: [time, id]) }
+        }
     }
 
     func remove(id: String) async throws {
+        pending[id] = nil
         try await database.write { try $0.execute(sql: "DELETE FROM subscriptions WHERE id = ?", arguments: [id]) }
     }
 

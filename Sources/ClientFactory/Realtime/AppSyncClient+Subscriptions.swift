@@ -73,34 +73,26 @@ extension AppSyncClient {
     }
 }
 
-/// One subscription's row: written at the start, its data time at most once a second, removed at the end.
-private actor MetadataWriter {
+/// One subscription's row: written at the start, its data times noted, removed at the end.
+/// Writes run even when the subscription's task was cancelled (its consumer stopped): the
+/// row must go, and a failed write is logged, never thrown into the data stream.
+private struct MetadataWriter: Sendable {
     let store: SubscriptionMetadata
     let id: String
     let logger: Logger
-    private var lastTouch: Int64 = 0
-
-    init(store: SubscriptionMetadata, id: String, logger: Logger) {
-        self.store = store
-        self.id = id
-        self.logger = logger
-    }
 
     func record(document: String, variables: String?) async {
-        let now = AppSyncClient.now()
-        await uncancelled { [store, id] in try await store.record(id: id, document: document, variables: variables, at: now) }
+        let (store, id, now) = (store, id, AppSyncClient.now())
+        await uncancelled { try await store.record(id: id, document: document, variables: variables, at: now) }
     }
 
     func touch() async {
-        let now = AppSyncClient.now()
-        guard now > lastTouch else { return }
-        lastTouch = now
-        await uncancelled { [store, id] in try await store.touch(id: id, at: now) }
+        do { try await store.touched(id: id, at: AppSyncClient.now()) } catch is CancellationError {} catch { log(error) }
     }
 
-    /// Runs even when the subscription's task was cancelled (its consumer stopped): the row must go.
     func remove() async {
-        await uncancelled { [store, id] in try await store.remove(id: id) }
+        let (store, id) = (store, id)
+        await uncancelled { try await store.remove(id: id) }
     }
 
     private func uncancelled(_ write: @escaping @Sendable () async throws -> Void) async {
