@@ -158,8 +158,8 @@ let package = Package(
         .testTarget(
             name: "ReadmeExamplesTests",
             dependencies: [
-                "MultiAuth", "SigV4", "Authorization", "HTTPTransport", "CredentialProviders", "TokenProviders", "Logins",
-                "CredentialStore", "ClientFactory", "MultiAuthCore",
+                "MultiAuth", "MultiAuthWebSocket", "SigV4", "Authorization", "HTTPTransport", "CredentialProviders", "TokenProviders", "Logins",
+                "CredentialStore", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthCore",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuth
+import MultiAuthWebSocket
 import Testing
 
 // Every Swift example of README.md, compiled here as a user would write it against the
@@ -113,6 +114,22 @@ func appSyncExample(provider: any TokenProvider) async throws {
     _ = (privateClient, post)
 }
 
+func realtimeExample(apiKey: String) async throws {
+    // Subscriptions: one socket per client, every auth mode, reconnected with fresh authorization.
+    let factory = ClientFactory(configuration: try AWSConfiguration.load(path: "awsconfiguration.json"),
+                                webSocket: NIOWebSocketConnector())
+    let client = try factory.client(for: .apiKey)
+    for try await post in try client.subscribe("subscription { onCreatePost { id title url } }") {
+        print(post.data ?? .null, post.errors)   // url is null for API-key subscribers, and an error says why
+    }   // leaving the loop (or cancelling the task) sends `stop`
+
+    // AppSync Events: publish over HTTP, subscribe to a channel or a wildcard.
+    let events = EventsClient(endpoint: "https://abc.appsync-api.us-east-1.amazonaws.com/event", mode: .apiKey,
+                              authorizer: APIKeyAuthorizer(key: .fixed(apiKey)), webSocket: NIOWebSocketConnector())
+    _ = try await events.publish(channel: "/default/news", events: [.object(["title": .string("hello")])])
+    for try await event in try await events.subscribe(channel: "/default/*") { print(event) }
+}
+
 @Suite struct ReadmeExamplesTests {
     /// The README's Swift blocks, each without its import and `#if` lines, with indentation
     /// and blank lines dropped.
@@ -139,7 +156,7 @@ func appSyncExample(provider: any TokenProvider) async throws {
         let lines = source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let compiled = "\n" + lines.joined(separator: "\n") + "\n"
         let blocks = try Self.readmeBlocks()
-        #expect(blocks.count == 6, "README Swift blocks: \(blocks.count); add new ones to this file")
+        #expect(blocks.count == 7, "README Swift blocks: \(blocks.count); add new ones to this file")
         for block in blocks {
             #expect(compiled.contains("\n" + block.joined(separator: "\n") + "\n"), "not compiled here: \(block.first ?? "")")
         }
