@@ -89,7 +89,8 @@ public struct EventsClient: Sendable {
         guard let connection else { throw .noWebSocket(endpoint: endpoint) }
         try EventsChannel.checkSubscribe(channel)
         let source = await connection.subscribe(channel)
-        let (stream, continuation) = AsyncThrowingStream<JSONValue, any Error>.makeStream()
+        let (stream, continuation) = AsyncThrowingStream<JSONValue, any Error>.makeStream(
+            bufferingPolicy: .bufferingNewest(connection.settings.bufferLimit))
         let relay = Task {
             do {
                 for try await event in source { continuation.yield(event) }

@@ -50,7 +50,8 @@ public actor RealtimeConnection {
     /// The protocol spoken.
     public nonisolated let dialect: any RealtimeDialect
     private let connector: any WebSocketConnector
-    private let settings: Settings
+    /// The waits and limits it was made with.
+    public nonisolated let settings: Settings
     private let clock: RealtimeClock
     private let random: @Sendable () -> Double
     private let logger: Logger

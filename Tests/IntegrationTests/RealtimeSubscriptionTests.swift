@@ -182,3 +182,26 @@ import Testing
         #expect(try await restarted.storedSubscriptions().isEmpty)
     }
 }
+
+/// The NIO connector on its own: failures are typed, bounded, and never quote the URL's query.
+@Suite struct WebSocketConnectorTests {
+    @Test func aRefusedConnectionFailsAtOnceWithoutQuotingTheAuthorizationQuery() async throws {
+        let url = "ws://127.0.0.1:1/graphql/realtime?header=c2VjcmV0LWtleQ==&payload=e30="
+        await #expect {
+            _ = try await NIOWebSocketConnector(connectTimeout: .seconds(5)).connect(to: url, subprotocols: ["graphql-ws"], logger: .disabled)
+        } throws: { error in
+            guard case RealtimeError.connectFailed(let endpoint, _) = error else { return false }
+            return endpoint == "ws://127.0.0.1:1/graphql/realtime" && !"\(error)".contains("c2VjcmV0")
+        }
+    }
+
+    @Test(.enabled(if: Peers.appSyncAvailable, Peers.reason)) func aServerThatRefusesTheUpgradeFailsClearly() async throws {
+        // The peer answers 400 without the subprotocol it requires.
+        await #expect {
+            _ = try await NIOWebSocketConnector().connect(to: RealtimePeer.root.replacingOccurrences(of: "http://", with: "ws://") + "/graphql/realtime", subprotocols: [], logger: .disabled)
+        } throws: { error in
+            guard case RealtimeError.connectFailed = error else { return false }
+            return true
+        }
+    }
+}

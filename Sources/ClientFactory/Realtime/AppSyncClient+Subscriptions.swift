@@ -51,7 +51,8 @@ extension AppSyncClient {
             payload["variables"] = variables
         }
         let data = JSONValue.object(payload).description
-        let (stream, continuation) = AsyncThrowingStream<GraphQLResult, any Error>.makeStream()
+        let (stream, continuation) = AsyncThrowingStream<GraphQLResult, any Error>.makeStream(
+            bufferingPolicy: .bufferingNewest(realtime.settings.bufferLimit))
         let relay = Task { [entry, subscriptionMetadata, logger] in
             let metadata = MetadataWriter(store: subscriptionMetadata, id: id, logger: logger)
             await metadata.record(document: document, variables: variables?.description)
