@@ -80,25 +80,30 @@ case "fanout":
     let (subscriber, publisher) = (try made.client(named: "Bench_API_KEY"), try made.client(named: "Bench_AWS_IAM"))
     let author = "fanout-" + UUID().uuidString.prefix(8)
     let arrivals = Arrivals()
-    let streams = try (0..<count).map { _ in try subscriber.subscribe(subscription, variables: .object(["author": .string(author)])) }
+    var streams: [AsyncThrowingStream<GraphQLResult, any Error>] = []
+    for _ in 0..<count { streams.append(try await subscriber.subscribe(subscription, variables: .object(["author": .string(author)]))) }
     let consumers = Task.detached { await consume(streams, into: arrivals) }
     try await waitFor { (try await peer(root, "/_peer/subscribers?author=\(author)")["count"] as? Int) == count }
     var latencies: [Double] = []
     var peerShares: [Double] = []
     var lastDelivery: [Double] = []
+    var mutationReturned: [Double] = []
+    var firstDelivery: [Double] = []
     for round in 0..<rounds {
         arrivals.withLock { $0.removeAll() }
         let sent = ContinuousClock.now
         try await mutate(publisher, id: "\(author)-\(round)", author: author)
+        mutationReturned.append(milliseconds(ContinuousClock.now - sent))
         try await waitFor { arrivals.withLock { $0.count } == count }
         let times = arrivals.withLock { $0 }.map { milliseconds($0 - sent) }.sorted()
+        firstDelivery.append(times.first ?? 0)
         latencies += times
         lastDelivery.append(times.last ?? 0)
         peerShares.append(try await peer(root, "/_peer/stats")["last_fanout_ms"] as? Double ?? 0)
     }
     consumers.cancel()
     latencies.sort()
-    print(#"{"subscriptions": \#(count), "rounds": \#(rounds), "p50_ms": \#(percentile(latencies, 0.5)), "p99_ms": \#(percentile(latencies, 0.99)), "max_ms": \#(latencies.last ?? 0), "peer_fanout_ms_median": \#(peerShares.sorted()[peerShares.count / 2]), "last_delivery_ms_median": \#(lastDelivery.sorted()[lastDelivery.count / 2])}"#)
+    print(#"{"subscriptions": \#(count), "rounds": \#(rounds), "p50_ms": \#(percentile(latencies, 0.5)), "p99_ms": \#(percentile(latencies, 0.99)), "max_ms": \#(latencies.last ?? 0), "peer_fanout_ms_median": \#(peerShares.sorted()[peerShares.count / 2]), "last_delivery_ms_median": \#(lastDelivery.sorted()[lastDelivery.count / 2]), "first_delivery_ms_median": \#(firstDelivery.sorted()[firstDelivery.count / 2]), "mutation_answered_ms_median": \#(mutationReturned.sorted()[mutationReturned.count / 2])}"#)
 case "reconnect":
     let (url, rounds) = (arguments[2], Int(arguments[3]) ?? 5)
     let root = String(url.dropLast("/graphql".count))
@@ -107,7 +112,7 @@ case "reconnect":
     let client = try factory(url: tagged, apiKey: "unused", folder: folder).client(named: "Bench_AWS_IAM")
     let author = "reconnect-" + UUID().uuidString.prefix(8)
     let received = Mutex(0)
-    let stream = try client.subscribe(subscription, variables: .object(["author": .string(author)]))
+    let stream = try await client.subscribe(subscription, variables: .object(["author": .string(author)]))
     let consumer = Task { do { for try await _ in stream { received.withLock { $0 += 1 } } } catch {} }
     try await waitFor { (try await peer(root, "/_peer/tag/\(tag)")["starts"] as? Int) == 1 }
     var restarted: [Double] = []

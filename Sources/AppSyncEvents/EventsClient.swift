@@ -88,21 +88,7 @@ public struct EventsClient: Sendable {
     public func subscribe(channel: String) async throws(EventsError) -> AsyncThrowingStream<JSONValue, any Error> {
         guard let connection else { throw .noWebSocket(endpoint: endpoint) }
         try EventsChannel.checkSubscribe(channel)
-        let source = await connection.subscribe(channel)
-        let (stream, continuation) = AsyncThrowingStream<JSONValue, any Error>.makeStream(
-            bufferingPolicy: .bufferingNewest(connection.settings.bufferLimit))
-        let relay = Task {
-            do {
-                for try await event in source { continuation.yield(event) }
-                continuation.finish()
-            } catch let error as RealtimeError {
-                continuation.finish(throwing: EventsError.realtime(error))
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { _ in relay.cancel() }
-        return stream
+        return await connection.subscribe(channel, transform: { $0 }, failure: { EventsError.realtime($0) }, onEnd: {})
     }
 
     /// The `errors[].message` (or `message`) of an error body, else a note of its size.

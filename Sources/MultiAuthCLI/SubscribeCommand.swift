@@ -41,7 +41,7 @@ struct SubscribeCommand: AsyncParsableCommand {
         let text = try ClientAccessOptions.operationText(query)
         var received = 0
         do {
-            for try await result in try client.subscribe(text, variables: try ClientAccessOptions.parsedVariables(variables)) {
+            for try await result in try await client.subscribe(text, variables: try ClientAccessOptions.parsedVariables(variables)) {
                 FileHandleless.writeStandardOutput(Array((result.jsonLine + "\n").utf8))
                 received += 1
                 if let count, received >= count { return }

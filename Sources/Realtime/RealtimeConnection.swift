@@ -43,7 +43,9 @@ public actor RealtimeConnection {
 
     private struct Subscription {
         let request: String
-        let continuation: AsyncThrowingStream<JSONValue, any Error>.Continuation
+        /// Hands one payload to the subscriber; false when its buffer was full and the oldest message went.
+        let deliver: @Sendable (JSONValue) -> Bool
+        let finish: @Sendable (RealtimeError?) -> Void
         var started = false
     }
 
@@ -62,6 +64,7 @@ public actor RealtimeConnection {
     private var lastActivity: Duration = .zero
     private var activityLimit: Duration = .zero
     private var deathReason: RealtimeError?
+    private var carriedTraffic = false
     private var runner: Task<Void, Never>?
     private var watchdog: Task<Void, Never>?
 
@@ -87,12 +90,29 @@ public actor RealtimeConnection {
     /// subscription, throws a ``RealtimeError`` when it is refused or the connection gives up,
     /// and sends the unsubscribe frame when the consumer stops iterating.
     public func subscribe(_ request: String) -> AsyncThrowingStream<JSONValue, any Error> {
+        subscribe(request, transform: { $0 }, failure: { $0 }, onEnd: {})
+    }
+
+    /// ``subscribe(_:)`` with each payload turned into `Element` by `transform` and each
+    /// error into the caller's by `failure`, on the connection's own task (no task per
+    /// subscription in between); `onEnd` runs once when the stream ends for any reason.
+    public func subscribe<Element: Sendable>(
+        _ request: String, transform: @escaping @Sendable (JSONValue) -> Element, failure: @escaping @Sendable (RealtimeError) -> any Error,
+        onEnd: @escaping @Sendable () -> Void
+    ) -> AsyncThrowingStream<Element, any Error> {
         let id = UUID().uuidString.lowercased()
-        let (stream, continuation) = AsyncThrowingStream<JSONValue, any Error>.makeStream(bufferingPolicy: .bufferingNewest(settings.bufferLimit))
+        let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream(bufferingPolicy: .bufferingNewest(settings.bufferLimit))
         continuation.onTermination = { [weak self] _ in
+            onEnd()
             Task { await self?.unsubscribe(id) }
         }
-        subscriptions[id] = Subscription(request: request, continuation: continuation)
+        subscriptions[id] = Subscription(
+            request: request,
+            deliver: { payload in
+                if case .dropped = continuation.yield(transform(payload)) { return false }
+                return true
+            },
+            finish: { error in continuation.finish(throwing: error.map(failure)) })
         logger.debug("subscription added", metadata: ["endpoint": "\(dialect.endpoint)", "subscription": "\(id)"])
         if runner == nil {
             runner = Task { await self.run() }
@@ -132,7 +152,14 @@ public actor RealtimeConnection {
             }
             first = false
             do {
-                if try await connectAndServe() { attempt = 0; failures = 0 } else { failures += 1 }
+                // A socket acknowledged and dropped at once, again and again, counts as a
+                // failure: only one that carried a keep-alive or data starts the waits afresh.
+                if try await connectAndServe(), carriedTraffic {
+                    attempt = 0
+                    failures = 0
+                } else {
+                    failures += 1
+                }
                 lastReason = deathReason?.description ?? "the socket closed"
             } catch {
                 if error.isFinal {
@@ -156,6 +183,7 @@ public actor RealtimeConnection {
         socket = channel
         acknowledged = false
         deathReason = nil
+        carriedTraffic = false
         for id in subscriptions.keys { subscriptions[id]?.started = false }
         lastActivity = clock.now()
         activityLimit = settings.acknowledgementTimeout
@@ -218,10 +246,11 @@ public actor RealtimeConnection {
             if let socket { restartWatchdog(socket) }
             logger.debug("connection acknowledged", metadata: ["endpoint": "\(dialect.endpoint)", "keep_alive": "\(activityLimit)"])
             for id in subscriptions.keys { await start(id) }
-        case .keepAlive: break
+        case .keepAlive: carriedTraffic = acknowledged
         case .subscribed(let id): logger.debug("subscribed", metadata: ["subscription": "\(id)"])
         case .data(let id, let payload):
-            if case .dropped = subscriptions[id]?.continuation.yield(payload) {
+            carriedTraffic = acknowledged
+            if subscriptions[id]?.deliver(payload) == false {
                 logger.warning("subscriber behind; oldest message dropped", metadata: ["subscription": "\(id)"])
             }
         case .subscriptionFailed(let id, let errors): end(id, .subscriptionRefused(endpoint: dialect.endpoint, errors: errors))
@@ -261,12 +290,12 @@ public actor RealtimeConnection {
 
     private func end(_ id: String, _ error: RealtimeError?) {
         guard let subscription = subscriptions.removeValue(forKey: id) else { return }
-        subscription.continuation.finish(throwing: error)
+        subscription.finish(error)
     }
 
     private func finishAll(_ error: RealtimeError?) {
         let ending = subscriptions
         subscriptions.removeAll()
-        for subscription in ending.values { subscription.continuation.finish(throwing: error) }
+        for subscription in ending.values { subscription.finish(error) }
     }
 }

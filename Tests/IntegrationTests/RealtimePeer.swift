@@ -48,8 +48,9 @@ enum RealtimePeer {
         return (object["sockets"] as? Int ?? -1, object["connections"] as? Int ?? -1, object["starts"] as? Int ?? -1)
     }
 
-    /// Polls `condition` every 50 ms for up to `seconds`.
-    static func wait(_ what: String, seconds: Double = 15, _ condition: () async throws -> Bool) async throws {
+    /// Polls `condition` every 50 ms for up to `seconds` (long: under the whole suite, tests that
+    /// block their thread can hold up this poll for many seconds).
+    static func wait(_ what: String, seconds: Double = 45, _ condition: () async throws -> Bool) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try await condition() { return }
@@ -60,7 +61,7 @@ enum RealtimePeer {
 
     /// The first `count` elements of `stream`, or a timeout after `seconds`. The stream stays
     /// open for more (the consuming task ends without cancelling it).
-    static func first<T: Sendable>(_ count: Int, of stream: AsyncThrowingStream<T, any Error>, seconds: Double = 15) async throws -> [T] {
+    static func first<T: Sendable>(_ count: Int, of stream: AsyncThrowingStream<T, any Error>, seconds: Double = 45) async throws -> [T] {
         try await withThrowingTaskGroup(of: [T]?.self) { group in
             group.addTask {
                 var out: [T] = []

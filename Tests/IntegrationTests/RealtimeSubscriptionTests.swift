@@ -40,8 +40,8 @@ import Testing
         let iam = try factory.client(named: "Post_AWS_IAM")
         let key = try factory.client(named: "Default")
         let author = RealtimePeer.author()
-        let privateStream = try iam.subscribe(Self.onCreate, variables: Self.variables(author))
-        let publicStream = try key.subscribe(Self.onCreate, variables: Self.variables(author))
+        let privateStream = try await iam.subscribe(Self.onCreate, variables: Self.variables(author))
+        let publicStream = try await key.subscribe(Self.onCreate, variables: Self.variables(author))
         try await RealtimePeer.wait("both subscriptions") { try await RealtimePeer.subscribers(author) == 2 }
         #expect(try await iam.storedSubscriptions().map(\.document) == [Self.onCreate])
         try await Self.addPost(iam, id: "rt-\(author)", author: author)
@@ -63,8 +63,8 @@ import Testing
         let fixture = try AppSyncFixture(apiURL: RealtimePeer.apiURL(tag: tag))
         let client = try Self.factory(fixture).client(named: "Post_AWS_IAM")
         let (first, second) = (RealtimePeer.author(), RealtimePeer.author())
-        let one = try client.subscribe(Self.onCreate, variables: Self.variables(first))
-        let two = try client.subscribe(Self.onCreate, variables: Self.variables(second))
+        let one = try await client.subscribe(Self.onCreate, variables: Self.variables(first))
+        let two = try await client.subscribe(Self.onCreate, variables: Self.variables(second))
         try await RealtimePeer.wait("two starts") { try await RealtimePeer.counts(tag).starts == 2 }
         #expect(try await RealtimePeer.counts(tag).connections == 1)
         #expect(try await client.storedSubscriptions().count == 2)
@@ -90,10 +90,10 @@ import Testing
         let fixture = try AppSyncFixture(apiURL: RealtimePeer.apiURL(tag: tag))
         let client = try Self.factory(fixture).client(named: "Post_AWS_IAM")
         let author = RealtimePeer.author()
-        let stream = try client.subscribe(Self.onCreate, variables: Self.variables(author))
+        let stream = try await client.subscribe(Self.onCreate, variables: Self.variables(author))
         try await RealtimePeer.wait("the start") { try await RealtimePeer.counts(tag).starts == 1 }
         try await RealtimePeer.post("/_peer/drop/\(tag)")
-        try await RealtimePeer.wait("a new connection and start", seconds: 5) {
+        try await RealtimePeer.wait("a new connection and start", seconds: 30) {
             let counts = try await RealtimePeer.counts(tag)
             return counts.connections == 2 && counts.starts == 2
         }
@@ -107,14 +107,14 @@ import Testing
         let fixture = try AppSyncFixture(apiURL: RealtimePeer.apiURL(tag: tag))
         let client = try Self.factory(fixture).client(named: "Post_AWS_IAM")
         let author = RealtimePeer.author()
-        let stream = try client.subscribe(Self.onCreate, variables: Self.variables(author))
+        let stream = try await client.subscribe(Self.onCreate, variables: Self.variables(author))
         try await RealtimePeer.wait("the start") { try await RealtimePeer.counts(tag).starts == 1 }
         try await RealtimePeer.post("/_peer/silence/\(tag)", ["silent": true])
         // The socket stays open on the peer's side: only the client's keep-alive watch can end it.
-        try await RealtimePeer.wait("a replacement connection", seconds: 10) { try await RealtimePeer.counts(tag).connections >= 2 }
+        try await RealtimePeer.wait("a replacement connection", seconds: 30) { try await RealtimePeer.counts(tag).connections >= 2 }
         try await RealtimePeer.post("/_peer/silence/\(tag)", ["silent": false])
         var settled = try await RealtimePeer.counts(tag)
-        try await RealtimePeer.wait("the connections to settle", seconds: 10) {
+        try await RealtimePeer.wait("the connections to settle", seconds: 30) {
             try await Task.sleep(for: .milliseconds(1200))
             let now = try await RealtimePeer.counts(tag)
             defer { settled = now }
@@ -128,7 +128,7 @@ import Testing
         let tag = RealtimePeer.tag()
         let fixture = try AppSyncFixture(apiURL: RealtimePeer.apiURL(tag: tag))
         let client = try Self.factory(fixture, apiKey: "not-the-key-0000").client(named: "Default")
-        let stream = try client.subscribe(Self.onCreate, variables: Self.variables(RealtimePeer.author()))
+        let stream = try await client.subscribe(Self.onCreate, variables: Self.variables(RealtimePeer.author()))
         await #expect {
             _ = try await RealtimePeer.first(1, of: stream)
         } throws: { error in
@@ -138,15 +138,15 @@ import Testing
         #expect(try await RealtimePeer.counts(tag).connections == 1)
     }
 
-    @Test func onlySubscriptionsGoToTheRealtimeEndpointAndOnlyWithASocket() throws {
+    @Test func onlySubscriptionsGoToTheRealtimeEndpointAndOnlyWithASocket() async throws {
         let fixture = try AppSyncFixture()
         let client = try Self.factory(fixture).client(named: "Default")
-        #expect(throws: AppSyncClientError.self) { _ = try client.subscribe("query { listPosts { id } }") }
-        #expect(throws: AppSyncClientError.self) { _ = try client.subscribe("{ listPosts { id } }") }
-        #expect(throws: AppSyncClientError.self) { _ = try client.subscribe(Self.onCreate, variables: .array([])) }
+        await #expect(throws: AppSyncClientError.self) { _ = try await client.subscribe("query { listPosts { id } }") }
+        await #expect(throws: AppSyncClientError.self) { _ = try await client.subscribe("{ listPosts { id } }") }
+        await #expect(throws: AppSyncClientError.self) { _ = try await client.subscribe(Self.onCreate, variables: .array([])) }
         let withoutSocket = try fixture.factory().client(named: "Post_AWS_IAM")
-        #expect {
-            _ = try withoutSocket.subscribe(Self.onCreate)
+        await #expect {
+            _ = try await withoutSocket.subscribe(Self.onCreate)
         } throws: { error in
             guard case AppSyncClientError.noWebSocket = error else { return false }
             return true
@@ -174,7 +174,7 @@ import Testing
         let left = try #require(stored.first)
         #expect(left.document == Self.onCreate)
         #expect(left.variables == Self.variables(author).description)
-        let resumed = try restarted.resume(left)
+        let resumed = try await restarted.resume(left)
         try await RealtimePeer.wait("the resumed subscription") { try await RealtimePeer.subscribers(author) == 1 }
         try await Self.addPost(restarted, id: "resume-\(author)", author: author)
         #expect(try await RealtimePeer.first(1, of: resumed).first?.value(at: ["onCreatePost", "id"]) == .string("resume-\(author)"))

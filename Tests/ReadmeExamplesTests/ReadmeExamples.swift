@@ -119,7 +119,7 @@ func realtimeExample(apiKey: String) async throws {
     let factory = ClientFactory(configuration: try AWSConfiguration.load(path: "awsconfiguration.json"),
                                 webSocket: NIOWebSocketConnector())
     let client = try factory.client(for: .apiKey)
-    for try await post in try client.subscribe("subscription { onCreatePost { id title url } }") {
+    for try await post in try await client.subscribe("subscription { onCreatePost { id title url } }") {
         print(post.data ?? .null, post.errors)   // url is null for API-key subscribers, and an error says why
     }   // leaving the loop (or cancelling the task) sends `stop`
 

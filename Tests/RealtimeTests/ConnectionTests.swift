@@ -122,4 +122,21 @@ import Testing
         #expect(try await first.value == .object(["data": .object(["second": .bool(true)])]))
         #expect(server.connections.withLock { $0 } == 2)
     }
+
+    @Test func aServerThatAcknowledgesAndDropsAtOnceStillBacksOffAndIsGivenUpOn() async throws {
+        let longAck = #"{"type":"connection_ack","payload":{"connectionTimeoutMs":60000}}"#  // watches far longer than any backoff
+        let server = ScriptedServer { frame in frame.contains("connection_init") ? [longAck, ScriptedServer.close] : [] }
+        let clock = ManualClock()
+        let stream = await Self.connection(server, clock).subscribe("{}")
+        let outcome = Task { await Self.outcome(stream) }
+        let finished = Mutex(false)
+        Task { _ = await outcome.value; finished.withLock { $0 = true } }
+        try await clock.drive(step: .milliseconds(100)) { finished.withLock { $0 } }
+        guard case .failure(let error) = await outcome.value, case RealtimeError.gaveUp(_, let attempts, _) = error else {
+            Issue.record("expected gaveUp")
+            return
+        }
+        #expect(attempts == 10)
+        #expect(clock.slept.filter { $0 <= .seconds(5) }.prefix(4) == [.milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(400)])
+    }
 }

@@ -11,6 +11,8 @@ import Synchronization
 final class ScriptedServer: WebSocketConnector, @unchecked Sendable {
     /// Given a frame from the client, the frames to send back.
     let reply: @Sendable (String) -> [String]
+    /// A reply that closes the socket.
+    static let close = "<close>"
     let connections = Mutex(0)
     let sent = Mutex<[String]>([])
 
@@ -33,7 +35,9 @@ final class ScriptedServer: WebSocketConnector, @unchecked Sendable {
 
         func send(_ text: String) async throws(RealtimeError) {
             server.sent.withLock { $0.append(text) }
-            for frame in server.reply(text) { continuation.yield(frame) }
+            for frame in server.reply(text) {
+                if frame == ScriptedServer.close { continuation.finish() } else { continuation.yield(frame) }
+            }
         }
 
         func close() async { continuation.finish() }

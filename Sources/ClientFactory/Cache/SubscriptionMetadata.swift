@@ -1,5 +1,7 @@
 import GRDB
+import Logging
 import MultiAuthCore
+import Synchronization
 
 /// A subscription a client had open, as kept in `<prefix>_subscriptionMetadataCache.db`: rows
 /// are written when a subscription starts and removed when it ends, so the rows left after a
@@ -20,17 +22,25 @@ public struct StoredSubscription: Sendable, Equatable {
 /// The `subscriptions` table of the subscription metadata database. Data times are kept in
 /// memory and written together at most once a second (one transaction for every
 /// subscription of the client), so a fan-out to many subscriptions costs one write, not one each.
-actor SubscriptionMetadata {
+final class SubscriptionMetadata: Sendable {
     static let schema = """
         CREATE TABLE IF NOT EXISTS subscription_metadata (id TEXT PRIMARY KEY, last_sync INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS subscriptions (
             id TEXT PRIMARY KEY, document TEXT NOT NULL, variables TEXT, started_at INTEGER NOT NULL, last_data_at INTEGER)
         """
-    let database: DatabaseQueue
-    private var pending: [String: Int64] = [:]
-    private var lastFlush: Int64 = 0
+    private struct Pending {
+        var times: [String: Int64] = [:]
+        var lastFlush: Int64 = 0
+    }
 
-    init(database: DatabaseQueue) { self.database = database }
+    let database: DatabaseQueue
+    private let logger: Logger
+    private let pending = Mutex(Pending())
+
+    init(database: DatabaseQueue, logger: Logger) {
+        self.database = database
+        self.logger = logger
+    }
 
     func record(id: String, document: String, variables: String?, at time: Int64) async throws {
         try await database.write { db in
@@ -40,20 +50,30 @@ actor SubscriptionMetadata {
         }
     }
 
-    /// Notes data for `id` at `time`; writes every noted time when a second has passed since the last write.
-    func touched(id: String, at time: Int64) async throws {
-        pending[id] = time
-        guard time > lastFlush else { return }
-        lastFlush = time
-        let batch = pending
-        pending.removeAll()
-        try await database.write { db in
-            for (id, time) in batch { try db.execute(sql: "UPDATE subscriptions SET last_data_at = ? WHERE id = ?", arguments: [time, id]) }
+    /// Notes data for `id` at `time` (without waiting); every noted time is written when a
+    /// second has passed since the last write.
+    func touched(id: String, at time: Int64) {
+        let batch: [String: Int64]? = pending.withLock { state in
+            state.times[id] = time
+            guard time > state.lastFlush else { return nil }
+            state.lastFlush = time
+            defer { state.times.removeAll() }
+            return state.times
+        }
+        guard let batch else { return }
+        Task { [database, logger] in
+            do {
+                try await database.write { db in
+                    for (id, time) in batch { try db.execute(sql: "UPDATE subscriptions SET last_data_at = ? WHERE id = ?", arguments: [time, id]) }
+                }
+            } catch {
+                logger.warning("subscription data times not written", metadata: ["reason": "\(error)"])
+            }
         }
     }
 
     func remove(id: String) async throws {
-        pending[id] = nil
+        pending.withLock { $0.times[id] = nil }
         try await database.write { try $0.execute(sql: "DELETE FROM subscriptions WHERE id = ?", arguments: [id]) }
     }
 

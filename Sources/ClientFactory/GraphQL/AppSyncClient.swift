@@ -54,7 +54,7 @@ public final class AppSyncClient: Sendable {
         self.registration = registration
         cache = QueryCache(database: databases.queries)
         queue = OfflineMutationQueue(database: databases.offlineMutations)
-        subscriptionMetadata = SubscriptionMetadata(database: databases.subscriptionMetadata)
+        subscriptionMetadata = SubscriptionMetadata(database: databases.subscriptionMetadata, logger: logger)
         let dialect = AppSyncGraphQLDialect(apiURL: entry.apiURL, mode: entry.authMode, authorizer: authorizer)
         graphQLDialect = dialect
         realtime = webSocket.map { RealtimeConnection(dialect: dialect, connector: $0, settings: realtimeSettings, logger: logger) }

@@ -21,17 +21,17 @@ extension AppSyncClient {
     /// - Throws: ``AppSyncClientError/noWebSocket(entry:)`` without a connector,
     ///   ``AppSyncClientError/notASubscription(entry:)`` for a query or mutation,
     ///   ``AppSyncClientError/invalidVariables(_:)`` for variables that are not an object.
-    public func subscribe(_ document: String, variables: JSONValue? = nil) throws(AppSyncClientError) -> AsyncThrowingStream<GraphQLResult, any Error> {
-        try subscribe(document, variables: variables, id: UUID().uuidString.lowercased())
+    public func subscribe(_ document: String, variables: JSONValue? = nil) async throws(AppSyncClientError) -> AsyncThrowingStream<GraphQLResult, any Error> {
+        try await subscribe(document, variables: variables, id: UUID().uuidString.lowercased())
     }
 
     /// Subscribes again to a subscription recorded by an earlier process (its row is reused).
-    public func resume(_ stored: StoredSubscription) throws(AppSyncClientError) -> AsyncThrowingStream<GraphQLResult, any Error> {
+    public func resume(_ stored: StoredSubscription) async throws(AppSyncClientError) -> AsyncThrowingStream<GraphQLResult, any Error> {
         let variables = try stored.variables.map { text throws(AppSyncClientError) -> JSONValue in
             guard let value = try? JSONValue.decode(text) else { throw .invalidVariables("stored subscription \(stored.id): not JSON") }
             return value
         }
-        return try subscribe(stored.document, variables: variables, id: stored.id)
+        return try await subscribe(stored.document, variables: variables, id: stored.id)
     }
 
     /// The subscriptions recorded in the metadata database: live ones, and those a process
@@ -42,7 +42,7 @@ extension AppSyncClient {
         }
     }
 
-    private func subscribe(_ document: String, variables: JSONValue?, id: String) throws(AppSyncClientError) -> AsyncThrowingStream<GraphQLResult, any Error> {
+    private func subscribe(_ document: String, variables: JSONValue?, id: String) async throws(AppSyncClientError) -> AsyncThrowingStream<GraphQLResult, any Error> {
         guard let realtime else { throw .noWebSocket(entry: entry.name) }
         guard OperationKind.of(document) == .subscription else { throw .notASubscription(entry: entry.name) }
         var payload: [String: JSONValue] = ["query": .string(document)]
@@ -50,58 +50,25 @@ extension AppSyncClient {
             guard case .object = variables else { throw .invalidVariables("must be a JSON object") }
             payload["variables"] = variables
         }
-        let data = JSONValue.object(payload).description
-        let (stream, continuation) = AsyncThrowingStream<GraphQLResult, any Error>.makeStream(
-            bufferingPolicy: .bufferingNewest(realtime.settings.bufferLimit))
-        let relay = Task { [entry, subscriptionMetadata, logger] in
-            let metadata = MetadataWriter(store: subscriptionMetadata, id: id, logger: logger)
-            await metadata.record(document: document, variables: variables?.description)
-            do {
-                for try await message in await realtime.subscribe(data) {
-                    continuation.yield(GraphQLResult(message))
-                    await metadata.touch()
-                }
-                continuation.finish()
-            } catch let error as RealtimeError {
-                continuation.finish(throwing: AppSyncClientError.realtime(entry: entry.name, error))
-            } catch {
-                continuation.finish(throwing: error)
-            }
-            await metadata.remove()
+        let (metadata, name, logger) = (subscriptionMetadata, entry.name, logger)
+        do { try await metadata.record(id: id, document: document, variables: variables?.description, at: Self.now()) } catch {
+            logger.warning("subscription metadata not written", metadata: ["subscription": "\(id)", "reason": "\(error)"])
         }
-        continuation.onTermination = { _ in relay.cancel() }
-        return stream
-    }
-}
-
-/// One subscription's row: written at the start, its data times noted, removed at the end.
-/// Writes run even when the subscription's task was cancelled (its consumer stopped): the
-/// row must go, and a failed write is logged, never thrown into the data stream.
-private struct MetadataWriter: Sendable {
-    let store: SubscriptionMetadata
-    let id: String
-    let logger: Logger
-
-    func record(document: String, variables: String?) async {
-        let (store, id, now) = (store, id, AppSyncClient.now())
-        await uncancelled { try await store.record(id: id, document: document, variables: variables, at: now) }
-    }
-
-    func touch() async {
-        do { try await store.touched(id: id, at: AppSyncClient.now()) } catch is CancellationError {} catch { log(error) }
-    }
-
-    func remove() async {
-        let (store, id) = (store, id)
-        await uncancelled { try await store.remove(id: id) }
-    }
-
-    private func uncancelled(_ write: @escaping @Sendable () async throws -> Void) async {
-        do { try await Task { try await write() }.value } catch { log(error) }
-    }
-
-    private func log(_ error: any Error) {
-        logger.warning("subscription metadata not written", metadata: ["subscription": "\(id)", "reason": "\(error)"])
+        return await realtime.subscribe(
+            JSONValue.object(payload).description,
+            transform: { message in
+                metadata.touched(id: id, at: Self.now())
+                return GraphQLResult(message)
+            },
+            failure: { AppSyncClientError.realtime(entry: name, $0) },
+            onEnd: {
+                // The row goes when the subscription ends, however it ends; a killed process leaves it.
+                Task {
+                    do { try await metadata.remove(id: id) } catch {
+                        logger.warning("subscription metadata not removed", metadata: ["subscription": "\(id)", "reason": "\(error)"])
+                    }
+                }
+            })
     }
 }
 
