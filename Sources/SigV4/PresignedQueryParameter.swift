@@ -1,6 +1,6 @@
 /// The query parameters that carry a presigned URL's authorization.
 enum PresignedQueryParameter: Int, CaseIterable {
-    case algorithm, credential, date, expires, securityToken, signedHeaders, signature
+    case algorithm, credential, date, expires, securityToken, signedHeaders, signature, regionSet
 
     /// The parameter's name as it appears once percent-decoded.
     var name: StaticString {
@@ -12,6 +12,7 @@ enum PresignedQueryParameter: Int, CaseIterable {
         case .securityToken: "X-Amz-Security-Token"
         case .signedHeaders: "X-Amz-SignedHeaders"
         case .signature: "X-Amz-Signature"
+        case .regionSet: "X-Amz-Region-Set"
         }
     }
 

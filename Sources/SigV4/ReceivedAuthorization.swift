@@ -10,8 +10,12 @@ struct ReceivedAuthorization {
     let scope: Range<Int>
     /// `SignedHeaders` as received.
     let signedHeaders: Range<Int>
-    /// The hex signature as received (64 bytes).
+    /// The hex signature as received (64 bytes for SigV4, a DER ECDSA signature for SigV4a).
     let signature: Range<Int>
+    /// SigV4a (`AWS4-ECDSA-P256-SHA256`) rather than SigV4.
+    let isSigV4a: Bool
+    /// SigV4a's `X-Amz-Region-Set`, as received.
+    let regionSet: String?
     let date: SigningDate
     /// What only the presigned form carries; nil for the header form.
     let presigned: Presigned?
@@ -69,7 +73,7 @@ extension ReceivedAuthorization {
     /// `Authorization` header.
     static func parse(_ request: SignableRequest) -> Result<ReceivedAuthorization, VerificationFailure> {
         // One pass over the headers, matching names without lowercasing copies.
-        var authorization: String?, date: String?, token: String?
+        var authorization: String?, date: String?, token: String?, regionSet: String?
         for field in request.headers.fields {
             if HTTPHeaderList.namesMatch(field.name, "authorization") {
                 guard authorization == nil else { return .failure(.repeatedParameter("Authorization")) }
@@ -80,15 +84,20 @@ extension ReceivedAuthorization {
             } else if HTTPHeaderList.namesMatch(field.name, "x-amz-security-token") {
                 guard token == nil else { return .failure(.repeatedParameter("X-Amz-Security-Token")) }
                 token = field.value
+            } else if HTTPHeaderList.namesMatch(field.name, "x-amz-region-set") {
+                guard regionSet == nil else { return .failure(.repeatedParameter("X-Amz-Region-Set")) }
+                regionSet = field.value
             }
         }
         guard let authorization else { return parsePresigned(request.query) }
         guard let date else { return .failure(.malformedAuthorization("no X-Amz-Date")) }
-        return parseHeader(authorization, date: date, token: token)
+        return parseHeader(authorization, date: date, token: token, regionSet: regionSet.map(trimmed))
     }
 
     /// `AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…`, read on bytes.
-    private static func parseHeader(_ value: String, date: String, token: String?) -> Result<ReceivedAuthorization, VerificationFailure> {
+    private static func parseHeader(
+        _ value: String, date: String, token: String?, regionSet: String?
+    ) -> Result<ReceivedAuthorization, VerificationFailure> {
         let bytes = Array(value.utf8)
         let found = bytes.withUnsafeBufferPointer(headerParameters)
         switch found {
@@ -96,20 +105,22 @@ extension ReceivedAuthorization {
         case .success(let ranges):
             return build(
                 storage: bytes, credential: ranges.credential, signedHeaders: ranges.signedHeaders, signature: ranges.signature,
-                date: trimmed(date), presigned: nil, token: token.map(trimmed))
+                date: trimmed(date), presigned: nil, token: token.map(trimmed), isSigV4a: ranges.isSigV4a, regionSet: regionSet)
         }
     }
 
-    private typealias HeaderParameters = (credential: Range<Int>?, signedHeaders: Range<Int>?, signature: Range<Int>?)
+    private typealias HeaderParameters = (credential: Range<Int>?, signedHeaders: Range<Int>?, signature: Range<Int>?, isSigV4a: Bool)
 
     /// Where `Credential`, `SignedHeaders` and `Signature` are in an Authorization value;
     /// other parameters are ignored.
     private static func headerParameters(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<HeaderParameters, VerificationFailure> {
         guard let space = ByteSearch.firstIndex(of: UInt8(ascii: " "), in: bytes, 0..<bytes.count) else { return .failure(.malformedAuthorization("no parameters")) }
-        guard ByteComparison.equal(UnsafeBufferPointer(rebasing: bytes[..<space]), "AWS4-HMAC-SHA256") else {
+        let algorithm = UnsafeBufferPointer(rebasing: bytes[..<space])
+        let isSigV4a = ByteComparison.equal(algorithm, "AWS4-ECDSA-P256-SHA256")
+        guard isSigV4a || ByteComparison.equal(algorithm, "AWS4-HMAC-SHA256") else {
             return .failure(.unsupportedAlgorithm(String(decoding: bytes[..<space], as: UTF8.self)))
         }
-        var found: HeaderParameters = (nil, nil, nil)
+        var found: HeaderParameters = (nil, nil, nil, isSigV4a)
         var index = space + 1
         while index < bytes.count {
             let end = ByteSearch.firstIndex(of: UInt8(ascii: ","), in: bytes, index..<bytes.count) ?? bytes.count
@@ -156,16 +167,21 @@ extension ReceivedAuthorization {
     /// Checks the parameters that every form needs and keeps them as ranges into `storage`.
     static func build(
         storage: [UInt8], credential: Range<Int>?, signedHeaders: Range<Int>?, signature: Range<Int>?, date: String,
-        presigned: Presigned?, token: String?
+        presigned: Presigned?, token: String?, isSigV4a: Bool, regionSet: String?
     ) -> Result<ReceivedAuthorization, VerificationFailure> {
         guard let credential, let slash = storage[credential].firstIndex(of: UInt8(ascii: "/")) else {
             return .failure(.malformedAuthorization("Credential"))
         }
         guard let signedHeaders, !signedHeaders.isEmpty else { return .failure(.malformedAuthorization("SignedHeaders")) }
-        guard let signature, signature.count == 64 else { return .failure(.malformedAuthorization("Signature")) }
+        // SigV4: 32 bytes of HMAC; SigV4a: a DER ECDSA signature (at most 72 bytes).
+        guard let signature, isSigV4a ? (signature.count % 2 == 0 && (16...144).contains(signature.count)) : signature.count == 64 else {
+            return .failure(.malformedAuthorization("Signature"))
+        }
+        if isSigV4a, regionSet?.isEmpty ?? true { return .failure(.malformedAuthorization("X-Amz-Region-Set")) }
         guard let parsedDate = try? SigningDate(parsing: date) else { return .failure(.malformedAuthorization("X-Amz-Date")) }
         return .success(ReceivedAuthorization(
             storage: storage, accessKeyId: credential.lowerBound..<slash, scope: (slash + 1)..<credential.upperBound,
-            signedHeaders: signedHeaders, signature: signature, date: parsedDate, presigned: presigned, sessionToken: token))
+            signedHeaders: signedHeaders, signature: signature, isSigV4a: isSigV4a, regionSet: isSigV4a ? regionSet : nil,
+            date: parsedDate, presigned: presigned, sessionToken: token))
     }
 }

@@ -52,13 +52,14 @@ extension ReceivedAuthorization {
 
     private static func presigned(_ query: SplitQuery) -> Result<ReceivedAuthorization, VerificationFailure> {
         guard let algorithm = query[.algorithm] else { return .failure(.missingAuthorization) }
-        guard query.storage.withUnsafeBufferPointer({ ByteComparison.equal(UnsafeBufferPointer(rebasing: $0[algorithm]), "AWS4-HMAC-SHA256") })
+        let isSigV4a = query.storage.withUnsafeBufferPointer { ByteComparison.equal(UnsafeBufferPointer(rebasing: $0[algorithm]), "AWS4-ECDSA-P256-SHA256") }
+        guard isSigV4a || query.storage.withUnsafeBufferPointer({ ByteComparison.equal(UnsafeBufferPointer(rebasing: $0[algorithm]), "AWS4-HMAC-SHA256") })
         else { return .failure(.unsupportedAlgorithm(query.text(.algorithm) ?? "")) }
         guard let expiresText = query.text(.expires), let expires = Int(expiresText), (1...SigV4Signer.maximumExpiry).contains(expires)
         else { return .failure(.malformedAuthorization("X-Amz-Expires")) }
         return build(
             storage: query.storage, credential: query[.credential], signedHeaders: query[.signedHeaders], signature: query[.signature],
             date: query.text(.date) ?? "", presigned: Presigned(expires: expires, query: String(decoding: query.rest, as: UTF8.self)),
-            token: query.text(.securityToken))
+            token: query.text(.securityToken), isSigV4a: isSigV4a, regionSet: query.text(.regionSet))
     }
 }

@@ -123,9 +123,16 @@ public struct SigV4Signer: Sendable {
         return (stages.signature, signedHeaders)
     }
 
+    /// The string to sign and `SignedHeaders` list header signing would produce, without
+    /// signing: the verifier's path for SigV4a, whose signatures are checked, not recomputed.
+    package func headerStringToSign(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> (stringToSign: [UInt8], signedHeaders: String) {
+        let (stages, signedHeaders, _) = try headerStages(request, date: date, signing: false)
+        return (stages.stringToSign, signedHeaders)
+    }
+
     /// Header signing up to the signature: the headers to send (without Authorization), the
     /// signed-header list and the stages.
-    private func headerStages(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> (Stages, String, HTTPHeaderList) {
+    private func headerStages(_ request: SignableRequest, date: SigningDate, signing: Bool = true) throws(SigningError) -> (Stages, String, HTTPHeaderList) {
         try credentials.validate()
         if let unsafeInput { throw unsafeInput }
         let payloadHash = try payloadHashForHeaderSigning(request)
@@ -147,7 +154,7 @@ public struct SigV4Signer: Sendable {
         let signedHeaders = canonicalHeaders.signedHeaders
         let stages = try computeStages(
             request, headers: canonicalHeaders, signedHeaders: signedHeaders, extraQuery: [],
-            payloadHash: payloadHash, date: date)
+            payloadHash: payloadHash, date: date, signing: signing)
         return (stages, signedHeaders, headers)
     }
 
@@ -171,10 +178,15 @@ public struct SigV4Signer: Sendable {
         try presignStages(request, expires: expires, date: date).0.signature
     }
 
+    /// The string to sign presigning would produce, without signing (the SigV4a verifier's path).
+    package func presignStringToSign(_ request: SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> [UInt8] {
+        try presignStages(request, expires: expires, date: date, signing: false).0.stringToSign
+    }
+
     /// Presigning up to the signature: the stages, the signed-header list, the headers and
     /// the `X-Amz-*` parameters that were signed.
     private func presignStages(
-        _ request: SignableRequest, expires: Int, date: SigningDate
+        _ request: SignableRequest, expires: Int, date: SigningDate, signing: Bool = true
     ) throws(SigningError) -> (Stages, String, HTTPHeaderList, [(String, String)]) {
         guard (1...Self.maximumExpiry).contains(expires) else { throw .expiresOutOfRange(expires) }
         try credentials.validate()
@@ -196,7 +208,7 @@ public struct SigV4Signer: Sendable {
         authParameters.append(("X-Amz-SignedHeaders", signedHeaders))
         let stages = try computeStages(
             request, headers: canonicalHeaders, signedHeaders: signedHeaders, extraQuery: authParameters,
-            payloadHash: payloadHash, date: date)
+            payloadHash: payloadHash, date: date, signing: signing)
         return (stages, signedHeaders, headers, authParameters)
     }
 
@@ -218,7 +230,7 @@ public struct SigV4Signer: Sendable {
 
     private func computeStages(
         _ request: SignableRequest, headers: CanonicalHeaders, signedHeaders: String,
-        extraQuery: [(String, String)], payloadHash: String, date: SigningDate
+        extraQuery: [(String, String)], payloadHash: String, date: SigningDate, signing: Bool = true
     ) throws(SigningError) -> Stages {
         let canonical = CanonicalRequest(
             method: request.method, path: request.path, options: options, wireQuery: request.query,
@@ -226,7 +238,7 @@ public struct SigV4Signer: Sendable {
             headers: headers, signedHeaders: signedHeaders, payloadHash: payloadHash)
         let scope = CredentialScope(date: date, suffix: scopeSuffix)
         let stringToSign = StringToSign(algorithmLine: algorithmLine, scope: scope, canonicalRequest: canonical)
-        let signature = try sign(stringToSign, date: date)
+        let signature = signing ? try sign(stringToSign, date: date) : .ecdsa([])
         return Stages(canonical: canonical.bytes, stringToSign: stringToSign.bytes, signature: signature, scope: scope)
     }
 

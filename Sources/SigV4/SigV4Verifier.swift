@@ -64,10 +64,12 @@ public enum VerificationFailure: Error, Sendable, Equatable, CustomStringConvert
     }
 }
 
-/// Checks incoming SigV4 requests (header or presigned form), as a server does: the
-/// canonical request is recomputed from the received wire form with the same stages as
-/// ``SigV4Signer``, and signatures are compared in constant time. It never throws on
-/// hostile input: every problem is a ``VerificationFailure``.
+/// Checks incoming SigV4 and SigV4a requests (header or presigned form), as a server does:
+/// the canonical request is recomputed from the received wire form with the same stages as
+/// ``SigV4Signer``; SigV4 signatures are compared in constant time, SigV4a (ECDSA P-256)
+/// signatures are checked against the public key derived from the secret, as the
+/// specification derives it, and the region set must include the verifier's region. It never
+/// throws on hostile input: every problem is a ``VerificationFailure``.
 public struct SigV4Verifier: Sendable {
     let region: String
     let service: String
@@ -80,6 +82,8 @@ public struct SigV4Verifier: Sendable {
     private let keyCache = SigningKeyCache()
     /// `/region/service/aws4_request`, the scope after its date.
     private let scopeSuffix: [UInt8]
+    /// `/service/aws4_request`, SigV4a's scope after its date (it has no region).
+    private let sigV4aScopeSuffix: [UInt8]
 
     /// Creates a verifier for `service` in `region`; `lookup` maps an access key id to its secret.
     /// `options` are the service's canonicalization rules (default: ``SigningOptions/defaults(forService:)``).
@@ -93,6 +97,7 @@ public struct SigV4Verifier: Sendable {
         self.allowedSkew = allowedSkew
         self.lookup = lookup
         scopeSuffix = Array("/\(region)/\(service)/aws4_request".utf8)
+        sigV4aScopeSuffix = Array("/\(service)/aws4_request".utf8)
     }
 
     /// Verifies `request` as received at `now`, with `payload` the body it arrived with (or
@@ -115,7 +120,11 @@ public struct SigV4Verifier: Sendable {
         if let expected = known.sessionToken, parsed.sessionToken != expected { return .failure(.sessionTokenMismatch) }
         guard parsed.signsHeader("host") else { return .failure(.hostNotSigned) }
         let matches: Bool
-        if parsed.presigned != nil, parsed.sessionToken != nil {
+        if parsed.isSigV4a {
+            matches = sigV4aSignatureMatches(request, parsed, accessKeyId, known, presignedTokenSigned: true)
+                || (parsed.presigned != nil && parsed.sessionToken != nil
+                    && sigV4aSignatureMatches(request, parsed, accessKeyId, known, presignedTokenSigned: false))
+        } else if parsed.presigned != nil, parsed.sessionToken != nil {
             // A presigned URL does not say whether its token was signed or appended afterwards: try both.
             matches = signatureMatches(request, parsed, accessKeyId, known.secretAccessKey, presignedTokenSigned: true)
                 || signatureMatches(request, parsed, accessKeyId, known.secretAccessKey, presignedTokenSigned: false)
@@ -126,7 +135,11 @@ public struct SigV4Verifier: Sendable {
     }
 
     private func checkScopeAndTime(_ parsed: ReceivedAuthorization, now: SigningDate) -> VerificationFailure? {
-        if !scopeMatches(parsed) { return scopeFailure(parsed) }
+        if parsed.isSigV4a {
+            if let failure = sigV4aScopeFailure(parsed) { return failure }
+        } else if !scopeMatches(parsed) {
+            return scopeFailure(parsed)
+        }
         let age = now.secondsSince1970 - parsed.date.secondsSince1970
         if age > (parsed.presigned.map { Int64($0.expires) } ?? allowedSkew) { return .expired }
         if age < -allowedSkew { return .notYetValid }
@@ -145,6 +158,32 @@ public struct SigV4Verifier: Sendable {
                 }
             }
         }
+    }
+
+    /// SigV4a's scope is `date/service/aws4_request`, and its region set must include this
+    /// verifier's region (`*` and `prefix-*` patterns match as the SDKs expand them).
+    private func sigV4aScopeFailure(_ parsed: ReceivedAuthorization) -> VerificationFailure? {
+        let scope = parsed.scopePieces
+        guard scope.count == 3, scope[2] == "aws4_request" else { return .malformedAuthorization("credential scope") }
+        guard scope[0] == parsed.date.scopeDate else { return .scopeMismatch("date") }
+        guard scope[1] == service else { return .scopeMismatch("service") }
+        let patterns = (parsed.regionSet ?? "").split(separator: ",").map { String($0).trimmingHTTPWhitespace() }
+        guard patterns.contains(where: { Self.region(region, matches: $0) }) else { return .scopeMismatch("region set") }
+        return nil
+    }
+
+    /// `pattern` is a region name, or has `*` standing for any run of characters.
+    static func region(_ region: String, matches pattern: String) -> Bool {
+        let pieces = pattern.split(separator: "*", omittingEmptySubsequences: false)
+        guard pieces.count > 1 else { return region == pattern }
+        var rest = Substring(region)
+        guard rest.hasPrefix(pieces[0]) else { return false }
+        rest = rest.dropFirst(pieces[0].count)
+        for piece in pieces.dropFirst().dropLast() {
+            guard let found = rest.firstRange(of: piece) else { return false }
+            rest = rest[found.upperBound...]
+        }
+        return rest.hasSuffix(pieces[pieces.count - 1])
     }
 
     /// Which part of a scope that did not match is wrong.
@@ -181,14 +220,48 @@ public struct SigV4Verifier: Sendable {
         return Self.sameSignature(result.signature, parsed)
     }
 
-    /// The headers that take part: the signed ones, without `X-Amz-Date` (the signer adds it
-    /// from the parsed date) and `Authorization`; with room for what the signer appends, so
-    /// that it need not copy the list again.
+    /// Rebuilds the SigV4a string to sign (the signer's stages, no signing) and checks the
+    /// received DER signature over its SHA-256 with the key pair's derived public key.
+    private func sigV4aSignatureMatches(
+        _ request: SignableRequest, _ parsed: ReceivedAuthorization, _ accessKeyId: String, _ known: VerifierCredential,
+        presignedTokenSigned: Bool
+    ) -> Bool {
+        let tokenSigned = parsed.presigned == nil ? parsed.signsHeader("x-amz-security-token") : presignedTokenSigned
+        var options = self.options
+        options.signsContentSHA256Header = false
+        options.omitsSessionToken = !tokenSigned
+        let credentials = AWSCredentials(
+            accessKeyId: accessKeyId, secretAccessKey: known.secretAccessKey, sessionToken: tokenSigned ? parsed.sessionToken : nil)
+        guard let regionSet = parsed.regionSet,
+            let signer = try? SigV4Signer(credentials: credentials, regionSet: regionSet, service: service, options: options),
+            let key = try? SigV4aKeyCache.shared.key(accessKeyId: accessKeyId, secret: known.secretAccessKey),
+            let signature = try? Hex.decode(String(decoding: parsed.storage[parsed.signature], as: UTF8.self))
+        else { return false }
+        var unsigned = request
+        unsigned.headers = Self.signedHeadersOnly(request.headers, parsed)
+        let stringToSign: [UInt8]
+        if let presigned = parsed.presigned {
+            unsigned.query = presigned.query
+            guard let text = try? signer.presignStringToSign(unsigned, expires: presigned.expires, date: parsed.date) else { return false }
+            stringToSign = text
+        } else {
+            guard let result = try? signer.headerStringToSign(unsigned, date: parsed.date), parsed.signedHeadersEqual(result.signedHeaders)
+            else { return false }
+            stringToSign = result.stringToSign
+        }
+        return P256SigningKey.verify(
+            signature: signature, digest: SHA256Hasher.hash(stringToSign), publicX: key.publicKey.x, publicY: key.publicKey.y)
+    }
+
+    /// The headers that take part: the signed ones, without `X-Amz-Date` and (SigV4a)
+    /// `X-Amz-Region-Set` (the signer adds them from the parsed values) and `Authorization`;
+    /// with room for what the signer appends, so that it need not copy the list again.
     private static func signedHeadersOnly(_ headers: HTTPHeaderList, _ parsed: ReceivedAuthorization) -> HTTPHeaderList {
         var kept = HTTPHeaderList()
         kept.reserveCapacity(headers.count + 4)
         for field in headers.fields where parsed.signsHeader(field.name, ignoringCase: true) {
-            if !HTTPHeaderList.namesMatch(field.name, "x-amz-date"), !HTTPHeaderList.namesMatch(field.name, "authorization") {
+            if !HTTPHeaderList.namesMatch(field.name, "x-amz-date"), !HTTPHeaderList.namesMatch(field.name, "authorization"),
+                !(parsed.isSigV4a && HTTPHeaderList.namesMatch(field.name, "x-amz-region-set")) {
                 kept.append(name: field.name, value: field.value)
             }
         }

@@ -56,6 +56,7 @@ enum RealtimePeer {
             if try await condition() { return }
             try await Task.sleep(for: .milliseconds(50))
         }
+        if try await condition() { return }  // a last look: the poll itself may have been held up
         throw TimedOut(what: what)
     }
 

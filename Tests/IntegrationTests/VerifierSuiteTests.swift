@@ -4,18 +4,25 @@ import SigningVectors
 import Testing
 
 /// The verifier, independent of our signer's output: every signed request of aws-c-auth's
-/// v4 suite (header and presigned) is accepted, and rejected with another secret.
+/// v4 and v4a suites (header and presigned) is accepted, and rejected with another secret.
 @Suite(.enabled(if: Paths.exists(Paths.sharedSuite), "../shared/vectors/aws-signing-test-suite is not present"))
 struct VerifierSuiteTests {
-    static let folders = ((try? FileManager.default.contentsOfDirectory(atPath: Paths.sharedSuite.appendingPathComponent("v4").path)) ?? []).sorted()
+    static func folders(_ suite: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: Paths.sharedSuite.appendingPathComponent(suite).path)) ?? []).sorted().map {
+            "\(suite)/\($0)"
+        }
+    }
 
-    @Test(arguments: folders)
+    @Test(arguments: folders("v4") + folders("v4a"))
     func officialSignedRequestsVerify(name: String) async throws {
-        let folder = Paths.sharedSuite.appendingPathComponent("v4/\(name)")
+        let folder = Paths.sharedSuite.appendingPathComponent(name)
         let context = try SigningContext.load(path: folder.appendingPathComponent("context.json").path)
         let secret = context.awsCredentials.secretAccessKey
         for mode in ["header", "query"] {
-            let data = try #require(FileManager.default.contents(atPath: folder.appendingPathComponent("\(mode)-signed-request.txt").path))
+            guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent("\(mode)-signed-request.txt").path) else {
+                #expect(name.hasPrefix("v4a/"), "\(name): no \(mode)-signed-request.txt")
+                continue
+            }
             var received = try HTTPRequestText(parsing: Array(data)).signableRequest()
             received.payload = context.payload(body: try HTTPRequestText(parsing: Array(data)).body)
             let now = try SigningDate(parsing: "20150830T124000Z")
