@@ -114,23 +114,16 @@ struct EventsSubscribeCommand: AsyncParsableCommand {
         abstract: "Subscribe to a channel (a final /* matches every channel below it); print each event as one JSON line.")
     @OptionGroup var access: EventsAccessOptions
     @Option(help: "The channel or pattern, /namespace/… or /namespace/*.") var channel: String
-    @Option(help: "Exit after this many events.") var count: Int?
-    @Option(help: "Give up after this many seconds (exit 28; 0: no limit).") var timeout: Double = 0
-    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Log the connection's stages to standard error, secrets redacted.")
-    var verbose = false
-
-    func validate() throws {
-        try ArgumentChecks.seconds(timeout, "--timeout", in: 0...604_800)
-        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-    }
+    @OptionGroup var stream: StreamOptions
 
     func run() async throws {
         let command = self
-        try await CommandTimeout.run(timeout, what: "the subscription", flag: "--timeout") { try await command.perform() }
+        try await stream.run { try await command.perform() }
     }
 
     private func perform() async throws {
-        let client = try await access.client(subscribing: true, logger: TraceLog.logger(verbose: verbose))
+        let count = stream.count
+        let client = try await access.client(subscribing: true, logger: stream.logger)
         var received = 0
         do {
             for try await event in try await client.subscribe(channel: channel) {

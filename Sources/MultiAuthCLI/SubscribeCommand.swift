@@ -1,5 +1,6 @@
 import ArgumentParser
 import ClientFactory
+import Logging
 import Logins
 import MultiAuthCore
 import Realtime
@@ -19,24 +20,17 @@ struct SubscribeCommand: AsyncParsableCommand {
     @OptionGroup var access: ClientAccessOptions
     @Option(help: "The subscription text, or @FILE.") var query: String
     @Option(help: "Variables as a JSON object.") var variables: String?
-    @Option(help: "Exit after this many data messages.") var count: Int?
-    @Option(help: "Give up after this many seconds (exit 28; 0: no limit).") var timeout: Double = 0
-    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Log the connection's stages (connects, acks, reconnects) to standard error, secrets redacted.")
-    var verbose = false
-
-    func validate() throws {
-        try ArgumentChecks.seconds(timeout, "--timeout", in: 0...604_800)
-        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-    }
+    @OptionGroup var stream: StreamOptions
 
     func run() async throws {
         let command = self
         let logins = try access.logins()
-        try await CommandTimeout.run(timeout, what: "the subscription", flag: "--timeout") { try await command.perform(logins) }
+        try await stream.run { try await command.perform(logins) }
     }
 
     private func perform(_ logins: LoginStore?) async throws {
-        let factory = try await access.factory(logins, realtime: RealtimeConnection.Settings(), logger: TraceLog.logger(verbose: verbose))
+        let count = stream.count
+        let factory = try await access.factory(logins, realtime: RealtimeConnection.Settings(), logger: stream.logger)
         let client = try access.client(factory)
         let text = try ClientAccessOptions.operationText(query)
         var received = 0
@@ -55,5 +49,26 @@ struct SubscribeCommand: AsyncParsableCommand {
         }
         guard count == nil else { throw CLIError(message: "the server ended the subscription after \(received) message(s)", exitCode: 1) }
         StandardError.emit("the server ended the subscription after \(received) message(s)")
+    }
+}
+
+/// What both subscribing commands take: when to stop, and `-v`.
+struct StreamOptions: ParsableArguments {
+    @Option(help: "Exit after this many messages (without it, run until interrupted).") var count: Int?
+    @Option(help: "Give up after this many seconds (exit 28; 0: no limit).") var timeout: Double = 0
+    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Log the connection's stages (connects, acks, reconnects) to standard error, secrets redacted.")
+    var verbose = false
+
+    func validate() throws {
+        try ArgumentChecks.seconds(timeout, "--timeout", in: 0...604_800)
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+    }
+
+    /// The log for `-v` (warnings only without it).
+    var logger: Logger { TraceLog.logger(verbose: verbose) }
+
+    /// Runs `work` within `--timeout`.
+    func run(_ work: @escaping @Sendable () async throws -> Void) async throws {
+        try await CommandTimeout.run(timeout, what: "the subscription", flag: "--timeout", work)
     }
 }
