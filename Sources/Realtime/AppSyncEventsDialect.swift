@@ -54,7 +54,8 @@ public struct AppSyncEventsDialect: RealtimeDialect {
         case ("subscribe_error", let id?), ("error", let id?): return .subscriptionFailed(id: id, errors: RealtimeFrame.errors(members["errors"]))
         case ("error", nil): return .failed(errors: RealtimeFrame.errors(members["errors"]))
         case ("connection_error", _):
-            return .connectionFailed(errors: RealtimeFrame.errors(members["errors"] ?? Self.payloadErrors(members["payload"])))
+            let errors = RealtimeFrame.errors(members["errors"])
+            return .connectionFailed(errors: errors.isEmpty ? RealtimeFrame.errors(inPayload: members["payload"]) : errors)
         default: return .unknown(type: type)
         }
     }
@@ -64,10 +65,5 @@ public struct AppSyncEventsDialect: RealtimeDialect {
         do { return try await RealtimeAuthorization.headers(mode: mode, url: httpEndpoint, body: body, authorizer: authorizer) } catch {
             throw .authorization(error)
         }
-    }
-
-    private static func payloadErrors(_ payload: JSONValue?) -> JSONValue? {
-        if case .object(let members)? = payload { return members["errors"] }
-        return nil
     }
 }

@@ -60,15 +60,10 @@ public struct AppSyncGraphQLDialect: RealtimeDialect {
         case ("start_ack", let id?): return .subscribed(id: id)
         case ("data", let id?): return .data(id: id, payload: payload ?? .null)
         case ("complete", let id?): return .completed(id: id)
-        case ("error", let id?): return .subscriptionFailed(id: id, errors: RealtimeFrame.errors(Self.errors(in: payload)))
-        case ("error", nil): return .failed(errors: RealtimeFrame.errors(Self.errors(in: payload)))
-        case ("connection_error", _): return .connectionFailed(errors: RealtimeFrame.errors(Self.errors(in: payload)))
+        case ("error", let id?): return .subscriptionFailed(id: id, errors: RealtimeFrame.errors(inPayload: payload))
+        case ("error", nil): return .failed(errors: RealtimeFrame.errors(inPayload: payload))
+        case ("connection_error", _): return .connectionFailed(errors: RealtimeFrame.errors(inPayload: payload))
         default: return .unknown(type: type)
         }
-    }
-
-    private static func errors(in payload: JSONValue?) -> JSONValue? {
-        if case .object(let members)? = payload { return members["errors"] }
-        return nil
     }
 }

@@ -68,9 +68,6 @@ public actor RealtimeConnection {
     private var runner: Task<Void, Never>?
     private var watchdog: Task<Void, Never>?
 
-    /// How many sockets this connection has opened (the first, then one per reconnection).
-    public private(set) var connectionsOpened = 0
-
     /// A connection speaking `dialect` through `connector`.
     public init(
         dialect: any RealtimeDialect, connector: any WebSocketConnector, settings: Settings = Settings(),
@@ -178,7 +175,6 @@ public actor RealtimeConnection {
     private func connectAndServe() async throws(RealtimeError) -> Bool {
         let (url, subprotocols) = try await dialect.connectionRequest()
         let channel = try await connector.connect(to: url, subprotocols: subprotocols, logger: logger)
-        connectionsOpened += 1
         socketNumber += 1
         socket = channel
         acknowledged = false

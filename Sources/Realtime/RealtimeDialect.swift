@@ -64,6 +64,12 @@ enum RealtimeFrame {
         }
     }
 
+    /// The `errors` member of a `payload` object, where the GraphQL protocol puts them.
+    static func errors(inPayload payload: JSONValue?) -> [RealtimeServerError] {
+        guard case .object(let members)? = payload else { return [] }
+        return errors(members["errors"])
+    }
+
     /// Milliseconds as a duration, when the value is a positive number.
     static func milliseconds(_ value: JSONValue?) -> Duration? {
         guard let number = value?.integerValue, number > 0 else { return nil }

@@ -234,11 +234,7 @@ async def fan_out(post):
                                   variable_values=subscription["variables"], context_value={"mode": subscription["mode"]},
                                   field_resolver=resolve)
             executed[key] = json.dumps(graphql_payload(result))
-        if not socket.closed:
-            try:
-                await socket.send_str('{"type": "data", "id": %s, "payload": %s}' % (json.dumps(sub_id), executed[key]))
-            except ConnectionResetError:
-                pass
+        await send_text(socket, '{"type": "data", "id": %s, "payload": %s}' % (json.dumps(sub_id), executed[key]))
         STATE["stats"]["data_sent"] += 1
     STATE["stats"]["last_fanout_ms"] = (time.perf_counter() - started) * 1000
 
@@ -274,9 +270,13 @@ def channel_matches(pattern, channel):
 # -- WebSocket ---------------------------------------------------------------------------------
 
 async def send(socket, message):
+    await send_text(socket, json.dumps(message))
+
+
+async def send_text(socket, text):
     if not socket.closed:
         try:
-            await socket.send_str(json.dumps(message))
+            await socket.send_str(text)
         except ConnectionResetError:
             pass
 
