@@ -16,3 +16,16 @@ enum ByteComparison {
         equal(lhs, UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 }
+
+extension ByteComparison {
+    /// Byte-wise three-way comparison of two ranges of `buffer`: negative, zero or positive.
+    static func compare(_ buffer: UnsafeBufferPointer<UInt8>, _ lhs: Range<Int>, _ rhs: Range<Int>) -> Int {
+        let common = min(lhs.count, rhs.count)
+        for offset in 0..<common {
+            let left = buffer[lhs.lowerBound + offset]
+            let right = buffer[rhs.lowerBound + offset]
+            if left != right { return left < right ? -1 : 1 }
+        }
+        return lhs.count - rhs.count
+    }
+}

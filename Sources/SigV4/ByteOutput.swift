@@ -40,3 +40,11 @@ extension String {
         return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }
+
+extension String {
+    /// Runs `body` over the string's UTF-8 bytes, keeping `body`'s typed error.
+    func withUTF8Bytes<Result, Failure: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result) throws(Failure) -> Result {
+        var copy = self
+        return try copy.withUTF8 { bytes in Swift.Result { () throws(Failure) -> Result in try body(bytes) } }.get()
+    }
+}

@@ -8,8 +8,28 @@ struct ByteWriter {
     init(_ storage: UnsafeMutableBufferPointer<UInt8>) { self.storage = storage }
 
     mutating func write(_ byte: UInt8) {
+        precondition(count < storage.count, "ByteWriter overflow")
         storage[count] = byte
         count += 1
+    }
+
+    /// Writes `byte` as two lowercase hex digits.
+    @inline(__always)
+    mutating func writeHex(_ byte: UInt8) {
+        let high = byte >> 4
+        let low = byte & 0x0f
+        write(high &+ (high < 10 ? UInt8(ascii: "0") : UInt8(ascii: "a") &- 10))
+        write(low &+ (low < 10 ? UInt8(ascii: "0") : UInt8(ascii: "a") &- 10))
+    }
+
+    /// Forgets what was written after `position` (the next write goes there).
+    mutating func rewind(to position: Int) {
+        precondition(position >= 0 && position <= count, "ByteWriter rewind out of range")
+        count = position
+    }
+
+    mutating func write(_ literal: StaticString) {
+        write(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {

@@ -7,30 +7,34 @@
 enum CanonicalQuery {
     private typealias Pair = (key: Range<Int>, value: Range<Int>)
 
-    /// Appends the canonical form of `wireQuery` plus `extra` pairs given as plain
-    /// (unencoded) text, such as the `X-Amz-*` parameters of a presigned URL.
-    static func append(wireQuery: String, extra: [(String, String)] = [], to output: inout [UInt8]) {
-        var query = wireQuery
-        query.withUTF8 { wire in
-            let pairCapacity = wire.count(where: { $0 == UInt8(ascii: "&") }) + 1 + extra.count
-            let extraBytes = extra.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
-            let scratchCapacity = 3 * (wire.count + extraBytes)
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(scratchCapacity, 1)) { scratch in
-                withUnsafeTemporaryAllocation(of: Pair.self, capacity: pairCapacity) { pairs in
-                    var writer = ByteWriter(scratch)
-                    var count = 0
-                    forEachWirePair(wire) { pair in
-                        pairs.initializeElement(at: count, to: canonicalPair(pair, into: &writer))
-                        count += 1
-                    }
-                    for (key, value) in extra {
-                        pairs.initializeElement(at: count, to: plainPair(key, value, into: &writer))
-                        count += 1
-                    }
-                    let filled = UnsafeMutableBufferPointer(rebasing: pairs[..<count])
-                    appendSorted(filled, scratch: writer.written, to: &output)
-                    _ = filled.deinitialize()
+    /// The most bytes ``write(wireQuery:extra:to:)`` writes.
+    static func capacity(wireQueryCount: Int, extra: [(String, String)]) -> Int {
+        // Every byte re-encodes to at most three, and each pair adds `=` and `&`.
+        3 * (wireQueryCount + extra.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }) + 2 * (wireQueryCount + extra.count)
+    }
+
+    /// Writes the canonical form of `wire` (a wire query without `?`) plus `extra` pairs given
+    /// as plain (unencoded) text, such as the `X-Amz-*` parameters of a presigned URL.
+    static func write(wireQuery wire: UnsafeBufferPointer<UInt8>, extra: [(String, String)] = [], to output: inout ByteWriter) {
+        if wire.isEmpty && extra.isEmpty { return }
+        let pairCapacity = wire.count(where: { $0 == UInt8(ascii: "&") }) + 1 + extra.count
+        let extraBytes = extra.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
+        let scratchCapacity = 3 * (wire.count + extraBytes)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(scratchCapacity, 1)) { scratch in
+            withUnsafeTemporaryAllocation(of: Pair.self, capacity: pairCapacity) { pairs in
+                var writer = ByteWriter(scratch)
+                var count = 0
+                forEachWirePair(wire) { pair in
+                    pairs.initializeElement(at: count, to: canonicalPair(pair, into: &writer))
+                    count += 1
                 }
+                for (key, value) in extra {
+                    pairs.initializeElement(at: count, to: plainPair(key, value, into: &writer))
+                    count += 1
+                }
+                let filled = UnsafeMutableBufferPointer(rebasing: pairs[..<count])
+                appendSorted(filled, scratch: writer.written, to: &output)
+                _ = filled.deinitialize()
             }
         }
     }
@@ -63,29 +67,18 @@ enum CanonicalQuery {
     }
 
     private static func appendSorted(
-        _ pairs: UnsafeMutableBufferPointer<Pair>, scratch: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]
+        _ pairs: UnsafeMutableBufferPointer<Pair>, scratch: UnsafeBufferPointer<UInt8>, to output: inout ByteWriter
     ) {
         var pairs = pairs
         pairs.sort { lhs, rhs in
-            let byKey = compare(scratch, lhs.key, rhs.key)
-            return byKey != 0 ? byKey < 0 : compare(scratch, lhs.value, rhs.value) < 0
+            let byKey = ByteComparison.compare(scratch, lhs.key, rhs.key)
+            return byKey != 0 ? byKey < 0 : ByteComparison.compare(scratch, lhs.value, rhs.value) < 0
         }
         for (position, pair) in pairs.enumerated() {
-            if position > 0 { output.append(UInt8(ascii: "&")) }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[pair.key]))
-            output.append(UInt8(ascii: "="))
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[pair.value]))
+            if position > 0 { output.write(UInt8(ascii: "&")) }
+            output.write(UnsafeBufferPointer(rebasing: scratch[pair.key]))
+            output.write(UInt8(ascii: "="))
+            output.write(UnsafeBufferPointer(rebasing: scratch[pair.value]))
         }
-    }
-
-    /// Byte-wise three-way comparison of two ranges of `buffer`.
-    private static func compare(_ buffer: UnsafeBufferPointer<UInt8>, _ lhs: Range<Int>, _ rhs: Range<Int>) -> Int {
-        let common = min(lhs.count, rhs.count)
-        for offset in 0..<common {
-            let left = buffer[lhs.lowerBound + offset]
-            let right = buffer[rhs.lowerBound + offset]
-            if left != right { return left < right ? -1 : 1 }
-        }
-        return lhs.count - rhs.count
     }
 }

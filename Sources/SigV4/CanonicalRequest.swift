@@ -1,30 +1,46 @@
 import MultiAuthCrypto
 
-/// Stage 1: the canonical request, in the order the AWS documentation gives:
-/// method, canonical URI, canonical query, canonical headers, signed headers, payload hash.
+/// Stage 1: the canonical request, written in one pass in the order the AWS documentation
+/// gives: method, canonical URI, canonical query, canonical headers, signed headers,
+/// payload hash. It goes straight into the array that keeps it, sized up front.
 struct CanonicalRequest {
     /// The canonical request bytes.
     let bytes: [UInt8]
+    /// Where the signed-headers line lies in `bytes`.
+    let signedHeadersRange: Range<Int>
 
+    /// Writes the canonical request of a request's wire path and query (without `?`), plus
+    /// `extraQuery` pairs given as plain text, under `options`. `headers` must be sorted.
     init(
-        method: String, path: String, options: SigningOptions, wireQuery: String, extraQuery: [(String, String)],
-        headers: CanonicalHeaders, signedHeaders: String, payloadHash: String
+        method: String, path: UnsafeBufferPointer<UInt8>, query: UnsafeBufferPointer<UInt8>, extraQuery: [(String, String)],
+        headers: CanonicalHeaders, payloadHash: String, options: SigningOptions
     ) {
-        var out = [UInt8]()
-        out.reserveCapacity(512 + path.utf8.count * 3)
-        out.appendUTF8(method)
-        out.append(UInt8(ascii: "\n"))
-        CanonicalURI.append(path: path, options: options, to: &out)
-        out.append(UInt8(ascii: "\n"))
-        CanonicalQuery.append(wireQuery: wireQuery, extra: extraQuery, to: &out)
-        out.append(UInt8(ascii: "\n"))
-        headers.append(to: &out)
-        out.append(UInt8(ascii: "\n"))
-        out.appendUTF8(signedHeaders)
-        out.append(UInt8(ascii: "\n"))
-        out.appendUTF8(payloadHash)
-        bytes = out
+        let capacity = method.utf8.count + CanonicalURI.capacity(forPathOf: path.count)
+            + CanonicalQuery.capacity(wireQueryCount: query.count, extra: extraQuery)
+            + headers.blockCapacity + headers.signedHeadersCapacity + payloadHash.utf8.count + 5
+        var signedHeaders = 0..<0
+        bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            var out = ByteWriter(buffer)
+            out.write(method)
+            out.write(UInt8(ascii: "\n"))
+            CanonicalURI.write(path: path, options: options, to: &out)
+            out.write(UInt8(ascii: "\n"))
+            CanonicalQuery.write(wireQuery: query, extra: extraQuery, to: &out)
+            out.write(UInt8(ascii: "\n"))
+            headers.writeBlock(to: &out)
+            out.write(UInt8(ascii: "\n"))
+            let start = out.count
+            headers.writeSignedHeaders(to: &out)
+            signedHeaders = start..<out.count
+            out.write(UInt8(ascii: "\n"))
+            out.write(payloadHash)
+            count = out.count
+        }
+        signedHeadersRange = signedHeaders
     }
+
+    /// The signed-headers line, `a;b;c`.
+    var signedHeaders: String { String(decoding: bytes[signedHeadersRange], as: UTF8.self) }
 }
 
 /// The credential scope, `date/region/service/aws4_request`. The part after the date is
@@ -48,6 +64,11 @@ struct CredentialScope: Sendable {
         output.append(contentsOf: suffix)
     }
 
+    func write(to output: inout ByteWriter) {
+        output.write(date.scopeDate)
+        output.write(suffix)
+    }
+
     var string: String {
         var out = [UInt8]()
         append(to: &out)
@@ -57,21 +78,32 @@ struct CredentialScope: Sendable {
 
 /// Stage 2: the string to sign — algorithm, request time, credential scope and the hex
 /// SHA-256 of the canonical request, one per line.
-struct StringToSign {
-    let bytes: [UInt8]
-
-    /// `algorithmLine` is the algorithm name and its newline, prepared once per signer.
-    init(algorithmLine: [UInt8], scope: CredentialScope, canonicalRequest: CanonicalRequest) {
-        var out = [UInt8]()
-        out.reserveCapacity(192)
-        out.append(contentsOf: algorithmLine)
-        out.appendUTF8(scope.date.amzDate)
-        out.append(UInt8(ascii: "\n"))
-        scope.append(to: &out)
-        out.append(UInt8(ascii: "\n"))
-        canonicalRequest.bytes.withUnsafeBytes { raw in
-            SHA256Hasher.hash(raw).withUnsafeBytes { Hex.append($0, to: &out) }
+enum StringToSign {
+    /// Runs `body` with the string to sign in temporary storage. `algorithmLine` is the
+    /// algorithm name and its newline, prepared once per signer.
+    static func withBytes<Result, Failure: Error>(
+        algorithmLine: [UInt8], scope: CredentialScope, canonicalRequest: [UInt8],
+        _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let capacity = algorithmLine.count + 18 + 8 + scope.suffix.count + 64
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { (buffer) throws(Failure) -> Result in
+            var out = ByteWriter(buffer)
+            out.write(algorithmLine)
+            out.write(scope.date.amzDate)
+            out.write(UInt8(ascii: "\n"))
+            scope.write(to: &out)
+            out.write(UInt8(ascii: "\n"))
+            canonicalRequest.withUnsafeBytes { raw in
+                SHA256Hasher.hash(raw).withUnsafeBytes { digest in
+                    for byte in digest { out.writeHex(byte) }
+                }
+            }
+            return try body(out.written)
         }
-        bytes = out
+    }
+
+    /// The string to sign as bytes.
+    static func bytes(algorithmLine: [UInt8], scope: CredentialScope, canonicalRequest: [UInt8]) -> [UInt8] {
+        withBytes(algorithmLine: algorithmLine, scope: scope, canonicalRequest: canonicalRequest) { Array($0) }
     }
 }

@@ -1,18 +1,18 @@
 /// Stage 1b: the canonical URI, from the raw wire path.
 enum CanonicalURI {
-    /// Appends the canonical URI for `path` under `options` to `output`.
-    static func append(path: String, options: SigningOptions, to output: inout [UInt8]) {
-        var path = path
-        path.withUTF8 { bytes in
-            if bytes.isEmpty {
-                output.append(UInt8(ascii: "/"))
-            } else if options.normalizesPath && !isAlreadyNormal(bytes) {
-                appendNormalized(bytes, doubleEncode: options.doubleEncodesPath, to: &output)
-            } else if options.doubleEncodesPath {
-                URIEncoding.append(encoding: bytes, keepSlash: true, to: &output)
-            } else {
-                appendS3WirePath(bytes, to: &output)
-            }
+    /// The most bytes ``write(path:options:to:)`` writes for a path of `count` bytes.
+    static func capacity(forPathOf count: Int) -> Int { 3 * count + 2 }
+
+    /// Writes the canonical URI for the wire path `bytes` under `options`.
+    static func write(path bytes: UnsafeBufferPointer<UInt8>, options: SigningOptions, to output: inout ByteWriter) {
+        if bytes.isEmpty {
+            output.write(UInt8(ascii: "/"))
+        } else if options.normalizesPath && !isAlreadyNormal(bytes) {
+            writeNormalized(bytes, doubleEncode: options.doubleEncodesPath, to: &output)
+        } else if options.doubleEncodesPath {
+            URIEncoding.write(encoding: bytes, keepSlash: true, to: &output)
+        } else {
+            writeS3WirePath(bytes, to: &output)
         }
     }
 
@@ -32,29 +32,29 @@ enum CanonicalURI {
     }
 
     /// S3 quirk: the canonical URI is the wire path exactly as sent, never re-encoded.
-    static func appendS3WirePath(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-        output.append(contentsOf: bytes)
+    static func writeS3WirePath(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout ByteWriter) {
+        output.write(bytes)
     }
 
     /// Removes dot segments and empty segments the way botocore and aws-c-auth do:
     /// `.` and `//` vanish, `..` pops a segment (never above the root), and a trailing
     /// `/` is kept only when the raw path ended with one and something is left.
-    static func appendNormalized(
-        _ bytes: UnsafeBufferPointer<UInt8>, doubleEncode: Bool, to output: inout [UInt8]
+    static func writeNormalized(
+        _ bytes: UnsafeBufferPointer<UInt8>, doubleEncode: Bool, to output: inout ByteWriter
     ) {
         let segments = remainingSegments(bytes)
-        output.append(UInt8(ascii: "/"))
+        output.write(UInt8(ascii: "/"))
         for (position, segment) in segments.enumerated() {
-            if position > 0 { output.append(UInt8(ascii: "/")) }
+            if position > 0 { output.write(UInt8(ascii: "/")) }
             let slice = UnsafeBufferPointer(rebasing: bytes[segment])
             if doubleEncode {
-                URIEncoding.append(encoding: slice, keepSlash: false, to: &output)
+                URIEncoding.write(encoding: slice, keepSlash: false, to: &output)
             } else {
-                output.append(contentsOf: slice)
+                output.write(slice)
             }
         }
         if !segments.isEmpty, bytes.last == UInt8(ascii: "/") {
-            output.append(UInt8(ascii: "/"))
+            output.write(UInt8(ascii: "/"))
         }
     }
 

@@ -28,9 +28,11 @@ public enum PayloadHash {
 
     /// botocore quirk: a caller-supplied `X-Amz-Content-SHA256` header is the payload hash,
     /// whatever the body. It may also carry `UNSIGNED-PAYLOAD` or a `STREAMING-…` marker.
-    static func callerSuppliedContentSHA256(in headers: HTTPHeaderList) throws(SigningError) -> String? {
-        guard let value = headers.first(named: "x-amz-content-sha256") else { return nil }
-        let trimmed = value.trimmingHTTPWhitespace()
+    /// The payload hash of a header signature: the request's own `x-amz-content-sha256`
+    /// value (`supplied`) when it has one, else the hash of `payload`.
+    static func forHeaderSigning(supplied: String?, payload: Payload) throws(SigningError) -> String {
+        guard let supplied else { return try value(for: payload) }
+        let trimmed = supplied.trimmingHTTPWhitespace()
         if trimmed == unsigned || trimmed.hasPrefix("STREAMING-") { return trimmed }
         return try validated(trimmed)
     }

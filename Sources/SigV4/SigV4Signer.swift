@@ -1,6 +1,7 @@
 import MultiAuthCore
 import HTTPTypes
 import MultiAuthCrypto
+import Synchronization
 
 /// AWS Signature Version 4 (`AWS4-HMAC-SHA256`) and SigV4a (`AWS4-ECDSA-P256-SHA256`):
 /// header signing and presigned URLs.
@@ -18,25 +19,21 @@ public struct SigV4Signer: Sendable {
     public static let maximumExpiry = 604_800
 
     /// The key pair (and session token) that signs.
-    public let credentials: AWSCredentials
+    public var credentials: AWSCredentials { setup.credentials }
     /// The region in the credential scope.
-    public let region: String
+    public var region: String { setup.region }
     /// The service signing name in the credential scope (`execute-api`, `appsync`, `s3`, …).
-    public let service: String
+    public var service: String { setup.service }
     /// Path, payload and token rules; defaults follow the service.
-    public let options: SigningOptions
+    public var options: SigningOptions { setup.options }
     /// Where derived keys are cached; `nil` derives the key on every signature.
-    public let keyCache: SigningKeyCache?
+    public var keyCache: SigningKeyCache? { setup.keyCache }
     /// SigV4 or SigV4a (with its region set).
-    public let signingAlgorithm: SigningAlgorithm
+    public var signingAlgorithm: SigningAlgorithm { setup.algorithm }
 
-    /// Byte strings that are the same for every signature of this signer, made once.
-    private let algorithmLine: [UInt8]
-    private let scopeSuffix: [UInt8]
-    private let credentialPrefix: [UInt8]
-    /// A control character in a value that goes on the wire, found once here and reported by
-    /// every signing call.
-    private let unsafeInput: SigningError?
+    /// Everything fixed for the signer's life, shared by its copies: a signer is passed
+    /// around and captured freely, and copying it costs one reference.
+    let setup: Setup
 
     /// Creates a SigV4 signer. `options` defaults to ``SigningOptions/defaults(forService:)``.
     /// Derived keys are cached in `keyCache`: by default one of the signer's own (keep the
@@ -46,7 +43,9 @@ public struct SigV4Signer: Sendable {
         credentials: AWSCredentials, region: String, service: String,
         options: SigningOptions? = nil, keyCache: SigningKeyCache? = SigningKeyCache()
     ) {
-        self.init(credentials: credentials, region: region, service: service, algorithm: .sigV4, options: options, keyCache: keyCache)
+        setup = Setup(
+            credentials: credentials, region: region, service: service, algorithm: .sigV4,
+            options: options ?? .defaults(forService: service), keyCache: keyCache)
     }
 
     /// Creates a SigV4a signer valid in `regionSet` (`us-east-1,us-west-2`, or `*` for all).
@@ -55,35 +54,59 @@ public struct SigV4Signer: Sendable {
         credentials: AWSCredentials, regionSet: String, service: String, options: SigningOptions? = nil
     ) throws(SigningError) {
         let set = try SigningAlgorithm.validatedRegionSet(regionSet)
-        self.init(credentials: credentials, region: set, service: service, algorithm: .sigV4a(regionSet: set),
-                  options: options, keyCache: nil)
+        setup = Setup(
+            credentials: credentials, region: set, service: service, algorithm: .sigV4a(regionSet: set),
+            options: options ?? .defaults(forService: service), keyCache: nil)
     }
 
-    private init(
-        credentials: AWSCredentials, region: String, service: String, algorithm: SigningAlgorithm,
-        options: SigningOptions?, keyCache: SigningKeyCache?
-    ) {
-        self.credentials = credentials
-        self.region = region
-        self.service = service
-        self.options = options ?? .defaults(forService: service)
-        self.keyCache = keyCache
-        signingAlgorithm = algorithm
-        algorithmLine = Array("\(algorithm.name)\n".utf8)
-        switch algorithm {
-        case .sigV4: scopeSuffix = CredentialScope.suffix(region: region, service: service)
-        case .sigV4a: scopeSuffix = CredentialScope.suffix(service: service)
+    /// A signer's fixed configuration, and the byte strings every signature reuses.
+    final class Setup: Sendable {
+        let credentials: AWSCredentials
+        let region: String
+        let service: String
+        let options: SigningOptions
+        let keyCache: SigningKeyCache?
+        let algorithm: SigningAlgorithm
+        let algorithmLine: [UInt8]
+        let scopeSuffix: [UInt8]
+        let credentialPrefix: [UInt8]
+        /// Why the signer cannot sign (missing credentials, a control character in a value
+        /// that goes on the wire), found once here and reported by every signing call.
+        let problem: SigningError?
+        /// The key of the day last signed, in front of `keyCache`: the other parts of the
+        /// scope are fixed for this signer, so the day alone finds it.
+        let recentKey = Mutex<(day: Int64, key: HMACSHA256Key)?>(nil)
+
+        init(
+            credentials: AWSCredentials, region: String, service: String, algorithm: SigningAlgorithm,
+            options: SigningOptions, keyCache: SigningKeyCache?
+        ) {
+            self.credentials = credentials
+            self.region = region
+            self.service = service
+            self.options = options
+            self.keyCache = keyCache
+            self.algorithm = algorithm
+            algorithmLine = Array("\(algorithm.name)\n".utf8)
+            switch algorithm {
+            case .sigV4: scopeSuffix = CredentialScope.suffix(region: region, service: service)
+            case .sigV4a: scopeSuffix = CredentialScope.suffix(service: service)
+            }
+            credentialPrefix = Array("\(algorithm.name) Credential=\(credentials.accessKeyId)/".utf8)
+            problem = Self.problem(credentials: credentials, region: region, service: service)
         }
-        credentialPrefix = Array("\(algorithm.name) Credential=\(credentials.accessKeyId)/".utf8)
-        unsafeInput =
-            if !WireText.isSafe(credentials.accessKeyId) { .controlCharacter(in: "the access key id") }
-            else if !WireText.isSafe(credentials.sessionToken ?? "") { .controlCharacter(in: "the session token") }
-            else if !WireText.isSafe(region) { .controlCharacter(in: "the region") }
-            else if !WireText.isSafe(service) { .controlCharacter(in: "the service") }
-            else { nil }
+
+        private static func problem(credentials: AWSCredentials, region: String, service: String) -> SigningError? {
+            do { try credentials.validate() } catch { return error }
+            if !WireText.isSafe(credentials.accessKeyId) { return .controlCharacter(in: "the access key id") }
+            if !WireText.isSafe(credentials.sessionToken ?? "") { return .controlCharacter(in: "the session token") }
+            if !WireText.isSafe(region) { return .controlCharacter(in: "the region") }
+            if !WireText.isSafe(service) { return .controlCharacter(in: "the service") }
+            return nil
+        }
     }
 
-    private var regionSet: String? {
+    var regionSet: String? {
         if case .sigV4a(let set) = signingAlgorithm { return set }
         return nil
     }
@@ -92,211 +115,152 @@ public struct SigV4Signer: Sendable {
     /// and `x-amz-content-sha256` when they apply). Existing `Authorization` and
     /// `X-Amz-Date` headers are replaced. `payload` is the body as the signature covers it.
     public func signHeaders(_ request: HTTPRequest, payload: Payload, date: SigningDate) throws(SigningError) -> SigningResult {
-        var result = try signHeaders(SignableRequest(request, payload: payload), date: date)
-        result.signedHTTPRequest = SignedHTTPRequest.applying(result.signable, to: request)
-        return result
+        try checkReady()
+        let supplied = request.headerFields.isEmpty ? nil : request.headerFields.first { $0.name == .amzContentSHA256 }?.value
+        let payloadHash = try PayloadHash.forHeaderSigning(supplied: supplied, payload: payload)
+        let fields = SignerFields(headersFor: self, contentSHA256Supplied: supplied != nil)
+        let stages = try request.withSigningView { (view) throws(SigningError) in
+            try self.stages(view, fields: fields, location: .headers, payloadHash: payloadHash, date: date)
+        }
+        // The field is made from the bytes and the string read back from it: one copy, checked once.
+        let authorization = withAuthorizationBytes(stages) { HTTPField(name: .authorization, lenientValue: $0) }
+        let signed = fields.applied(to: request, .init(signer: self, date: date, payloadHash: payloadHash), authorization: authorization)
+        return result(stages, authorization: authorization.value, signed: .http(signed, payload))
     }
 
     /// Signs in the query string: a presigned URL valid for `expires` seconds (1…604800).
     public func presign(_ request: HTTPRequest, payload: Payload = .empty, expires: Int, date: SigningDate) throws(SigningError) -> SigningResult {
-        try presign(SignableRequest(request, payload: payload), expires: expires, date: date)
+        try checkReady()
+        let payloadHash = try presignPayloadHash(payload)
+        let stages = try request.withSigningView { (view) throws(SigningError) in
+            try self.stages(view, fields: .none, location: .query(expires: expires), payloadHash: payloadHash, date: date)
+        }
+        var signed = request
+        if !signed.headerFields.isEmpty { signed.headerFields[.authorization] = nil }
+        signed.path = PresignedQuery.target(request.path ?? "/", appending: presignedParameters(stages))
+        return result(stages, authorization: nil, signed: .http(signed, payload))
     }
 
     /// Header signing of the signer's own request form.
     package func signHeaders(_ request: consuming SignableRequest, date: SigningDate) throws(SigningError) -> SigningResult {
-        var (stages, signedHeaders, headers) = try headerStages(request, date: date)
-        let authorization = authorizationValue(scope: stages.scope, signedHeaders: signedHeaders, signature: stages.signature)
-        if let token = credentials.sessionToken, options.omitsSessionToken { headers.append(name: "X-Amz-Security-Token", value: token) }
-        headers.append(name: "Authorization", value: authorization)
+        try checkReady()
+        let supplied = request.headers.first(named: "x-amz-content-sha256")
+        let payloadHash = try PayloadHash.forHeaderSigning(supplied: supplied, payload: request.payload)
+        let fields = SignerFields(headersFor: self, contentSHA256Supplied: supplied != nil)
+        let stages = try request.withSigningView { (view) throws(SigningError) in
+            try self.stages(view, fields: fields, location: .headers, payloadHash: payloadHash, date: date)
+        }
+        let authorization = withAuthorizationBytes(stages) { String(decoding: $0, as: UTF8.self) }
         var signed = request
-        signed.headers = headers
-        return SigningResult(
-            canonicalRequestBytes: stages.canonical, stringToSignBytes: stages.stringToSign,
-            signatureValue: stages.signature, signedHeaders: signedHeaders, authorization: authorization,
-            signable: signed, scope: stages.scope, isPresigned: false)
-    }
-
-    /// The hex signature and `SignedHeaders` list header signing would produce, without
-    /// building the signed request: the verifier's path.
-    package func headerSignature(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> (signature: SignatureValue, signedHeaders: String) {
-        let (stages, signedHeaders, _) = try headerStages(request, date: date)
-        return (stages.signature, signedHeaders)
-    }
-
-    /// The string to sign and `SignedHeaders` list header signing would produce, without
-    /// signing: the verifier's path for SigV4a, whose signatures are checked, not recomputed.
-    package func headerStringToSign(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> (stringToSign: [UInt8], signedHeaders: String) {
-        let (stages, signedHeaders, _) = try headerStages(request, date: date, signing: false)
-        return (stages.stringToSign, signedHeaders)
-    }
-
-    /// Header signing up to the signature: the headers to send (without Authorization), the
-    /// signed-header list and the stages.
-    private func headerStages(_ request: SignableRequest, date: SigningDate, signing: Bool = true) throws(SigningError) -> (Stages, String, HTTPHeaderList) {
-        try credentials.validate()
-        if let unsafeInput { throw unsafeInput }
-        let payloadHash = try payloadHashForHeaderSigning(request)
-        var headers = try headersWithHost(request, extra: 4)
-        headers.removeAll(named: "authorization")
-        headers.removeAll(named: "x-amz-date")
-        let token = credentials.sessionToken
-        if token != nil { headers.removeAll(named: "x-amz-security-token") }
-        if let token, !options.omitsSessionToken { headers.append(name: "X-Amz-Security-Token", value: token) }
-        headers.append(name: "X-Amz-Date", value: date.amzDate)
-        if let regionSet {
-            headers.removeAll(named: "x-amz-region-set")
-            headers.append(name: "X-Amz-Region-Set", value: regionSet)
-        }
-        if options.signsContentSHA256Header, !headers.contains(named: "x-amz-content-sha256") {
-            headers.append(name: "x-amz-content-sha256", value: payloadHash)
-        }
-        let canonicalHeaders = CanonicalHeaders(headers)
-        let signedHeaders = canonicalHeaders.signedHeaders
-        let stages = try computeStages(
-            request, headers: canonicalHeaders, signedHeaders: signedHeaders, extraQuery: [],
-            payloadHash: payloadHash, date: date, signing: signing)
-        return (stages, signedHeaders, headers)
+        signed.insertHostIfMissing()
+        signed.headers = fields.applied(to: signed.headers, .init(signer: self, date: date, payloadHash: payloadHash), authorization: authorization)
+        return result(stages, authorization: authorization, signed: .signable(signed))
     }
 
     /// Query signing of the signer's own request form. The caller's query is kept byte for
     /// byte; the `X-Amz-*` parameters are appended.
     package func presign(_ request: consuming SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> SigningResult {
-        var (stages, signedHeaders, headers, authParameters) = try presignStages(request, expires: expires, date: date)
-        authParameters.append(("X-Amz-Signature", stages.signature.hex))
-        if let token = credentials.sessionToken, options.omitsSessionToken { authParameters.append(("X-Amz-Security-Token", token)) }
+        let stages = try presignStages(request, expires: expires, date: date)
         var signed = request
-        signed.headers = headers
-        signed.query = Self.appending(authParameters, to: signed.query)
-        return SigningResult(
-            canonicalRequestBytes: stages.canonical, stringToSignBytes: stages.stringToSign,
-            signatureValue: stages.signature, signedHeaders: signedHeaders, authorization: nil,
-            signable: signed, scope: stages.scope, isPresigned: true)
+        signed.insertHostIfMissing()
+        signed.headers.removeAll(named: "authorization")
+        signed.query = PresignedQuery.query(signed.query, appending: presignedParameters(stages))
+        return result(stages, authorization: nil, signed: .signable(signed))
+    }
+
+    /// The hex signature and `SignedHeaders` list header signing would produce, without
+    /// building the signed request: the verifier's path.
+    package func headerSignature(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> (signature: SignatureValue, signedHeaders: String) {
+        let stages = try headerStages(request, date: date)
+        return (stages.signature, stages.canonical.signedHeaders)
+    }
+
+    /// The string to sign and `SignedHeaders` list header signing would produce, without
+    /// signing: the verifier's path for SigV4a, whose signatures are checked, not recomputed.
+    package func headerStringToSign(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> (stringToSign: [UInt8], signedHeaders: String) {
+        let stages = try headerStages(request, date: date, signing: false)
+        return (stringToSign(stages), stages.canonical.signedHeaders)
     }
 
     /// The signature presigning would produce, without building the URL: the verifier's path.
     package func presignSignature(_ request: SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> SignatureValue {
-        try presignStages(request, expires: expires, date: date).0.signature
+        try presignStages(request, expires: expires, date: date).signature
     }
 
     /// The string to sign presigning would produce, without signing (the SigV4a verifier's path).
     package func presignStringToSign(_ request: SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> [UInt8] {
-        try presignStages(request, expires: expires, date: date, signing: false).0.stringToSign
+        stringToSign(try presignStages(request, expires: expires, date: date, signing: false))
     }
 
-    /// Presigning up to the signature: the stages, the signed-header list, the headers and
-    /// the `X-Amz-*` parameters that were signed.
-    private func presignStages(
-        _ request: SignableRequest, expires: Int, date: SigningDate, signing: Bool = true
-    ) throws(SigningError) -> (Stages, String, HTTPHeaderList, [(String, String)]) {
-        guard (1...Self.maximumExpiry).contains(expires) else { throw .expiresOutOfRange(expires) }
-        try credentials.validate()
-        if let unsafeInput { throw unsafeInput }
-        let payloadHash = options.presignsUnsignedPayload ? PayloadHash.unsigned : try PayloadHash.value(for: request.payload)
-        var headers = try headersWithHost(request, extra: 0)
-        headers.removeAll(named: "authorization")
-        let canonicalHeaders = CanonicalHeaders(headers)
-        let signedHeaders = canonicalHeaders.signedHeaders
-        let scope = CredentialScope(date: date, suffix: scopeSuffix)
-        var authParameters: [(String, String)] = [
-            ("X-Amz-Algorithm", signingAlgorithm.name),
-            ("X-Amz-Credential", "\(credentials.accessKeyId)/\(scope.string)"),
-            ("X-Amz-Date", date.amzDate),
-            ("X-Amz-Expires", String(expires)),
-        ]
-        if let regionSet { authParameters.append(("X-Amz-Region-Set", regionSet)) }
-        if let token = credentials.sessionToken, !options.omitsSessionToken { authParameters.append(("X-Amz-Security-Token", token)) }
-        authParameters.append(("X-Amz-SignedHeaders", signedHeaders))
-        let stages = try computeStages(
-            request, headers: canonicalHeaders, signedHeaders: signedHeaders, extraQuery: authParameters,
-            payloadHash: payloadHash, date: date, signing: signing)
-        return (stages, signedHeaders, headers, authParameters)
-    }
-
-    private func payloadHashForHeaderSigning(_ request: SignableRequest) throws(SigningError) -> String {
-        if let supplied = try PayloadHash.callerSuppliedContentSHA256(in: request.headers) { return supplied }
-        return try PayloadHash.value(for: request.payload)
-    }
-
-    /// The request's headers with `Host` first when the request has none (from the URL).
-    private func headersWithHost(_ request: SignableRequest, extra: Int) throws(SigningError) -> HTTPHeaderList {
-        var headers = request.headers
-        headers.reserveCapacity(extra + 1)
-        if !headers.contains(named: "host") {
-            guard let authority = request.authority, !authority.isEmpty else { throw .missingHost }
-            headers.insert(name: "Host", value: authority, at: 0)
-        }
-        return headers
-    }
-
-    private func computeStages(
-        _ request: SignableRequest, headers: CanonicalHeaders, signedHeaders: String,
-        extraQuery: [(String, String)], payloadHash: String, date: SigningDate, signing: Bool = true
-    ) throws(SigningError) -> Stages {
-        let canonical = CanonicalRequest(
-            method: request.method, path: request.path, options: options, wireQuery: request.query,
-            extraQuery: extraQuery,
-            headers: headers, signedHeaders: signedHeaders, payloadHash: payloadHash)
-        let scope = CredentialScope(date: date, suffix: scopeSuffix)
-        let stringToSign = StringToSign(algorithmLine: algorithmLine, scope: scope, canonicalRequest: canonical)
-        let signature = signing ? try sign(stringToSign, date: date) : .ecdsa([])
-        return Stages(canonical: canonical.bytes, stringToSign: stringToSign.bytes, signature: signature, scope: scope)
-    }
-
-    /// Stage 3: the signature over the string to sign.
-    private func sign(_ stringToSign: StringToSign, date: SigningDate) throws(SigningError) -> SignatureValue {
-        switch signingAlgorithm {
-        case .sigV4:
-            return .hmac(stringToSign.bytes.withUnsafeBytes { signingKey(date).authenticationCode(for: $0) })
-        case .sigV4a:
-            let key = try SigV4aKeyCache.shared.key(accessKeyId: credentials.accessKeyId, secret: credentials.secretAccessKey)
-            do { return .ecdsa(try key.signature(for: SHA256Hasher.hash(stringToSign.bytes))) } catch {
-                throw .keyDerivationFailed
-            }
+    private func headerStages(_ request: SignableRequest, date: SigningDate, signing: Bool = true) throws(SigningError) -> SigningStages {
+        try checkReady()
+        let supplied = request.headers.first(named: "x-amz-content-sha256")
+        let payloadHash = try PayloadHash.forHeaderSigning(supplied: supplied, payload: request.payload)
+        let fields = SignerFields(headersFor: self, contentSHA256Supplied: supplied != nil)
+        return try request.withSigningView { (view) throws(SigningError) in
+            try self.stages(view, fields: fields, location: .headers, payloadHash: payloadHash, date: date, signing: signing)
         }
     }
 
-    func signingKeyForStreaming(_ date: SigningDate) -> HMACSHA256Key { signingKey(date) }
-
-    private func signingKey(_ date: SigningDate) -> HMACSHA256Key {
-        let secret = credentials.secretAccessKey
-        if let keyCache {
-            return keyCache.key(secret: secret, scopeDate: date.scopeDate, region: region, service: service)
+    private func presignStages(_ request: SignableRequest, expires: Int, date: SigningDate, signing: Bool = true) throws(SigningError) -> SigningStages {
+        try checkReady()
+        let payloadHash = try presignPayloadHash(request.payload)
+        return try request.withSigningView { (view) throws(SigningError) in
+            try self.stages(view, fields: .none, location: .query(expires: expires), payloadHash: payloadHash, date: date, signing: signing)
         }
-        return SigningKeyDerivation.derive(secret: secret, scopeDate: date.scopeDate, region: region, service: service)
     }
 
-    /// `AWS4-HMAC-SHA256 Credential=AKID/scope, SignedHeaders=…, Signature=…`, built as bytes.
-    private func authorizationValue(scope: CredentialScope, signedHeaders: String, signature: SignatureValue) -> String {
-        let capacity = credentialPrefix.count + 8 + scope.suffix.count + 16 + signedHeaders.utf8.count + 12
+    private func checkReady() throws(SigningError) {
+        if let problem = setup.problem { throw problem }
+    }
+
+    private func presignPayloadHash(_ payload: Payload) throws(SigningError) -> String {
+        options.presignsUnsignedPayload ? PayloadHash.unsigned : try PayloadHash.value(for: payload)
+    }
+
+    private func result(_ stages: SigningStages, authorization: String?, signed: SigningResult.SignedForm) -> SigningResult {
+        SigningResult(
+            canonicalRequestBytes: stages.canonical.bytes, signatureValue: stages.signature, authorization: authorization,
+            signedHeadersRange: stages.canonical.signedHeadersRange, algorithmLine: setup.algorithmLine, scope: stages.scope,
+            isPresigned: stages.presignParameters != nil, signed: signed)
+    }
+
+    private func stringToSign(_ stages: SigningStages) -> [UInt8] {
+        StringToSign.bytes(algorithmLine: setup.algorithmLine, scope: stages.scope, canonicalRequest: stages.canonical.bytes)
+    }
+
+    /// Runs `body` with `AWS4-HMAC-SHA256 Credential=AKID/scope, SignedHeaders=…, Signature=…`
+    /// in temporary storage.
+    private func withAuthorizationBytes<Result>(_ stages: SigningStages, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        let canonical = stages.canonical
+        let signature = stages.signature
+        let credentialPrefix = setup.credentialPrefix
+        let capacity = credentialPrefix.count + 8 + stages.scope.suffix.count + 16 + canonical.signedHeadersRange.count + 12
             + signature.hexCount
-        return ByteWriter.string(capacity: capacity) { out in
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var out = ByteWriter(buffer)
             out.write(credentialPrefix)
-            out.write(scope.date.scopeDate)
-            out.write(scope.suffix)
-            out.write(", SignedHeaders=")
-            out.write(signedHeaders)
-            out.write(", Signature=")
+            stages.scope.write(to: &out)
+            out.write(", SignedHeaders=" as StaticString)
+            canonical.bytes.withUnsafeBufferPointer { out.write(UnsafeBufferPointer(rebasing: $0[canonical.signedHeadersRange])) }
+            out.write(", Signature=" as StaticString)
             signature.appendHex(to: &out)
+            return body(out.written)
         }
     }
 
-    /// Appends auth parameters to the caller's wire query, which is kept byte for byte.
-    private static func appending(_ parameters: [(String, String)], to query: String) -> String {
+    /// The `X-Amz-*` parameters of a presigned URL, signature last, encoded for the query.
+    private func presignedParameters(_ stages: SigningStages) -> [UInt8] {
+        var parameters = stages.presignParameters ?? []
+        parameters.append(("X-Amz-Signature", stages.signature.hex))
+        if let token = credentials.sessionToken, options.omitsSessionToken { parameters.append(("X-Amz-Security-Token", token)) }
         var out = [UInt8]()
-        out.appendUTF8(query)
         for (key, value) in parameters {
             if !out.isEmpty { out.append(UInt8(ascii: "&")) }
             URIEncoding.append(encoding: key, to: &out)
             out.append(UInt8(ascii: "="))
             URIEncoding.append(encoding: value, to: &out)
         }
-        return String(utf8Bytes: out)
-    }
-
-    private struct Stages {
-        let canonical: [UInt8]
-        let stringToSign: [UInt8]
-        let signature: SignatureValue
-        let scope: CredentialScope
+        return out
     }
 }

@@ -51,6 +51,12 @@ package struct SignableRequest: Sendable, Equatable {
         self.payload = payload
     }
 
+    /// Puts the authority in a `Host` field first when there is none, as the signature covers it.
+    mutating func insertHostIfMissing() {
+        guard !headers.contains(named: "host"), let authority, !authority.isEmpty else { return }
+        headers.insert(name: "Host", value: authority, at: 0)
+    }
+
     /// The request target of the request line: path, plus `?query` when there is one.
     package var requestTarget: String {
         let base = path.isEmpty ? "/" : path

@@ -62,9 +62,6 @@ public enum SignatureValue: Sendable, Equatable {
     }
 
     private static func writeHex(_ bytes: UnsafeRawBufferPointer, to writer: inout ByteWriter) {
-        for byte in bytes {
-            writer.write(Hex.lowercaseDigits[Int(byte >> 4)])
-            writer.write(Hex.lowercaseDigits[Int(byte & 0x0f)])
-        }
+        for byte in bytes { writer.writeHex(byte) }
     }
 }

@@ -43,6 +43,24 @@ enum URIEncoding {
         }
     }
 
+    /// Writes `bytes` encoded into fixed storage; `/` is kept when `keepSlash` is true.
+    static func write(
+        encoding bytes: UnsafeBufferPointer<UInt8>, keepSlash: Bool, to output: inout ByteWriter
+    ) {
+        var index = 0
+        while index < bytes.count {
+            let start = index
+            while index < bytes.count, isUnreserved(bytes[index]) || (keepSlash && bytes[index] == UInt8(ascii: "/")) {
+                index += 1
+            }
+            if index > start { output.write(UnsafeBufferPointer(rebasing: bytes[start..<index])) }
+            if index < bytes.count {
+                writeEscaped(bytes[index], to: &output)
+                index += 1
+            }
+        }
+    }
+
     /// Appends the text encoded (`/` encoded too).
     static func append(encoding text: String, to output: inout [UInt8]) {
         var text = text
