@@ -6,8 +6,8 @@ import CLibCrypto
 /// message and one outer compression, with no allocation. The hash itself is OpenSSL's.
 public struct HMACSHA256Key: Sendable {
     private static let blockSize = 64
-    private var inner: SHA256Hasher
-    private var outer: SHA256Hasher
+    @usableFromInline var inner: SHA256Hasher
+    @usableFromInline var outer: SHA256Hasher
 
     /// Prepares a key from raw key bytes. The padded key lives in a stack buffer that is
     /// zeroed before returning.
@@ -48,6 +48,7 @@ public struct HMACSHA256Key: Sendable {
     }
 
     /// Returns HMAC-SHA256(key, message).
+    @inlinable
     public func authenticationCode(for message: UnsafeRawBufferPointer) -> SHA256Digest {
         var innerHash = inner
         innerHash.update(message)

@@ -5,9 +5,9 @@ public struct SHA256Digest: Sendable, Hashable {
     /// The digest size in bytes.
     public static let byteCount = 32
 
-    var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    @usableFromInline var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
-    init() {}
+    @usableFromInline init() {}
 
     /// Creates a digest from exactly 32 bytes.
     /// - Throws: ``CryptoError/invalidLength(expected:actual:)`` for any other length.
@@ -21,6 +21,7 @@ public struct SHA256Digest: Sendable, Hashable {
     }
 
     /// Calls `body` with the 32 digest bytes.
+    @inlinable
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try Swift.withUnsafeBytes(of: storage, body)
     }
@@ -45,20 +46,23 @@ public struct SHA256Digest: Sendable, Hashable {
 /// The low-level context is a plain C struct, so a hasher is a value: copying it forks the
 /// hash state, which is how ``HMACSHA256Key`` reuses its precomputed pads.
 public struct SHA256Hasher: Sendable {
-    var context = SHA256_CTX()
+    @usableFromInline var context = SHA256_CTX()
 
     /// Starts a new hash.
+    @inlinable
     public init() {
         SHA256_Init(&context)
     }
 
     /// Adds bytes to the hash.
+    @inlinable
     public mutating func update(_ data: UnsafeRawBufferPointer) {
         guard let base = data.baseAddress, data.count > 0 else { return }
         SHA256_Update(&context, base, data.count)
     }
 
     /// Adds a byte sequence, using its contiguous storage when it has one.
+    @inlinable
     public mutating func update<Bytes: Sequence<UInt8>>(_ data: Bytes) {
         let done: Void? = data.withContiguousStorageIfAvailable { update(UnsafeRawBufferPointer($0)) }
         if done == nil {
@@ -68,6 +72,7 @@ public struct SHA256Hasher: Sendable {
     }
 
     /// Finishes the hash and returns the digest. The hasher itself is left unchanged.
+    @inlinable
     public func finalize() -> SHA256Digest {
         var copy = context
         var digest = SHA256Digest()
@@ -81,6 +86,7 @@ public struct SHA256Hasher: Sendable {
 
 extension SHA256Hasher {
     /// One-shot SHA-256 of the bytes in `data`.
+    @inlinable
     public static func hash(_ data: UnsafeRawBufferPointer) -> SHA256Digest {
         var hasher = SHA256Hasher()
         hasher.update(data)
@@ -88,6 +94,7 @@ extension SHA256Hasher {
     }
 
     /// One-shot SHA-256 of a byte collection (arrays, `Data`, string UTF-8 views).
+    @inlinable
     public static func hash<Bytes: Sequence<UInt8>>(_ data: Bytes) -> SHA256Digest {
         var hasher = SHA256Hasher()
         hasher.update(data)

@@ -13,13 +13,28 @@ struct ByteWriter {
         count += 1
     }
 
-    /// Writes `byte` as two lowercase hex digits.
-    @inline(__always)
-    mutating func writeHex(_ byte: UInt8) {
-        let high = byte >> 4
-        let low = byte & 0x0f
-        write(high &+ (high < 10 ? UInt8(ascii: "0") : UInt8(ascii: "a") &- 10))
-        write(low &+ (low < 10 ? UInt8(ascii: "0") : UInt8(ascii: "a") &- 10))
+    /// Writes `bytes` as lowercase hex digits, two per byte, after one bounds check.
+    mutating func writeHex(_ bytes: UnsafeRawBufferPointer) {
+        precondition(count + 2 * bytes.count <= storage.count, "ByteWriter overflow")
+        guard let target = storage.baseAddress.map({ $0 + count }), let source = bytes.baseAddress else { return }
+        // Digit n is n + '0', plus 39 more for a-f: (9 - n) >> 8 is -1 exactly when n > 9.
+        @inline(__always) func digit(_ nibble: Int) -> UInt8 { UInt8(truncatingIfNeeded: nibble + 48 + ((9 - nibble) >> 8 & 39)) }
+        for index in 0..<bytes.count {
+            let byte = Int(source.load(fromByteOffset: index, as: UInt8.self))
+            target[2 * index] = digit(byte >> 4)
+            target[2 * index + 1] = digit(byte & 0x0f)
+        }
+        count += 2 * bytes.count
+    }
+
+    /// Writes `bytes` with ASCII letters lowercased.
+    mutating func writeLowercased(_ bytes: UnsafeBufferPointer<UInt8>) {
+        precondition(count + bytes.count <= storage.count, "ByteWriter overflow")
+        guard let target = storage.baseAddress else { return }
+        for byte in bytes {
+            target[count] = ASCII.lowercase(byte)
+            count += 1
+        }
     }
 
     /// Forgets what was written after `position` (the next write goes there).

@@ -75,28 +75,33 @@ struct CanonicalHeaders {
         source.forEachField { name, value in add(name: name, value: value, fromRequest: true) }
     }
 
-    /// Adds a field the signer writes (`name` lowercase).
+    /// Adds a field the signer writes (`name` lowercase, signed, never replaced).
     mutating func add(signerField name: StaticString, value: String) {
+        let nameStart = storage.count
+        storage.write(name)
         var value = value
-        value.withUTF8 { value in
-            add(name: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), value: value, fromRequest: false)
-        }
+        value.withUTF8 { append(nameStart: nameStart, nameCount: name.utf8CodeUnitCount, value: $0) }
     }
 
     private mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, fromRequest: Bool) {
         let nameStart = storage.count
-        for byte in name { storage.write(ASCII.lowercase(byte)) }
+        storage.writeLowercased(name)
         let lowercased = UnsafeBufferPointer(rebasing: storage.written[nameStart...])
         if Self.isNeverSigned(lowercased) || (fromRequest && isReplaced(lowercased)) {
             storage.rewind(to: nameStart)
             return
         }
         if name.count == 4, ByteComparison.equal(lowercased, "host") { hasHost = true }
+        append(nameStart: nameStart, nameCount: name.count, value: value)
+    }
+
+    /// Records the field whose name was just written at `nameStart`, writing its value.
+    private mutating func append(nameStart: Int, nameCount: Int, value: UnsafeBufferPointer<UInt8>) {
         let valueStart = storage.count
         Self.writeTrimmed(value, to: &storage)
         entries.initializeElement(at: count, to: Entry(name: nameStart..<valueStart, value: valueStart..<storage.count, position: count))
         count += 1
-        nameBytes += name.count
+        nameBytes += nameCount
     }
 
     /// Sorts by name, keeping the received order of repeated names. Call once, after adding.

@@ -94,9 +94,7 @@ enum StringToSign {
             scope.write(to: &out)
             out.write(UInt8(ascii: "\n"))
             canonicalRequest.withUnsafeBytes { raw in
-                SHA256Hasher.hash(raw).withUnsafeBytes { digest in
-                    for byte in digest { out.writeHex(byte) }
-                }
+                SHA256Hasher.hash(raw).withUnsafeBytes { out.writeHex($0) }
             }
             return try body(out.written)
         }

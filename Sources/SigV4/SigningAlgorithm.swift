@@ -40,8 +40,8 @@ public enum SignatureValue: Sendable, Equatable {
     /// Appends the lowercase hex form.
     func appendHex(to writer: inout ByteWriter) {
         switch self {
-        case .hmac(let digest): digest.withUnsafeBytes { Self.writeHex($0, to: &writer) }
-        case .ecdsa(let der): der.withUnsafeBytes { Self.writeHex($0, to: &writer) }
+        case .hmac(let digest): digest.withUnsafeBytes { writer.writeHex($0) }
+        case .ecdsa(let der): der.withUnsafeBytes { writer.writeHex($0) }
         }
     }
 
@@ -59,9 +59,5 @@ public enum SignatureValue: Sendable, Equatable {
         case .hmac(let digest): digest.hex
         case .ecdsa(let der): Hex.encode(der)
         }
-    }
-
-    private static func writeHex(_ bytes: UnsafeRawBufferPointer, to writer: inout ByteWriter) {
-        for byte in bytes { writer.writeHex(byte) }
     }
 }
