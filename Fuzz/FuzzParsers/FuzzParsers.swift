@@ -80,8 +80,19 @@ func fuzzRequestText(_ input: [UInt8]) {
     guard let text = try? HTTPRequestText(parsing: input), let request = try? text.signableRequest() else { return }
     for service in ["service", "s3"] {
         let signer = SigV4Signer(credentials: fuzzCredentials, region: "us-east-1", service: service, keyCache: nil)
-        _ = try? signer.signHeaders(request, date: fuzzDate).canonicalRequest
+        let internalForm = try? signer.signHeaders(request, date: fuzzDate)
         _ = try? signer.presign(request, expires: 60, date: fuzzDate).signedURL
+        // The swift-http-types path reads the same request from HTTPFields: whenever the request
+        // can be carried there (one Host, which becomes the authority), both paths must
+        // canonicalize it to the same bytes.
+        guard let internalForm, request.headers.fields.count(where: { $0.name.lowercased() == "host" }) <= 1,
+            let http = try? request.httpRequest(),
+            let publicForm = try? signer.signHeaders(http, payload: request.payload, date: fuzzDate)
+        else { continue }
+        precondition(
+            publicForm.canonicalRequestBytes == internalForm.canonicalRequestBytes,
+            "HTTPRequest and internal canonical requests differ")
+        _ = try? signer.presign(http, payload: request.payload, expires: 60, date: fuzzDate).signedRequest()
     }
 }
 

@@ -8,29 +8,26 @@ enum CanonicalQuery {
     private typealias Pair = (key: Range<Int>, value: Range<Int>)
 
     /// The most bytes ``write(wireQuery:extra:to:)`` writes.
-    static func capacity(wireQueryCount: Int, extra: [(String, String)]) -> Int {
+    static func capacity(wireQueryCount: Int, extraCount: Int) -> Int {
         // Every byte re-encodes to at most three, and each pair adds `=` and `&`.
-        3 * (wireQueryCount + extra.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }) + 2 * (wireQueryCount + extra.count)
+        5 * (wireQueryCount + extraCount) + 2
     }
 
-    /// Writes the canonical form of `wire` (a wire query without `?`) plus `extra` pairs given
-    /// as plain (unencoded) text, such as the `X-Amz-*` parameters of a presigned URL.
-    static func write(wireQuery wire: UnsafeBufferPointer<UInt8>, extra: [(String, String)] = [], to output: inout ByteWriter) {
+    /// Writes the canonical form of `wire` (a wire query without `?`) together with `extra`,
+    /// more pairs in wire form (such as the encoded `X-Amz-*` parameters of a presigned URL).
+    static func write(wireQuery wire: UnsafeBufferPointer<UInt8>, extra: UnsafeBufferPointer<UInt8>, to output: inout ByteWriter) {
         if wire.isEmpty && extra.isEmpty { return }
-        let pairCapacity = wire.count(where: { $0 == UInt8(ascii: "&") }) + 1 + extra.count
-        let extraBytes = extra.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
-        let scratchCapacity = 3 * (wire.count + extraBytes)
+        let pairCapacity = wire.count(where: { $0 == UInt8(ascii: "&") }) + extra.count(where: { $0 == UInt8(ascii: "&") }) + 2
+        let scratchCapacity = 3 * (wire.count + extra.count)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(scratchCapacity, 1)) { scratch in
             withUnsafeTemporaryAllocation(of: Pair.self, capacity: pairCapacity) { pairs in
                 var writer = ByteWriter(scratch)
                 var count = 0
-                forEachWirePair(wire) { pair in
-                    pairs.initializeElement(at: count, to: canonicalPair(pair, into: &writer))
-                    count += 1
-                }
-                for (key, value) in extra {
-                    pairs.initializeElement(at: count, to: plainPair(key, value, into: &writer))
-                    count += 1
+                for part in [wire, extra] {
+                    forEachWirePair(part) { pair in
+                        pairs.initializeElement(at: count, to: canonicalPair(pair, into: &writer))
+                        count += 1
+                    }
                 }
                 let filled = UnsafeMutableBufferPointer(rebasing: pairs[..<count])
                 appendSorted(filled, scratch: writer.written, to: &output)
@@ -55,14 +52,6 @@ enum CanonicalQuery {
         if equals < pair.count {
             URIEncoding.writeCanonicalQueryComponent(UnsafeBufferPointer(rebasing: pair[(equals + 1)...]), to: &writer)
         }
-        return (keyStart..<valueStart, valueStart..<writer.count)
-    }
-
-    private static func plainPair(_ key: String, _ value: String, into writer: inout ByteWriter) -> Pair {
-        let keyStart = writer.count
-        URIEncoding.write(encoding: key, to: &writer)
-        let valueStart = writer.count
-        URIEncoding.write(encoding: value, to: &writer)
         return (keyStart..<valueStart, valueStart..<writer.count)
     }
 

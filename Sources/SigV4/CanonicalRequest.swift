@@ -10,13 +10,13 @@ struct CanonicalRequest {
     let signedHeadersRange: Range<Int>
 
     /// Writes the canonical request of a request's wire path and query (without `?`), plus
-    /// `extraQuery` pairs given as plain text, under `options`. `headers` must be sorted.
+    /// `extraQuery` pairs in wire form, under `options`. `headers` must be sorted.
     init(
-        method: String, path: UnsafeBufferPointer<UInt8>, query: UnsafeBufferPointer<UInt8>, extraQuery: [(String, String)],
+        method: String, path: UnsafeBufferPointer<UInt8>, query: UnsafeBufferPointer<UInt8>, extraQuery: UnsafeBufferPointer<UInt8>,
         headers: CanonicalHeaders, payloadHash: String, options: SigningOptions
     ) {
         let capacity = method.utf8.count + CanonicalURI.capacity(forPathOf: path.count)
-            + CanonicalQuery.capacity(wireQueryCount: query.count, extra: extraQuery)
+            + CanonicalQuery.capacity(wireQueryCount: query.count, extraCount: extraQuery.count)
             + headers.blockCapacity + headers.signedHeadersCapacity + payloadHash.utf8.count + 5
         var signedHeaders = 0..<0
         bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in

@@ -251,15 +251,12 @@ public struct SigV4Signer: Sendable {
 
     /// The `X-Amz-*` parameters of a presigned URL, signature last, encoded for the query.
     private func presignedParameters(_ stages: SigningStages) -> [UInt8] {
-        var parameters = stages.presignParameters ?? []
-        parameters.append(("X-Amz-Signature", stages.signature.hex))
-        if let token = credentials.sessionToken, options.omitsSessionToken { parameters.append(("X-Amz-Security-Token", token)) }
-        var out = [UInt8]()
-        for (key, value) in parameters {
-            if !out.isEmpty { out.append(UInt8(ascii: "&")) }
-            URIEncoding.append(encoding: key, to: &out)
-            out.append(UInt8(ascii: "="))
-            URIEncoding.append(encoding: value, to: &out)
+        var out = stages.presignParameters ?? []
+        out.append(contentsOf: "&X-Amz-Signature=".utf8)
+        out.appendUTF8(stages.signature.hex)
+        if let token = credentials.sessionToken, options.omitsSessionToken {
+            out.append(contentsOf: "&X-Amz-Security-Token=".utf8)
+            URIEncoding.append(encoding: token, to: &out)
         }
         return out
     }

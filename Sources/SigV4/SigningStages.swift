@@ -50,8 +50,9 @@ struct SigningStages {
     let canonical: CanonicalRequest
     let signature: SignatureValue
     let scope: CredentialScope
-    /// The `X-Amz-*` parameters a presigned URL signed, before its signature; `nil` for headers.
-    let presignParameters: [(String, String)]?
+    /// The `X-Amz-*` parameters a presigned URL signed, encoded, before its signature; `nil`
+    /// for headers.
+    let presignParameters: [UInt8]?
 }
 
 extension SigV4Signer {
@@ -75,31 +76,47 @@ extension SigV4Signer {
             }
             fields.add(to: &headers, values)
             headers.sort()
-            var parameters: [(String, String)]?
+            var parameters: [UInt8]?
             if case .query(let expires) = location {
-                let signedHeaders = ByteWriter.string(capacity: headers.signedHeadersCapacity) { headers.writeSignedHeaders(to: &$0) }
-                parameters = presignParameters(scope: scope, expires: expires, signedHeaders: signedHeaders)
+                parameters = presignParameters(scope: scope, expires: expires, headers: headers)
             }
-            let canonical = CanonicalRequest(
-                method: request.method, path: request.path, query: request.query, extraQuery: parameters ?? [],
-                headers: headers, payloadHash: payloadHash, options: options)
+            let canonical = (parameters ?? []).withUnsafeBufferPointer { extra in
+                CanonicalRequest(
+                    method: request.method, path: request.path, query: request.query, extraQuery: extra,
+                    headers: headers, payloadHash: payloadHash, options: options)
+            }
             let signature = signing ? try sign(canonical, scope: scope) : .ecdsa([])
             return SigningStages(canonical: canonical, signature: signature, scope: scope, presignParameters: parameters)
         }
     }
 
-    /// The `X-Amz-*` query parameters presigning signs.
-    private func presignParameters(scope: CredentialScope, expires: Int, signedHeaders: String) -> [(String, String)] {
-        var parameters: [(String, String)] = [
-            ("X-Amz-Algorithm", signingAlgorithm.name),
-            ("X-Amz-Credential", "\(credentials.accessKeyId)/\(scope.string)"),
-            ("X-Amz-Date", scope.date.amzDate),
-            ("X-Amz-Expires", String(expires)),
-        ]
-        if let regionSet { parameters.append(("X-Amz-Region-Set", regionSet)) }
-        if let token = credentials.sessionToken, !options.omitsSessionToken { parameters.append(("X-Amz-Security-Token", token)) }
-        parameters.append(("X-Amz-SignedHeaders", signedHeaders))
-        return parameters
+    /// The `X-Amz-*` query parameters presigning signs, encoded, in their sorted order.
+    private func presignParameters(scope: CredentialScope, expires: Int, headers: CanonicalHeaders) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(256 + headers.signedHeadersCapacity * 3 + (credentials.sessionToken?.utf8.count ?? 0) * 3)
+        func parameter(_ name: StaticString, _ write: (inout [UInt8]) -> Void) {
+            if !out.isEmpty { out.append(UInt8(ascii: "&")) }
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            out.append(UInt8(ascii: "="))
+            write(&out)
+        }
+        parameter("X-Amz-Algorithm") { URIEncoding.append(encoding: signingAlgorithm.name, to: &$0) }
+        parameter("X-Amz-Credential") { out in
+            URIEncoding.append(encoding: credentials.accessKeyId, to: &out)
+            out.append(contentsOf: "%2F".utf8)
+            URIEncoding.append(encoding: scope.string, to: &out)
+        }
+        parameter("X-Amz-Date") { $0.appendUTF8(scope.date.amzDate) }
+        parameter("X-Amz-Expires") { $0.appendUTF8(String(expires)) }
+        if let regionSet { parameter("X-Amz-Region-Set") { URIEncoding.append(encoding: regionSet, to: &$0) } }
+        if let token = credentials.sessionToken, !options.omitsSessionToken {
+            parameter("X-Amz-Security-Token") { URIEncoding.append(encoding: token, to: &$0) }
+        }
+        parameter("X-Amz-SignedHeaders") { out in
+            let signedHeaders = ByteWriter.string(capacity: headers.signedHeadersCapacity) { headers.writeSignedHeaders(to: &$0) }
+            URIEncoding.append(encoding: signedHeaders, to: &out)
+        }
+        return out
     }
 
     /// Stages 2 and 3: the string to sign, and the signature over it.
