@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "MultiAuth", targets: ["MultiAuth"]),
         // The WebSocket for real-time subscriptions, on swift-websocket (SwiftNIO): only users who subscribe build NIO.
         .library(name: "MultiAuthWebSocket", targets: ["MultiAuthWebSocket"]),
+        // Hummingbird middleware that verifies SigV4/SigV4a, API keys and JWTs (SwiftNIO underneath).
+        .library(name: "MultiAuthHummingbird", targets: ["MultiAuthHummingbird"]),
         .executable(name: "multiauth", targets: ["multiauth"]),
     ],
     dependencies: [
@@ -22,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // Bottom: OpenSSL's libcrypto through a system-library target.
@@ -70,6 +73,22 @@ let package = Package(
             name: "MultiAuthWebSocket",
             dependencies: ["Realtime", httpTypes, logging, .product(name: "WSClient", package: "swift-websocket")],
             swiftSettings: strict),
+        // Server side: whether a received request may pass (SigV4/SigV4a, API keys, JWTs), as API Gateway decides.
+        .target(
+            name: "InboundAuthorization", dependencies: ["SigV4", "TokenProviders", "MultiAuthCrypto", "MultiAuthCore", httpTypes],
+            swiftSettings: strict),
+        .target(
+            name: "MultiAuthHummingbird",
+            dependencies: ["InboundAuthorization", .product(name: "Hummingbird", package: "hummingbird")],
+            swiftSettings: strict),
+        // The verifying gateway and the signing proxy: Hummingbird responders that forward to one upstream.
+        .target(
+            name: "ReverseProxy",
+            dependencies: [
+                "InboundAuthorization", "MultiAuthHummingbird", "HTTPTransport", "SigV4", "MultiAuthCore", httpTypes, logging,
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict),
         .target(name: "HTTPTransport", dependencies: ["CLibCurl", "CurlShims", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
         .target(
             name: "CredentialProviders",
@@ -96,7 +115,7 @@ let package = Package(
             dependencies: [
                 "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "HTTPTransport",
                 "TokenProviders", "Logins", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes,
-                logging,
+                logging, "InboundAuthorization", "ReverseProxy", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],

@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// Why a file or folder is refused by ``PathSafety``.
-public enum PathSafetyError: Error, Sendable, Equatable {
+public enum PathSafetyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The path is a link, not the expected kind, owned by someone else, or open to others;
     /// `fix` says what to run.
     case unsafe(path: String, problem: String, fix: String)
@@ -15,6 +15,15 @@ public enum PathSafetyError: Error, Sendable, Equatable {
     case unreadable(path: String, reason: String)
     /// A missing folder could not be created.
     case uncreatable(path: String, reason: String)
+
+    /// The path, what is wrong with it, and the fix.
+    public var description: String {
+        switch self {
+        case .unsafe(let path, let problem, let fix): "'\(path)' \(problem) (\(fix))"
+        case .unreadable(let path, let reason): "cannot inspect '\(path)': \(reason)"
+        case .uncreatable(let path, let reason): "cannot create '\(path)': \(reason)"
+        }
+    }
 }
 
 /// File-system checks as ssh makes them, the one implementation behind the credential store

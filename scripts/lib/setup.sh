@@ -138,6 +138,7 @@ start_peers() {
     start_peer IMDS imds_server.py /_peer/stats "instance metadata server" "$logs" --key "$key"
     start_peer SSO sso_server.py /_peer/stats "IAM Identity Center server" "$logs" --key "$key"
     start_peer COGNITO cognito_server.py "/_peer/devices?username=none" "Cognito device server" "$logs"
+    start_peer UPSTREAM upstream_server.py "/_peer/count" "gateway upstream" "$logs"
     # Nothing run under the peers may reach the real instance metadata address: tests that
     # want IMDS name the local one.
     export AWS_EC2_METADATA_DISABLED=true

@@ -1,0 +1,97 @@
+import HTTPTypes
+import MultiAuthCore
+import MultiAuthCrypto
+import SigV4
+import TokenProviders
+
+/// Decides whether a request a server received may pass, in the modes API Gateway accepts:
+/// SigV4 and SigV4a signatures (header or presigned), API keys in `x-api-key`, and JWTs from
+/// a user pool or OIDC provider in `Authorization`. Each configured mode is tried in that
+/// order when the request carries its kind of credential; the first one present decides.
+///
+/// A presigned URL can be replayed until it expires: there is no replay cache.
+public struct InboundAuthorizer: Sendable {
+    let verifier: SigV4Verifier?
+    /// API key → the name it is known by.
+    let apiKeys: [String: String]
+    let tokenValidator: IDTokenValidator?
+    let now: @Sendable () -> SigningDate
+
+    /// Creates an authorizer. `apiKeys` maps each accepted key to its name (the principal
+    /// forwarded upstream, never the key); `now` is the clock signatures are checked against.
+    public init(
+        verifier: SigV4Verifier? = nil, apiKeys: [String: String] = [:], tokenValidator: IDTokenValidator? = nil,
+        now: @escaping @Sendable () -> SigningDate = { SigningDate.now() }
+    ) {
+        self.verifier = verifier
+        self.apiKeys = apiKeys
+        self.tokenValidator = tokenValidator
+        self.now = now
+    }
+
+    /// The modes this authorizer accepts, in the order it tries them.
+    public var modes: [Principal.Mode] {
+        (verifier == nil ? [] : [.iam]) + (apiKeys.isEmpty ? [] : [.apiKey]) + (tokenValidator == nil ? [] : [.jwt])
+    }
+
+    /// True when deciding on `request` needs its body: a signature covers the body's hash.
+    public func needsBody(_ request: HTTPRequest) -> Bool {
+        verifier != nil && Self.isSigned(request)
+    }
+
+    /// The principal `request` proves, or why it is turned away. `body` is the body as
+    /// received, when ``needsBody(_:)`` asked for it.
+    public func authorize(_ request: HTTPRequest, body: [UInt8]?) async -> Result<Principal, InboundRejection> {
+        if let verifier, Self.isSigned(request) { return await verifySignature(request, body: body, with: verifier) }
+        if !apiKeys.isEmpty, let key = request.headerFields[Self.apiKeyField] {
+            guard let name = apiKeys.first(where: { ConstantTime.equals(Array($0.key.utf8), Array(key.utf8)) })?.value else {
+                return .failure(.forbiddenKey)
+            }
+            return .success(Principal(mode: .apiKey, name: name))
+        }
+        if let tokenValidator, let token = Self.bearerToken(request) {
+            do {
+                let claims = try tokenValidator.validate(token)
+                return .success(Principal(mode: .jwt, name: claims.subject ?? "(no sub)"))
+            } catch {
+                return .failure(.invalidToken(error.description))
+            }
+        }
+        return .failure(.missingToken(accepting: modes))
+    }
+
+    private func verifySignature(_ request: HTTPRequest, body: [UInt8]?, with verifier: SigV4Verifier) async -> Result<Principal, InboundRejection> {
+        let payload: Payload = body.map { $0.isEmpty ? .empty : .bytes($0) } ?? .empty
+        switch await verifier.verify(request, payload: payload, now: now()) {
+        case .failure(let failure): return .failure(.signature(failure))
+        case .success(let accessKeyId):
+            if let rejection = Self.contentHashMismatch(request, body: body ?? []) { return .failure(rejection) }
+            return .success(Principal(mode: .iam, name: accessKeyId))
+        }
+    }
+
+    /// A hex `x-amz-content-sha256` is what the signature covers; the body must hash to it.
+    static func contentHashMismatch(_ request: HTTPRequest, body: [UInt8]) -> InboundRejection? {
+        guard let claimed = request.headerFields[.amzContentSHA256], claimed.utf8.count == 64 else { return nil }
+        guard SHA256Hasher.hash(body).hex != claimed.lowercased() else { return nil }
+        return InboundRejection(
+            status: .badRequest, errorType: "XAmzContentSHA256Mismatch",
+            message: "The provided 'x-amz-content-sha256' header does not match what was computed.", reason: "body hash mismatch")
+    }
+
+    /// `x-api-key`.
+    public static let apiKeyField = HTTPField.Name("x-api-key")!
+
+    /// True when the request carries a SigV4 or SigV4a signature, in a header or the query.
+    static func isSigned(_ request: HTTPRequest) -> Bool {
+        if let authorization = request.headerFields[.authorization], authorization.hasPrefix("AWS4-") { return true }
+        guard let path = request.path, let mark = path.firstIndex(of: "?") else { return false }
+        return path[mark...].contains("X-Amz-Signature=") || path[mark...].contains("X-Amz-Algorithm=")
+    }
+
+    /// The JWT in `Authorization`, with or without a `Bearer ` prefix.
+    static func bearerToken(_ request: HTTPRequest) -> String? {
+        guard let value = request.headerFields[.authorization], !value.isEmpty else { return nil }
+        return value.hasPrefix("Bearer ") ? String(value.dropFirst(7)) : value
+    }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+import HTTPTransport
+import HTTPTypes
+import Hummingbird
+import InboundAuthorization
+import Logging
+import MultiAuthCore
+import ReverseProxy
+import SigV4
+import TokenProviders
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `multiauth gateway`: a verifying gateway in front of one upstream, as API Gateway would stand.
+struct GatewayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gateway",
+        abstract: "Verify every request (SigV4/SigV4a, API keys, JWTs) and forward only verified ones to an upstream.",
+        discussion: """
+            Rejections are answered as API Gateway answers them: 403 (401 for a missing JWT) with \
+            x-amzn-ErrorType and a JSON message. Verified requests reach the upstream with \
+            X-MultiAuth-Principal (access key id, API key name or JWT sub) and X-MultiAuth-Mode. \
+            Signatures are accepted within 15 minutes of the gateway's clock. A presigned URL can \
+            be replayed until it expires: there is no replay cache. SIGINT or SIGTERM stops \
+            accepting and lets requests in flight finish.
+            """)
+
+    @Option(help: "Address to listen on, HOST:PORT (port 0 picks a free one).") var listen = "127.0.0.1:8080"
+    @Option(help: "The upstream base URL; the received path and query are appended.") var upstream: String
+    @Option(help: "A JSON file {\"ACCESS_KEY_ID\": \"secret\", …} of the key pairs whose signatures pass (mode 0600).")
+    var iamCredentials: String?
+    @Option(name: .customLong("api-key"), help: "An accepted API key, as NAME=KEY (repeatable); the name is forwarded, never the key.")
+    var apiKeys: [String] = []
+    @Option(help: "JWKS URL of the user pool or OIDC provider whose tokens pass (with --issuer and --audience).") var jwksUrl: String?
+    @Option(help: "The accepted JWT issuer.") var issuer: String?
+    @Option(help: "The accepted JWT audience (the app client id).") var audience: String?
+    @Option(help: "Region signatures must be scoped to.") var region = "us-east-1"
+    @Option(help: "Service signatures must be scoped to.") var service = "execute-api"
+    @Option(help: "The largest request body accepted, in bytes.") var maxBody = 10 << 20
+    @Flag(name: .shortAndLong, help: "Log each request's outcome on standard error.") var verbose = false
+
+    func run() async throws {
+        let logger = TraceLog.logger(verbose: verbose)
+        let authorizer = try await makeAuthorizer()
+        guard !authorizer.modes.isEmpty else {
+            throw CLIError(message: "give at least one of --iam-credentials, --api-key, or --jwks-url with --issuer and --audience")
+        }
+        let address = try ListenAddress(listen)
+        let forwarder: UpstreamForwarder
+        do { forwarder = try UpstreamForwarder(upstream: upstream, sender: CurlHTTPClient(), maxBodySize: maxBody) } catch {
+            throw CLIError("--upstream", error)
+        }
+        let app = Application(
+            responder: GatewayResponder(authorizer: authorizer, forwarder: forwarder, maxBodySize: maxBody),
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "multiauth-gateway"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? address.port
+                StandardError.emit("multiauth gateway: listening on http://\(address.host):\(port), modes \(authorizer.modes.map(\.rawValue).joined(separator: ", "))")
+            },
+            logger: logger)
+        try await app.runService()
+    }
+
+    private func makeAuthorizer() async throws -> InboundAuthorizer {
+        let verifier = try iamCredentials.map { path in
+            let secrets = try Self.readCredentials(path)
+            return SigV4Verifier(region: region, service: service) { keyId in secrets[keyId].map { VerifierCredential(secretAccessKey: $0) } }
+        }
+        return InboundAuthorizer(verifier: verifier, apiKeys: try Self.apiKeyTable(apiKeys), tokenValidator: try await tokenValidator())
+    }
+
+    private func tokenValidator() async throws -> IDTokenValidator? {
+        guard let jwksUrl else {
+            if issuer != nil || audience != nil { throw CLIError("--jwks-url", "--issuer and --audience need --jwks-url") }
+            return nil
+        }
+        guard let issuer, let audience else { throw CLIError("--jwks-url", "needs --issuer and --audience") }
+        let request: HTTPRequest
+        do { request = try HTTPRequest(method: .get, wireURL: jwksUrl) } catch { throw CLIError("--jwks-url", error) }
+        let response: ReceivedResponse
+        do { response = try await CurlHTTPClient(options: .bounded(total: 30)).send(request) } catch { throw CLIError("--jwks-url", error) }
+        guard response.status == 200, let keys = try? JSONDecoder().decode(JSONWebKeySet.self, from: Data(response.body)) else {
+            throw CLIError("--jwks-url", "no key set there (HTTP \(response.status))")
+        }
+        return IDTokenValidator(issuer: issuer, clientId: audience, keys: keys)
+    }
+
+    /// `{"AKID": "secret"}` from a file only its owner can read.
+    static func readCredentials(_ path: String) throws -> [String: String] {
+        do { _ = try PathSafety.checkFile(path, forbiddenMode: 0o077) } catch { throw CLIError("--iam-credentials", error) }
+        guard let data = FileManager.default.contents(atPath: path),
+            let table = try? JSONDecoder().decode([String: String].self, from: data), !table.isEmpty
+        else { throw CLIError("--iam-credentials", "'\(path)' is not a JSON object of access key ids and secrets") }
+        return table
+    }
+
+    /// `NAME=KEY` arguments as key → name.
+    static func apiKeyTable(_ arguments: [String]) throws -> [String: String] {
+        var table: [String: String] = [:]
+        for argument in arguments {
+            guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex, argument.index(after: equals) != argument.endIndex else {
+                throw CLIError("--api-key", "expected NAME=KEY")
+            }
+            table[String(argument[argument.index(after: equals)...])] = String(argument[..<equals])
+        }
+        return table
+    }
+}
+
+/// `HOST:PORT`, as `--listen` takes it.
+struct ListenAddress {
+    let host: String
+    let port: Int
+
+    init(_ text: String) throws {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            throw CLIError("--listen", "expected HOST:PORT, such as 127.0.0.1:8080")
+        }
+        host = String(text[..<colon])
+        self.port = port
+    }
+}

@@ -1,0 +1,94 @@
+import HTTPTransport
+import HTTPTypes
+import Hummingbird
+import InboundAuthorization
+import MultiAuthCore
+import Logging
+import NIOCore
+import SigV4
+
+/// Sends each request it is given on to one upstream and answers with the upstream's
+/// response: the upstream's base path plus the received path and query, byte for byte;
+/// `Host` rewritten; hop-by-hop fields dropped; the verified principal added as
+/// `X-MultiAuth-Principal` and `X-MultiAuth-Mode` (any such fields from the client are
+/// removed first, so a client cannot claim one).
+public struct UpstreamForwarder: Sendable {
+    let upstream: WireURL
+    let sender: any HTTPSender
+    let maxBodySize: Int
+    let maxResponseSize: Int
+
+    /// Creates a forwarder to the base URL `upstream`.
+    /// - Throws: ``ReverseProxyError/invalidUpstream(_:)`` for a URL that is not absolute http(s).
+    public init(upstream: String, sender: any HTTPSender, maxBodySize: Int = 10 << 20, maxResponseSize: Int = 64 << 20) throws(ReverseProxyError) {
+        do { self.upstream = try WireURL(upstream) } catch { throw .invalidUpstream(Redaction.url(upstream)) }
+        self.sender = sender
+        self.maxBodySize = maxBodySize
+        self.maxResponseSize = maxResponseSize
+    }
+
+    /// The principal fields.
+    public static let principalField = HTTPField.Name("X-MultiAuth-Principal")!
+    public static let modeField = HTTPField.Name("X-MultiAuth-Mode")!
+
+    /// Fields that describe one connection, never forwarded (RFC 9110 §7.6.1), plus the ones
+    /// the transport writes itself.
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+        "transfer-encoding", "upgrade", "host", "content-length", "expect",
+    ]
+
+    /// Forwards `request`, adding `principal` when there is one.
+    public func forward(_ request: Request, principal: Principal?, logger: Logger) async -> Response {
+        var request = request
+        guard let body = try? await request.collectBody(upTo: maxBodySize) else {
+            return Self.error(.contentTooLarge, "RequestEntityTooLargeException", "Request Too Long")
+        }
+        let outgoing = upstreamRequest(for: request.head, principal: principal)
+        let bytes = Array(body.readableBytesView)
+        do {
+            let response = try await sender.send(outgoing, body: bytes.isEmpty ? .empty : .bytes(bytes), responseBody: .memory(limit: maxResponseSize))
+            var fields = HTTPFields()
+            for field in response.head.headerFields where !Self.hopByHop.contains(field.name.canonicalName) { fields.append(field) }
+            return Response(status: response.head.status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+        } catch {
+            logger.warning("upstream failed", metadata: ["error": "\(error)"])
+            if case .timedOut = error { return Self.error(.gatewayTimeout, "IntegrationTimeout", "Endpoint request timed out") }
+            return Self.error(.badGateway, "BadGatewayException", "Bad Gateway")
+        }
+    }
+
+    /// The request as the upstream receives it.
+    func upstreamRequest(for head: HTTPRequest, principal: Principal?) -> HTTPRequest {
+        var fields = HTTPFields()
+        for field in head.headerFields where !Self.hopByHop.contains(field.name.canonicalName)
+            && field.name != Self.principalField && field.name != Self.modeField {
+            fields.append(field)
+        }
+        if let principal {
+            fields[Self.principalField] = principal.name
+            fields[Self.modeField] = principal.mode.rawValue
+        }
+        let base = upstream.path.hasSuffix("/") ? String(upstream.path.dropLast()) : upstream.path
+        return HTTPRequest(
+            method: head.method, scheme: upstream.scheme, authority: upstream.hostHeader, path: base + (head.path ?? "/"),
+            headerFields: fields)
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ type: String, _ message: String) -> Response {
+        let rejection = InboundRejection(status: status, errorType: type, message: message, reason: message)
+        return Response(status: status, headers: rejection.responseHead.headerFields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: rejection.body)))
+    }
+}
+
+/// Why a proxy or gateway cannot start.
+public enum ReverseProxyError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The upstream is not an absolute http(s) URL.
+    case invalidUpstream(String)
+
+    public var description: String {
+        switch self {
+        case .invalidUpstream(let url): "the upstream '\(url)' is not an absolute http:// or https:// URL"
+        }
+    }
+}

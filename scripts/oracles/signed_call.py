@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Signs one request with an implementation we did not write and sends it, as a client of
+the gateway would. botocore signs SigV4 in header form; awscrt (aws-c-auth) signs SigV4 and
+SigV4a (ECDSA P-256) in header or query (presigned) form. `--tamper` changes one part of
+the request after signing, as an attacker would. Prints one JSON object: status, headers,
+body (text).
+Usage: signed_call.py --signer botocore|awscrt --url URL --key AKID --secret SECRET
+         [--form header|query] [--algorithm v4|v4a] [--region R] [--service S] [--method M]
+         [--body TEXT] [--header NAME:VALUE]... [--date-offset SECONDS]
+         [--tamper path|query|header|body]
+"""
+import argparse
+import datetime
+import http.client
+import io
+import json
+from urllib.parse import urlsplit
+
+
+def parse():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--signer", choices=["botocore", "awscrt"], required=True)
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--key", required=True)
+    parser.add_argument("--secret", required=True)
+    parser.add_argument("--form", choices=["header", "query"], default="header")
+    parser.add_argument("--algorithm", choices=["v4", "v4a"], default="v4")
+    parser.add_argument("--region", default="us-east-1")
+    parser.add_argument("--service", default="execute-api")
+    parser.add_argument("--method", default="GET")
+    parser.add_argument("--body", default="")
+    parser.add_argument("--header", action="append", default=[])
+    parser.add_argument("--date-offset", type=int, default=0)
+    parser.add_argument("--tamper", choices=["path", "query", "header", "body"])
+    return parser.parse_args()
+
+
+def sign_botocore(args, headers, body):
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+    request = AWSRequest(method=args.method, url=args.url, data=body, headers=headers)
+    SigV4Auth(Credentials(args.key, args.secret), args.service, args.region).add_auth(request)
+    parts = urlsplit(args.url)
+    return parts.path + ("?" + parts.query if parts.query else ""), dict(request.headers.items())
+
+
+def sign_awscrt(args, headers, body):
+    from awscrt import auth, http
+    parts = urlsplit(args.url)
+    target = parts.path + ("?" + parts.query if parts.query else "")
+    request = http.HttpRequest(args.method, target, http.HttpHeaders(list(headers.items())), io.BytesIO(body))
+    config = auth.AwsSigningConfig(
+        algorithm=auth.AwsSigningAlgorithm.V4_ASYMMETRIC if args.algorithm == "v4a" else auth.AwsSigningAlgorithm.V4,
+        signature_type=auth.AwsSignatureType.HTTP_REQUEST_QUERY_PARAMS if args.form == "query" else auth.AwsSignatureType.HTTP_REQUEST_HEADERS,
+        credentials_provider=auth.AwsCredentialsProvider.new_static(args.key, args.secret),
+        region=args.region, service=args.service,
+        date=datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=args.date_offset),
+        expiration_in_seconds=900 if args.form == "query" else None)
+    signed = auth.aws_sign_request(request, config).result()
+    return signed.path, {name: value for name, value in signed.headers}
+
+
+def main():
+    args = parse()
+    parts = urlsplit(args.url)
+    headers = {"Host": parts.netloc}
+    for header in args.header:
+        name, value = header.split(":", 1)
+        headers[name.strip()] = value.strip()
+    body = args.body.encode()
+    target, signed_headers = (sign_botocore if args.signer == "botocore" else sign_awscrt)(args, headers, body)
+    if args.tamper == "path":
+        target = target.replace(parts.path, parts.path + "x", 1)
+    elif args.tamper == "query":
+        target += ("&" if "?" in target else "?") + "extra=1"
+    elif args.tamper == "header":
+        name = next(n for n in signed_headers if n.lower().startswith("x-test"))
+        signed_headers[name] += "-changed"
+    elif args.tamper == "body":
+        body += b"!"
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    connection.request(args.method, target, body=body or None, headers=signed_headers)
+    response = connection.getresponse()
+    print(json.dumps({"status": response.status, "headers": {k.lower(): v for k, v in response.getheaders()},
+                      "body": response.read().decode("utf-8", "replace")}))
+
+
+if __name__ == "__main__":
+    main()
