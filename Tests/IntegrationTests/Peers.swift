@@ -23,7 +23,11 @@ enum Peers {
         let clientSecret: String
         let mfaUserPoolId: String
         let mfaClientId: String
+        let jwksUrl: String
     }
+
+    /// The trivial upstream behind the gateway tests (scripts/peers/upstream_server.py).
+    static var upstream: String { environment["MULTIAUTH_TEST_UPSTREAM_URL"] ?? "" }
 
     /// The misbehaving raw-TCP server (scripts/peers/fault_server.py).
     static var fault: String { environment["MULTIAUTH_TEST_FAULT_URL"] ?? "" }
@@ -45,7 +49,7 @@ enum Peers {
     static func python(_ script: String, _ arguments: [String], input: String = "") throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.python)
-        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path] + arguments + arguments
+        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path] + arguments
         let out = Pipe()
         let stdin = Pipe()
         process.standardOutput = out

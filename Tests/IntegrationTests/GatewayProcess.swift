@@ -1,0 +1,59 @@
+import Foundation
+
+/// A `multiauth gateway` (or proxy) running for one test: started on a free port, its URL read
+/// from the line it prints once listening, stopped with SIGTERM as a service manager would.
+final class GatewayProcess: @unchecked Sendable {
+    private let process = Process()
+    private let err = Pipe()
+    private let lock = NSLock()
+    private var stderr = Data()
+    /// `http://127.0.0.1:PORT`.
+    private(set) var url = ""
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = Paths.multiauth
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self else { return }
+            self.lock.withLock { self.stderr.append(data) }
+        }
+        try process.run()
+        url = try waitForURL()
+    }
+
+    /// What it printed on standard error so far.
+    var log: String { lock.withLock { String(decoding: stderr, as: UTF8.self) } }
+
+    private func waitForURL() throws -> String {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if let range = log.range(of: "listening on http://") {
+                let rest = log[range.upperBound...]
+                if let end = rest.firstIndex(where: { $0 == "," || $0 == "\n" }) { return "http://" + rest[..<end] }
+            }
+            guard process.isRunning else { throw GatewayStartFailure(log: log) }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        throw GatewayStartFailure(log: log)
+    }
+
+    /// Sends SIGTERM and waits (at most 30 s) for the exit status.
+    func stop() -> Int32 {
+        process.terminate()
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        err.fileHandleForReading.readabilityHandler = nil
+        return process.terminationStatus
+    }
+
+    struct GatewayStartFailure: Error, CustomStringConvertible {
+        let log: String
+        var description: String { "the gateway did not start: \(log)" }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import HTTPTransport
+import HTTPTypes
+import MultiAuthCore
+import MultiAuthCrypto
+import Testing
+
+/// `multiauth gateway` between clients we did not write (botocore, awscrt = aws-c-auth, curl's
+/// plain requests) and the upstream stand-in, which counts what reaches it.
+@Suite(.enabled(if: Peers.available && !Peers.upstream.isEmpty, Peers.reason))
+struct GatewayTests {
+    static let keyId = "AKIDGATEWAYTEST"
+    static let secret = "gateway-test-secret-not-real-000000"
+
+    /// A gateway for one test, with its own path prefix at the upstream.
+    struct Fixture {
+        let gateway: GatewayProcess
+        let prefix = "/t/\(UUID().uuidString.lowercased())"
+        var base: String { gateway.url + prefix }
+
+        init(_ extra: [String] = []) throws {
+            let credentials = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-\(UUID().uuidString).json")
+            try Data(#"{"\#(GatewayTests.keyId)": "\#(GatewayTests.secret)"}"#.utf8).write(to: credentials)
+            chmod(credentials.path, 0o600)
+            gateway = try GatewayProcess([
+                "gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream + "/base", "--iam-credentials", credentials.path,
+                "--api-key", "ci=gw-key-123", "-v",
+            ] + extra)
+        }
+
+        /// How many requests under this test's prefix reached the upstream.
+        func arrivals() async throws -> Int {
+            let response = try await GatewayTests.send(.get, Peers.upstream + "/_peer/count?prefix=/base" + prefix)
+            let object = try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+            return try #require(object["count"] as? Int)
+        }
+    }
+
+    /// What a signed call through the gateway gave: status, error type, and the upstream's echo.
+    struct Outcome {
+        let status: Int
+        let errorType: String?
+        let echo: [String: Any]?
+        var echoedHeaders: [String: String] { echo?["headers"] as? [String: String] ?? [:] }
+    }
+
+    static func signedCall(_ arguments: [String], secret: String = secret, keyId: String = keyId) throws -> Outcome {
+        let output = try Peers.python("scripts/oracles/signed_call.py", ["--key", keyId, "--secret", secret] + arguments)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let headers = object["headers"] as? [String: String] ?? [:]
+        let body = object["body"] as? String ?? ""
+        return Outcome(
+            status: try #require(object["status"] as? Int), errorType: headers["x-amzn-errortype"],
+            echo: try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+    }
+
+    static func send(_ method: HTTPRequest.Method, _ url: String, fields: HTTPFields = [:]) async throws -> ReceivedResponse {
+        try await CurlHTTPClient().send(try HTTPRequest(method: method, wireURL: url, headerFields: fields))
+    }
+
+    @Test func requestsSignedByBotocoreAndAwsCrtPassWithTheirPrincipal() async throws {
+        let fixture = try Fixture()
+        defer { #expect(fixture.gateway.stop() == 0) }
+        let cases: [[String]] = [
+            ["--signer", "botocore"],
+            ["--signer", "botocore", "--method", "POST", "--body", #"{"n":1}"#],
+            ["--signer", "awscrt"],
+            ["--signer", "awscrt", "--form", "query", "--method", "PUT", "--body", "presigned body"],
+            ["--signer", "awscrt", "--algorithm", "v4a", "--header", "x-test: 1"],
+            ["--signer", "awscrt", "--algorithm", "v4a", "--form", "query"],
+            ["--signer", "awscrt", "--algorithm", "v4a", "--region", "*", "--method", "POST", "--body", "any region"],
+        ]
+        for (index, arguments) in cases.enumerated() {
+            let path = "/item-\(index)/with%20space?b=2&a=1"
+            let outcome = try Self.signedCall(arguments + ["--url", fixture.base + path])
+            #expect(outcome.status == 200, "\(arguments) \(fixture.gateway.log)")
+            #expect(outcome.echoedHeaders["x-multiauth-principal"] == Self.keyId)
+            #expect(outcome.echoedHeaders["x-multiauth-mode"] == "AWS_IAM")
+            #expect((outcome.echo?["target"] as? String)?.hasPrefix("/base" + fixture.prefix + path) == true)
+        }
+        #expect(try await fixture.arrivals() == cases.count)
+    }
+
+    @Test func forgedAndStaleRequestsAreRefusedAndNeverReachTheUpstream() async throws {
+        let fixture = try Fixture()
+        defer { #expect(fixture.gateway.stop() == 0) }
+        let url = ["--url", fixture.base + "/target?x=1"]
+        let refused: [(arguments: [String], secret: String, keyId: String, errorType: String)] = [
+            (["--signer", "botocore", "--tamper", "path"], Self.secret, Self.keyId, "InvalidSignatureException"),
+            (["--signer", "botocore", "--tamper", "query"], Self.secret, Self.keyId, "InvalidSignatureException"),
+            (["--signer", "awscrt", "--header", "x-test: 1", "--tamper", "header"], Self.secret, Self.keyId, "InvalidSignatureException"),
+            (["--signer", "awscrt", "--method", "POST", "--body", "abc", "--tamper", "body"], Self.secret, Self.keyId, "InvalidSignatureException"),
+            (["--signer", "awscrt", "--form", "query", "--tamper", "query"], Self.secret, Self.keyId, "InvalidSignatureException"),
+            (["--signer", "awscrt", "--algorithm", "v4a", "--tamper", "path"], Self.secret, Self.keyId, "InvalidSignatureException"),
+            (["--signer", "awscrt", "--algorithm", "v4a", "--region", "eu-west-1"], Self.secret, Self.keyId, "InvalidSignatureException"),
+            (["--signer", "botocore"], "a-wrong-secret", Self.keyId, "InvalidSignatureException"),
+            (["--signer", "awscrt", "--algorithm", "v4a"], "a-wrong-secret", Self.keyId, "InvalidSignatureException"),
+            (["--signer", "botocore"], Self.secret, "AKIDUNKNOWN", "UnrecognizedClientException"),
+            (["--signer", "awscrt", "--date-offset", "-1200"], Self.secret, Self.keyId, "InvalidSignatureException"),
+            (["--signer", "awscrt", "--date-offset", "1200"], Self.secret, Self.keyId, "InvalidSignatureException"),
+        ]
+        for call in refused {
+            let outcome = try Self.signedCall(call.arguments + url, secret: call.secret, keyId: call.keyId)
+            #expect(outcome.status == 403, "\(call.arguments)")
+            #expect(outcome.errorType == call.errorType, "\(call.arguments)")
+        }
+        let unsigned = try await Self.send(.get, fixture.base + "/target")
+        #expect(unsigned.status == 403)
+        #expect(unsigned.header("x-amzn-ErrorType") == "MissingAuthenticationTokenException")
+        #expect(String(decoding: unsigned.body, as: UTF8.self) == #"{"message":"Missing Authentication Token"}"#)
+        let wrongKey = try await Self.send(.get, fixture.base + "/target", fields: [.init("x-api-key")!: "not-the-key"])
+        #expect(wrongKey.status == 403)
+        #expect(wrongKey.header("x-amzn-ErrorType") == "ForbiddenException")
+        #expect(try await fixture.arrivals() == 0)
+        #expect(!fixture.gateway.log.contains(Self.secret) && !fixture.gateway.log.contains("gw-key-123"))
+    }
+
+    @Test func anAPIKeyPassesUnderItsNameAndAClientCannotClaimAPrincipal() async throws {
+        let fixture = try Fixture()
+        defer { #expect(fixture.gateway.stop() == 0) }
+        let fields: HTTPFields = [.init("x-api-key")!: "gw-key-123", .init("X-MultiAuth-Principal")!: "admin", .init("X-MultiAuth-Mode")!: "AWS_IAM"]
+        let response = try await Self.send(.get, fixture.base + "/k", fields: fields)
+        #expect(response.status == 200)
+        let echo = try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        let headers = try #require(echo["headers"] as? [String: String])
+        #expect(headers["x-multiauth-principal"] == "ci")
+        #expect(headers["x-multiauth-mode"] == "API_KEY")
+        #expect(try await fixture.arrivals() == 1)
+    }
+
+    @Test func aUserPoolTokenPassesAndAForgedOneDoesNot() async throws {
+        let setup = try #require(Peers.setup)
+        let claims = try Base64.decode(try #require(setup.idToken.split(separator: ".").dropFirst().first))
+        let issuer = try #require((JSONSerialization.jsonObject(with: Data(claims)) as? [String: Any])?["iss"] as? String)
+        let fixture = try Fixture(["--jwks-url", setup.jwksUrl, "--issuer", issuer, "--audience", setup.clientId])
+        defer { #expect(fixture.gateway.stop() == 0) }
+        let good = try await Self.send(.get, fixture.base + "/me", fields: [.authorization: setup.idToken])
+        #expect(good.status == 200, "\(fixture.gateway.log)")
+        let echo = try #require(JSONSerialization.jsonObject(with: Data(good.body)) as? [String: Any])
+        #expect((echo["headers"] as? [String: String])?["x-multiauth-mode"] == "JWT")
+        var parts = setup.idToken.split(separator: ".").map(String.init)
+        parts[1] = Base64.encodeURL(Array(#"{"sub":"mallory","iss":"\#(issuer)","aud":"\#(setup.clientId)","exp":9999999999}"#.utf8))
+        let forged = try await Self.send(.get, fixture.base + "/me", fields: [.authorization: "Bearer " + parts.joined(separator: ".")])
+        #expect(forged.status == 401)
+        #expect(forged.header("x-amzn-ErrorType") == "UnauthorizedException")
+        #expect(try await fixture.arrivals() == 1)
+    }
+
+    @Test func aCredentialsFileOthersCanReadIsRefused() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-open-\(UUID().uuidString).json")
+        try Data(#"{"AKID": "secret-value"}"#.utf8).write(to: file)
+        chmod(file.path, 0o644)
+        let run = try CLITests.run(["gateway", "--upstream", Peers.upstream, "--iam-credentials", file.path], limit: 30)
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("--iam-credentials"))
+        #expect(!run.stderr.contains("secret-value"))
+    }
+}
