@@ -85,7 +85,7 @@ let package = Package(
         .target(
             name: "ReverseProxy",
             dependencies: [
-                "InboundAuthorization", "MultiAuthHummingbird", "HTTPTransport", "SigV4", "MultiAuthCore", httpTypes, logging,
+                "InboundAuthorization", "MultiAuthHummingbird", "Authorization", "HTTPTransport", "SigV4", "MultiAuthCore", httpTypes, logging,
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict),

@@ -25,7 +25,7 @@ struct EventsCommand: AsyncParsableCommand {
 /// The Event API and how calls to it are authorized.
 struct EventsAccessOptions: ParsableArguments {
     @Option(help: "The Event API's HTTP endpoint (https://…/event).") var endpoint: String
-    @Option(help: "api-key, iam, user-pools, oidc or lambda.") var auth: RequestCommand.Auth
+    @Option(help: "api-key, iam, user-pools, oidc or lambda.") var auth: AuthorizationOptions.Auth
     @Option(help: "The API key (else MULTIAUTH_API_KEY).") var apiKey: String?
     @Option(help: "The token for user-pools, oidc or lambda.") var token: String?
     @Option(help: "Use the saved login NAME (see 'multiauth login') for user-pools or oidc.") var name: String?

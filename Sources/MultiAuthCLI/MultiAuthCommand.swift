@@ -16,7 +16,7 @@ public struct MultiAuthCommand: AsyncParsableCommand {
             SignCommand.self, RequestCommand.self, CredentialsCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
             LoginCommand.self, TokenCommand.self, WhoAmICommand.self, LogoutCommand.self,
             ClientsCommand.self, GraphQLCommand.self, SubscribeCommand.self, ClearCachesCommand.self, RealtimeURLCommand.self,
-            EventsCommand.self, GatewayCommand.self,
+            EventsCommand.self, GatewayCommand.self, ProxyCommand.self,
         ]
     )
 

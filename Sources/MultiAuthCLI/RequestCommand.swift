@@ -30,10 +30,6 @@ struct RequestCommand: AsyncParsableCommand {
         aliases: ["curl"]
     )
 
-    enum Auth: String, ExpressibleByArgument, CaseIterable {
-        case apiKey = "api-key", iam, userPools = "user-pools", oidc, lambda, none
-    }
-
     @Argument(help: "The absolute URL, sent as written.") var url: String
     @Option(name: [.customShort("X"), .customLong("request")], help: "HTTP method.") var method: String?
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header 'Name: value' (repeatable).")
@@ -48,18 +44,7 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(help: "Exit 22 without printing the body when the status is 400 or above.") var fail = false
     @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Print the request, and for IAM the canonical request and string to sign, with secrets redacted, to standard error.")
     var verbose = false
-    @Option(help: "api-key, iam, user-pools, oidc, lambda or none.") var auth: Auth = .none
-    @Option(help: "The API key (else MULTIAUTH_API_KEY).") var apiKey: String?
-    @Option(help: "The token for user-pools, oidc or lambda.") var token: String?
-    @Option(help: "A command whose output is the token, run for every request (at most 30 s; it runs in its own process group and cannot prompt on the terminal).")
-    var tokenCommand: String?
-    @Option(help: "Use the saved login NAME (see 'multiauth login') for user-pools, oidc or lambda.") var name: String?
-    @Option(help: "With --name: the id (default) or access token.") var tokenType: AuthTokens.Kind = .id
-    @OptionGroup var store: StoreOptions
-    @Flag(help: "Send 'Authorization: Bearer <token>' instead of the raw token.") var bearer = false
-    @Option(help: "The shared-file profile for IAM credentials.") var profile: String?
-    @Option(help: "Signing region (inferred for execute-api and appsync-api hosts).") var region: String?
-    @Option(help: "Signing service (inferred for execute-api and appsync-api hosts).") var service: String?
+    @OptionGroup var access: AuthorizationOptions
     @Option(help: "Connection timeout in seconds.") var connectTimeout: Double = 10
     @Option(help: "Whole-command time limit in seconds, retries and token or credential commands included (0: none); exit 28 when it passes.")
     var maxTime: Double = 0
@@ -78,8 +63,6 @@ struct RequestCommand: AsyncParsableCommand {
         try ArgumentChecks.seconds(connectTimeout, "--connect-timeout", in: 0.001...3_600)
         try ArgumentChecks.seconds(maxTime, "--max-time", in: 0...604_800)
         try ArgumentChecks.seconds(speedTime, "--speed-time", in: 0...86_400)
-        try ArgumentChecks.wireText(region, "--region")
-        try ArgumentChecks.wireText(service, "--service")
         try ArgumentChecks.count(retries, "--retries", in: 1...100)
         try ArgumentChecks.count(chunkSize, "--chunk-size", in: AWSChunkedUpload.minimumChunkSize...(64 << 20))
     }
@@ -172,34 +155,11 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     private func makeAuthorizer(for request: HTTPRequest, logger: Logger) async throws -> any RequestAuthorizer {
-        if chunked, auth != .iam { throw CLIError(message: "--chunked needs --auth iam", exitCode: 2) }
-        switch auth {
-        case .none: return NoAuthorizer()
-        case .apiKey:
-            guard let key = apiKey ?? ProcessInfo.processInfo.environment["MULTIAUTH_API_KEY"], !key.isEmpty else {
-                throw CLIError("--api-key", "required for --auth api-key (or set MULTIAUTH_API_KEY)")
-            }
-            return APIKeyAuthorizer(key: .fixed(key))
-        case .userPools, .oidc, .lambda:
-            if let token { return TokenAuthorizer(token: .fixed(token), bearer: bearer) }
-            if let tokenCommand {
-                let limit = maxTime > 0 ? min(maxTime, CommandTimeout.defaultSeconds) : CommandTimeout.defaultSeconds
-                return TokenAuthorizer(token: .command(tokenCommand, timeout: limit), bearer: bearer)
-            }
-            if let name {
-                var login = LoginOptions()
-                login.name = name
-                login.store = store
-                let (_, provider) = try await login.provider()
-                return TokenAuthorizer(token: .token(from: provider, kind: tokenType), bearer: bearer)
-            }
-            throw CLIError("--token", "required for --auth \(auth.rawValue) (or give --token-command or --name)")
-        case .iam:
-            let (region, service) = try await signingScope(for: request)
-            let credentials = DefaultCredentialsChain.make(profile: profile, http: CommandTimeout.transport())
-            return IAMAuthorizer(
-                credentials: credentials, region: region, service: service, payloadSigning: try payloadSigning(), logger: logger)
-        }
+        if chunked, access.auth != .iam { throw CLIError(message: "--chunked needs --auth iam", exitCode: 2) }
+        let limit = maxTime > 0 ? min(maxTime, CommandTimeout.defaultSeconds) : CommandTimeout.defaultSeconds
+        return try await access.authorizer(
+            forHost: request.wireHost, logger: logger, tokenCommandLimit: limit,
+            payloadSigning: access.auth == .iam ? try payloadSigning() : .signed)
     }
 
     /// `--chunked` turns the file body into an S3 streaming upload.
@@ -211,25 +171,6 @@ struct RequestCommand: AsyncParsableCommand {
         case (.some(let checksum), false): return .awsChunked(chunkSize: chunkSize, mode: .signedChunksWithTrailer(checksum))
         case (.some(let checksum), true): return .awsChunked(chunkSize: chunkSize, mode: .unsignedChunksWithTrailer(checksum))
         }
-    }
-
-    /// The region and service: given, inferred from an execute-api or appsync-api host, or
-    /// (the region) configured through AWS_REGION, AWS_DEFAULT_REGION, the profile or the
-    /// instance's metadata.
-    private func signingScope(for request: HTTPRequest) async throws -> (region: String, service: String) {
-        let host = request.wireHost
-        let inferred = EndpointInference.regionAndService(host: host)
-        var resolved = region ?? inferred?.region
-        if resolved == nil { resolved = await SharedConfigFiles.resolvedRegion(profile: profile) }
-        guard let region = resolved else {
-            throw CLIError(
-                "--region",
-                "required: \(host) is not an execute-api or appsync-api host, and no AWS_REGION, AWS_DEFAULT_REGION, profile region or instance metadata region is set")
-        }
-        guard let service = service ?? inferred?.service else {
-            throw CLIError("--service", "required: \(host) is not an execute-api or appsync-api host")
-        }
-        return (region, service)
     }
 
     static func transportExitCode(for error: RequestError) -> Int32 {

@@ -1,3 +1,4 @@
+import Authorization
 import HTTPTransport
 import HTTPTypes
 import Hummingbird
@@ -13,18 +14,28 @@ import SigV4
 /// `X-MultiAuth-Principal` and `X-MultiAuth-Mode` (any such fields from the client are
 /// removed first, so a client cannot claim one).
 public struct UpstreamForwarder: Sendable {
+    /// Sends one request upstream: plainly (the gateway) or authorized first (the proxy).
+    public typealias Send = @Sendable (HTTPRequest, MultiAuthCore.RequestBody, ResponseDestination) async throws -> ReceivedResponse
+
     let upstream: WireURL
-    let sender: any HTTPSender
+    let send: Send
     let maxBodySize: Int
     let maxResponseSize: Int
 
-    /// Creates a forwarder to the base URL `upstream`.
+    /// Creates a forwarder to the base URL `upstream` through `send`.
     /// - Throws: ``ReverseProxyError/invalidUpstream(_:)`` for a URL that is not absolute http(s).
-    public init(upstream: String, sender: any HTTPSender, maxBodySize: Int = 10 << 20, maxResponseSize: Int = 64 << 20) throws(ReverseProxyError) {
+    public init(upstream: String, maxBodySize: Int = 10 << 20, maxResponseSize: Int = 64 << 20, send: @escaping Send) throws(ReverseProxyError) {
         do { self.upstream = try WireURL(upstream) } catch { throw .invalidUpstream(Redaction.url(upstream)) }
-        self.sender = sender
+        self.send = send
         self.maxBodySize = maxBodySize
         self.maxResponseSize = maxResponseSize
+    }
+
+    /// A forwarder that sends plainly through `sender`.
+    public init(upstream: String, sender: any HTTPSender, maxBodySize: Int = 10 << 20) throws(ReverseProxyError) {
+        try self.init(upstream: upstream, maxBodySize: maxBodySize) { request, body, destination in
+            try await sender.send(request, body: body, responseBody: destination)
+        }
     }
 
     /// The principal fields.
@@ -47,13 +58,13 @@ public struct UpstreamForwarder: Sendable {
         let outgoing = upstreamRequest(for: request.head, principal: principal)
         let bytes = Array(body.readableBytesView)
         do {
-            let response = try await sender.send(outgoing, body: bytes.isEmpty ? .empty : .bytes(bytes), responseBody: .memory(limit: maxResponseSize))
+            let response = try await send(outgoing, bytes.isEmpty ? MultiAuthCore.RequestBody.empty : .bytes(bytes), .memory(limit: maxResponseSize))
             var fields = HTTPFields()
             for field in response.head.headerFields where !Self.hopByHop.contains(field.name.canonicalName) { fields.append(field) }
             return Response(status: response.head.status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
         } catch {
             logger.warning("upstream failed", metadata: ["error": "\(error)"])
-            if case .timedOut = error { return Self.error(.gatewayTimeout, "IntegrationTimeout", "Endpoint request timed out") }
+            if Self.isTimeout(error) { return Self.error(.gatewayTimeout, "IntegrationTimeout", "Endpoint request timed out") }
             return Self.error(.badGateway, "BadGatewayException", "Bad Gateway")
         }
     }
@@ -73,6 +84,12 @@ public struct UpstreamForwarder: Sendable {
         return HTTPRequest(
             method: head.method, scheme: upstream.scheme, authority: upstream.hostHeader, path: base + (head.path ?? "/"),
             headerFields: fields)
+    }
+
+    static func isTimeout(_ error: any Error) -> Bool {
+        if case .timedOut = error as? HTTPTransport.HTTPError { return true }
+        if case .transport(.timedOut) = error as? RequestError { return true }
+        return false
     }
 
     static func error(_ status: HTTPResponse.Status, _ type: String, _ message: String) -> Response {

@@ -10,9 +10,12 @@ final class GatewayProcess: @unchecked Sendable {
     /// `http://127.0.0.1:PORT`.
     private(set) var url = ""
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = Paths.multiauth
         process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for key in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"] { env[key] = nil }
+        process.environment = env.merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = err
         process.standardInput = FileHandle.nullDevice

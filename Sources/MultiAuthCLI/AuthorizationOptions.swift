@@ -1,0 +1,88 @@
+import ArgumentParser
+import Authorization
+import CredentialProviders
+import HTTPTypes
+import Logging
+import TokenProviders
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The auth mode of an outgoing call and what it needs (`--auth`, `--api-key`, `--token`,
+/// `--name`, `--profile`, …), shared by `request` and `proxy`, and the authorizer they make.
+struct AuthorizationOptions: ParsableArguments {
+    /// The modes a call can be authorized in.
+    enum Auth: String, ExpressibleByArgument, CaseIterable {
+        case apiKey = "api-key", iam, userPools = "user-pools", oidc, lambda, none
+    }
+
+    @Option(help: "api-key, iam, user-pools, oidc, lambda or none.") var auth: Auth = .none
+    @Option(help: "The API key (else MULTIAUTH_API_KEY).") var apiKey: String?
+    @Option(help: "The token for user-pools, oidc or lambda.") var token: String?
+    @Option(help: "A command whose output is the token, run for every request (at most 30 s; it runs in its own process group and cannot prompt on the terminal).")
+    var tokenCommand: String?
+    @Option(help: "Use the saved login NAME (see 'multiauth login') for user-pools, oidc or lambda.") var name: String?
+    @Option(help: "With --name: the id (default) or access token.") var tokenType: AuthTokens.Kind = .id
+    @OptionGroup var store: StoreOptions
+    @Flag(help: "Send 'Authorization: Bearer <token>' instead of the raw token.") var bearer = false
+    @Option(help: "The shared-file profile for IAM credentials.") var profile: String?
+    @Option(help: "Signing region (inferred for execute-api and appsync-api hosts).") var region: String?
+    @Option(help: "Signing service (inferred for execute-api and appsync-api hosts).") var service: String?
+
+    func validate() throws {
+        try ArgumentChecks.wireText(region, "--region")
+        try ArgumentChecks.wireText(service, "--service")
+    }
+
+    /// The authorizer for calls to `host`. `tokenCommandLimit` bounds each run of
+    /// `--token-command`; `payloadSigning` is how IAM signs bodies.
+    func authorizer(
+        forHost host: String, logger: Logger, tokenCommandLimit: Double = CommandTimeout.defaultSeconds,
+        payloadSigning: IAMAuthorizer.PayloadSigning = .signed
+    ) async throws -> any RequestAuthorizer {
+        switch auth {
+        case .none: return NoAuthorizer()
+        case .apiKey:
+            guard let key = apiKey ?? ProcessInfo.processInfo.environment["MULTIAUTH_API_KEY"], !key.isEmpty else {
+                throw CLIError("--api-key", "required for --auth api-key (or set MULTIAUTH_API_KEY)")
+            }
+            return APIKeyAuthorizer(key: .fixed(key))
+        case .userPools, .oidc, .lambda:
+            if let token { return TokenAuthorizer(token: .fixed(token), bearer: bearer) }
+            if let tokenCommand { return TokenAuthorizer(token: .command(tokenCommand, timeout: tokenCommandLimit), bearer: bearer) }
+            if let name {
+                var login = LoginOptions()
+                login.name = name
+                login.store = store
+                let (_, provider) = try await login.provider()
+                return TokenAuthorizer(token: .token(from: provider, kind: tokenType), bearer: bearer)
+            }
+            throw CLIError("--token", "required for --auth \(auth.rawValue) (or give --token-command or --name)")
+        case .iam:
+            let (region, service) = try await signingScope(forHost: host)
+            let credentials = DefaultCredentialsChain.make(profile: profile, http: CommandTimeout.transport())
+            return IAMAuthorizer(credentials: credentials, region: region, service: service, payloadSigning: payloadSigning, logger: logger)
+        }
+    }
+
+    /// The region and service: given, inferred from an execute-api or appsync-api host, or
+    /// (the region) configured through AWS_REGION, AWS_DEFAULT_REGION, the profile or the
+    /// instance's metadata.
+    private func signingScope(forHost host: String) async throws -> (region: String, service: String) {
+        let inferred = EndpointInference.regionAndService(host: host)
+        var resolved = region ?? inferred?.region
+        if resolved == nil { resolved = await SharedConfigFiles.resolvedRegion(profile: profile) }
+        guard let region = resolved else {
+            throw CLIError(
+                "--region",
+                "required: \(host) is not an execute-api or appsync-api host, and no AWS_REGION, AWS_DEFAULT_REGION, profile region or instance metadata region is set")
+        }
+        guard let service = service ?? inferred?.service else {
+            throw CLIError("--service", "required: \(host) is not an execute-api or appsync-api host")
+        }
+        return (region, service)
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Authorization
+import HTTPTransport
+import HTTPTypes
+import Hummingbird
+import ReverseProxy
+
+/// `multiauth proxy`: a local proxy that authorizes every request it forwards.
+struct ProxyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "proxy",
+        abstract: "Forward every request received to an upstream, authorized in any mode (IAM, API key, user pools, OIDC, Lambda).",
+        discussion: """
+            The upstream gets its base path plus the received path and query, byte for byte, with \
+            Host rewritten and hop-by-hop headers dropped; then the request is authorized as \
+            'multiauth request' would (credential chain and refresh, saved logins, clock-skew \
+            correction). Listens on 127.0.0.1 unless told otherwise: anyone who reaches the proxy \
+            calls the API with your credentials. SIGINT or SIGTERM lets requests in flight finish.
+            """)
+
+    @Option(help: "Address to listen on, HOST:PORT (port 0 picks a free one).") var listen = "127.0.0.1:8080"
+    @Option(help: "The upstream base URL; the received path and query are appended.") var upstream: String
+    @OptionGroup var access: AuthorizationOptions
+    @Option(help: "The largest request body accepted, in bytes.") var maxBody = 10 << 20
+    @Flag(name: .shortAndLong, help: "Log each request's signing stages (redacted) on standard error.") var verbose = false
+
+    func run() async throws {
+        let logger = TraceLog.logger(verbose: verbose)
+        let address = try ListenAddress(listen)
+        let host: String
+        do { host = try HTTPRequest(method: .get, wireURL: upstream).wireHost } catch { throw CLIError("--upstream", error) }
+        let authorizer = try await access.authorizer(forHost: host, logger: logger)
+        let client = AuthorizedHTTPClient(transport: CurlHTTPClient(), authorizer: authorizer, maxAttempts: 1, logger: logger)
+        let responder: SigningProxyResponder
+        do { responder = try SigningProxyResponder(upstream: upstream, client: client, maxBodySize: maxBody) } catch {
+            throw CLIError("--upstream", error)
+        }
+        let mode = access.auth.rawValue
+        let app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "multiauth-proxy"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? address.port
+                StandardError.emit("multiauth proxy: listening on http://\(address.host):\(port), auth \(mode)")
+            },
+            logger: logger)
+        try await app.runService()
+    }
+}

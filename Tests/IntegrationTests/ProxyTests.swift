@@ -1,0 +1,79 @@
+import Foundation
+import HTTPTransport
+import HTTPTypes
+import MultiAuthCore
+import Testing
+
+/// `multiauth proxy` between plain clients (curl, an unsigned HTTP client) and the API server
+/// stand-in, which checks IAM signatures with botocore, API keys and user-pool JWTs.
+@Suite(.enabled(if: Peers.available, Peers.reason))
+struct ProxyTests {
+    static func curl(_ arguments: [String]) throws -> (status: Int, body: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "-w", "\n%{http_code}"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        let split = text.lastIndex(of: "\n") ?? text.endIndex
+        return (Int(text[text.index(after: split)...]) ?? 0, String(text[..<split]))
+    }
+
+    @Test func curlReachesTheIAMProtectedServerThroughTheProxyOnTrickyPaths() throws {
+        let gateway = try GatewayProcess(
+            ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "iam", "--region", "us-east-1", "--service", "execute-api"],
+            environment: ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret])
+        defer { #expect(gateway.stop() == 0) }
+        for target in [
+            "/iam/plain", "/iam/with%20space/and%20more", "/iam/utf8/%E1%88%B4/%C3%A9t%C3%A9",
+            "/iam/q?plus=a%2Bb&slash=%2F&eq=c%3Dd&amp=x%26y", "/iam/repeated?k=2&k=1&k=10&a",
+        ] {
+            let call = try Self.curl([gateway.url + target])
+            #expect(call.status == 200, "\(target): \(call.body)")
+            #expect(call.body.contains("\"target\": \"\(target)\""), "\(target): \(call.body)")
+        }
+        let post = try Self.curl(["-X", "POST", "--data-binary", "a body to sign", gateway.url + "/iam/post"])
+        #expect(post.status == 200, "\(post.body)")
+        #expect(post.body.contains("\"body_length\": 14"))
+        #expect(!gateway.log.contains(Peers.secret))
+    }
+
+    @Test func apiKeyAndUserPoolTokenModes() throws {
+        let keyed = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "api-key", "--api-key", Peers.apiKey])
+        defer { #expect(keyed.stop() == 0) }
+        #expect(try Self.curl([keyed.url + "/apikey/x"]).status == 200)
+        #expect(try Self.curl([keyed.url + "/iam/x"]).status == 403)
+        let setup = try #require(Peers.setup)
+        let tokened = try GatewayProcess(
+            ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "user-pools", "--token", setup.idToken])
+        defer { #expect(tokened.stop() == 0) }
+        #expect(try Self.curl([tokened.url + "/jwt/x"]).status == 200)
+        #expect(!tokened.log.contains(setup.idToken))
+    }
+
+    @Test func twoHundredConcurrentRequestsAllPass() async throws {
+        let gateway = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "api-key", "--api-key", Peers.apiKey])
+        defer { #expect(gateway.stop() == 0) }
+        let client = CurlHTTPClient()
+        let url = gateway.url
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<200 {
+                group.addTask { try await client.send(try HTTPRequest(method: .get, wireURL: url + "/apikey/\(index)")).status }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == 200)
+        #expect(statuses.allSatisfy { $0 == 200 })
+    }
+
+    @Test func anUpstreamThatIsDownGivesBadGateway() throws {
+        let gateway = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9", "--auth", "none"])
+        defer { #expect(gateway.stop() == 0) }
+        let call = try Self.curl(["-i", gateway.url + "/x"])
+        #expect(call.status == 502)
+        #expect(call.body.lowercased().contains("x-amzn-errortype: badgatewayexception"))
+    }
+}
