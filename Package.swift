@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "MultiAuthWebSocket", targets: ["MultiAuthWebSocket"]),
         // Hummingbird middleware that verifies SigV4/SigV4a, API keys and JWTs (SwiftNIO underneath).
         .library(name: "MultiAuthHummingbird", targets: ["MultiAuthHummingbird"]),
+        // swift-openapi-runtime client middleware: generated clients authorized in every mode.
+        .library(name: "MultiAuthOpenAPI", targets: ["MultiAuthOpenAPI"]),
         .executable(name: "multiauth", targets: ["multiauth"]),
     ],
     dependencies: [
@@ -25,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
     ],
     targets: [
         // Bottom: OpenSSL's libcrypto through a system-library target.
@@ -80,6 +83,10 @@ let package = Package(
         .target(
             name: "MultiAuthHummingbird",
             dependencies: ["InboundAuthorization", .product(name: "Hummingbird", package: "hummingbird")],
+            swiftSettings: strict),
+        .target(
+            name: "MultiAuthOpenAPI",
+            dependencies: ["Authorization", "SigV4", "MultiAuthCore", httpTypes, .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
             swiftSettings: strict),
         // The verifying gateway and the signing proxy: Hummingbird responders that forward to one upstream.
         .target(
@@ -195,8 +202,9 @@ let package = Package(
             dependencies: [
                 "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
                 "TokenProviders", "Logins", "MultiAuthCrypto", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthWebSocket",
-                "MultiAuthCore", httpTypes, logging,
+                "MultiAuthCore", "MultiAuthOpenAPI", httpTypes, logging,
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             swiftSettings: strict
         ),
