@@ -114,7 +114,7 @@ let package = Package(
             name: "MultiAuth",
             dependencies: [
                 "SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "TokenProviders", "Authorization",
-                "ClientFactory", "Realtime", "AppSyncEvents", "Logins", "MultiAuthCore", httpTypes, logging,
+                "ClientFactory", "Realtime", "AppSyncEvents", "Logins", "InboundAuthorization", "MultiAuthCore", httpTypes, logging,
             ],
             swiftSettings: strict),
         .target(
@@ -162,6 +162,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "UpstreamBench",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/UpstreamBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "TokenBench",
             dependencies: ["TokenProviders", "Logins", "CredentialStore", "MultiAuthCrypto"],
             path: "Benchmarks/TokenBench",
@@ -185,7 +191,8 @@ let package = Package(
             name: "ReadmeExamplesTests",
             dependencies: [
                 "MultiAuth", "MultiAuthWebSocket", "SigV4", "Authorization", "HTTPTransport", "CredentialProviders", "TokenProviders", "Logins",
-                "CredentialStore", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthCore",
+                "CredentialStore", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthCore", "MultiAuthHummingbird", "MultiAuthOpenAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict),
         .testTarget(

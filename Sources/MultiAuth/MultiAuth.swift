@@ -14,3 +14,4 @@
 @_exported import ClientFactory
 @_exported import Realtime
 @_exported import AppSyncEvents
+@_exported import InboundAuthorization

@@ -24,7 +24,7 @@ struct GatewayCommand: AsyncParsableCommand {
             Rejections are answered as API Gateway answers them: 403 (401 for a missing JWT) with \
             x-amzn-ErrorType and a JSON message. Verified requests reach the upstream with \
             X-MultiAuth-Principal (access key id, API key name or JWT sub) and X-MultiAuth-Mode. \
-            Signatures are accepted within 15 minutes of the gateway's clock. A presigned URL can \
+            Signatures are accepted within 5 minutes of the gateway's clock, as API Gateway accepts them. A presigned URL can \
             be replayed until it expires: there is no replay cache. SIGINT or SIGTERM stops \
             accepting and lets requests in flight finish.
             """)
@@ -68,7 +68,7 @@ struct GatewayCommand: AsyncParsableCommand {
     private func makeAuthorizer() async throws -> InboundAuthorizer {
         let verifier = try iamCredentials.map { path in
             let secrets = try Self.readCredentials(path)
-            return SigV4Verifier(region: region, service: service) { keyId in secrets[keyId].map { VerifierCredential(secretAccessKey: $0) } }
+            return SigV4Verifier(region: region, service: service, allowedSkew: Self.allowedSkew) { keyId in secrets[keyId].map { VerifierCredential(secretAccessKey: $0) } }
         }
         return InboundAuthorizer(verifier: verifier, apiKeys: try Self.apiKeyTable(apiKeys), tokenValidator: try await tokenValidator())
     }
@@ -88,6 +88,9 @@ struct GatewayCommand: AsyncParsableCommand {
         }
         return IDTokenValidator(issuer: issuer, clientId: audience, keys: keys)
     }
+
+    /// API Gateway's window for a signing time: 5 minutes either way.
+    static let allowedSkew: Int64 = 5 * 60
 
     /// `{"AKID": "secret"}` from a file only its owner can read.
     static func readCredentials(_ path: String) throws -> [String: String] {

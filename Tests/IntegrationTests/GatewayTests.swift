@@ -69,6 +69,8 @@ struct GatewayTests {
             ["--signer", "awscrt", "--algorithm", "v4a", "--header", "x-test: 1"],
             ["--signer", "awscrt", "--algorithm", "v4a", "--form", "query"],
             ["--signer", "awscrt", "--algorithm", "v4a", "--region", "*", "--method", "POST", "--body", "any region"],
+            ["--signer", "awscrt", "--date-offset", "-240"],  // inside API Gateway's 5-minute window
+            ["--signer", "awscrt", "--date-offset", "240"],
         ]
         for (index, arguments) in cases.enumerated() {
             let path = "/item-\(index)/with%20space?b=2&a=1"
@@ -96,8 +98,8 @@ struct GatewayTests {
             (["--signer", "botocore"], "a-wrong-secret", Self.keyId, "InvalidSignatureException"),
             (["--signer", "awscrt", "--algorithm", "v4a"], "a-wrong-secret", Self.keyId, "InvalidSignatureException"),
             (["--signer", "botocore"], Self.secret, "AKIDUNKNOWN", "UnrecognizedClientException"),
-            (["--signer", "awscrt", "--date-offset", "-1200"], Self.secret, Self.keyId, "InvalidSignatureException"),
-            (["--signer", "awscrt", "--date-offset", "1200"], Self.secret, Self.keyId, "InvalidSignatureException"),
+            (["--signer", "awscrt", "--date-offset", "-360"], Self.secret, Self.keyId, "InvalidSignatureException"),
+            (["--signer", "awscrt", "--date-offset", "360"], Self.secret, Self.keyId, "InvalidSignatureException"),
         ]
         for call in refused {
             let outcome = try Self.signedCall(call.arguments + url, secret: call.secret, keyId: call.keyId)

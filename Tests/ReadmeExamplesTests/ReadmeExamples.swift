@@ -1,6 +1,9 @@
 import Foundation
 import MultiAuth
 import MultiAuthWebSocket
+import MultiAuthHummingbird
+import MultiAuthOpenAPI
+import Hummingbird
 import Testing
 
 // Every Swift example of README.md, compiled here as a user would write it against the
@@ -40,6 +43,27 @@ func cognitoChallengesExample(store: CredentialStore, cognito: CognitoUserPoolAu
     if let offered = signIn.newDevice {   // later sign-ins prove this device (DEVICE_SRP_AUTH) and may skip MFA
         _ = try await cognito.rememberDevice(offered, tokens: signIn.tokens, userId: signIn.userId, name: "my-server", devices: devices)
     }
+}
+
+func hummingbirdExample(secret: String) async throws {
+    // A Hummingbird service that lets through only signed requests or a known API key.
+    let verifier = SigV4Verifier(region: "us-east-1", service: "execute-api") { keyId in
+        keyId == "AKIDEXAMPLE" ? VerifierCredential(secretAccessKey: secret) : nil   // where your secrets live
+    }
+    let router = Router(context: MultiAuthContext.self)
+    router.add(middleware: InboundAuthorizationMiddleware(InboundAuthorizer(verifier: verifier, apiKeys: ["k-123": "ci"])))
+    router.get("/hello") { _, context in "hello \(context.principal?.name ?? "")" }   // the access key id or the key's name
+    try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 8080))).runService()
+}
+
+func openAPIExample() throws {
+    // A swift-openapi-generator client authorized in any mode: sign with the credential chain…
+    let chain = DefaultCredentialsChain.make(http: CurlHTTPClient())
+    let signing = AuthorizationMiddleware(IAMAuthorizer(credentials: chain, region: "us-east-1", service: "execute-api"))
+    // …or send an API key: AuthorizationMiddleware(APIKeyAuthorizer(key: .fixed(apiKey))).
+    // let client = Client(serverURL: URL(string: "https://abc123.execute-api.us-east-1.amazonaws.com/prod")!,
+    //                     transport: URLSessionTransport(), middlewares: [signing])
+    _ = signing
 }
 
 func storeExample(keyPath: String, refreshToken: String, poolId: String) async throws {
@@ -156,7 +180,7 @@ func realtimeExample(apiKey: String) async throws {
         let lines = source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let compiled = "\n" + lines.joined(separator: "\n") + "\n"
         let blocks = try Self.readmeBlocks()
-        #expect(blocks.count == 7, "README Swift blocks: \(blocks.count); add new ones to this file")
+        #expect(blocks.count == 9, "README Swift blocks: \(blocks.count); add new ones to this file")
         for block in blocks {
             #expect(compiled.contains("\n" + block.joined(separator: "\n") + "\n"), "not compiled here: \(block.first ?? "")")
         }

@@ -7,7 +7,7 @@ body (text).
 Usage: signed_call.py --signer botocore|awscrt --url URL --key AKID --secret SECRET
          [--form header|query] [--algorithm v4|v4a] [--region R] [--service S] [--method M]
          [--body TEXT] [--header NAME:VALUE]... [--date-offset SECONDS]
-         [--tamper path|query|header|body]
+         [--tamper path|query|header|body] [--print-only]
 """
 import argparse
 import datetime
@@ -32,6 +32,7 @@ def parse():
     parser.add_argument("--header", action="append", default=[])
     parser.add_argument("--date-offset", type=int, default=0)
     parser.add_argument("--tamper", choices=["path", "query", "header", "body"])
+    parser.add_argument("--print-only", action="store_true", help="print the signed target and headers, send nothing")
     return parser.parse_args()
 
 
@@ -79,6 +80,9 @@ def main():
         signed_headers[name] += "-changed"
     elif args.tamper == "body":
         body += b"!"
+    if args.print_only:
+        print(json.dumps({"target": target, "headers": signed_headers}))
+        return
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
     connection.request(args.method, target, body=body or None, headers=signed_headers)
     response = connection.getresponse()

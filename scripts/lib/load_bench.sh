@@ -1,0 +1,61 @@
+# Proxy and gateway under load, with wrk (Debian's) in the same run: 1 KiB GETs on loopback
+# against a Hummingbird upstream (Benchmarks/UpstreamBench), called directly, through
+# `multiauth proxy`, and through `multiauth gateway` with a botocore-signed SigV4 header on
+# every request (the gateway verifies each one: there is no replay cache). Sourced by
+# scripts/bench after the static CLI is built; prints the "proxy:" and "gateway:" lines.
+
+# wrk's median latency in ms and requests per second: "P50_MS RPS NON2XX".
+wrk_figures() {
+    wrk -t1 -c16 -d"${LOAD_SECONDS:-5}"s --latency "$@" 2>&1 | awk '
+        function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+        / 50% / { p50 = ms($2) }
+        /Requests\/sec/ { rps = $2 }
+        /Non-2xx/ { bad = $5 }
+        END { printf "%s %s %s\n", p50, rps, (bad == "" ? 0 : bad) }'
+}
+
+run_load_bench() {
+    command -v wrk >/dev/null || { say "installing wrk"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq wrk >/dev/null; }
+    swift build -c release --product UpstreamBench >/dev/null
+    local up gw px pids=() secrets
+    up=$(free_port); px=$(free_port); gw=$(free_port)
+    .build/release/UpstreamBench "$up" >/dev/null 2>&1 & pids+=($!)
+    secrets=$(mktemp)
+    printf '{"AKIDLOADBENCH": "load-bench-secret-not-real"}' >"$secrets"
+    chmod 600 "$secrets"
+    .build-static/release/multiauth proxy --listen "127.0.0.1:$px" --upstream "http://127.0.0.1:$up" --auth api-key --api-key bench-key >/dev/null 2>&1 & pids+=($!)
+    .build-static/release/multiauth gateway --listen "127.0.0.1:$gw" --upstream "http://127.0.0.1:$up" --iam-credentials "$secrets" >/dev/null 2>&1 & pids+=($!)
+    wait_for "http://127.0.0.1:$up/bench/item" "bench upstream"
+    wait_for "http://127.0.0.1:$px/bench/item" "proxy"
+    sleep 1
+    local signed
+    signed=$(.venv/bin/python3 scripts/oracles/signed_call.py --signer botocore --url "http://127.0.0.1:$gw/bench/item" \
+        --key AKIDLOADBENCH --secret load-bench-secret-not-real --print-only)
+    local headers=()
+    while IFS= read -r line; do headers+=(-H "$line"); done < <(.venv/bin/python3 -c 'import json, sys
+for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {value}")' "$signed")
+    say "load: direct, through the proxy, through the gateway (wrk, ${LOAD_SECONDS:-5} s each, twice)"
+    local direct proxied gated
+    for round in 1 2; do
+        direct+="$(wrk_figures "http://127.0.0.1:$up/bench/item")|"
+        proxied+="$(wrk_figures "http://127.0.0.1:$px/bench/item")|"
+        gated+="$(wrk_figures "${headers[@]}" "http://127.0.0.1:$gw/bench/item")|"
+    done
+    kill "${pids[@]}" 2>/dev/null || true
+    wait "${pids[@]}" 2>/dev/null || true
+    rm -f "$secrets"
+    .venv/bin/python3 - "$direct" "$proxied" "$gated" <<'PY'
+import statistics, sys
+def rounds(text):
+    return [tuple(float(x) for x in part.split()) for part in text.strip("|").split("|")]
+direct, proxied, gated = (rounds(a) for a in sys.argv[1:4])
+d50, drps = statistics.median(r[0] for r in direct), statistics.median(r[1] for r in direct)
+p50, prps = statistics.median(r[0] for r in proxied), statistics.median(r[1] for r in proxied)
+g50, grps = statistics.median(r[0] for r in gated), statistics.median(r[1] for r in gated)
+refused = sum(r[2] for r in gated)
+print(f"1 KiB GETs on loopback, wrk 1 thread 16 connections, medians of 2 rounds: direct {drps:,.0f} req/s p50 {d50:.2f} ms; "
+      f"proxy {prps:,.0f} req/s p50 {p50:.2f} ms; gateway {grps:,.0f} req/s p50 {g50:.2f} ms ({refused:.0f} not 2xx)")
+print(f"proxy: p50 added {p50 - d50:.2f} ms, throughput {100 * prps / drps:.0f}% of direct")
+print(f"gateway: {grps:.0f} verified req/s (SigV4 header on every request), p50 {g50:.2f} ms")
+PY
+}
