@@ -41,7 +41,14 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "Region signatures must be scoped to.") var region = "us-east-1"
     @Option(help: "Service signatures must be scoped to.") var service = "execute-api"
     @Option(help: "The largest request body accepted, in bytes.") var maxBody = 10 << 20
+    @Option(help: "Seconds the upstream has to answer before the client gets 504 (API Gateway's limit: 29).")
+    var upstreamTimeout: Double = 29
     @Flag(name: .shortAndLong, help: "Log each request's outcome on standard error.") var verbose = false
+
+    func validate() throws {
+        try ArgumentChecks.seconds(upstreamTimeout, "--upstream-timeout", in: 0.001...3_600)
+        try ArgumentChecks.count(maxBody, "--max-body", in: 0...(1 << 30))
+    }
 
     func run() async throws {
         let logger = TraceLog.logger(verbose: verbose)
@@ -51,18 +58,13 @@ struct GatewayCommand: AsyncParsableCommand {
         }
         let address = try ListenAddress(listen)
         let forwarder: UpstreamForwarder
-        do { forwarder = try UpstreamForwarder(upstream: upstream, sender: CurlHTTPClient(), maxBodySize: maxBody) } catch {
+        let sender = CurlHTTPClient(options: .bounded(total: upstreamTimeout))
+        do { forwarder = try UpstreamForwarder(upstream: upstream, sender: sender, maxBodySize: maxBody) } catch {
             throw CLIError("--upstream", error)
         }
-        let app = Application(
-            responder: GatewayResponder(authorizer: authorizer, forwarder: forwarder, maxBodySize: maxBody),
-            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "multiauth-gateway"),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? address.port
-                StandardError.emit("multiauth gateway: listening on http://\(address.host):\(port), modes \(authorizer.modes.map(\.rawValue).joined(separator: ", "))")
-            },
-            logger: logger)
-        try await app.runService()
+        try await LocalServer.run(
+            GatewayResponder(authorizer: authorizer, forwarder: forwarder, maxBodySize: maxBody), listen: address,
+            name: "multiauth-gateway", detail: "modes \(authorizer.modes.map(\.rawValue).joined(separator: ", "))", logger: logger)
     }
 
     private func makeAuthorizer() async throws -> InboundAuthorizer {

@@ -22,6 +22,12 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: "The upstream base URL; the received path and query are appended.") var upstream: String
     @OptionGroup var access: AuthorizationOptions
     @Option(help: "The largest request body accepted, in bytes.") var maxBody = 10 << 20
+    @Option(help: "Seconds the upstream has to answer before the client gets 504.") var upstreamTimeout: Double = 29
+
+    func validate() throws {
+        try ArgumentChecks.seconds(upstreamTimeout, "--upstream-timeout", in: 0.001...3_600)
+        try ArgumentChecks.count(maxBody, "--max-body", in: 0...(1 << 30))
+    }
     @Flag(name: .shortAndLong, help: "Log each request's signing stages (redacted) on standard error.") var verbose = false
 
     func run() async throws {
@@ -30,20 +36,12 @@ struct ProxyCommand: AsyncParsableCommand {
         let host: String
         do { host = try HTTPRequest(method: .get, wireURL: upstream).wireHost } catch { throw CLIError("--upstream", error) }
         let authorizer = try await access.authorizer(forHost: host, logger: logger)
-        let client = AuthorizedHTTPClient(transport: CurlHTTPClient(), authorizer: authorizer, maxAttempts: 1, logger: logger)
+        let transport = CurlHTTPClient(options: .bounded(total: upstreamTimeout))
+        let client = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, maxAttempts: 1, logger: logger)
         let responder: SigningProxyResponder
         do { responder = try SigningProxyResponder(upstream: upstream, client: client, maxBodySize: maxBody) } catch {
             throw CLIError("--upstream", error)
         }
-        let mode = access.auth.rawValue
-        let app = Application(
-            responder: responder,
-            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "multiauth-proxy"),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? address.port
-                StandardError.emit("multiauth proxy: listening on http://\(address.host):\(port), auth \(mode)")
-            },
-            logger: logger)
-        try await app.runService()
+        try await LocalServer.run(responder, listen: address, name: "multiauth-proxy", detail: "auth \(access.auth.rawValue)", logger: logger)
     }
 }

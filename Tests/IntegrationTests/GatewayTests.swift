@@ -158,3 +158,37 @@ struct GatewayTests {
         #expect(!run.stderr.contains("secret-value"))
     }
 }
+
+/// Hostile clients and a dead upstream: each gets a bounded, clear answer and the gateway
+/// keeps serving the next request.
+@Suite(.enabled(if: Peers.available && !Peers.upstream.isEmpty && Peers.faultAvailable, Peers.reason))
+struct GatewayHostileInputTests {
+    static func raw(_ gateway: GatewayProcess, _ kind: String) throws -> String {
+        let port = String(gateway.url.split(separator: ":").last ?? "")
+        return try Peers.python("scripts/oracles/raw_http.py", ["127.0.0.1", port, kind, "10"]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func badRequestsAndAHungUpstreamGetBoundedAnswers() async throws {
+        let hung = try GatewayProcess([
+            "gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.fault + "/hang", "--api-key", "ci=k", "--upstream-timeout", "1",
+        ])
+        defer { #expect(hung.stop() == 0) }
+        let started = Date()
+        let timedOut = try await GatewayTests.send(.get, hung.url + "/x", fields: [.init("x-api-key")!: "k"])
+        #expect(timedOut.status == 504)
+        #expect(timedOut.header("x-amzn-ErrorType") == "IntegrationTimeout")
+        #expect(Date().timeIntervalSince(started) < 10)
+
+        let gateway = try GatewayProcess(["gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--api-key", "ci=k", "--max-body", "1000"])
+        defer { #expect(gateway.stop() == 0) }
+        let malformed = try Self.raw(gateway, "malformed")
+        #expect(malformed.contains("400") || malformed == "closed", "\(malformed)")
+        let big = try Self.raw(gateway, "big-header")
+        #expect(big.contains("431") || big.contains("400") || big == "closed", "\(big)")
+        let tooLong = try await CurlHTTPClient().send(
+            try HTTPRequest(method: .post, wireURL: gateway.url + "/x", headerFields: [.init("x-api-key")!: "k"]), body: .bytes(Array(repeating: 1, count: 5000)))
+        #expect(tooLong.status == 413)
+        let after = try await GatewayTests.send(.get, gateway.url + "/still-serving", fields: [.init("x-api-key")!: "k"])
+        #expect(after.status == 200)
+    }
+}
