@@ -87,19 +87,6 @@ enum ASCII {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
-    /// `text` with ASCII letters lowercased; returns `text` itself (no copy) when it has no
-    /// uppercase letter, as most header names on the wire do not.
-    static func lowercased(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return text }
-        var text = text
-        return text.withUTF8 { bytes in
-            String(unsafeUninitializedCapacity: bytes.count) { out in
-                for index in 0..<bytes.count { out[index] = lowercase(bytes[index]) }
-                return bytes.count
-            }
-        }
-    }
-
     /// Whitespace SigV4 collapses in header values: space, tab, CR, LF, VT, FF.
     @inline(__always)
     static func isWhitespace(_ byte: UInt8) -> Bool {

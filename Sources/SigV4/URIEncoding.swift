@@ -67,17 +67,6 @@ enum URIEncoding {
         text.withUTF8 { append(encoding: $0, keepSlash: false, to: &output) }
     }
 
-    /// Writes `text` encoded (`/` encoded too) into fixed storage.
-    static func write(encoding text: String, to writer: inout ByteWriter) {
-        for byte in text.utf8 {
-            if isUnreserved(byte) {
-                writer.write(byte)
-            } else {
-                writeEscaped(byte, to: &writer)
-            }
-        }
-    }
-
     @inline(__always)
     static func writeEscaped(_ byte: UInt8, to writer: inout ByteWriter) {
         writer.write(UInt8(ascii: "%"))
