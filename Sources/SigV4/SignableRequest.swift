@@ -92,9 +92,13 @@ extension SignableRequest {
 
     /// The swift-http-types form: a `Host` field becomes the authority, secret fields are
     /// marked never to be indexed by HTTP/2 and HTTP/3 encoders.
-    /// - Throws: ``SigningError/invalidHeaderName(_:)`` or ``SigningError/invalidHeaderValue(_:)``.
+    /// - Throws: ``SigningError/invalidHeaderName(_:)`` or ``SigningError/invalidHeaderValue(_:)``, or
+    ///   ``SigningError/controlCharacter(in:)`` for a request target `HTTPRequest` cannot carry as it is.
     package func httpRequest() throws(SigningError) -> HTTPRequest {
         guard let method = HTTPRequest.Method(method) else { throw .invalidMethod(method) }
+        // HTTPRequest would turn a control character of the target into a space: refuse, so
+        // the request sent is always the request signed.
+        guard HTTPField.isValidValue(requestTarget) else { throw .controlCharacter(in: "the request target") }
         var fields = HTTPFields()
         fields.reserveCapacity(headers.count)
         var authority = self.authority

@@ -47,6 +47,15 @@ import Testing
         #expect(throws: SigningError.self) { try WireURL(text) }
     }
 
+    @Test func aRequestTargetHTTPRequestWouldAlterIsRefusedNotChanged() throws {
+        // swift-http-types turns a control character of the path into a space, so the request
+        // sent would differ from the one signed (found by the request fuzz target).
+        let broken = try SignableRequest(method: "GET", authority: "example.com", path: "/a", query: "x=1\u{01}2", headers: [])
+        #expect(throws: SigningError.controlCharacter(in: "the request target")) { try broken.httpRequest() }
+        let fine = try SignableRequest(method: "GET", authority: "example.com", path: "/a", query: "x=1%012", headers: [])
+        #expect(try fine.httpRequest().path == "/a?x=1%012")
+    }
+
     @Test func headerNamesMustBeTokens() {
         #expect(throws: SigningError.invalidHeaderName("Bad Name")) {
             try SignableRequest(method: "GET", url: "https://h/", headers: [("Bad Name", "v")])
