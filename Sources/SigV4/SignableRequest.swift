@@ -104,6 +104,7 @@ extension SignableRequest {
         var authority = self.authority
         for field in headers {
             if field.name.utf8.count == 4, field.name.lowercased() == "host" {
+                guard HTTPField.isValidValue(field.value) else { throw .invalidHeaderValue(field.name) }
                 authority = field.value
                 continue
             }

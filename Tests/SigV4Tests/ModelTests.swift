@@ -54,6 +54,8 @@ import Testing
         #expect(throws: SigningError.controlCharacter(in: "the request target")) { try broken.httpRequest() }
         let fine = try SignableRequest(method: "GET", authority: "example.com", path: "/a", query: "x=1%012", headers: [])
         #expect(try fine.httpRequest().path == "/a?x=1%012")
+        let badHost = try SignableRequest(method: "GET", authority: nil, path: "/", query: "", headers: [("Host", "example.com\u{01}")])
+        #expect(throws: SigningError.invalidHeaderValue("Host")) { try badHost.httpRequest() }
     }
 
     @Test func headerNamesMustBeTokens() {
