@@ -74,14 +74,24 @@ public enum Redaction {
         fields.map { "\($0.name.rawName): \(value($0.value, ofHeader: $0.name.rawName))" }
     }
 
-    /// A request target with the values of secret query parameters replaced.
+    /// A request target with the values of secret query parameters replaced. It splits on
+    /// bytes, so a combining mark after `?` or `&` cannot hide a parameter from it.
     public static func target(_ target: String) -> String {
-        guard let question = target.firstIndex(of: "?") else { return target }
-        let pairs = target[target.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { pair in
-            let name = pair.prefix { $0 != "=" }
-            return sensitiveFields.contains(name.lowercased()) && name.count < pair.count ? "\(name)=\(placeholder)" : String(pair)
+        let bytes = Array(target.utf8)
+        guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else { return target }
+        var out = Array(bytes[...question])
+        let pairs = bytes[(question + 1)...].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false)
+        for (position, pair) in pairs.enumerated() {
+            if position > 0 { out.append(UInt8(ascii: "&")) }
+            let nameEnd = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
+            let name = String(decoding: pair[..<nameEnd], as: UTF8.self)
+            if sensitiveFields.contains(name.lowercased()), nameEnd < pair.endIndex {
+                out += Array("\(name)=\(placeholder)".utf8)
+            } else {
+                out += pair
+            }
         }
-        return String(target[...question]) + pairs.joined(separator: "&")
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// A canonical request with the values of secret headers and query parameters replaced.
@@ -93,8 +103,8 @@ public enum Redaction {
 
     /// A canonical-request or string-to-sign line (`name:value`) with secret values replaced.
     public static func canonicalLine(_ line: Substring) -> String {
-        guard let colon = line.firstIndex(of: ":") else { return String(line) }
-        let name = line[..<colon]
+        guard let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")) else { return String(line) }
+        let name = Substring(line.utf8[..<colon])
         return isSensitive(header: String(name)) && name != "authorization" ? "\(name):\(placeholder)" : String(line)
     }
 }

@@ -36,10 +36,11 @@ package struct HTTPRequestText: Sendable, Equatable {
     /// Splits a `Name: value` line at the first `:`; the value is kept as written (it may be empty).
     /// - Throws: ``SigningError/malformedHeaderLine(_:)`` or ``SigningError/invalidHeaderName(_:)``.
     package static func splitHeaderLine(_ line: String) throws(SigningError) -> HTTPHeaderList.Field {
-        guard let colon = line.firstIndex(of: ":") else { throw .malformedHeaderLine(line) }
-        let name = String(line[..<colon])
+        // Bytes, not Characters: a combining mark after the colon must not hide it.
+        guard let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")) else { throw .malformedHeaderLine(line) }
+        let name = String(decoding: line.utf8[..<colon], as: UTF8.self)
         guard ASCII.isToken(name) else { throw .invalidHeaderName(name) }
-        return HTTPHeaderList.Field(name: name, value: String(line[line.index(after: colon)...]))
+        return HTTPHeaderList.Field(name: name, value: String(decoding: line.utf8[line.utf8.index(after: colon)...], as: UTF8.self))
     }
 
     private static func splitRequestLine(_ line: ArraySlice<UInt8>) throws(SigningError) -> (String, String) {
@@ -49,20 +50,21 @@ package struct HTTPRequestText: Sendable, Equatable {
         for version in [" HTTP/1.1", " HTTP/1.0"] where text.hasSuffix(version) {
             text.removeLast(version.count)
         }
-        guard let space = text.firstIndex(of: " ") else {
+        guard let space = text.utf8.firstIndex(of: UInt8(ascii: " ")) else {
             throw .malformedRequest("request line '\(text)' has no target")
         }
-        let method = String(text[..<space])
-        let target = String(text[text.index(after: space)...])
+        let method = String(decoding: text.utf8[..<space], as: UTF8.self)
+        let target = String(decoding: text.utf8[text.utf8.index(after: space)...], as: UTF8.self)
         guard !method.isEmpty, !target.isEmpty else { throw .malformedRequest("request line '\(text)' is incomplete") }
         return (method, target)
     }
 
     /// The request in signable form; the `Host` header supplies the authority.
     package func signableRequest(scheme: String = "https") throws(SigningError) -> SignableRequest {
-        let mark = target.firstIndex(of: "?")
-        let path = mark.map { String(target[..<$0]) } ?? target
-        let query = mark.map { String(target[target.index(after: $0)...]) } ?? ""
+        // Split on the byte: a combining mark after `?` would hide it from a Character search.
+        let mark = target.utf8.firstIndex(of: UInt8(ascii: "?"))
+        let path = mark.map { String(decoding: target.utf8[..<$0], as: UTF8.self) } ?? target
+        let query = mark.map { String(decoding: target.utf8[target.utf8.index(after: $0)...], as: UTF8.self) } ?? ""
         return try SignableRequest(
             method: method, scheme: scheme, authority: headers.first(named: "host"), path: path,
             query: query, headers: headers, payload: body.isEmpty ? .empty : .bytes(body))

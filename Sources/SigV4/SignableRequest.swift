@@ -84,8 +84,10 @@ extension SignableRequest {
         self.method = request.method.rawValue
         self.scheme = request.scheme ?? "https"
         self.authority = request.authority
-        self.path = question.map { String(target[..<$0]) } ?? target
-        self.query = question.map { String(target[target.utf8.index(after: $0)...]) } ?? ""
+        // Sliced as bytes: a String subscript would round an index after `?` down to the start
+        // of its Character when a combining mark follows.
+        self.path = question.map { String(decoding: target.utf8[..<$0], as: UTF8.self) } ?? target
+        self.query = question.map { String(decoding: target.utf8[target.utf8.index(after: $0)...], as: UTF8.self) } ?? ""
         self.headers = headers
         self.payload = payload
     }

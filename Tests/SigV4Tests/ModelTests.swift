@@ -58,6 +58,17 @@ import Testing
         #expect(throws: SigningError.invalidHeaderValue("Host")) { try badHost.httpRequest() }
     }
 
+    /// A combining mark after `?` forms one Character with it; the split is on bytes, so the
+    /// query still starts after the `?` (found by the request fuzz target).
+    @Test func requestTextSplitsTheTargetOnBytes() throws {
+        let text = try HTTPRequestText(parsing: Array("GET /?\u{1034}=bar HTTP/1.1\nHost:example.com\n\n".utf8))
+        let request = try text.signableRequest()
+        #expect(request.path == "/")
+        #expect(request.query == "\u{1034}=bar")
+        let http = try SignableRequest(try request.httpRequest(), payload: .empty)
+        #expect(http.path == "/" && http.query == "\u{1034}=bar")
+    }
+
     @Test func headerNamesMustBeTokens() {
         #expect(throws: SigningError.invalidHeaderName("Bad Name")) {
             try SignableRequest(method: "GET", url: "https://h/", headers: [("Bad Name", "v")])
