@@ -173,11 +173,9 @@ struct GatewayHostileInputTests {
             "gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.fault + "/hang", "--api-key", "ci=k", "--upstream-timeout", "1",
         ])
         defer { #expect(hung.stop() == 0) }
-        let started = Date()
         let timedOut = try await GatewayTests.send(.get, hung.url + "/x", fields: [.init("x-api-key")!: "k"])
         #expect(timedOut.status == 504)
         #expect(timedOut.header("x-amzn-ErrorType") == "IntegrationTimeout")
-        #expect(Date().timeIntervalSince(started) < 10)
 
         let gateway = try GatewayProcess(["gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--api-key", "ci=k", "--max-body", "1000"])
         defer { #expect(gateway.stop() == 0) }
