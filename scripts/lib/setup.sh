@@ -35,8 +35,8 @@ PYCOGNITO_VERSION=2024.5.1
 GRAPHQL_CORE_VERSION=3.3.2
 GQL_VERSION=4.4.0
 AIOHTTP_VERSION=3.14.5
+AWSCRT_VERSION=0.38.1
 
-# Python packages for the test oracles and the benchmark peer, in a git-ignored .venv.
 # The CLI as we recommend building it: the Swift runtime and Foundation linked statically, and
 # on Linux a position-dependent executable, so the loader applies none of the ~130,000
 # relative relocations a PIE carries (about 1 ms and thousands of dirtied pages per start).
@@ -47,6 +47,7 @@ build_static_cli() {
     swift build -c release --product multiauth --static-swift-stdlib --scratch-path .build-static "${flags[@]}" "$@"
 }
 
+# Python packages for the test oracles and the benchmark peer, in a git-ignored .venv.
 ensure_python_packages() {
     if [ ! -x .venv/bin/python3 ]; then
         say "creating .venv"
@@ -60,15 +61,24 @@ ensure_python_packages() {
 
 # The test peers' packages: moto in server mode (STS, Cognito), boto3 to prepare it,
 # joserfc for the API server's JWT checks, aiohttp for the AppSync peer (HTTP and WebSocket on one port),
-# gql for the independent AppSync real-time client.
+# gql for the independent AppSync real-time client, awscrt (aws-c-auth) as the gateway's second signer.
 ensure_peer_packages() {
     ensure_python_packages
+    ensure_awscrt
     if ! .venv/bin/python3 -c "import moto, boto3, flask, joserfc, pycognito, graphql, gql, aiohttp, sys; sys.exit(moto.__version__ != '$MOTO_VERSION' or gql.__version__ != '$GQL_VERSION')" 2>/dev/null \
         || [ "$(.venv/bin/pip show nanoidp 2>/dev/null | sed -n 's/^Version: //p')" != "$NANOIDP_VERSION" ]; then
         say "installing moto==$MOTO_VERSION, nanoidp==$NANOIDP_VERSION, pycognito, boto3, flask, joserfc, aiohttp, gql into .venv"
         .venv/bin/pip install -q --disable-pip-version-check "moto[cognitoidp]==$MOTO_VERSION" flask flask-cors boto3 \
             "joserfc==$JOSERFC_VERSION" "botocore==$BOTOCORE_VERSION" "nanoidp==$NANOIDP_VERSION" "pycognito==$PYCOGNITO_VERSION" \
             "graphql-core==$GRAPHQL_CORE_VERSION" "aiohttp==$AIOHTTP_VERSION" "gql[websockets,botocore]==$GQL_VERSION"
+    fi
+}
+
+# aws-c-auth through its Python binding: a signer we did not write, for the gateway tests and the bench.
+ensure_awscrt() {
+    if ! .venv/bin/python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('awscrt') != '$AWSCRT_VERSION')" 2>/dev/null; then
+        say "installing awscrt==$AWSCRT_VERSION (aws-c-auth's Python binding) into .venv"
+        .venv/bin/pip install -q --disable-pip-version-check "awscrt==$AWSCRT_VERSION"
     fi
 }
 
