@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "MultiAuthHummingbird", targets: ["MultiAuthHummingbird"]),
         // swift-openapi-runtime client middleware: generated clients authorized in every mode.
         .library(name: "MultiAuthOpenAPI", targets: ["MultiAuthOpenAPI"]),
+        // An HTTPSender on AsyncHTTPClient, for processes already on SwiftNIO's event loops.
+        .library(name: "MultiAuthAsyncHTTPClient", targets: ["MultiAuthAsyncHTTPClient"]),
         .executable(name: "multiauth", targets: ["multiauth"]),
     ],
     dependencies: [
@@ -28,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // Bottom: OpenSSL's libcrypto through a system-library target.
@@ -88,6 +93,15 @@ let package = Package(
             name: "MultiAuthOpenAPI",
             dependencies: ["Authorization", "SigV4", "MultiAuthCore", httpTypes, .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
             swiftSettings: strict),
+        .target(
+            name: "MultiAuthAsyncHTTPClient",
+            dependencies: [
+                "HTTPTransport", "MultiAuthCore", httpTypes, logging,
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict),
         // The verifying gateway and the signing proxy: Hummingbird responders that forward to one upstream.
         .target(
             name: "ReverseProxy",
@@ -122,7 +136,7 @@ let package = Package(
             dependencies: [
                 "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "HTTPTransport",
                 "TokenProviders", "Logins", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes,
-                logging, "InboundAuthorization", "ReverseProxy", .product(name: "Hummingbird", package: "hummingbird"),
+                logging, "InboundAuthorization", "ReverseProxy", "MultiAuthAsyncHTTPClient", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
@@ -209,7 +223,7 @@ let package = Package(
             dependencies: [
                 "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
                 "TokenProviders", "Logins", "MultiAuthCrypto", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthWebSocket",
-                "MultiAuthCore", "MultiAuthOpenAPI", httpTypes, logging,
+                "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", httpTypes, logging,
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],

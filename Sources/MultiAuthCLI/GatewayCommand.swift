@@ -57,14 +57,16 @@ struct GatewayCommand: AsyncParsableCommand {
             throw CLIError(message: "give at least one of --iam-credentials, --api-key, or --jwks-url with --issuer and --audience")
         }
         let address = try ListenAddress(listen)
-        let forwarder: UpstreamForwarder
-        let sender = CurlHTTPClient(options: .bounded(total: upstreamTimeout))
-        do { forwarder = try UpstreamForwarder(upstream: upstream, sender: sender, maxBodySize: maxBody) } catch {
-            throw CLIError("--upstream", error)
+        let modes = authorizer.modes.map(\.rawValue).joined(separator: ", ")
+        try await LocalServer.withUpstreamSender(timeout: upstreamTimeout) { sender in
+            let forwarder: UpstreamForwarder
+            do throws(ReverseProxyError) { forwarder = try UpstreamForwarder(upstream: upstream, sender: sender, maxBodySize: maxBody) } catch {
+                throw CLIError("--upstream", error)
+            }
+            try await LocalServer.run(
+                GatewayResponder(authorizer: authorizer, forwarder: forwarder, maxBodySize: maxBody), listen: address,
+                name: "multiauth-gateway", detail: "modes \(modes)", logger: logger)
         }
-        try await LocalServer.run(
-            GatewayResponder(authorizer: authorizer, forwarder: forwarder, maxBodySize: maxBody), listen: address,
-            name: "multiauth-gateway", detail: "modes \(authorizer.modes.map(\.rawValue).joined(separator: ", "))", logger: logger)
     }
 
     private func makeAuthorizer() async throws -> InboundAuthorizer {

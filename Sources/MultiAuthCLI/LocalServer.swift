@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import MultiAuthAsyncHTTPClient
 import NIOCore
 
 /// The HTTP server under `multiauth proxy` and `multiauth gateway`: Hummingbird on HTTP/1.1,
@@ -22,5 +23,16 @@ enum LocalServer {
             },
             logger: logger)
         try await app.runService()
+    }
+
+    /// Runs `body` with one AsyncHTTPClient sender to the upstream (a shared connection pool
+    /// on the server's event loops), shut down afterwards whatever happens.
+    static func withUpstreamSender(timeout: Double, _ body: (AsyncHTTPClientSender) async throws -> Void) async throws {
+        let sender = AsyncHTTPClientSender(options: .bounded(total: timeout))
+        do { try await body(sender) } catch {
+            try? await sender.shutdown()
+            throw error
+        }
+        try await sender.shutdown()
     }
 }

@@ -36,12 +36,13 @@ struct ProxyCommand: AsyncParsableCommand {
         let host: String
         do { host = try HTTPRequest(method: .get, wireURL: upstream).wireHost } catch { throw CLIError("--upstream", error) }
         let authorizer = try await access.authorizer(forHost: host, logger: logger)
-        let transport = CurlHTTPClient(options: .bounded(total: upstreamTimeout))
-        let client = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, maxAttempts: 1, logger: logger)
-        let responder: SigningProxyResponder
-        do { responder = try SigningProxyResponder(upstream: upstream, client: client, maxBodySize: maxBody) } catch {
-            throw CLIError("--upstream", error)
+        try await LocalServer.withUpstreamSender(timeout: upstreamTimeout) { transport in
+            let client = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, maxAttempts: 1, logger: logger)
+            let responder: SigningProxyResponder
+            do throws(ReverseProxyError) { responder = try SigningProxyResponder(upstream: upstream, client: client, maxBodySize: maxBody) } catch {
+                throw CLIError("--upstream", error)
+            }
+            try await LocalServer.run(responder, listen: address, name: "multiauth-proxy", detail: "auth \(access.auth.rawValue)", logger: logger)
         }
-        try await LocalServer.run(responder, listen: address, name: "multiauth-proxy", detail: "auth \(access.auth.rawValue)", logger: logger)
     }
 }

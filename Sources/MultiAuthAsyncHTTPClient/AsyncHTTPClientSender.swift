@@ -1,0 +1,90 @@
+import AsyncHTTPClient
+import HTTPTransport
+import HTTPTypes
+import MultiAuthCore
+import NIOCore
+import NIOPosix
+
+/// An ``HTTPTransport/HTTPSender`` on AsyncHTTPClient: for a process that already runs
+/// SwiftNIO (a Hummingbird service, the proxy and gateway), so transfers share its event loops
+/// and connection pool instead of taking a thread each, as the libcurl sender does.
+///
+/// What is signed is what is sent: the request target goes out byte for byte (a target
+/// Foundation's URL parsing would alter is refused, never rewritten), `Host` is the request's
+/// authority, redirects are never followed and bodies are never decompressed. AsyncHTTPClient
+/// writes `Content-Length` from the body, as every transport must. AsyncHTTPClient gets no
+/// logger: its traces are not redacted, and ours name each failure already.
+public final class AsyncHTTPClientSender: HTTPSender {
+    /// Transport settings, as ``HTTPTransport/CurlHTTPClient/Options`` names them.
+    public struct Options: Sendable {
+        /// Connection timeout in seconds.
+        public var connectTimeout: Double = 10
+        /// Whole-transfer timeout in seconds (0: none).
+        public var totalTimeout: Double = 0
+        /// A transfer during which no byte arrives for this many seconds fails as timed out
+        /// (0: never).
+        public var stallTimeout: Double = 60
+
+        /// Default options.
+        public init() {}
+
+        /// Options with a whole-transfer bound.
+        public static func bounded(total seconds: Double) -> Options {
+            var options = Options()
+            options.totalTimeout = seconds
+            return options
+        }
+    }
+
+    private let client: HTTPClient
+    private let ownsClient: Bool
+    private let totalTimeout: Double
+
+    /// Creates a sender with its own `HTTPClient` on NIO's shared event loop group; call
+    /// ``shutdown()`` when done with it.
+    public init(options: Options = Options()) {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
+        configuration.timeout = HTTPClient.Configuration.Timeout(
+            connect: Self.amount(options.connectTimeout), read: Self.amount(options.stallTimeout))
+        // A refused connection fails the call at once, as with libcurl, instead of being retried
+        // until the connect timeout: callers retry transient failures themselves, and a
+        // gateway answers 502 for an upstream that is down without holding the client 10 s.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        ownsClient = true
+        totalTimeout = options.totalTimeout
+    }
+
+    /// Creates a sender on an `HTTPClient` the caller owns (and shuts down). Configure it not
+    /// to follow redirects or decompress, or what is received is not what the server sent.
+    public init(client: HTTPClient, totalTimeout: Double = 0) {
+        self.client = client
+        ownsClient = false
+        self.totalTimeout = totalTimeout
+    }
+
+    /// Shuts down the client this sender created; a no-op for a caller's client.
+    public func shutdown() async throws {
+        if ownsClient { try await client.shutdown() }
+    }
+
+    public func send(_ request: HTTPRequest, body: RequestBody, responseBody: ResponseDestination) async throws(HTTPError) -> ReceivedResponse {
+        let host = request.authority ?? ""
+        let outgoing = try OutgoingRequest.make(request, body: body)
+        let sink = try await ResponseSink.open(responseBody, host: host)
+        do {
+            let response = try await client.execute(outgoing, deadline: deadline)
+            return try await sink.receive(response)
+        } catch {
+            throw TransportFailure.map(error, host: host, delivered: sink.delivered)
+        }
+    }
+
+    private var deadline: NIODeadline {
+        totalTimeout > 0 ? .now() + .nanoseconds(Int64(min(totalTimeout, 86_400) * 1e9)) : .distantFuture
+    }
+
+    private static func amount(_ seconds: Double) -> TimeAmount? {
+        seconds > 0 ? .nanoseconds(Int64(min(seconds, 86_400) * 1e9)) : nil
+    }
+}

@@ -1,0 +1,104 @@
+import AsyncHTTPClient
+import HTTPTransport
+import HTTPTypes
+import MultiAuthCore
+import NIOCore
+import NIOHTTP1
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+import Darwin
+#endif
+
+/// Where one response goes, as ``HTTPTransport/ResponseDestination`` says: a final status
+/// below 400 streams to the file or descriptor (after the preamble); anything else is kept
+/// in memory up to its limit.
+final class ResponseSink {
+    private let destination: ResponseDestination
+    private let host: String
+    private var descriptor: Int32 = -1
+    private var ownsDescriptor = false
+    /// Body bytes already written to the file or descriptor.
+    private(set) var delivered = 0
+
+    private init(destination: ResponseDestination, host: String) {
+        self.destination = destination
+        self.host = host
+    }
+
+    /// A sink for `destination`; a response file is created (0644) or truncated now, before
+    /// the request is sent, as with the libcurl sender.
+    static func open(_ destination: ResponseDestination, host: String) async throws(HTTPError) -> ResponseSink {
+        let sink = ResponseSink(destination: destination, host: host)
+        switch destination {
+        case .memory: break
+        case .descriptor(let descriptor, _): sink.descriptor = descriptor
+        case .file(let path):
+            sink.descriptor = try await runBlocking { () -> Result<Int32, HTTPError> in
+                let descriptor = openFile(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                guard descriptor >= 0 else { return .failure(.unwritableResponseFile(path: path, reason: String(cString: strerror(errno)))) }
+                return .success(descriptor)
+            }
+            sink.ownsDescriptor = true
+        }
+        return sink
+    }
+
+    deinit {
+        if ownsDescriptor { close(descriptor) }
+    }
+
+    /// The response, its body kept or streamed.
+    func receive(_ response: HTTPClientResponse) async throws -> ReceivedResponse {
+        let head = HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: Self.fields(response.headers))
+        guard descriptor >= 0, (200..<400).contains(head.status.code) else {
+            return ReceivedResponse(head: head, body: try await collect(response.body))
+        }
+        if case .descriptor(_, let preamble?) = destination { try await write(ByteBuffer(bytes: preamble(head))) }
+        for try await chunk in response.body {
+            try await write(chunk)
+            delivered += chunk.readableBytes
+        }
+        return ReceivedResponse(head: head, body: [], streamed: true)
+    }
+
+    private func collect(_ body: HTTPClientResponse.Body) async throws -> [UInt8] {
+        let limit = if case .memory(let limit) = destination { limit } else { ResponseDestination.defaultMemoryLimit }
+        do { return Array(try await body.collect(upTo: limit).readableBytesView) } catch is NIOTooManyBytesError {
+            throw HTTPError.responseTooLarge(host: host, limit: limit)
+        }
+    }
+
+    private func write(_ chunk: ByteBuffer) async throws(HTTPError) {
+        let descriptor = descriptor
+        let name = if case .file(let path) = destination { path } else { "standard output" }
+        try await runBlocking { () -> Result<Void, HTTPError> in
+            chunk.withUnsafeReadableBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = writeFile(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written < 0, errno == EINTR { continue }
+                    guard written >= 0 else { return .failure(.unwritableResponseFile(path: name, reason: String(cString: strerror(errno)))) }
+                    offset += written
+                }
+                return .success(())
+            }
+        }
+    }
+
+    /// swift-http-types fields from NIO's; a name HTTPField.Name refuses is dropped.
+    static func fields(_ headers: HTTPHeaders) -> HTTPFields {
+        var fields = HTTPFields()
+        for (name, value) in headers {
+            guard let name = HTTPField.Name(name) else { continue }
+            fields.append(HTTPField(name: name, value: value))
+        }
+        return fields
+    }
+}
+
+private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
+private func writeFile(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(descriptor, buffer, count) }

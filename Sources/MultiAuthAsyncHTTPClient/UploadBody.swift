@@ -1,0 +1,110 @@
+import AsyncHTTPClient
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+import Darwin
+#endif
+import HTTPTransport
+import MultiAuthCore
+import NIOCore
+
+/// A ``MultiAuthCore/RequestBody`` as an AsyncHTTPClient body: bytes as they are; files and
+/// streams read in chunks on a dispatch thread (``MultiAuthCore/runBlocking(_:)``) while
+/// they are sent, never held whole, and exactly the announced length.
+enum UploadBody {
+    /// The body to send, opened now so an unreadable file fails before anything is sent.
+    static func make(_ body: RequestBody) throws(HTTPError) -> HTTPClientRequest.Body? {
+        let source: ChunkSource
+        switch body {
+        case .empty: return nil
+        case .bytes(let bytes): return .bytes(bytes)
+        case .file: source = try ChunkSource(file: body)
+        case .stream(let stream):
+            do { source = ChunkSource(name: body.name, reader: try stream.open(), length: stream.length) } catch { throw .body(error) }
+        }
+        return .stream(UploadChunks(source: source), length: .known(Int64(source.length)))
+    }
+}
+
+/// The chunks of one upload, read one at a time off the cooperative pool.
+struct UploadChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let source: ChunkSource
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: source) }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let source: ChunkSource
+
+        func next() async throws -> ByteBuffer? {
+            let source = source
+            return try await runBlocking { Result { () throws(BodyError) -> ByteBuffer? in try source.next() } }
+        }
+    }
+}
+
+/// Where an upload's bytes come from: a file descriptor or a ``MultiAuthCore/BodyReader``.
+///
+/// `@unchecked Sendable`: one transfer reads it, one chunk at a time (each `next()` awaits
+/// the last), so its state is never touched by two threads at once.
+final class ChunkSource: @unchecked Sendable {
+    static let chunkSize = 128 << 10
+    let name: String
+    let length: Int
+    private var descriptor: Int32 = -1
+    private var reader: (any BodyReader)?
+    private var produced = 0
+
+    init(name: String, reader: any BodyReader, length: Int) {
+        self.name = name
+        self.reader = reader
+        self.length = length
+    }
+
+    init(file body: RequestBody) throws(HTTPError) {
+        guard case .file(let path) = body else { preconditionFailure("ChunkSource(file:) takes a file body") }
+        name = body.name
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        var info = stat()
+        guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
+            throw .body(.unreadable(body: name, reason: String(cString: strerror(errno))))
+        }
+        length = Int(info.st_size)
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// The next chunk; nil after exactly ``length`` bytes.
+    func next() throws(BodyError) -> ByteBuffer? {
+        let wanted = min(length - produced, Self.chunkSize)
+        guard wanted > 0 else { return nil }
+        var buffer = ByteBufferAllocator().buffer(capacity: wanted)
+        var failure: BodyError?
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { space in
+            do throws(BodyError) { return try read(into: UnsafeMutableRawBufferPointer(rebasing: space[..<wanted])) } catch {
+                failure = error
+                return 0
+            }
+        }
+        if let failure { throw failure }
+        guard buffer.readableBytes > 0 else { throw .shorterThanAnnounced(body: name, announced: length, produced: produced) }
+        produced += buffer.readableBytes
+        return buffer
+    }
+
+    private func read(into space: UnsafeMutableRawBufferPointer) throws(BodyError) -> Int {
+        if let reader { return try reader.read(into: space) }
+        while true {
+            let count = readFile(descriptor, space.baseAddress, space.count)
+            if count >= 0 { return count }
+            if errno != EINTR { throw .unreadable(body: name, reason: String(cString: strerror(errno))) }
+        }
+    }
+}
+
+/// POSIX `read`, named apart from ``ChunkSource``'s own `read(into:)`.
+private func readFile(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(descriptor, buffer, count) }
