@@ -70,12 +70,13 @@ public final class AsyncHTTPClientSender: HTTPSender {
 
     public func send(_ request: HTTPRequest, body: RequestBody, responseBody: ResponseDestination) async throws(HTTPError) -> ReceivedResponse {
         let host = request.authority ?? ""
-        let outgoing = try OutgoingRequest.make(request, body: body)
+        let (outgoing, source) = try OutgoingRequest.make(request, body: body)
         let sink = try await ResponseSink.open(responseBody, host: host)
         do {
             let response = try await client.execute(outgoing, deadline: deadline)
             return try await sink.receive(response)
         } catch {
+            if let failure = source?.failure { throw .body(failure) }
             throw TransportFailure.map(error, host: host, delivered: sink.delivered)
         }
     }

@@ -12,8 +12,9 @@ import Foundation
 
 /// A swift-http-types request as AsyncHTTPClient sends it, unchanged.
 enum OutgoingRequest {
-    /// `request` with `body`, or `.invalidURL` when AsyncHTTPClient would send another target.
-    static func make(_ request: HTTPRequest, body: RequestBody) throws(HTTPError) -> HTTPClientRequest {
+    /// `request` with `body` (and the body's source, see ``UploadBody/make(_:)``), or
+    /// `.invalidURL` when AsyncHTTPClient would send another target.
+    static func make(_ request: HTTPRequest, body: RequestBody) throws(HTTPError) -> (HTTPClientRequest, ChunkSource?) {
         guard let scheme = request.scheme, let authority = request.authority, let path = request.path else {
             throw .invalidURL(request.authority ?? "(no authority)")
         }
@@ -22,8 +23,9 @@ enum OutgoingRequest {
         var outgoing = HTTPClientRequest(url: url)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         outgoing.headers = headers(request.headerFields, authority: authority)
-        outgoing.body = try UploadBody.make(body)
-        return outgoing
+        let upload = try UploadBody.make(body)
+        outgoing.body = upload.body
+        return (outgoing, upload.source)
     }
 
     /// The request target AsyncHTTPClient derives from `url` (through Foundation's `URL`,

@@ -9,22 +9,24 @@ import Darwin
 import HTTPTransport
 import MultiAuthCore
 import NIOCore
+import Synchronization
 
 /// A ``MultiAuthCore/RequestBody`` as an AsyncHTTPClient body: bytes as they are; files and
 /// streams read in chunks on a dispatch thread (``MultiAuthCore/runBlocking(_:)``) while
 /// they are sent, never held whole, and exactly the announced length.
 enum UploadBody {
-    /// The body to send, opened now so an unreadable file fails before anything is sent.
-    static func make(_ body: RequestBody) throws(HTTPError) -> HTTPClientRequest.Body? {
+    /// The body to send, opened now so an unreadable file fails before anything is sent,
+    /// and the source of a file or stream, which remembers why reading it failed.
+    static func make(_ body: RequestBody) throws(HTTPError) -> (body: HTTPClientRequest.Body?, source: ChunkSource?) {
         let source: ChunkSource
         switch body {
-        case .empty: return nil
-        case .bytes(let bytes): return .bytes(bytes)
+        case .empty: return (nil, nil)
+        case .bytes(let bytes): return (.bytes(bytes), nil)
         case .file: source = try ChunkSource(file: body)
         case .stream(let stream):
             do { source = ChunkSource(name: body.name, reader: try stream.open(), length: stream.length) } catch { throw .body(error) }
         }
-        return .stream(UploadChunks(source: source), length: .known(Int64(source.length)))
+        return (.stream(UploadChunks(source: source), length: .known(Int64(source.length))), source)
     }
 }
 
@@ -56,6 +58,7 @@ final class ChunkSource: @unchecked Sendable {
     private var descriptor: Int32 = -1
     private var reader: (any BodyReader)?
     private var produced = 0
+    private let recorded = Mutex<BodyError?>(nil)
 
     init(name: String, reader: any BodyReader, length: Int) {
         self.name = name
@@ -90,11 +93,20 @@ final class ChunkSource: @unchecked Sendable {
                 return 0
             }
         }
-        if let failure { throw failure }
-        guard buffer.readableBytes > 0 else { throw .shorterThanAnnounced(body: name, announced: length, produced: produced) }
+        if buffer.readableBytes == 0, failure == nil {
+            failure = .shorterThanAnnounced(body: name, announced: length, produced: produced)
+        }
+        if let failure {
+            recorded.withLock { $0 = failure }
+            throw failure
+        }
         produced += buffer.readableBytes
         return buffer
     }
+
+    /// Why reading failed, if it did. AsyncHTTPClient may report the connection it then
+    /// closes rather than the body's error, depending on which it sees first.
+    var failure: BodyError? { recorded.withLock { $0 } }
 
     private func read(into space: UnsafeMutableRawBufferPointer) throws(BodyError) -> Int {
         if let reader { return try reader.read(into: space) }

@@ -21,12 +21,13 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on, HOST:PORT (port 0 picks a free one).") var listen = "127.0.0.1:8080"
     @Option(help: "The upstream base URL; the received path and query are appended.") var upstream: String
     @OptionGroup var access: AuthorizationOptions
-    @Option(help: "The largest request body accepted, in bytes.") var maxBody = 10 << 20
+    @Option(help: "The largest request body accepted, in bytes (bodies over 1 MiB are spooled to a 0600 temporary file, never held in memory).")
+    var maxBody = 5 << 30
     @Option(help: "Seconds the upstream has to answer before the client gets 504.") var upstreamTimeout: Double = 29
 
     func validate() throws {
         try ArgumentChecks.seconds(upstreamTimeout, "--upstream-timeout", in: 0.001...3_600)
-        try ArgumentChecks.count(maxBody, "--max-body", in: 0...(1 << 30))
+        try ArgumentChecks.count(maxBody, "--max-body", in: 0...(5 << 30))
     }
     @Flag(name: .shortAndLong, help: "Log each request's signing stages (redacted) on standard error.") var verbose = false
 

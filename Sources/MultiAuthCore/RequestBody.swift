@@ -97,6 +97,8 @@ public enum BodyError: Error, Sendable, Equatable, CustomStringConvertible {
     case alreadyConsumed(body: String)
     /// A body could not be spooled to a private temporary file.
     case spoolFailed(body: String, reason: String)
+    /// A body grew past the most accepted.
+    case tooLarge(body: String, limit: Int)
 
     public var description: String {
         switch self {
@@ -105,6 +107,7 @@ public enum BodyError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(body) ended after \(produced) of the \(announced) bytes announced; the request was not completed"
         case .alreadyConsumed(let body): "\(body) was already sent once and cannot be sent again"
         case .spoolFailed(let body, let reason): "cannot spool \(body) to a temporary file: \(reason)"
+        case .tooLarge(let body, let limit): "\(body) is larger than the \(limit) bytes accepted"
         }
     }
 }

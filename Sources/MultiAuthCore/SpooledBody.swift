@@ -6,8 +6,9 @@ import Musl
 import Darwin
 #endif
 
-/// A body read once from a descriptor (standard input) into a private temporary file, so it
-/// can be hashed, signed and replayed like a file body, with memory flat whatever its size.
+/// A body read once (from standard input, or as a proxy receives it) into a private temporary
+/// file, so it can be hashed, signed and replayed like a file body, with memory flat whatever
+/// its size.
 ///
 /// The file is created with mode 0600 in `TMPDIR` (else `/tmp`) and removed by ``remove()``
 /// or when the value is released; a failed spool leaves nothing behind.
@@ -17,11 +18,39 @@ public final class SpooledBody: Sendable {
     /// The number of bytes spooled.
     public let length: Int
 
+    private init(path: String, length: Int) {
+        self.path = path
+        self.length = length
+    }
+
     /// Copies everything `descriptor` yields until its end.
     /// - Throws: ``BodyError/spoolFailed(body:reason:)`` naming `name` when the temporary file
     ///   cannot be made or written, or the descriptor cannot be read.
-    public init(reading descriptor: Int32, name: String = "standard input") async throws(BodyError) {
-        (path, length) = try await runBlocking { Self.spool(descriptor, name: name) }
+    public convenience init(reading descriptor: Int32, name: String = "standard input") async throws(BodyError) {
+        let (path, length) = try await runBlocking { SpoolFile.copy(descriptor, name: name) }
+        self.init(path: path, length: length)
+    }
+
+    /// Writes the chunks of `chunks` as they arrive, at most `limit` bytes in all.
+    /// - Throws: ``BodyError/tooLarge(body:limit:)`` past `limit`,
+    ///   ``BodyError/unreadable(body:reason:)`` when `chunks` fails,
+    ///   ``BodyError/spoolFailed(body:reason:)`` when the file cannot be made or written.
+    public convenience init<Chunks: AsyncSequence>(collecting chunks: Chunks, name: String, limit: Int) async throws(BodyError)
+    where Chunks.Element == [UInt8] {
+        let file = try await runBlocking { SpoolFile.create(name: name) }
+        var total = 0
+        do {
+            for try await chunk in chunks {
+                total += chunk.count
+                guard total <= limit else { throw BodyError.tooLarge(body: name, limit: limit) }
+                try await runBlocking { file.write(chunk[...], name: name) }
+            }
+        } catch {
+            file.discard()
+            throw error as? BodyError ?? .unreadable(body: name, reason: "\(error)")
+        }
+        close(file.descriptor)
+        self.init(path: file.path, length: total)
     }
 
     deinit { unlink(path) }
@@ -31,45 +60,75 @@ public final class SpooledBody: Sendable {
 
     /// Removes the temporary file now.
     public func remove() { unlink(path) }
+}
 
-    private static func spool(_ input: Int32, name: String) -> Result<(String, Int), BodyError> {
+/// An open private temporary file being filled.
+private struct SpoolFile: Sendable {
+    let descriptor: Int32
+    let path: String
+
+    static func create(name: String) -> Result<SpoolFile, BodyError> {
         let directory = (getenv("TMPDIR").map { String(cString: $0) }).flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array((directory + "/multiauth-body-XXXXXX").utf8CString)
-        let output = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
-        guard output >= 0 else { return .failure(.spoolFailed(body: name, reason: String(cString: strerror(errno)))) }
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard descriptor >= 0 else { return .failure(.spoolFailed(body: name, reason: String(cString: strerror(errno)))) }
+        fchmod(descriptor, 0o600)
         let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        defer { close(output) }
-        fchmod(output, 0o600)
+        return .success(SpoolFile(descriptor: descriptor, path: path))
+    }
+
+    /// Copies `input` to a new spool file until its end: the file's path and length.
+    static func copy(_ input: Int32, name: String) -> Result<(String, Int), BodyError> {
+        let file: SpoolFile
+        switch create(name: name) {
+        case .success(let created): file = created
+        case .failure(let error): return .failure(error)
+        }
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
         var total = 0
         while true {
             let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-            if count == 0 { return .success((path, total)) }
+            if count == 0 {
+                close(file.descriptor)
+                return .success((file.path, total))
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 let reason = String(cString: strerror(errno))
-                unlink(path)
+                file.discard()
                 return .failure(.unreadable(body: name, reason: reason))
             }
-            guard writeAll(output, buffer, count) else {
-                let reason = String(cString: strerror(errno))
-                unlink(path)
-                return .failure(.spoolFailed(body: name, reason: reason))
-            }
+            if case .failure(let error) = file.write(buffer[..<count], name: name) { return .failure(error) }
             total += count
         }
     }
 
-    private static func writeAll(_ descriptor: Int32, _ buffer: [UInt8], _ count: Int) -> Bool {
-        var offset = 0
-        while offset < count {
-            let written = buffer.withUnsafeBytes { bytes in bytes.baseAddress.map { write(descriptor, $0 + offset, count - offset) } ?? -1 }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
+    /// Appends `bytes`; on failure the file is discarded.
+    func write(_ bytes: ArraySlice<UInt8>, name: String) -> Result<Void, BodyError> {
+        let written = bytes.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let count = posixWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += count
             }
-            offset += written
+            return true
         }
-        return true
+        guard written else {
+            let reason = String(cString: strerror(errno))
+            discard()
+            return .failure(.spoolFailed(body: name, reason: reason))
+        }
+        return .success(())
+    }
+
+    func discard() {
+        close(descriptor)
+        unlink(path)
     }
 }
+
+private func posixWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(descriptor, buffer, count) }

@@ -13,6 +13,10 @@ import SigV4
 /// `Host` rewritten; hop-by-hop fields dropped; the verified principal added as
 /// `X-MultiAuth-Principal` and `X-MultiAuth-Mode` (any such fields from the client are
 /// removed first, so a client cannot claim one).
+///
+/// A body of up to ``spoolThreshold`` bytes with a `Content-Length` is held in memory; any
+/// other is written to a private 0600 spool file as it arrives (up to the body limit), then
+/// hashed, signed and sent from there, so memory stays flat whatever the upload's size.
 public struct UpstreamForwarder: Sendable {
     /// Sends one request upstream: plainly (the gateway) or authorized first (the proxy).
     public typealias Send = @Sendable (HTTPRequest, MultiAuthCore.RequestBody, ResponseDestination) async throws -> ReceivedResponse
@@ -21,19 +25,25 @@ public struct UpstreamForwarder: Sendable {
     let send: Send
     let maxBodySize: Int
     let maxResponseSize: Int
+    let spoolThreshold: Int
 
     /// Creates a forwarder to the base URL `upstream` through `send`.
     /// - Throws: ``ReverseProxyError/invalidUpstream(_:)`` for a URL that is not absolute http(s).
-    public init(upstream: String, maxBodySize: Int = 10 << 20, maxResponseSize: Int = 64 << 20, send: @escaping Send) throws(ReverseProxyError) {
+    /// Bodies without a `Content-Length` or over `spoolThreshold` bytes are spooled to a file.
+    public init(
+        upstream: String, maxBodySize: Int = 10 << 20, maxResponseSize: Int = 64 << 20, spoolThreshold: Int = 1 << 20, send: @escaping Send
+    ) throws(ReverseProxyError) {
         do { self.upstream = try WireURL(upstream) } catch { throw .invalidUpstream(Redaction.url(upstream)) }
         self.send = send
         self.maxBodySize = maxBodySize
         self.maxResponseSize = maxResponseSize
+        self.spoolThreshold = spoolThreshold
     }
 
-    /// A forwarder that sends plainly through `sender`.
+    /// A forwarder that sends plainly through `sender`, bodies held in memory (the gateway
+    /// has read them whole already, to check their hash).
     public init(upstream: String, sender: any HTTPSender, maxBodySize: Int = 10 << 20) throws(ReverseProxyError) {
-        try self.init(upstream: upstream, maxBodySize: maxBodySize) { request, body, destination in
+        try self.init(upstream: upstream, maxBodySize: maxBodySize, spoolThreshold: .max) { request, body, destination in
             try await sender.send(request, body: body, responseBody: destination)
         }
     }
@@ -51,14 +61,17 @@ public struct UpstreamForwarder: Sendable {
 
     /// Forwards `request`, adding `principal` when there is one.
     public func forward(_ request: Request, principal: Principal?, logger: Logger) async -> Response {
-        var request = request
-        guard let body = try? await request.collectBody(upTo: maxBodySize) else {
-            return Self.error(.contentTooLarge, "RequestEntityTooLargeException", "Request Too Long")
+        let body: ReceivedBody
+        do { body = try await receive(request) } catch {
+            logger.info("request body refused", metadata: ["error": "\(error)"])
+            if case .tooLarge = error { return Self.error(.contentTooLarge, "RequestEntityTooLargeException", "Request Too Long") }
+            if case .spoolFailed = error { return Self.error(.internalServerError, "InternalServerErrorException", "Internal server error") }
+            return Self.error(.badRequest, "BadRequestException", "Invalid request body")
         }
+        defer { body.spool?.remove() }
         let outgoing = upstreamRequest(for: request.head, principal: principal)
-        let bytes = Array(body.readableBytesView)
         do {
-            let response = try await send(outgoing, bytes.isEmpty ? MultiAuthCore.RequestBody.empty : .bytes(bytes), .memory(limit: maxResponseSize))
+            let response = try await send(outgoing, body.body, .memory(limit: maxResponseSize))
             var fields = HTTPFields()
             for field in response.head.headerFields where !Self.hopByHop.contains(field.name.canonicalName) { fields.append(field) }
             return Response(status: response.head.status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
@@ -67,6 +80,26 @@ public struct UpstreamForwarder: Sendable {
             if Self.isTimeout(error) { return Self.error(.gatewayTimeout, "IntegrationTimeout", "Endpoint request timed out") }
             return Self.error(.badGateway, "BadGatewayException", "Bad Gateway")
         }
+    }
+
+    /// A received body, in memory or in its spool file.
+    struct ReceivedBody {
+        var body: MultiAuthCore.RequestBody
+        var spool: SpooledBody?
+    }
+
+    func receive(_ request: Request) async throws(BodyError) -> ReceivedBody {
+        let name = "the received body"
+        let length = request.headers[.contentLength].flatMap { Int($0) }
+        if let length, length > maxBodySize { throw .tooLarge(body: name, limit: maxBodySize) }
+        // Without Transfer-Encoding, the Content-Length (or its absence: no body) is the size.
+        if request.headers[.transferEncoding] == nil, (length ?? 0) <= spoolThreshold {
+            var request = request
+            guard let buffer = try? await request.collectBody(upTo: maxBodySize) else { throw .tooLarge(body: name, limit: maxBodySize) }
+            return ReceivedBody(body: buffer.readableBytes == 0 ? .empty : .bytes(Array(buffer.readableBytesView)), spool: nil)
+        }
+        let spool = try await SpooledBody(collecting: request.body.map { Array($0.readableBytesView) }, name: name, limit: maxBodySize)
+        return ReceivedBody(body: spool.length == 0 ? .empty : spool.body, spool: spool)
     }
 
     /// The request as the upstream receives it.

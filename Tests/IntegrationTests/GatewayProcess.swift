@@ -28,6 +28,14 @@ final class GatewayProcess: @unchecked Sendable {
         url = try waitForURL()
     }
 
+    /// The process's peak resident memory so far (VmHWM), in KiB.
+    var peakRSSKiB: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return nil }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    }
+
     /// What it printed on standard error so far.
     var log: String { lock.withLock { String(decoding: stderr, as: UTF8.self) } }
 

@@ -69,6 +69,45 @@ struct ProxyTests {
         #expect(statuses.allSatisfy { $0 == 200 })
     }
 
+    /// 200 MiB through the proxy to the botocore-checked server, which hashes what arrives
+    /// against the signed x-amz-content-sha256: the proxy spools it (in a private TMPDIR that
+    /// must be empty afterwards) and its peak RSS stays far below the body.
+    @Test func aTwoHundredMebibyteUploadStreamsThroughInFlatMemory() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-proxy-spool-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/upload"
+        let handle = try #require(FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil)
+        for index in 0..<200 { handle.write(Data(repeating: UInt8(index), count: 1 << 20)) }
+        try handle.close()
+        let spool = folder + "/spool"
+        try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true)
+        let proxy = try GatewayProcess(
+            ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "iam", "--region", "us-east-1", "--service", "execute-api"],
+            environment: ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret, "TMPDIR": spool])
+        defer { #expect(proxy.stop() == 0) }
+        let put = try Self.curl(["-T", path, proxy.url + "/iam/upload"])
+        #expect(put.status == 200, "\(put.body)")
+        #expect(put.body.contains("\"body_length\": 209715200"), "\(put.body)")
+        let chunked = try Self.curl(["-X", "POST", "-H", "Transfer-Encoding: chunked", "--data-binary", "@" + path, proxy.url + "/iam/chunked"])
+        #expect(chunked.status == 200, "\(chunked.body)")
+        #expect(chunked.body.contains("\"body_length\": 209715200"), "\(chunked.body)")
+        let peak = try #require(proxy.peakRSSKiB)
+        #expect(peak < 96 * 1024, "peak RSS \(peak) KiB")
+        print("proxy peak RSS after two 200 MiB uploads: \(peak) KiB")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spool).isEmpty)
+    }
+
+    @Test func aBodyOverTheLimitIsRefusedWhetherAnnouncedOrChunked() throws {
+        let proxy = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "none", "--max-body", "1000"])
+        defer { #expect(proxy.stop() == 0) }
+        let body = String(repeating: "a", count: 2000)
+        #expect(try Self.curl(["--data-binary", body, proxy.url + "/open/x"]).status == 413)
+        #expect(try Self.curl(["-H", "Transfer-Encoding: chunked", "--data-binary", body, proxy.url + "/open/x"]).status == 413)
+        let small = try Self.curl(["-H", "Transfer-Encoding: chunked", "--data-binary", "small", proxy.url + "/open/x"])
+        #expect(small.status == 200 && small.body.contains("\"body_length\": 5"), "\(small.body)")
+    }
+
     @Test func anUpstreamThatIsDownGivesBadGateway() throws {
         let gateway = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9", "--auth", "none"])
         defer { #expect(gateway.stop() == 0) }
