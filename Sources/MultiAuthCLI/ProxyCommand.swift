@@ -24,19 +24,22 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: "The largest request body accepted, in bytes (bodies over 1 MiB are spooled to a 0600 temporary file, never held in memory).")
     var maxBody = 5 << 30
     @Option(help: "Seconds the upstream has to answer before the client gets 504.") var upstreamTimeout: Double = 29
+    @Flag(help: "With --auth iam: sign UNSIGNED-PAYLOAD instead of each body's SHA-256, where the service allows it (S3 over HTTPS).")
+    var unsignedPayload = false
+    @Flag(name: .shortAndLong, help: "Log each request's signing stages (redacted) on standard error.") var verbose = false
 
     func validate() throws {
         try ArgumentChecks.seconds(upstreamTimeout, "--upstream-timeout", in: 0.001...3_600)
         try ArgumentChecks.count(maxBody, "--max-body", in: 0...(5 << 30))
+        if unsignedPayload, access.auth != .iam { throw ValidationError("--unsigned-payload needs --auth iam") }
     }
-    @Flag(name: .shortAndLong, help: "Log each request's signing stages (redacted) on standard error.") var verbose = false
 
     func run() async throws {
         let logger = TraceLog.logger(verbose: verbose)
         let address = try ListenAddress(listen)
         let host: String
         do { host = try HTTPRequest(method: .get, wireURL: upstream).wireHost } catch { throw CLIError("--upstream", error) }
-        let authorizer = try await access.authorizer(forHost: host, logger: logger)
+        let authorizer = try await access.authorizer(forHost: host, logger: logger, payloadSigning: unsignedPayload ? .unsigned : .signed)
         try await LocalServer.withUpstreamSender(timeout: upstreamTimeout) { transport in
             let client = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, maxAttempts: 1, logger: logger)
             let responder: SigningProxyResponder

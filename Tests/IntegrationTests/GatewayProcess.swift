@@ -1,7 +1,8 @@
 import Foundation
 
-/// A `multiauth gateway` (or proxy) running for one test: started on a free port, its URL read
-/// from the line it prints once listening, stopped with SIGTERM as a service manager would.
+/// A `multiauth gateway` (or proxy, or an example service) running for one test: started on a
+/// free port, its URL read from the line it prints on standard error once listening, stopped
+/// with SIGTERM as a service manager would.
 final class GatewayProcess: @unchecked Sendable {
     private let process = Process()
     private let err = Pipe()
@@ -10,8 +11,8 @@ final class GatewayProcess: @unchecked Sendable {
     /// `http://127.0.0.1:PORT`.
     private(set) var url = ""
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = Paths.multiauth
+    init(_ arguments: [String], environment: [String: String] = [:], executable: URL = Paths.multiauth) throws {
+        process.executableURL = executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for key in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"] { env[key] = nil }

@@ -98,6 +98,24 @@ struct ProxyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool).isEmpty)
     }
 
+    /// botocore (the server's verifier) takes the payload hash from `x-amz-content-sha256`, so
+    /// the signature passes only if that header is signed with UNSIGNED-PAYLOAD.
+    @Test func anUnsignedPayloadIsSignedAsSuchAndNotHashed() throws {
+        let proxy = try GatewayProcess(
+            ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "iam", "--unsigned-payload", "--region", "us-east-1",
+             "--service", "execute-api"],
+            environment: ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret])
+        defer { #expect(proxy.stop() == 0) }
+        let put = try Self.curl(["-X", "PUT", "--data-binary", String(repeating: "u", count: 3000), proxy.url + "/iam/unsigned"])
+        #expect(put.status == 200, "\(put.body)")
+        #expect(put.body.contains("\"body_length\": 3000") && put.body.contains("UNSIGNED-PAYLOAD"), "\(put.body)")
+    }
+
+    @Test func anUnsignedPayloadNeedsIAM() throws {
+        let refused = try CLITests.run(["proxy", "--upstream", Peers.api, "--auth", "api-key", "--unsigned-payload"])
+        #expect(refused.status == 2 && refused.stderr.contains("--unsigned-payload needs --auth iam"), "\(refused.stderr)")
+    }
+
     @Test func aBodyOverTheLimitIsRefusedWhetherAnnouncedOrChunked() throws {
         let proxy = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "none", "--max-body", "1000"])
         defer { #expect(proxy.stop() == 0) }

@@ -1,0 +1,82 @@
+import Foundation
+import HTTPTransport
+import HTTPTypes
+import Testing
+
+/// The packages in `Examples/`, built by `scripts/test` (`scripts/examples`) as an app would
+/// build them, run against peers we did not write: the generated OpenAPI client against the
+/// botocore-verifying API server, and the Hummingbird service against botocore's and
+/// aws-c-auth's signatures.
+@Suite(.enabled(if: Peers.available, Peers.reason))
+struct ExamplesTests {
+    static func binary(_ package: String, _ product: String) throws -> URL {
+        let url = Paths.repository.appendingPathComponent("Examples/\(package)/.build/debug/\(product)")
+        try #require(Paths.exists(url), "\(url.path) is missing: scripts/examples builds it (scripts/test runs it)")
+        return url
+    }
+
+    static func run(_ executable: URL, environment: [String: String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = executable
+        var env = ProcessInfo.processInfo.environment
+        for key in ["AWS_PROFILE", "AWS_SESSION_TOKEN"] { env[key] = nil }
+        process.environment = env.merging(environment) { $1 }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func theGeneratedClientCallsTheVerifyingServerSignedAndWithAKey() throws {
+        let client = try Self.binary("OpenAPIClient", "OpenAPIClientExample")
+        let environment = [
+            "ITEMS_API_URL": Peers.api, "ITEMS_API_KEY": Peers.apiKey,
+            "AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret, "AWS_REGION": "us-east-1",
+        ]
+        let passed = try Self.run(client, environment: environment)
+        #expect(passed.status == 0, "\(passed.output)")
+        #expect(passed.output == "iam: GET /iam/items/42\napikey: GET /apikey/items/42\n")
+
+        var wrong = environment
+        wrong["AWS_SECRET_ACCESS_KEY"] = "not-the-secret"
+        wrong["ITEMS_API_KEY"] = "not-the-key"
+        let refused = try Self.run(client, environment: wrong)
+        #expect(refused.status == 1)
+        #expect(refused.output.hasPrefix("iam: refused 403: The request signature we calculated does not match"), "\(refused.output)")
+        #expect(refused.output.contains("apikey: refused 403: Forbidden"), "\(refused.output)")
+    }
+
+    @Test func theHummingbirdServiceGreetsVerifiedCallersOnly() async throws {
+        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("hello-keys-\(UUID().uuidString).json")
+        try Data(#"{"\#(GatewayTests.keyId)": "\#(GatewayTests.secret)"}"#.utf8).write(to: keys)
+        defer { try? FileManager.default.removeItem(at: keys) }
+        let service = try GatewayProcess(
+            [], environment: ["HELLO_KEYS_FILE": keys.path, "HELLO_API_KEY": "hello-key-123", "HELLO_PORT": "0"],
+            executable: try Self.binary("HummingbirdService", "HummingbirdServiceExample"))
+        defer { _ = service.stop() }
+
+        for signer in [["--signer", "botocore"], ["--signer", "awscrt", "--algorithm", "v4a"], ["--signer", "awscrt", "--form", "query"]] {
+            let (status, body) = try Self.signedCall(signer + ["--url", service.url + "/hello"])
+            #expect(status == 200 && body == "hello \(GatewayTests.keyId)\n", "\(signer): \(status) \(body)")
+        }
+        let (tampered, _) = try Self.signedCall(["--signer", "botocore", "--url", service.url + "/hello", "--tamper", "query"])
+        #expect(tampered == 403)
+
+        let keyed = try await CurlHTTPClient().send(
+            try HTTPRequest(method: .get, wireURL: service.url + "/hello", headerFields: [HTTPField.Name("x-api-key")!: "hello-key-123"]))
+        #expect(keyed.status == 200 && String(decoding: keyed.body, as: UTF8.self) == "hello example\n")
+        let anonymous = try await CurlHTTPClient().send(try HTTPRequest(method: .get, wireURL: service.url + "/hello"))
+        #expect(anonymous.status == 403)
+    }
+
+    /// A request signed and sent by `scripts/oracles/signed_call.py`: its status and body text.
+    static func signedCall(_ arguments: [String]) throws -> (Int, String) {
+        let output = try Peers.python(
+            "scripts/oracles/signed_call.py", ["--key", GatewayTests.keyId, "--secret", GatewayTests.secret] + arguments)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        return (try #require(object["status"] as? Int), object["body"] as? String ?? "")
+    }
+}
