@@ -33,6 +33,10 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "The upstream base URL; the received path and query are appended.") var upstream: String
     @Option(help: "A JSON file {\"ACCESS_KEY_ID\": \"secret\", …} of the key pairs whose signatures pass (mode 0600).")
     var iamCredentials: String?
+    @Option(help: "Read the key pairs whose signatures pass from the credential store: every item of this service name, its account being the access key id ('multiauth store set SERVICE AKID' stores one). Read once, at start.")
+    var iamStore: String?
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var storeEnvironment: EnvironmentOptions
     @Option(name: .customLong("api-key"), help: "An accepted API key, as NAME=KEY (repeatable); the name is forwarded, never the key.")
     var apiKeys: [String] = []
     @Option(help: "JWKS URL of the user pool or OIDC provider whose tokens pass (with --issuer and --audience).") var jwksUrl: String?
@@ -54,7 +58,7 @@ struct GatewayCommand: AsyncParsableCommand {
         let logger = TraceLog.logger(verbose: verbose)
         let authorizer = try await makeAuthorizer()
         guard !authorizer.modes.isEmpty else {
-            throw CLIError(message: "give at least one of --iam-credentials, --api-key, or --jwks-url with --issuer and --audience")
+            throw CLIError(message: "give at least one of --iam-credentials, --iam-store, --api-key, or --jwks-url with --issuer and --audience")
         }
         let address = try ListenAddress(listen)
         let modes = authorizer.modes.map(\.rawValue).joined(separator: ", ")
@@ -70,10 +74,10 @@ struct GatewayCommand: AsyncParsableCommand {
     }
 
     private func makeAuthorizer() async throws -> InboundAuthorizer {
-        let verifier = try iamCredentials.map { path in
-            let secrets = try Self.readCredentials(path)
-            return SigV4Verifier(region: region, service: service, allowedSkew: Self.allowedSkew) { keyId in secrets[keyId].map { VerifierCredential(secretAccessKey: $0) } }
-        }
+        var secrets = try iamCredentials.map(Self.readCredentials) ?? [:]
+        if let iamStore { try await secrets.merge(storedCredentials(service: iamStore)) { file, _ in file } }
+        let verifier = secrets.isEmpty ? nil : SigV4Verifier(
+            region: region, service: service, allowedSkew: Self.allowedSkew) { [secrets] keyId in secrets[keyId].map { VerifierCredential(secretAccessKey: $0) } }
         return InboundAuthorizer(verifier: verifier, apiKeys: try Self.apiKeyTable(apiKeys), tokenValidator: try await tokenValidator())
     }
 
@@ -91,6 +95,22 @@ struct GatewayCommand: AsyncParsableCommand {
             throw CLIError("--jwks-url", "no key set there (HTTP \(response.status))")
         }
         return IDTokenValidator(issuer: issuer, clientId: audience, keys: keys)
+    }
+
+    /// The store's items of `service`, access key id → secret; items made for another
+    /// environment than `--environment` fail with the store's error, naming the item.
+    private func storedCredentials(service: String) async throws -> [String: String] {
+        let environment = try storeEnvironment.parsed()
+        let table = try await store.run { store in
+            var table: [String: String] = [:]
+            for item in try await store.list() where item.service == service {
+                let secret = try await store.get(service: service, account: item.account, environment: environment)
+                table[item.account] = String(decoding: secret, as: UTF8.self)
+            }
+            return table
+        }
+        guard !table.isEmpty else { throw CLIError("--iam-store", "the store holds no item of service '\(service)'") }
+        return table
     }
 
     /// API Gateway's window for a signing time: 5 minutes either way.

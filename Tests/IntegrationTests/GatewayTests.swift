@@ -83,6 +83,25 @@ struct GatewayTests {
         #expect(try await fixture.arrivals() == cases.count)
     }
 
+    @Test func keyPairsFromTheCredentialStorePass() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-store-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = ["--store", folder + "/store", "--key-file", folder + "/key"]
+        #expect(try CLITests.run(["store", "init"] + store).status == 0)
+        #expect(try CLITests.run(["store", "set", "gateway-keys", Self.keyId] + store, input: Self.secret + "\n").status == 0)
+        let missing = try CLITests.run(["gateway", "--upstream", Peers.upstream, "--iam-store", "other-keys"] + store)
+        #expect(missing.status != 0 && missing.stderr.contains("no item of service 'other-keys'"), "\(missing.stderr)")
+
+        let gateway = try GatewayProcess(
+            ["gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream + "/base", "--iam-store", "gateway-keys"] + store)
+        defer { #expect(gateway.stop() == 0) }
+        let passed = try Self.signedCall(["--signer", "botocore", "--url", gateway.url + "/store-keys"])
+        #expect(passed.status == 200 && passed.echoedHeaders["x-multiauth-principal"] == Self.keyId, "\(gateway.log)")
+        #expect(try Self.signedCall(["--signer", "awscrt", "--url", gateway.url + "/store-keys"], secret: "not-the-secret-000").status == 403)
+        #expect(!gateway.log.contains(Self.secret))
+    }
+
     @Test func forgedAndStaleRequestsAreRefusedAndNeverReachTheUpstream() async throws {
         let fixture = try Fixture()
         defer { #expect(fixture.gateway.stop() == 0) }
