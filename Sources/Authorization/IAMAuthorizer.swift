@@ -15,7 +15,8 @@ public struct IAMAuthorizer: RequestAuthorizer {
         case signed
         /// `UNSIGNED-PAYLOAD`, where the service allows it (S3 over TLS).
         case unsigned
-        /// An S3 streaming upload of a file body in chunks of `chunkSize` bytes.
+        /// An S3 streaming upload of a file body in chunks of `chunkSize` bytes (a request
+        /// without a body is signed as usual: there is nothing to stream).
         case awsChunked(chunkSize: Int, mode: StreamingMode)
     }
 
@@ -52,7 +53,7 @@ public struct IAMAuthorizer: RequestAuthorizer {
         do throws(SigningError) {
             let signer = try makeSigner(resolved.credentials, body: body)
             let authorized: AuthorizedRequest
-            if case .awsChunked(let chunkSize, let mode) = payloadSigning {
+            if case .awsChunked(let chunkSize, let mode) = payloadSigning, !Self.isEmpty(body) {
                 authorized = try await AWSChunkedBody.authorize(request, body: body, signer: signer, chunkSize: chunkSize, mode: mode, date: date)
             } else {
                 let result = try signer.signHeaders(request, payload: try await payload(of: body, for: request), date: date)
@@ -63,6 +64,10 @@ public struct IAMAuthorizer: RequestAuthorizer {
         } catch {
             throw .signing(error)
         }
+    }
+
+    private static func isEmpty(_ body: RequestBody) -> Bool {
+        if case .empty = body { true } else { false }
     }
 
     /// The signer; a file body or an unsigned payload also signs `x-amz-content-sha256`, so

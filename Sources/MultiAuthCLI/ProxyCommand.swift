@@ -26,12 +26,14 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: "Seconds the upstream has to answer before the client gets 504.") var upstreamTimeout: Double = 29
     @Flag(help: "With --auth iam: sign UNSIGNED-PAYLOAD instead of each body's SHA-256, where the service allows it (S3 over HTTPS).")
     var unsignedPayload = false
+    @OptionGroup var upload: ChunkedUploadOptions
     @Flag(name: .shortAndLong, help: "Log each request's signing stages (redacted) on standard error.") var verbose = false
 
     func validate() throws {
         try ArgumentChecks.seconds(upstreamTimeout, "--upstream-timeout", in: 0.001...3_600)
         try ArgumentChecks.count(maxBody, "--max-body", in: 0...(5 << 30))
         if unsignedPayload, access.auth != .iam { throw ValidationError("--unsigned-payload needs --auth iam") }
+        if unsignedPayload, upload.chunked { throw ValidationError("--unsigned-payload and --chunked are exclusive") }
     }
 
     func run() async throws {
@@ -39,13 +41,15 @@ struct ProxyCommand: AsyncParsableCommand {
         let address = try ListenAddress(listen)
         let host: String
         do { host = try HTTPRequest(method: .get, wireURL: upstream).wireHost } catch { throw CLIError("--upstream", error) }
-        let authorizer = try await access.authorizer(forHost: host, logger: logger, payloadSigning: unsignedPayload ? .unsigned : .signed)
+        let payloadSigning = unsignedPayload ? .unsigned : try upload.payloadSigning(auth: access.auth)
+        let authorizer = try await access.authorizer(forHost: host, logger: logger, payloadSigning: payloadSigning)
         try await LocalServer.withUpstreamSender(timeout: upstreamTimeout) { transport in
             let client = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, maxAttempts: 1, logger: logger)
             let responder: SigningProxyResponder
-            do throws(ReverseProxyError) { responder = try SigningProxyResponder(upstream: upstream, client: client, maxBodySize: maxBody) } catch {
-                throw CLIError("--upstream", error)
-            }
+            do throws(ReverseProxyError) {
+                responder = try SigningProxyResponder(
+                    upstream: upstream, client: client, maxBodySize: maxBody, spoolThreshold: upload.chunked ? 0 : 1 << 20)
+            } catch { throw CLIError("--upstream", error) }
             try await LocalServer.run(responder, listen: address, name: "multiauth-proxy", detail: "auth \(access.auth.rawValue)", logger: logger)
         }
     }

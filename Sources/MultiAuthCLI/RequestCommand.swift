@@ -50,11 +50,7 @@ struct RequestCommand: AsyncParsableCommand {
     var maxTime: Double = 0
     @Option(help: "Give up when no byte moves for this many seconds (curl's --speed-time; 0: never).") var speedTime: Double = 60
     @Option(help: "Attempts for retryable failures (connection errors, 5xx, 429, throttling).") var retries: Int = 3
-    @Flag(help: "Send --data-binary @FILE as an S3 streaming (aws-chunked) upload, signed chunk by chunk in constant memory (IAM only; retried and re-signed like any call, the file read again from the start).")
-    var chunked = false
-    @Option(help: "With --chunked: bytes per chunk (at least 8192).") var chunkSize: Int = 65_536
-    @Option(help: "With --chunked: send an x-amz-checksum trailer, crc32 or sha256.") var trailer: TrailingChecksum?
-    @Flag(help: "With --chunked and --trailer: leave the chunks unsigned (STREAMING-UNSIGNED-PAYLOAD-TRAILER).") var unsignedChunks = false
+    @OptionGroup var upload: ChunkedUploadOptions
 
     /// Durations, counts, sizes and the scope's text are checked before anything runs: a
     /// non-finite, negative or absurd value is a usage error naming its range (it used to trap
@@ -64,7 +60,6 @@ struct RequestCommand: AsyncParsableCommand {
         try ArgumentChecks.seconds(maxTime, "--max-time", in: 0...604_800)
         try ArgumentChecks.seconds(speedTime, "--speed-time", in: 0...86_400)
         try ArgumentChecks.count(retries, "--retries", in: 1...100)
-        try ArgumentChecks.count(chunkSize, "--chunk-size", in: AWSChunkedUpload.minimumChunkSize...(64 << 20))
     }
 
     func run() async throws {
@@ -124,7 +119,7 @@ struct RequestCommand: AsyncParsableCommand {
     private func buildRequest() async throws -> (HTTPRequest, RequestBody, SpooledBody?) {
         let fields = try HeaderArguments.fields(headers)
         let (body, spool) = try await bodySource()
-        let methodText = self.method ?? (chunked ? "PUT" : { if case .empty = body { "GET" } else { "POST" } }())
+        let methodText = self.method ?? (upload.chunked ? "PUT" : { if case .empty = body { "GET" } else { "POST" } }())
         do {
             return (try HTTPRequest(method: .checked(methodText), wireURL: url, headerFields: fields), body, spool)
         } catch {
@@ -139,11 +134,11 @@ struct RequestCommand: AsyncParsableCommand {
         if data != nil, dataBinary != nil { throw CLIError(message: "-d and --data-binary are exclusive", exitCode: 2) }
         let flag = data != nil ? "-d" : "--data-binary"
         guard let text = data ?? dataBinary else {
-            if chunked { throw CLIError(message: "--chunked needs --data-binary @FILE", exitCode: 2) }
+            if upload.chunked { throw CLIError(message: "--chunked needs --data-binary @FILE", exitCode: 2) }
             return (.empty, nil)
         }
         guard text.hasPrefix("@") else {
-            if chunked { throw CLIError(message: "--chunked needs --data-binary @FILE", exitCode: 2) }
+            if upload.chunked { throw CLIError(message: "--chunked needs --data-binary @FILE", exitCode: 2) }
             return (.bytes(Array(text.utf8)), nil)
         }
         let path = String(text.dropFirst())
@@ -155,22 +150,9 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     private func makeAuthorizer(for request: HTTPRequest, logger: Logger) async throws -> any RequestAuthorizer {
-        if chunked, access.auth != .iam { throw CLIError(message: "--chunked needs --auth iam", exitCode: 2) }
         let limit = maxTime > 0 ? min(maxTime, CommandTimeout.defaultSeconds) : CommandTimeout.defaultSeconds
         return try await access.authorizer(
-            forHost: request.wireHost, logger: logger, tokenCommandLimit: limit,
-            payloadSigning: access.auth == .iam ? try payloadSigning() : .signed)
-    }
-
-    /// `--chunked` turns the file body into an S3 streaming upload.
-    private func payloadSigning() throws -> IAMAuthorizer.PayloadSigning {
-        guard chunked else { return .signed }
-        switch (trailer, unsignedChunks) {
-        case (nil, true): throw CLIError(message: "--unsigned-chunks needs --trailer", exitCode: 2)
-        case (nil, false): return .awsChunked(chunkSize: chunkSize, mode: .signedChunks)
-        case (.some(let checksum), false): return .awsChunked(chunkSize: chunkSize, mode: .signedChunksWithTrailer(checksum))
-        case (.some(let checksum), true): return .awsChunked(chunkSize: chunkSize, mode: .unsignedChunksWithTrailer(checksum))
-        }
+            forHost: request.wireHost, logger: logger, tokenCommandLimit: limit, payloadSigning: try upload.payloadSigning(auth: access.auth))
     }
 
     static func transportExitCode(for error: RequestError) -> Int32 {
@@ -190,4 +172,3 @@ struct RequestCommand: AsyncParsableCommand {
     }
 }
 
-extension TrailingChecksum: ExpressibleByArgument {}

@@ -9,9 +9,13 @@ public struct SigningProxyResponder: HTTPResponder {
     let forwarder: UpstreamForwarder
 
     /// A proxy to `upstream` whose requests `client` authorizes and sends (once: a client's
-    /// request is not retried behind its back).
-    public init(upstream: String, client: AuthorizedHTTPClient, maxBodySize: Int = 10 << 20) throws(ReverseProxyError) {
-        forwarder = try UpstreamForwarder(upstream: upstream, maxBodySize: maxBodySize) { request, body, destination in
+    /// request is not retried behind its back). Bodies over `spoolThreshold` bytes, or without
+    /// a `Content-Length`, are spooled to a file (pass 0 for an authorizer that streams files
+    /// as `aws-chunked`).
+    public init(upstream: String, client: AuthorizedHTTPClient, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20)
+        throws(ReverseProxyError)
+    {
+        forwarder = try UpstreamForwarder(upstream: upstream, maxBodySize: maxBodySize, spoolThreshold: spoolThreshold) { request, body, destination in
             try await client.send(request, body: body, responseBody: destination).response
         }
     }

@@ -111,6 +111,24 @@ struct ProxyTests {
         #expect(put.body.contains("\"body_length\": 3000") && put.body.contains("UNSIGNED-PAYLOAD"), "\(put.body)")
     }
 
+    /// The server decodes the aws-chunked body and checks every chunk signature and the
+    /// trailer's checksum and signature, from the S3 reference's formulas.
+    @Test func chunkedUploadsGoOutAsSignedAWSChunked() throws {
+        let proxy = try GatewayProcess(
+            ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "iam", "--chunked", "--chunk-size", "8192",
+             "--trailer", "crc32", "--region", "us-east-1", "--service", "execute-api"],
+            environment: ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret])
+        defer { #expect(proxy.stop() == 0) }
+        let body = String(repeating: "0123456789", count: 3001)
+        for extra in [[String](), ["-H", "Transfer-Encoding: chunked"]] {
+            let put = try Self.curl(["-X", "PUT", "--data-binary", body] + extra + [proxy.url + "/iam/chunked-upload"])
+            #expect(put.status == 200, "\(put.body)")
+            #expect(put.body.contains(#"["x-amz-decoded-content-length", "30010"]"#), "\(put.body)")
+            #expect(put.body.contains("STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER"), "\(put.body)")
+        }
+        #expect(try Self.curl([proxy.url + "/iam/no-body"]).status == 200)
+    }
+
     @Test func anUnsignedPayloadNeedsIAM() throws {
         let refused = try CLITests.run(["proxy", "--upstream", Peers.api, "--auth", "api-key", "--unsigned-payload"])
         #expect(refused.status == 2 && refused.stderr.contains("--unsigned-payload needs --auth iam"), "\(refused.stderr)")
