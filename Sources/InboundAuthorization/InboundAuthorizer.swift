@@ -15,17 +15,21 @@ public struct InboundAuthorizer: Sendable {
     /// API key → the name it is known by.
     let apiKeys: [String: String]
     let tokenValidator: IDTokenValidator?
+    let keySet: JSONWebKeySetCache?
     let now: @Sendable () -> SigningDate
 
     /// Creates an authorizer. `apiKeys` maps each accepted key to its name (the principal
     /// forwarded upstream, never the key); `now` is the clock signatures are checked against.
+    /// With `keySet`, tokens are checked against its keys (fetched again as the provider
+    /// rotates them) rather than the validator's own.
     public init(
         verifier: SigV4Verifier? = nil, apiKeys: [String: String] = [:], tokenValidator: IDTokenValidator? = nil,
-        now: @escaping @Sendable () -> SigningDate = { SigningDate.now() }
+        keySet: JSONWebKeySetCache? = nil, now: @escaping @Sendable () -> SigningDate = { SigningDate.now() }
     ) {
         self.verifier = verifier
         self.apiKeys = apiKeys
         self.tokenValidator = tokenValidator
+        self.keySet = keySet
         self.now = now
     }
 
@@ -50,8 +54,10 @@ public struct InboundAuthorizer: Sendable {
             return .success(Principal(mode: .apiKey, name: name))
         }
         if let tokenValidator, let token = Self.bearerToken(request) {
-            do {
-                let claims = try tokenValidator.validate(token)
+            do throws(TokenError) {
+                var validator = tokenValidator
+                if let keySet { validator = validator.using(await keySet.keys(for: try JSONWebToken(parsing: token).header.kid)) }
+                let claims = try validator.validate(token)
                 return .success(Principal(mode: .jwt, name: claims.subject ?? "(no sub)"))
             } catch {
                 return .failure(.invalidToken(error.description))

@@ -78,23 +78,22 @@ struct GatewayCommand: AsyncParsableCommand {
         if let iamStore { try await secrets.merge(storedCredentials(service: iamStore)) { file, _ in file } }
         let verifier = secrets.isEmpty ? nil : SigV4Verifier(
             region: region, service: service, allowedSkew: Self.allowedSkew) { [secrets] keyId in secrets[keyId].map { VerifierCredential(secretAccessKey: $0) } }
-        return InboundAuthorizer(verifier: verifier, apiKeys: try Self.apiKeyTable(apiKeys), tokenValidator: try await tokenValidator())
+        let tokens = try await tokenCheck()
+        return InboundAuthorizer(verifier: verifier, apiKeys: try Self.apiKeyTable(apiKeys), tokenValidator: tokens?.0, keySet: tokens?.1)
     }
 
-    private func tokenValidator() async throws -> IDTokenValidator? {
+    /// The JWT check: the provider's key set, fetched now and again as it rotates its keys.
+    private func tokenCheck() async throws -> (IDTokenValidator, JSONWebKeySetCache)? {
         guard let jwksUrl else {
             if issuer != nil || audience != nil { throw CLIError("--jwks-url", "--issuer and --audience need --jwks-url") }
             return nil
         }
         guard let issuer, let audience else { throw CLIError("--jwks-url", "needs --issuer and --audience") }
-        let request: HTTPRequest
-        do { request = try HTTPRequest(method: .get, wireURL: jwksUrl) } catch { throw CLIError("--jwks-url", error) }
-        let response: ReceivedResponse
-        do { response = try await CurlHTTPClient(options: .bounded(total: 30)).send(request) } catch { throw CLIError("--jwks-url", error) }
-        guard response.status == 200, let keys = try? JSONDecoder().decode(JSONWebKeySet.self, from: Data(response.body)) else {
-            throw CLIError("--jwks-url", "no key set there (HTTP \(response.status))")
+        let keySet: JSONWebKeySetCache
+        do { keySet = try await JSONWebKeySetCache(url: jwksUrl, sender: CurlHTTPClient(options: .bounded(total: 30))) } catch {
+            throw CLIError("--jwks-url", error)
         }
-        return IDTokenValidator(issuer: issuer, clientId: audience, keys: keys)
+        return (IDTokenValidator(issuer: issuer, clientId: audience, keys: await keySet.keys(for: nil)), keySet)
     }
 
     /// The store's items of `service`, access key id → secret; items made for another

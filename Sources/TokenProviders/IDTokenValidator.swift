@@ -68,7 +68,7 @@ public struct IDTokenValidator: Sendable {
 
     let issuer: String
     let clientId: String
-    let keys: JSONWebKeySet
+    var keys: JSONWebKeySet
     let leeway: Int64
     let now: @Sendable () -> Int64
 
@@ -79,6 +79,13 @@ public struct IDTokenValidator: Sendable {
         self.keys = keys
         self.leeway = leeway
         self.now = now
+    }
+
+    /// This validator with `keys` in place of its own (a key set fetched again).
+    public func using(_ keys: JSONWebKeySet) -> IDTokenValidator {
+        var copy = self
+        copy.keys = keys
+        return copy
     }
 
     /// The token's claims, once every check passed.

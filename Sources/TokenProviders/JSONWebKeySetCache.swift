@@ -1,0 +1,72 @@
+import HTTPTransport
+import MultiAuthCore
+
+/// A provider's key set from its JWKS URL, for a server that checks tokens for as long as it
+/// runs: fetched again once it is `maxAge` old, and early when a token names a key the set
+/// lacks (a provider rotating its keys), at most once per `refetchInterval` however many such
+/// tokens arrive (a flood of forged key ids costs the provider one fetch a minute). One fetch
+/// is in flight at a time; when a fetch fails, the keys held are kept.
+public actor JSONWebKeySetCache {
+    /// Fetches the key set.
+    public typealias Fetch = @Sendable () async throws(TokenError) -> JSONWebKeySet
+
+    private var held: JSONWebKeySet
+    private var lastFetch: Double
+    private var lastAttempt: Double
+    private var inFlight: Task<Result<JSONWebKeySet, TokenError>, Never>?
+    private let maxAge: Double
+    private let refetchInterval: Double
+    private let clock: TimeSource
+    private let fetch: Fetch
+
+    /// Fetches the key set once, then keeps it as described above.
+    /// - Throws: the first fetch's ``TokenError``.
+    public init(
+        maxAge: Double = 3_600, refetchInterval: Double = 60, clock: TimeSource = .system, fetch: @escaping Fetch
+    ) async throws(TokenError) {
+        held = try await fetch()
+        lastFetch = clock.now()
+        lastAttempt = lastFetch
+        self.maxAge = maxAge
+        self.refetchInterval = refetchInterval
+        self.clock = clock
+        self.fetch = fetch
+    }
+
+    /// A cache of the key set at `url`, fetched through `sender`.
+    public init(url: String, sender: any HTTPSender, maxAge: Double = 3_600, clock: TimeSource = .system) async throws(TokenError) {
+        let http = OAuthHTTP(http: sender, provider: "the key set")
+        try await self.init(maxAge: maxAge, clock: clock) { () throws(TokenError) in
+            try await http.getJSON(JSONWebKeySet.self, from: url, what: "the key set")
+        }
+    }
+
+    /// The keys to check a token naming key `kid` (or none) with.
+    public func keys(for kid: String?) async -> JSONWebKeySet {
+        let now = clock.now()
+        let lacksKey = kid.map { kid in !held.keys.contains { $0.kid == kid } } ?? false
+        guard lacksKey || now - lastFetch >= maxAge, now - lastAttempt >= refetchInterval || inFlight != nil else { return held }
+        let task = inFlight ?? startFetch(at: now)
+        let result = await task.value
+        if inFlight == task { inFlight = nil }
+        if case .success(let fresh) = result {
+            held = fresh
+            lastFetch = lastAttempt
+        }
+        return held
+    }
+
+    /// How many fetches were made after the first (for tests and diagnostics).
+    public private(set) var refetches = 0
+
+    private func startFetch(at now: Double) -> Task<Result<JSONWebKeySet, TokenError>, Never> {
+        lastAttempt = now
+        refetches += 1
+        let fetch = fetch
+        let task = Task { () -> Result<JSONWebKeySet, TokenError> in
+            do throws(TokenError) { return .success(try await fetch()) } catch { return .failure(error) }
+        }
+        inFlight = task
+        return task
+    }
+}
