@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // Bottom: OpenSSL's libcrypto through a system-library target.
@@ -107,7 +108,8 @@ let package = Package(
             name: "ReverseProxy",
             dependencies: [
                 "InboundAuthorization", "MultiAuthHummingbird", "Authorization", "HTTPTransport", "SigV4", "MultiAuthCore", httpTypes, logging,
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             swiftSettings: strict),
         .target(name: "HTTPTransport", dependencies: ["CLibCurl", "CurlShims", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),

@@ -29,8 +29,7 @@ struct GatewayCommand: AsyncParsableCommand {
             accepting and lets requests in flight finish.
             """)
 
-    @Option(help: "Address to listen on, HOST:PORT (port 0 picks a free one).") var listen = "127.0.0.1:8080"
-    @Option(help: "The upstream base URL; the received path and query are appended.") var upstream: String
+    @OptionGroup var server: ServerOptions
     @Option(help: "A JSON file {\"ACCESS_KEY_ID\": \"secret\", …} of the key pairs whose signatures pass (mode 0600).")
     var iamCredentials: String?
     @Option(help: "Read the key pairs whose signatures pass from the credential store: every item of this service name, its account being the access key id ('multiauth store set SERVICE AKID' stores one). Read once, at start.")
@@ -45,12 +44,9 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "Region signatures must be scoped to.") var region = "us-east-1"
     @Option(help: "Service signatures must be scoped to.") var service = "execute-api"
     @Option(help: "The largest request body accepted, in bytes.") var maxBody = 10 << 20
-    @Option(help: "Seconds the upstream has to answer before the client gets 504 (API Gateway's limit: 29).")
-    var upstreamTimeout: Double = 29
     @Flag(name: .shortAndLong, help: "Log each request's outcome on standard error.") var verbose = false
 
     func validate() throws {
-        try ArgumentChecks.seconds(upstreamTimeout, "--upstream-timeout", in: 0.001...3_600)
         try ArgumentChecks.count(maxBody, "--max-body", in: 0...(1 << 30))
     }
 
@@ -60,15 +56,15 @@ struct GatewayCommand: AsyncParsableCommand {
         guard !authorizer.modes.isEmpty else {
             throw CLIError(message: "give at least one of --iam-credentials, --iam-store, --api-key, or --jwks-url with --issuer and --audience")
         }
-        let address = try ListenAddress(listen)
+        let address = try ListenAddress(server.listen)
         let modes = authorizer.modes.map(\.rawValue).joined(separator: ", ")
-        try await LocalServer.withUpstreamSender(timeout: upstreamTimeout) { sender in
+        try await LocalServer.withUpstreamSender(timeout: server.upstreamTimeout) { sender in
             let forwarder: UpstreamForwarder
-            do throws(ReverseProxyError) { forwarder = try UpstreamForwarder(upstream: upstream, sender: sender, maxBodySize: maxBody) } catch {
+            do throws(ReverseProxyError) { forwarder = try UpstreamForwarder(upstream: server.upstream, sender: sender, maxBodySize: maxBody) } catch {
                 throw CLIError("--upstream", error)
             }
             try await LocalServer.run(
-                GatewayResponder(authorizer: authorizer, forwarder: forwarder, maxBodySize: maxBody), listen: address,
+                GatewayResponder(authorizer: authorizer, forwarder: forwarder, maxBodySize: maxBody), listen: address, requestHeadTimeout: server.requestHeadTimeout,
                 name: "multiauth-gateway", detail: "modes \(modes)", logger: logger)
         }
     }

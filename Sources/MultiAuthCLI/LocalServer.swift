@@ -2,20 +2,25 @@ import Hummingbird
 import Logging
 import MultiAuthAsyncHTTPClient
 import NIOCore
+import ReverseProxy
 
 /// The HTTP server under `multiauth proxy` and `multiauth gateway`: Hummingbird on HTTP/1.1,
 /// run as a ServiceLifecycle service (SIGINT or SIGTERM stop accepting and let requests in
-/// flight finish), idle connections closed after a minute, headers over 80 KiB refused.
+/// flight finish), idle connections closed after a minute, a request head given
+/// `requestHeadTimeout` seconds to arrive whole (``RequestHeadDeadline``), headers over
+/// 80 KiB refused.
 enum LocalServer {
     static let idleTimeout = TimeAmount.seconds(60)
 
     /// Serves `responder` on `listen` until a stop signal; prints `<name>: listening on http://HOST:PORT, <detail>`
     /// on standard error once the port is open (the actual port when `listen` asked for 0).
-    static func run<Responder: HTTPResponder>(_ responder: Responder, listen: ListenAddress, name: String, detail: String, logger: Logger) async throws
-    where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
+    static func run<Responder: HTTPResponder>(
+        _ responder: Responder, listen: ListenAddress, requestHeadTimeout: Double, name: String, detail: String, logger: Logger
+    ) async throws where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
+        let headLimit = TimeAmount.nanoseconds(Int64(requestHeadTimeout * 1e9))
         let app = Application(
             responder: responder,
-            server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+            server: .http1(configuration: .init(additionalChannelHandlers: [RequestHeadDeadline(limit: headLimit)], idleTimeout: idleTimeout)),
             configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: name),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? listen.port

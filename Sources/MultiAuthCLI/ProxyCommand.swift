@@ -18,19 +18,16 @@ struct ProxyCommand: AsyncParsableCommand {
             calls the API with your credentials. SIGINT or SIGTERM lets requests in flight finish.
             """)
 
-    @Option(help: "Address to listen on, HOST:PORT (port 0 picks a free one).") var listen = "127.0.0.1:8080"
-    @Option(help: "The upstream base URL; the received path and query are appended.") var upstream: String
+    @OptionGroup var server: ServerOptions
     @OptionGroup var access: AuthorizationOptions
     @Option(help: "The largest request body accepted, in bytes (bodies over 1 MiB are spooled to a 0600 temporary file, never held in memory).")
     var maxBody = 5 << 30
-    @Option(help: "Seconds the upstream has to answer before the client gets 504.") var upstreamTimeout: Double = 29
     @Flag(help: "With --auth iam: sign UNSIGNED-PAYLOAD instead of each body's SHA-256, where the service allows it (S3 over HTTPS).")
     var unsignedPayload = false
     @OptionGroup var upload: ChunkedUploadOptions
     @Flag(name: .shortAndLong, help: "Log each request's signing stages (redacted) on standard error.") var verbose = false
 
     func validate() throws {
-        try ArgumentChecks.seconds(upstreamTimeout, "--upstream-timeout", in: 0.001...3_600)
         try ArgumentChecks.count(maxBody, "--max-body", in: 0...(5 << 30))
         if unsignedPayload, access.auth != .iam { throw ValidationError("--unsigned-payload needs --auth iam") }
         if unsignedPayload, upload.chunked { throw ValidationError("--unsigned-payload and --chunked are exclusive") }
@@ -38,19 +35,19 @@ struct ProxyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = TraceLog.logger(verbose: verbose)
-        let address = try ListenAddress(listen)
+        let address = try ListenAddress(server.listen)
         let host: String
-        do { host = try HTTPRequest(method: .get, wireURL: upstream).wireHost } catch { throw CLIError("--upstream", error) }
+        do { host = try HTTPRequest(method: .get, wireURL: server.upstream).wireHost } catch { throw CLIError("--upstream", error) }
         let payloadSigning = unsignedPayload ? .unsigned : try upload.payloadSigning(auth: access.auth)
         let authorizer = try await access.authorizer(forHost: host, logger: logger, payloadSigning: payloadSigning)
-        try await LocalServer.withUpstreamSender(timeout: upstreamTimeout) { transport in
+        try await LocalServer.withUpstreamSender(timeout: server.upstreamTimeout) { transport in
             let client = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, maxAttempts: 1, logger: logger)
             let responder: SigningProxyResponder
             do throws(ReverseProxyError) {
                 responder = try SigningProxyResponder(
-                    upstream: upstream, client: client, maxBodySize: maxBody, spoolThreshold: upload.chunked ? 0 : 1 << 20)
+                    upstream: server.upstream, client: client, maxBodySize: maxBody, spoolThreshold: upload.chunked ? 0 : 1 << 20)
             } catch { throw CLIError("--upstream", error) }
-            try await LocalServer.run(responder, listen: address, name: "multiauth-proxy", detail: "auth \(access.auth.rawValue)", logger: logger)
+            try await LocalServer.run(responder, listen: address, requestHeadTimeout: server.requestHeadTimeout, name: "multiauth-proxy", detail: "auth \(access.auth.rawValue)", logger: logger)
         }
     }
 }

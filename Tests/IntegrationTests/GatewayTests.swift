@@ -196,12 +196,17 @@ struct GatewayHostileInputTests {
         #expect(timedOut.status == 504)
         #expect(timedOut.header("x-amzn-ErrorType") == "IntegrationTimeout")
 
-        let gateway = try GatewayProcess(["gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--api-key", "ci=k", "--max-body", "1000"])
+        let gateway = try GatewayProcess([
+            "gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--api-key", "ci=k", "--max-body", "1000", "--request-head-timeout", "1",
+        ])
         defer { #expect(gateway.stop() == 0) }
         let malformed = try Self.raw(gateway, "malformed")
         #expect(malformed.contains("400") || malformed == "closed", "\(malformed)")
         let big = try Self.raw(gateway, "big-header")
         #expect(big.contains("431") || big.contains("400") || big == "closed", "\(big)")
+        // A head trickled a byte every 0.2 s: cut off after 1 s (without the deadline, the
+        // client gives up first, after 10 s, and reports "timeout").
+        #expect(try Self.raw(gateway, "slow") == "closed")
         let tooLong = try await CurlHTTPClient().send(
             try HTTPRequest(method: .post, wireURL: gateway.url + "/x", headerFields: [.init("x-api-key")!: "k"]), body: .bytes(Array(repeating: 1, count: 5000)))
         #expect(tooLong.status == 413)

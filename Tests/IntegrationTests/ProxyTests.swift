@@ -93,7 +93,9 @@ struct ProxyTests {
         #expect(chunked.status == 200, "\(chunked.body)")
         #expect(chunked.body.contains("\"body_length\": 209715200"), "\(chunked.body)")
         let peak = try #require(proxy.peakRSSKiB)
-        #expect(peak < 96 * 1024, "peak RSS \(peak) KiB")
+        // Holding either body whole would put the peak over 200 MiB. Below that, the figure
+        // moves with the machine's load (57–122 MiB seen: malloc arenas across NIO's threads).
+        #expect(peak < 160 * 1024, "peak RSS \(peak) KiB")
         print("proxy peak RSS after two 200 MiB uploads: \(peak) KiB")
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool).isEmpty)
     }

@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// What `multiauth proxy` and `multiauth gateway` share: where they listen, where they
+/// forward, and how long they wait on each side.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "Address to listen on, HOST:PORT (port 0 picks a free one).") var listen = "127.0.0.1:8080"
+    @Option(help: "The upstream base URL; the received path and query are appended.") var upstream: String
+    @Option(help: "Seconds the upstream has to answer before the client gets 504 (API Gateway's limit: 29).")
+    var upstreamTimeout: Double = 29
+    @Option(help: "Seconds a client has to send a whole request head, from connecting or from the last response (a client trickling its headers is cut off).")
+    var requestHeadTimeout: Double = 10
+
+    func validate() throws {
+        try ArgumentChecks.seconds(upstreamTimeout, "--upstream-timeout", in: 0.001...3_600)
+        try ArgumentChecks.seconds(requestHeadTimeout, "--request-head-timeout", in: 0.001...3_600)
+    }
+}

@@ -1,0 +1,65 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Closes a connection whose next request head has not fully arrived `limit` after the
+/// connection opened or the last response ended: a client trickling its headers a byte at a
+/// time (slowloris) holds a connection for `limit` at most, where an idle timeout, reset by
+/// every byte, would let it hold one forever. Bodies are not bounded here (an upload may be
+/// slow and large); the upstream timeout bounds what follows the head.
+///
+/// Goes after the HTTP/1 decoder (Hummingbird's `additionalChannelHandlers`), one per
+/// connection, on the connection's event loop only.
+public final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPRequestPart
+    public typealias InboundOut = HTTPRequestPart
+    public typealias OutboundIn = HTTPResponsePart
+    public typealias OutboundOut = HTTPResponsePart
+
+    private let limit: TimeAmount
+    private var timer: Scheduled<Void>?
+
+    /// A deadline of `limit` for each request head.
+    public init(limit: TimeAmount) {
+        self.limit = limit
+    }
+
+    public func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { arm(context) }
+    }
+
+    public func channelActive(context: ChannelHandlerContext) {
+        arm(context)
+        context.fireChannelActive()
+    }
+
+    public func handlerRemoved(context: ChannelHandlerContext) {
+        disarm()
+    }
+
+    public func channelInactive(context: ChannelHandlerContext) {
+        disarm()
+        context.fireChannelInactive()
+    }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = unwrapInboundIn(data) { disarm() }
+        context.fireChannelRead(data)
+    }
+
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { arm(context) }
+        context.write(data, promise: promise)
+    }
+
+    private func arm(_ context: ChannelHandlerContext) {
+        disarm()
+        let channel = context.channel
+        timer = context.eventLoop.scheduleTask(in: limit) { channel.close(promise: nil) }
+    }
+
+    private func disarm() {
+        timer?.cancel()
+        timer = nil
+    }
+}
