@@ -9,7 +9,7 @@ public struct APIKeyAuthorizer: RequestAuthorizer {
     /// Creates an authorizer.
     public init(key: SecretSource) { self.key = key }
 
-    public func authorize(_ request: HTTPRequest, body: RequestBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest {
+    public func authorize(_ request: HTTPRequest, body: OutgoingBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest {
         var request = request
         try request.headerFields.setSecret(.apiKey, try await key.read(), what: "the API key")
         return AuthorizedRequest(request: request, body: body)
@@ -28,7 +28,7 @@ public struct TokenAuthorizer: RequestAuthorizer {
         self.bearer = bearer
     }
 
-    public func authorize(_ request: HTTPRequest, body: RequestBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest {
+    public func authorize(_ request: HTTPRequest, body: OutgoingBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest {
         var request = request
         let value = try await token.read()
         try request.headerFields.setSecret(.authorization, bearer ? "Bearer \(value)" : value, what: "the token")

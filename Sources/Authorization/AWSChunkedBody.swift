@@ -16,7 +16,7 @@ import Darwin
 /// file from the start under a new seed signature.
 enum AWSChunkedBody {
     static func authorize(
-        _ request: HTTPRequest, body: RequestBody, signer: SigV4Signer, chunkSize: Int, mode: StreamingMode, date: SigningDate
+        _ request: HTTPRequest, body: OutgoingBody, signer: SigV4Signer, chunkSize: Int, mode: StreamingMode, date: SigningDate
     ) async throws(SigningError) -> AuthorizedRequest {
         guard case .file(let path) = body else { throw .unhashableBody("\(body.name) (aws-chunked uploads stream a file)") }
         let size = try fileSize(path, name: body.name)

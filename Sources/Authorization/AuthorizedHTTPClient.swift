@@ -51,7 +51,7 @@ public final class AuthorizedHTTPClient: Sendable {
     /// A successful body goes to `responseBody` as it arrives; error bodies are kept in
     /// memory (they decide retries and clock-skew corrections).
     public func send(
-        _ request: HTTPRequest, body: RequestBody = .empty, responseBody: ResponseDestination = .bounded
+        _ request: HTTPRequest, body: OutgoingBody = .empty, responseBody: ResponseDestination = .bounded
     ) async throws(RequestError) -> (response: ReceivedResponse, sent: AuthorizedRequest) {
         var correctedSkew = false
         var attempt = 0
@@ -60,7 +60,7 @@ public final class AuthorizedHTTPClient: Sendable {
             let date = SigningDate(secondsSince1970: Int64((clock.now() + clockOffset).rounded(.down)))
             let authorized: AuthorizedRequest
             do { authorized = try await authorizer.authorize(request, body: body, at: date) } catch { throw .authorization(error) }
-            let outcome: Result<ReceivedResponse, HTTPError>
+            let outcome: Result<ReceivedResponse, HTTPTransportError>
             do { outcome = .success(try await transport.send(authorized.request, body: authorized.body, responseBody: responseBody)) } catch {
                 outcome = .failure(error)
             }
@@ -99,7 +99,7 @@ public final class AuthorizedHTTPClient: Sendable {
 /// Why a call failed before a response came back.
 public enum RequestError: Error, Sendable, CustomStringConvertible {
     case authorization(AuthorizationError)
-    case transport(HTTPError)
+    case transport(HTTPTransportError)
 
     public var description: String {
         switch self {

@@ -47,7 +47,7 @@ public struct IAMAuthorizer: RequestAuthorizer {
         self.logger = logger
     }
 
-    public func authorize(_ request: HTTPRequest, body: RequestBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest {
+    public func authorize(_ request: HTTPRequest, body: OutgoingBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest {
         let resolved: ExpiringCredentials
         do { resolved = try await credentials.credentials() } catch { throw .credentials(error) }
         do throws(SigningError) {
@@ -66,13 +66,13 @@ public struct IAMAuthorizer: RequestAuthorizer {
         }
     }
 
-    private static func isEmpty(_ body: RequestBody) -> Bool {
+    private static func isEmpty(_ body: OutgoingBody) -> Bool {
         if case .empty = body { true } else { false }
     }
 
     /// The signer; a file body or an unsigned payload also signs `x-amz-content-sha256`, so
     /// the server learns which hash the signature covers.
-    private func makeSigner(_ credentials: AWSCredentials, body: RequestBody) throws(SigningError) -> SigV4Signer {
+    private func makeSigner(_ credentials: AWSCredentials, body: OutgoingBody) throws(SigningError) -> SigV4Signer {
         var options = self.options ?? .defaults(forService: service)
         if case .file = body { options.signsContentSHA256Header = true }
         if payloadSigning == .unsigned { options.signsContentSHA256Header = true }
@@ -83,7 +83,7 @@ public struct IAMAuthorizer: RequestAuthorizer {
     }
 
     /// The payload as the signature covers it, derived from the body.
-    private func payload(of body: RequestBody, for request: HTTPRequest) async throws(SigningError) -> Payload {
+    private func payload(of body: OutgoingBody, for request: HTTPRequest) async throws(SigningError) -> Payload {
         if payloadSigning == .unsigned { return .unsigned }
         switch body {
         case .empty: return .empty

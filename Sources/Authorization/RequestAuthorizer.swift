@@ -8,12 +8,12 @@ public struct AuthorizedRequest: Sendable {
     /// The request with its authorization added.
     public var request: HTTPRequest
     /// The body to send: the one given, or its transformed form (an `aws-chunked` stream).
-    public var body: RequestBody
+    public var body: OutgoingBody
     /// The signing stages, for IAM (to inspect or log).
     public var signing: SigningResult?
 
     /// Creates an authorized request.
-    public init(request: HTTPRequest, body: RequestBody, signing: SigningResult? = nil) {
+    public init(request: HTTPRequest, body: OutgoingBody, signing: SigningResult? = nil) {
         self.request = request
         self.body = body
         self.signing = signing
@@ -25,7 +25,7 @@ public struct AuthorizedRequest: Sendable {
 /// every attempt (a retry, a re-signing after clock skew).
 public protocol RequestAuthorizer: Sendable {
     /// Authorizes `request` with `body` for the time `date`.
-    func authorize(_ request: HTTPRequest, body: RequestBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest
+    func authorize(_ request: HTTPRequest, body: OutgoingBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest
 }
 
 /// Why a request could not be authorized. Never carries a key, token or secret.
@@ -54,7 +54,7 @@ public struct NoAuthorizer: RequestAuthorizer {
     /// Creates it.
     public init() {}
 
-    public func authorize(_ request: HTTPRequest, body: RequestBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest {
+    public func authorize(_ request: HTTPRequest, body: OutgoingBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest {
         AuthorizedRequest(request: request, body: body)
     }
 }

@@ -109,7 +109,7 @@ public final class InstanceMetadataClient: Sendable {
         }
         var failure = CredentialsError.transport(service: service, problem: "no attempt was made")
         for _ in 0..<max(settings.attempts, 1) {
-            do throws(HTTPError) {
+            do throws(HTTPTransportError) {
                 let response = try await http.send(request)
                 if response.status < 500 { return response }
                 failure = .serviceError(service: service, code: "HTTP \(response.status)", message: "\(method) latest/\(path) failed")

@@ -56,17 +56,17 @@ public final class CurlHTTPClient: HTTPSender {
         for box in idleHandles.withLock({ $0 }) { multiauth_curl_easy_cleanup(box.handle) }
     }
 
-    public func send(_ request: HTTPRequest, body: RequestBody, responseBody: ResponseDestination) async throws(HTTPError) -> ReceivedResponse {
+    public func send(_ request: HTTPRequest, body: OutgoingBody, responseBody: ResponseDestination) async throws(HTTPTransportError) -> ReceivedResponse {
         let transfer = try Transfer(request: request, body: body, destination: responseBody)
-        let result = await withTaskCancellationHandler { () async -> Result<ReceivedResponse, HTTPError> in
-            do throws(HTTPError) { return .success(try await runBlocking { self.perform(transfer) }) } catch { return .failure(error) }
+        let result = await withTaskCancellationHandler { () async -> Result<ReceivedResponse, HTTPTransportError> in
+            do throws(HTTPTransportError) { return .success(try await runBlocking { self.perform(transfer) }) } catch { return .failure(error) }
         } onCancel: {
             transfer.cancel()
         }
         return try result.get()
     }
 
-    private func perform(_ transfer: Transfer) -> Result<ReceivedResponse, HTTPError> {
+    private func perform(_ transfer: Transfer) -> Result<ReceivedResponse, HTTPTransportError> {
         if let problem = multiauth_curl_load() { return .failure(.transport(code: -1, reason: String(cString: problem))) }
         let handle = idleHandles.withLock { $0.popLast()?.handle } ?? multiauth_curl_easy_init()
         guard let handle else { return .failure(.transport(code: -1, reason: "curl_easy_init failed")) }

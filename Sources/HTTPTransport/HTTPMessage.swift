@@ -8,7 +8,7 @@ import MultiAuthCore
 /// it as it chooses: only answers that succeeded are streamed.
 public enum ResponseDestination: Sendable {
     /// Kept in memory, at most `limit` bytes: a longer body fails the call with
-    /// ``HTTPError/responseTooLarge(host:limit:)`` (nothing to parse is ever held whole beyond it).
+    /// ``HTTPTransportError/responseTooLarge(host:limit:)`` (nothing to parse is ever held whole beyond it).
     case memory(limit: Int)
     /// Written to the file at `path` (created 0644 or truncated) as it arrives.
     case file(path: String)
@@ -51,7 +51,7 @@ public struct ReceivedResponse: Sendable {
 
 /// Why a request got no response. Messages name the URL's host or the body, never headers
 /// or body content.
-public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum HTTPTransportError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidURL(String)
     case connectionFailed(host: String, reason: String)
     case timedOut(host: String)
@@ -97,12 +97,12 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
 public protocol HTTPSender: Sendable {
     /// Sends `request` with `body` and returns the response, whatever its status; the
     /// response body goes to `responseBody` (see ``ResponseDestination`` for error statuses).
-    func send(_ request: HTTPRequest, body: RequestBody, responseBody: ResponseDestination) async throws(HTTPError) -> ReceivedResponse
+    func send(_ request: HTTPRequest, body: OutgoingBody, responseBody: ResponseDestination) async throws(HTTPTransportError) -> ReceivedResponse
 }
 
 extension HTTPSender {
     /// Sends `request` with `body`, keeping the response body in memory (at most 16 MiB).
-    public func send(_ request: HTTPRequest, body: RequestBody = .empty) async throws(HTTPError) -> ReceivedResponse {
+    public func send(_ request: HTTPRequest, body: OutgoingBody = .empty) async throws(HTTPTransportError) -> ReceivedResponse {
         try await send(request, body: body, responseBody: .bounded)
     }
 }

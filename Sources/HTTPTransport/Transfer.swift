@@ -16,7 +16,7 @@ import Darwin
 /// pointer. It lives for the duration of `run`, which is synchronous.
 final class Transfer: @unchecked Sendable {
     private let request: HTTPRequest
-    private let body: RequestBody
+    private let body: OutgoingBody
     private let destination: ResponseDestination
     private let url: String
     private let cancelled = Atomic<Bool>(false)
@@ -37,7 +37,7 @@ final class Transfer: @unchecked Sendable {
     private var delivered = 0
     private var tooLarge = false
 
-    init(request: HTTPRequest, body: RequestBody, destination: ResponseDestination) throws(HTTPError) {
+    init(request: HTTPRequest, body: OutgoingBody, destination: ResponseDestination) throws(HTTPTransportError) {
         self.request = request
         self.body = body
         self.destination = destination
@@ -86,7 +86,7 @@ final class Transfer: @unchecked Sendable {
 
     func cancel() { cancelled.store(true, ordering: .relaxed) }
 
-    func run(on handle: UnsafeMutableRawPointer, options: CurlHTTPClient.Options) -> Result<ReceivedResponse, HTTPError> {
+    func run(on handle: UnsafeMutableRawPointer, options: CurlHTTPClient.Options) -> Result<ReceivedResponse, HTTPTransportError> {
         var headerList = curlHeaderList()
         defer { multiauth_curl_slist_free_all(headerList) }
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -114,7 +114,7 @@ final class Transfer: @unchecked Sendable {
     private func configure(
         _ handle: UnsafeMutableRawPointer, options: CurlHTTPClient.Options, context: UnsafeMutableRawPointer,
         headers: inout UnsafeMutablePointer<curl_slist>?
-    ) throws(HTTPError) {
+    ) throws(HTTPTransportError) {
         try check(multiauth_curl_setopt_string(handle, CURLOPT_URL, url), "CURLOPT_URL")
         try check(multiauth_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method.rawValue), "CURLOPT_CUSTOMREQUEST")
         try check(multiauth_curl_setopt_long(handle, CURLOPT_PATH_AS_IS, 1), "CURLOPT_PATH_AS_IS")
@@ -157,7 +157,7 @@ final class Transfer: @unchecked Sendable {
 
     /// Every option is checked: an option libcurl refuses (an old libcurl, a build without
     /// HTTP/2 or a TLS backend) fails the request instead of sending something else.
-    private func check(_ code: CURLcode, _ option: String) throws(HTTPError) {
+    private func check(_ code: CURLcode, _ option: String) throws(HTTPTransportError) {
         guard code == CURLE_OK else {
             throw .transport(code: Int(code.rawValue), reason: "libcurl refused \(option): \(String(cString: multiauth_curl_easy_strerror(code)))")
         }
@@ -287,7 +287,7 @@ final class Transfer: @unchecked Sendable {
         return fields
     }
 
-    private func error(for code: CURLcode) -> HTTPError {
+    private func error(for code: CURLcode) -> HTTPTransportError {
         let host = request.authority ?? ""
         let reason = String(cString: multiauth_curl_easy_strerror(code))
         switch code {

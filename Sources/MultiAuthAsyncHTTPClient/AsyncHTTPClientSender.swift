@@ -68,7 +68,7 @@ public final class AsyncHTTPClientSender: HTTPSender {
         if ownsClient { try await client.shutdown() }
     }
 
-    public func send(_ request: HTTPRequest, body: RequestBody, responseBody: ResponseDestination) async throws(HTTPError) -> ReceivedResponse {
+    public func send(_ request: HTTPRequest, body: OutgoingBody, responseBody: ResponseDestination) async throws(HTTPTransportError) -> ReceivedResponse {
         let host = request.authority ?? ""
         let (outgoing, source) = try OutgoingRequest.make(request, body: body)
         let sink = try await ResponseSink.open(responseBody, host: host)

@@ -14,7 +14,7 @@ import Foundation
 enum OutgoingRequest {
     /// `request` with `body` (and the body's source, see ``UploadBody/make(_:)``), or
     /// `.invalidURL` when AsyncHTTPClient would send another target.
-    static func make(_ request: HTTPRequest, body: RequestBody) throws(HTTPError) -> (HTTPClientRequest, ChunkSource?) {
+    static func make(_ request: HTTPRequest, body: OutgoingBody) throws(HTTPTransportError) -> (HTTPClientRequest, ChunkSource?) {
         guard let scheme = request.scheme, let authority = request.authority, let path = request.path else {
             throw .invalidURL(request.authority ?? "(no authority)")
         }

@@ -31,13 +31,13 @@ final class ResponseSink {
 
     /// A sink for `destination`; a response file is created (0644) or truncated now, before
     /// the request is sent, as with the libcurl sender.
-    static func open(_ destination: ResponseDestination, host: String) async throws(HTTPError) -> ResponseSink {
+    static func open(_ destination: ResponseDestination, host: String) async throws(HTTPTransportError) -> ResponseSink {
         let sink = ResponseSink(destination: destination, host: host)
         switch destination {
         case .memory: break
         case .descriptor(let descriptor, _): sink.descriptor = descriptor
         case .file(let path):
-            sink.descriptor = try await runBlocking { () -> Result<Int32, HTTPError> in
+            sink.descriptor = try await runBlocking { () -> Result<Int32, HTTPTransportError> in
                 let descriptor = openFile(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
                 guard descriptor >= 0 else { return .failure(.unwritableResponseFile(path: path, reason: String(cString: strerror(errno)))) }
                 return .success(descriptor)
@@ -68,14 +68,14 @@ final class ResponseSink {
     private func collect(_ body: HTTPClientResponse.Body) async throws -> [UInt8] {
         let limit = if case .memory(let limit) = destination { limit } else { ResponseDestination.defaultMemoryLimit }
         do { return Array(try await body.collect(upTo: limit).readableBytesView) } catch is NIOTooManyBytesError {
-            throw HTTPError.responseTooLarge(host: host, limit: limit)
+            throw HTTPTransportError.responseTooLarge(host: host, limit: limit)
         }
     }
 
-    private func write(_ chunk: ByteBuffer) async throws(HTTPError) {
+    private func write(_ chunk: ByteBuffer) async throws(HTTPTransportError) {
         let descriptor = descriptor
         let name = if case .file(let path) = destination { path } else { "standard output" }
-        try await runBlocking { () -> Result<Void, HTTPError> in
+        try await runBlocking { () -> Result<Void, HTTPTransportError> in
             chunk.withUnsafeReadableBytes { bytes in
                 var offset = 0
                 while offset < bytes.count {

@@ -3,11 +3,11 @@ import HTTPTransport
 import MultiAuthCore
 import NIOSSL
 
-/// AsyncHTTPClient's and NIO's errors as ``HTTPTransport/HTTPError``, the one error every
+/// AsyncHTTPClient's and NIO's errors as ``HTTPTransport/HTTPTransportError``, the one error every
 /// sender throws, so retries and messages do not depend on the transport.
 enum TransportFailure {
-    static func map(_ error: any Error, host: String, delivered: Int) -> HTTPError {
-        if let error = error as? HTTPError { return error }
+    static func map(_ error: any Error, host: String, delivered: Int) -> HTTPTransportError {
+        if let error = error as? HTTPTransportError { return error }
         if let error = error as? BodyError { return .body(error) }
         if error is CancellationError { return .cancelled }
         if let error = error as? HTTPClientError {

@@ -11,13 +11,13 @@ import MultiAuthCore
 import NIOCore
 import Synchronization
 
-/// A ``MultiAuthCore/RequestBody`` as an AsyncHTTPClient body: bytes as they are; files and
+/// A ``MultiAuthCore/OutgoingBody`` as an AsyncHTTPClient body: bytes as they are; files and
 /// streams read in chunks on a dispatch thread (``MultiAuthCore/runBlocking(_:)``) while
 /// they are sent, never held whole, and exactly the announced length.
 enum UploadBody {
     /// The body to send, opened now so an unreadable file fails before anything is sent,
     /// and the source of a file or stream, which remembers why reading it failed.
-    static func make(_ body: RequestBody) throws(HTTPError) -> (body: HTTPClientRequest.Body?, source: ChunkSource?) {
+    static func make(_ body: OutgoingBody) throws(HTTPTransportError) -> (body: HTTPClientRequest.Body?, source: ChunkSource?) {
         let source: ChunkSource
         switch body {
         case .empty: return (nil, nil)
@@ -66,7 +66,7 @@ final class ChunkSource: @unchecked Sendable {
         self.length = length
     }
 
-    init(file body: RequestBody) throws(HTTPError) {
+    init(file body: OutgoingBody) throws(HTTPTransportError) {
         guard case .file(let path) = body else { preconditionFailure("ChunkSource(file:) takes a file body") }
         name = body.name
         descriptor = open(path, O_RDONLY | O_CLOEXEC)

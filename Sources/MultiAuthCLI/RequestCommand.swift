@@ -116,7 +116,7 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     /// The request, its body, and the spool file that holds standard input (removed by the caller).
-    private func buildRequest() async throws -> (HTTPRequest, RequestBody, SpooledBody?) {
+    private func buildRequest() async throws -> (HTTPRequest, OutgoingBody, SpooledBody?) {
         let fields = try HeaderArguments.fields(headers)
         let (body, spool) = try await bodySource()
         let methodText = self.method ?? (upload.chunked ? "PUT" : { if case .empty = body { "GET" } else { "POST" } }())
@@ -130,7 +130,7 @@ struct RequestCommand: AsyncParsableCommand {
 
     /// `-d` or `--data-binary`: text, `@FILE` (streamed from the file), or `@-` (standard
     /// input, spooled to a private temporary file so it can be hashed and replayed).
-    private func bodySource() async throws -> (RequestBody, SpooledBody?) {
+    private func bodySource() async throws -> (OutgoingBody, SpooledBody?) {
         if data != nil, dataBinary != nil { throw CLIError(message: "-d and --data-binary are exclusive", exitCode: 2) }
         let flag = data != nil ? "-d" : "--data-binary"
         guard let text = data ?? dataBinary else {

@@ -56,7 +56,7 @@ public final class SpooledBody: Sendable {
     deinit { unlink(path) }
 
     /// The body to send.
-    public var body: RequestBody { .file(path: path) }
+    public var body: OutgoingBody { .file(path: path) }
 
     /// Removes the temporary file now.
     public func remove() { unlink(path) }

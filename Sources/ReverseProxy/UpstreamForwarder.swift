@@ -19,7 +19,7 @@ import SigV4
 /// hashed, signed and sent from there, so memory stays flat whatever the upload's size.
 public struct UpstreamForwarder: Sendable {
     /// Sends one request upstream: plainly (the gateway) or authorized first (the proxy).
-    public typealias Send = @Sendable (HTTPRequest, MultiAuthCore.RequestBody, ResponseDestination) async throws -> ReceivedResponse
+    public typealias Send = @Sendable (HTTPRequest, OutgoingBody, ResponseDestination) async throws -> ReceivedResponse
 
     let upstream: WireURL
     let send: Send
@@ -84,7 +84,7 @@ public struct UpstreamForwarder: Sendable {
 
     /// A received body, in memory or in its spool file.
     struct ReceivedBody {
-        var body: MultiAuthCore.RequestBody
+        var body: OutgoingBody
         var spool: SpooledBody?
     }
 
@@ -120,7 +120,7 @@ public struct UpstreamForwarder: Sendable {
     }
 
     static func isTimeout(_ error: any Error) -> Bool {
-        if case .timedOut = error as? HTTPTransport.HTTPError { return true }
+        if case .timedOut = error as? HTTPTransportError { return true }
         if case .transport(.timedOut) = error as? RequestError { return true }
         return false
     }

@@ -67,7 +67,7 @@ import Testing
     struct RemovingAuthorizer: RequestAuthorizer {
         let inner: IAMAuthorizer
         let path: String
-        func authorize(_ request: HTTPRequest, body: RequestBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest {
+        func authorize(_ request: HTTPRequest, body: OutgoingBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest {
             let authorized = try await inner.authorize(request, body: body, at: date)
             unlink(path)
             return authorized

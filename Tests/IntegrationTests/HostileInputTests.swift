@@ -30,7 +30,7 @@ import Testing
         await #expect {
             try await CurlHTTPClient().send(request)
         } throws: { error in
-            guard case .invalidURL = error as? HTTPError else { return false }
+            guard case .invalidURL = error as? HTTPTransportError else { return false }
             return true
         }
     }

@@ -17,7 +17,7 @@ import TokenProviders
         let refreshes = Atomic<Int>(0)
         private let inner = CurlHTTPClient()
 
-        func send(_ request: HTTPRequest, body: RequestBody, responseBody: ResponseDestination) async throws(HTTPError) -> ReceivedResponse {
+        func send(_ request: HTTPRequest, body: OutgoingBody, responseBody: ResponseDestination) async throws(HTTPTransportError) -> ReceivedResponse {
             if case .bytes(let bytes) = body, String(decoding: bytes, as: UTF8.self).contains("grant_type=refresh_token") {
                 refreshes.add(1, ordering: .relaxed)
             }

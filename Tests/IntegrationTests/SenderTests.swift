@@ -11,7 +11,7 @@ import Testing
 /// Both senders (libcurl and AsyncHTTPClient) hold the same promises, checked against the
 /// peers: the botocore-verifying API server accepts what they sign and send, bodies go out
 /// whole and exactly as long as announced, responses land where they were asked to, and every
-/// failure is the same typed ``HTTPError``.
+/// failure is the same typed ``HTTPTransportError``.
 @Suite(.enabled(if: Peers.available && Peers.faultAvailable, Peers.reason)) struct SenderTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
         case curl, asyncHTTPClient
@@ -74,7 +74,7 @@ import Testing
             await #expect {
                 try await sender.send(try HTTPRequest(method: .post, wireURL: Peers.api + "/open/short"), body: .stream(stream))
             } throws: { error in
-                guard case .body(.shorterThanAnnounced(let body, let announced, let produced)) = error as? HTTPError else { return false }
+                guard case .body(.shorterThanAnnounced(let body, let announced, let produced)) = error as? HTTPTransportError else { return false }
                 return body == "the streamed body 'test stream'" && announced == 1000 && produced == 400
             }
         }
@@ -100,7 +100,7 @@ import Testing
             await #expect {
                 try await sender.send(try HTTPRequest(method: .get, wireURL: Peers.fault + "/stream/2048"), body: .empty, responseBody: .memory(limit: 1024))
             } throws: { error in
-                guard case .responseTooLarge(_, let limit) = error as? HTTPError else { return false }
+                guard case .responseTooLarge(_, let limit) = error as? HTTPTransportError else { return false }
                 return limit == 1024
             }
         }
@@ -111,7 +111,7 @@ import Testing
             await #expect {
                 try await sender.send(try HTTPRequest(method: .get, wireURL: Peers.fault + "/hang/x"))
             } throws: { error in
-                guard case .timedOut = error as? HTTPError else { return false }
+                guard case .timedOut = error as? HTTPTransportError else { return false }
                 return true
             }
         }
@@ -122,7 +122,7 @@ import Testing
             await #expect {
                 try await sender.send(try HTTPRequest(method: .get, wireURL: "http://127.0.0.1:1/x"))
             } throws: { error in
-                guard let error = error as? HTTPError, case .connectionFailed(let host, _) = error else { return false }
+                guard let error = error as? HTTPTransportError, case .connectionFailed(let host, _) = error else { return false }
                 return host == "127.0.0.1:1" && error.isTransient
             }
         }
@@ -136,7 +136,7 @@ import Testing
             await #expect {
                 try await sender.send(request)
             } throws: { error in
-                guard case .invalidURL = error as? HTTPError else { return false }
+                guard case .invalidURL = error as? HTTPTransportError else { return false }
                 return true
             }
         }

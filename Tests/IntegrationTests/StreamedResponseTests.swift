@@ -38,10 +38,10 @@ import Testing
         await #expect {
             try await CurlHTTPClient().send(request)
         } throws: { error in
-            guard case .responseTooLarge(_, let limit) = error as? HTTPError else { return false }
+            guard case .responseTooLarge(_, let limit) = error as? HTTPTransportError else { return false }
             return limit == 16 << 20
         }
-        await #expect(throws: HTTPError.self) {
+        await #expect(throws: HTTPTransportError.self) {
             try await CurlHTTPClient().send(HTTPRequest(method: .get, wireURL: Peers.fault + "/stream/2048"), body: .empty, responseBody: .memory(limit: 1 << 10))
         }
     }

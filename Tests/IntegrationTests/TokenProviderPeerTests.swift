@@ -14,7 +14,7 @@ final class CountingHTTPClient: HTTPSender {
 
     init(_ inner: any HTTPSender = CurlHTTPClient()) { self.inner = inner }
 
-    func send(_ request: HTTPRequest, body: RequestBody, responseBody: ResponseDestination) async throws(HTTPError) -> ReceivedResponse {
+    func send(_ request: HTTPRequest, body: OutgoingBody, responseBody: ResponseDestination) async throws(HTTPTransportError) -> ReceivedResponse {
         counts.withLock { $0[request.wireURL, default: 0] += 1 }
         return try await inner.send(request, body: body, responseBody: responseBody)
     }

@@ -94,7 +94,7 @@ func apiExample() async throws {
     let (response, _) = try await client.send(items)
     print(response.status, response.header("content-type") ?? "")
     // A large answer goes to a file (or a descriptor) as it arrives; error bodies stay in memory
-    // (16 MiB at most), and a body kept in memory stops at 16 MiB with HTTPError.responseTooLarge.
+    // (16 MiB at most), and a body kept in memory stops at 16 MiB with HTTPTransportError.responseTooLarge.
     let (saved, _) = try await client.send(items, responseBody: .file(path: "items.json"))
     print(saved.streamed)
 

@@ -38,7 +38,7 @@ struct SSOServiceCall {
         do {
             let request = try HTTPRequest(method: method, wireURL: base + pathAndQuery, headerFields: HTTPFields(checking: headers))
             response = try await http.send(request, body: body.map { .bytes($0) } ?? .empty)
-        } catch let error as HTTPError {
+        } catch let error as HTTPTransportError {
             throw .transport(service: service, problem: error.description)
         } catch {
             throw .transport(service: service, problem: "\(Redaction.url(endpoint.url)) is not a usable endpoint")

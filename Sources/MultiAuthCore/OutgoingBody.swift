@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// The payload hash a signature covers is derived from the body by the authorizer; it is
 /// never passed beside it.
-public enum RequestBody: Sendable {
+public enum OutgoingBody: Sendable {
     /// No body.
     case empty
     /// A body held in memory.
