@@ -1,13 +1,11 @@
 import AppSyncEvents
 import ArgumentParser
 import Authorization
-import CredentialProviders
 import HTTPTypes
 import Logging
 import MultiAuthCore
 import MultiAuthWebSocket
 import Realtime
-import TokenProviders
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -22,19 +20,14 @@ struct EventsCommand: AsyncParsableCommand {
         subcommands: [EventsPublishCommand.self, EventsSubscribeCommand.self])
 }
 
-/// The Event API and how calls to it are authorized.
+/// The Event API and how calls to it are authorized: the flags of `multiauth request`, the
+/// service `appsync` unless given, and the region us-east-1 when the endpoint names none.
 struct EventsAccessOptions: ParsableArguments {
     @Option(help: "The Event API's HTTP endpoint (https://…/event).") var endpoint: String
-    @Option(help: "api-key, iam, user-pools, oidc or lambda.") var auth: AuthorizationOptions.Auth
-    @Option(help: "The API key (else MULTIAUTH_API_KEY).") var apiKey: String?
-    @Option(help: "The token for user-pools, oidc or lambda.") var token: String?
-    @Option(help: "Use the saved login NAME (see 'multiauth login') for user-pools or oidc.") var name: String?
-    @OptionGroup var store: StoreOptions
-    @Option(help: "The shared-file profile for IAM credentials.") var profile: String?
-    @Option(help: "Signing region (inferred for appsync-api hosts, else us-east-1).") var region: String?
+    @OptionGroup var authorization: AuthorizationOptions
 
     var mode: AuthMode {
-        switch auth {
+        switch authorization.auth {
         case .apiKey: .apiKey
         case .iam: .awsIAM
         case .userPools: .amazonCognitoUserPools
@@ -51,27 +44,12 @@ struct EventsAccessOptions: ParsableArguments {
     }
 
     private func authorizer(logger: Logger) async throws -> any RequestAuthorizer {
-        switch auth {
-        case .none: throw CLIError("--auth", "Event APIs need an auth mode")
-        case .apiKey:
-            guard let key = apiKey ?? ProcessInfo.processInfo.environment["MULTIAUTH_API_KEY"], !key.isEmpty else {
-                throw CLIError("--api-key", "required for --auth api-key (or set MULTIAUTH_API_KEY)")
-            }
-            return APIKeyAuthorizer(key: .fixed(key))
-        case .userPools, .oidc, .lambda:
-            if let token { return TokenAuthorizer(token: .fixed(token)) }
-            guard let name else { throw CLIError("--token", "required for --auth \(auth.rawValue) (or give --name)") }
-            var login = LoginOptions()
-            login.name = name
-            login.store = store
-            let (_, provider) = try await login.provider()
-            return TokenAuthorizer(token: .token(from: provider, kind: .id))
-        case .iam:
-            let host = (try? HTTPRequest(method: .post, wireURL: endpoint))?.wireHost ?? ""
-            let region = region ?? EndpointInference.regionAndService(host: host)?.region ?? "us-east-1"
-            let credentials = DefaultCredentialsChain.make(profile: profile, http: CommandTimeout.transport())
-            return IAMAuthorizer(credentials: credentials, region: region, service: "appsync", logger: logger)
-        }
+        if authorization.auth == .none { throw CLIError("--auth", "Event APIs need an auth mode") }
+        let host = (try? HTTPRequest(method: .post, wireURL: endpoint))?.wireHost ?? ""
+        var scoped = authorization
+        scoped.service = scoped.service ?? "appsync"
+        scoped.region = scoped.region ?? EndpointInference.regionAndService(host: host)?.region ?? "us-east-1"
+        return try await scoped.authorizer(forHost: host, logger: logger)
     }
 }
 
