@@ -3,6 +3,7 @@ import HTTPTransport
 import HTTPTypes
 import MultiAuthCore
 import NIOCore
+import NIOSSL
 import NIOPosix
 
 /// An ``HTTPTransport/HTTPSender`` on AsyncHTTPClient: for a process that already runs
@@ -15,26 +16,8 @@ import NIOPosix
 /// writes `Content-Length` from the body, as every transport must. AsyncHTTPClient gets no
 /// logger: its traces are not redacted, and ours name each failure already.
 public final class AsyncHTTPClientSender: HTTPSender {
-    /// Transport settings, as ``HTTPTransport/CurlHTTPClient/Options`` names them.
-    public struct Options: Sendable {
-        /// Connection timeout in seconds.
-        public var connectTimeout: Double = 10
-        /// Whole-transfer timeout in seconds (0: none).
-        public var totalTimeout: Double = 0
-        /// A transfer during which no byte arrives for this many seconds fails as timed out
-        /// (0: never).
-        public var stallTimeout: Double = 60
-
-        /// Default options.
-        public init() {}
-
-        /// Options with a whole-transfer bound.
-        public static func bounded(total seconds: Double) -> Options {
-            var options = Options()
-            options.totalTimeout = seconds
-            return options
-        }
-    }
+    /// Transport settings, the same as ``HTTPTransport/CurlHTTPClient``'s.
+    public typealias Options = SenderOptions
 
     private let client: HTTPClient
     private let ownsClient: Bool
@@ -50,6 +33,7 @@ public final class AsyncHTTPClientSender: HTTPSender {
         // until the connect timeout: callers retry transient failures themselves, and a
         // gateway answers 502 for an upstream that is down without holding the client 10 s.
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.tlsConfiguration = Self.tls(options)
         client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         ownsClient = true
         totalTimeout = options.totalTimeout
@@ -83,6 +67,13 @@ public final class AsyncHTTPClientSender: HTTPSender {
 
     private var deadline: NIODeadline {
         totalTimeout > 0 ? .now() + .nanoseconds(Int64(min(totalTimeout, 86_400) * 1e9)) : .distantFuture
+    }
+
+    private static func tls(_ options: Options) -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caBundle = options.caBundle { tls.trustRoots = .file(caBundle) }
+        if !options.verifiesTLS { tls.certificateVerification = .none }
+        return tls
     }
 
     private static func amount(_ seconds: Double) -> TimeAmount? {

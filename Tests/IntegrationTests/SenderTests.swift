@@ -20,10 +20,15 @@ import Testing
 
     /// Runs `body` with a fresh sender of `kind`, shut down afterwards.
     static func with(_ kind: Kind, timeout: Double = 30, _ body: (any HTTPSender) async throws -> Void) async throws {
+        try await with(kind, options: .bounded(total: timeout), body)
+    }
+
+    /// Runs `body` with a fresh sender of `kind` made with `options`, shut down afterwards.
+    static func with(_ kind: Kind, options: SenderOptions, _ body: (any HTTPSender) async throws -> Void) async throws {
         switch kind {
-        case .curl: try await body(CurlHTTPClient(options: .bounded(total: timeout)))
+        case .curl: try await body(CurlHTTPClient(options: options))
         case .asyncHTTPClient:
-            let sender = AsyncHTTPClientSender(options: .bounded(total: timeout))
+            let sender = AsyncHTTPClientSender(options: options)
             do { try await body(sender) } catch {
                 try await sender.shutdown()
                 throw error
