@@ -98,12 +98,16 @@ private struct SpoolFile: Sendable {
                 file.discard()
                 return .failure(.unreadable(body: name, reason: reason))
             }
-            if case .failure(let error) = file.write(buffer[..<count], name: name) { return .failure(error) }
+            if case .failure(let error) = file.write(buffer[..<count], name: name) {
+                file.discard()
+                return .failure(error)
+            }
             total += count
         }
     }
 
-    /// Appends `bytes`; on failure the file is discarded.
+    /// Appends `bytes`. On failure the caller discards the file (once: its descriptor
+    /// number may be reused as soon as it is closed).
     func write(_ bytes: ArraySlice<UInt8>, name: String) -> Result<Void, BodyError> {
         let written = bytes.withUnsafeBytes { bytes in
             var offset = 0
@@ -117,11 +121,7 @@ private struct SpoolFile: Sendable {
             }
             return true
         }
-        guard written else {
-            let reason = String(cString: strerror(errno))
-            discard()
-            return .failure(.spoolFailed(body: name, reason: reason))
-        }
+        guard written else { return .failure(.spoolFailed(body: name, reason: String(cString: strerror(errno)))) }
         return .success(())
     }
 
