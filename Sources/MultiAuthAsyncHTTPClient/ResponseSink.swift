@@ -76,16 +76,8 @@ final class ResponseSink {
         let descriptor = descriptor
         let name = if case .file(let path) = destination { path } else { "standard output" }
         try await runBlocking { () -> Result<Void, HTTPTransportError> in
-            chunk.withUnsafeReadableBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = writeFile(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written < 0, errno == EINTR { continue }
-                    guard written >= 0 else { return .failure(.unwritableResponseFile(path: name, reason: String(cString: strerror(errno)))) }
-                    offset += written
-                }
-                return .success(())
-            }
+            guard let failure = chunk.withUnsafeReadableBytes({ writeFully(descriptor, $0) }) else { return .success(()) }
+            return .failure(.unwritableResponseFile(path: name, reason: String(cString: strerror(failure))))
         }
     }
 
@@ -101,4 +93,3 @@ final class ResponseSink {
 }
 
 private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
-private func writeFile(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(descriptor, buffer, count) }

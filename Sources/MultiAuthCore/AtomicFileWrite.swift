@@ -63,16 +63,8 @@ package enum AtomicFileWrite {
 
     /// Writes all of `contents` to `descriptor`, retrying short writes and EINTR.
     package static func writeAll(_ descriptor: Int32, _ contents: [UInt8], path: String) throws(AtomicFileWriteError) {
-        var offset = 0
-        while offset < contents.count {
-            let written = contents.withUnsafeBytes { raw in
-                raw.baseAddress.map { write(descriptor, $0 + offset, raw.count - offset) } ?? 0
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw AtomicFileWriteError(path: path, reason: systemErrorText())
-            }
-            offset += written
+        if let failure = contents.withUnsafeBytes({ writeFully(descriptor, $0) }) {
+            throw AtomicFileWriteError(path: path, reason: String(cString: strerror(failure)))
         }
     }
 

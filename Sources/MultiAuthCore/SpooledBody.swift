@@ -109,20 +109,8 @@ private struct SpoolFile: Sendable {
     /// Appends `bytes`. On failure the caller discards the file (once: its descriptor
     /// number may be reused as soon as it is closed).
     func write(_ bytes: ArraySlice<UInt8>, name: String) -> Result<Void, BodyError> {
-        let written = bytes.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let count = posixWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += count
-            }
-            return true
-        }
-        guard written else { return .failure(.spoolFailed(body: name, reason: String(cString: strerror(errno)))) }
-        return .success(())
+        guard let failure = bytes.withUnsafeBytes({ writeFully(descriptor, $0) }) else { return .success(()) }
+        return .failure(.spoolFailed(body: name, reason: String(cString: strerror(failure))))
     }
 
     func discard() {
@@ -131,4 +119,3 @@ private struct SpoolFile: Sendable {
     }
 }
 
-private func posixWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(descriptor, buffer, count) }
