@@ -10,8 +10,8 @@ struct APICallTests {
          "AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent"]
     }
 
-    func iam(_ target: String, _ extra: [String] = [], environment: [String: String]? = nil, base: String = Peers.api) throws -> CLITests.Run {
-        try CLITests.run(
+    func iam(_ target: String, _ extra: [String] = [], environment: [String: String]? = nil, base: String = Peers.api) async throws -> CLITests.Run {
+        try await CLITests.run(
             ["request", base + target, "--auth", "iam", "--region", "us-east-1", "--service", "execute-api", "--fail"] + extra,
             environment: environment ?? iamEnvironment)
     }
@@ -24,16 +24,16 @@ struct APICallTests {
         "/iam/repeated?k=2&k=1&k=10&a",
         "/iam/dots/./x/../y",
     ])
-    func iamCallsAreAcceptedByTheVerifier(target: String) throws {
-        let run = try iam(target)
+    func iamCallsAreAcceptedByTheVerifier(target: String) async throws {
+        let run = try await iam(target)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try Peers.echo(run).target == target)
     }
 
-    @Test func iamWithASessionTokenAndABodyAndHeaders() throws {
+    @Test func iamWithASessionTokenAndABodyAndHeaders() async throws {
         var environment = iamEnvironment
         environment["AWS_SESSION_TOKEN"] = "session-token-\(UUID().uuidString)"
-        let run = try iam("/iam/post", ["-X", "POST", "-d", #"{"n":1}"#, "-H", "Content-Type: application/json", "-H", "X-Custom:  a   b "],
+        let run = try await iam("/iam/post", ["-X", "POST", "-d", #"{"n":1}"#, "-H", "Content-Type: application/json", "-H", "X-Custom:  a   b "],
                           environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
         let echo = try Peers.echo(run)
@@ -42,10 +42,10 @@ struct APICallTests {
         #expect(!echo.headers.contains { ["expect", "accept"].contains($0[0].lowercased()) })
     }
 
-    @Test func aWrongSecretIsRejectedWithAPIGatewaysMessage() throws {
+    @Test func aWrongSecretIsRejectedWithAPIGatewaysMessage() async throws {
         var environment = iamEnvironment
         environment["AWS_SECRET_ACCESS_KEY"] = "wrong-secret"
-        let run = try CLITests.run(
+        let run = try await CLITests.run(
             ["request", Peers.api + "/iam/x", "--auth", "iam", "--region", "us-east-1", "--service", "execute-api", "-i"],
             environment: environment)
         #expect(run.stdout.hasPrefix("HTTP 403"))
@@ -53,46 +53,46 @@ struct APICallTests {
         #expect(!run.stdout.contains("wrong-secret") && !run.stderr.contains("wrong-secret"))
     }
 
-    @Test func aClockTwentyMinutesOffRecoversThroughTheDateHeader() throws {
-        let run = try iam("/iam/skew", base: Peers.skewedAPI)
+    @Test func aClockTwentyMinutesOffRecoversThroughTheDateHeader() async throws {
+        let run = try await iam("/iam/skew", base: Peers.skewedAPI)
         #expect(run.status == 0, "\(run.stderr)")
     }
 
-    @Test func apiKeysAreCheckedAndNeverPrinted() throws {
-        let good = try CLITests.run(["request", Peers.api + "/apikey/x", "--auth", "api-key", "--api-key", Peers.apiKey, "-v"])
+    @Test func apiKeysAreCheckedAndNeverPrinted() async throws {
+        let good = try await CLITests.run(["request", Peers.api + "/apikey/x", "--auth", "api-key", "--api-key", Peers.apiKey, "-v"])
         #expect(good.status == 0, "\(good.stderr)")
         #expect(good.stderr.contains("x-api-key: <redacted>"))
         #expect(!good.stderr.contains(Peers.apiKey))
-        let fromEnvironment = try CLITests.run(
+        let fromEnvironment = try await CLITests.run(
             ["request", Peers.api + "/apikey/x", "--auth", "api-key", "--fail"], environment: ["MULTIAUTH_API_KEY": Peers.apiKey])
         #expect(fromEnvironment.status == 0)
-        let bad = try CLITests.run(["request", Peers.api + "/apikey/x", "--auth", "api-key", "--api-key", "nope", "--fail"])
+        let bad = try await CLITests.run(["request", Peers.api + "/apikey/x", "--auth", "api-key", "--api-key", "nope", "--fail"])
         #expect(bad.status == 22)
     }
 
-    @Test func userPoolTokensFromMotoAreAccepted() throws {
+    @Test func userPoolTokensFromMotoAreAccepted() async throws {
         let setup = try #require(Peers.setup)
-        let raw = try CLITests.run(["request", Peers.api + "/jwt/x", "--auth", "user-pools", "--token", setup.idToken, "--fail"])
+        let raw = try await CLITests.run(["request", Peers.api + "/jwt/x", "--auth", "user-pools", "--token", setup.idToken, "--fail"])
         #expect(raw.status == 0, "\(raw.stderr)")
-        let bearer = try CLITests.run(
+        let bearer = try await CLITests.run(
             ["request", Peers.api + "/jwt/x", "--auth", "oidc", "--token-command", "printf %s '\(setup.idToken)'", "--bearer", "--fail"])
         #expect(bearer.status == 0, "\(bearer.stderr)")
-        let forged = try CLITests.run(["request", Peers.api + "/jwt/x", "--auth", "user-pools", "--token", setup.idToken + "x", "--fail"])
+        let forged = try await CLITests.run(["request", Peers.api + "/jwt/x", "--auth", "user-pools", "--token", setup.idToken + "x", "--fail"])
         #expect(forged.status == 22)
     }
 
-    @Test func verboseShowsTheStagesWithTheTokenRedacted() throws {
+    @Test func verboseShowsTheStagesWithTheTokenRedacted() async throws {
         var environment = iamEnvironment
         let token = "tok-\(UUID().uuidString)"
         environment["AWS_SESSION_TOKEN"] = token
-        let run = try iam("/iam/v", ["-v"], environment: environment)
+        let run = try await iam("/iam/v", ["-v"], environment: environment)
         #expect(run.stderr.contains("* canonical request:"))
         #expect(run.stderr.contains("x-amz-security-token:<redacted>"))
         #expect(!run.stderr.contains(token) && !run.stdout.contains(Peers.secret) && !run.stderr.contains(Peers.secret))
     }
 
     @Test(arguments: [[], ["--chunked", "--trailer", "crc32"]])
-    func aTwoHundredMebibyteBodyStreamsInFlatMemory(extra: [String]) throws {
+    func aTwoHundredMebibyteBodyStreamsInFlatMemory(extra: [String]) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-200mib-\(UUID().uuidString)").path
         let handle = try #require(FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil)
         let chunk = Data(repeating: 0x5a, count: 1 << 20)
@@ -111,10 +111,13 @@ struct APICallTests {
         measure.environment = environment
         let output = Pipe()
         measure.standardOutput = output
-        try measure.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        measure.waitUntilExit()
-        #expect(measure.terminationStatus == 0, "\(text)")
+        let (status, text) = try await offPool { () throws -> (Int32, String) in
+            try measure.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            measure.waitUntilExit()
+            return (measure.terminationStatus, text)
+        }
+        #expect(status == 0, "\(text)")
         let lines = text.split(separator: "\n")
         let maxRSSKiB = Int(lines.last ?? "") ?? Int.max
         #expect(maxRSSKiB < 64 * 1024, "max RSS \(maxRSSKiB) KiB")
@@ -122,23 +125,23 @@ struct APICallTests {
         if extra.isEmpty { #expect(echo["body_length"] == .int(200 << 20)) } else { #expect(echo["body_length"] != .int(200 << 20)) }
     }
 
-    @Test func aTLSFailureIsItsOwnError() throws {
+    @Test func aTLSFailureIsItsOwnError() async throws {
         let https = Peers.api.replacingOccurrences(of: "http://", with: "https://") + "/open/x"
-        let run = try CLITests.run(["request", https, "--retries", "1"])
+        let run = try await CLITests.run(["request", https, "--retries", "1"])
         #expect(run.status == 35, "\(run.stderr)")
         #expect(run.stderr.contains("TLS failure"))
     }
 
-    @Test func noCommandEverPrintsASecretTokenOrKey() throws {
+    @Test func noCommandEverPrintsASecretTokenOrKey() async throws {
         let token = "session-\(UUID().uuidString)"
         var environment = iamEnvironment
         environment["AWS_SESSION_TOKEN"] = token
-        let runs = [
+        let runs = await [
             try iam("/iam/a", ["-v", "-o", "/dev/null"], environment: environment),
             try iam("/iam/a", ["-v", "-o", "/dev/null", "-i"], environment: environment.merging(["AWS_SECRET_ACCESS_KEY": "bad"]) { $1 }),
-            try CLITests.run(["request", Peers.api + "/apikey/a", "--auth", "api-key", "--api-key", Peers.apiKey, "-v", "-o", "/dev/null"]),
-            try CLITests.run(["request", "http://127.0.0.1:1/a", "--auth", "api-key", "--api-key", Peers.apiKey, "-v"]),
-            try CLITests.run(["request", Peers.api + "/jwt/a", "--auth", "lambda", "--token", token, "-v", "-o", "/dev/null"]),
+            try await CLITests.run(["request", Peers.api + "/apikey/a", "--auth", "api-key", "--api-key", Peers.apiKey, "-v", "-o", "/dev/null"]),
+            try await CLITests.run(["request", "http://127.0.0.1:1/a", "--auth", "api-key", "--api-key", Peers.apiKey, "-v"]),
+            try await CLITests.run(["request", Peers.api + "/jwt/a", "--auth", "lambda", "--token", token, "-v", "-o", "/dev/null"]),
         ]
         for run in runs {
             for secret in [Peers.secret, token, Peers.apiKey] {
@@ -147,20 +150,20 @@ struct APICallTests {
         }
     }
 
-    @Test func serverErrorsAreRetriedWithinTheAttemptBudget() throws {
+    @Test func serverErrorsAreRetriedWithinTheAttemptBudget() async throws {
         let id = UUID().uuidString
-        let recovered = try CLITests.run(["request", Peers.api + "/flaky/\(id)/2", "--retries", "3", "--fail"])
+        let recovered = try await CLITests.run(["request", Peers.api + "/flaky/\(id)/2", "--retries", "3", "--fail"])
         #expect(recovered.status == 0, "\(recovered.stderr)")
         let other = UUID().uuidString
-        let exhausted = try CLITests.run(["request", Peers.api + "/flaky/\(other)/5", "--retries", "2", "-i"])
+        let exhausted = try await CLITests.run(["request", Peers.api + "/flaky/\(other)/5", "--retries", "2", "-i"])
         #expect(exhausted.stdout.hasPrefix("HTTP 503"))
     }
 
-    @Test func unreachableHostsAndMissingRegionsAreOneLineErrors() throws {
-        let down = try CLITests.run(["request", "http://127.0.0.1:1/x"])
+    @Test func unreachableHostsAndMissingRegionsAreOneLineErrors() async throws {
+        let down = try await CLITests.run(["request", "http://127.0.0.1:1/x"])
         #expect(down.status == 7)
         #expect(down.stderr.split(separator: "\n").count == 1)
-        let noRegion = try CLITests.run(["request", Peers.api + "/iam/x", "--auth", "iam"], environment: iamEnvironment)
+        let noRegion = try await CLITests.run(["request", Peers.api + "/iam/x", "--auth", "iam"], environment: iamEnvironment)
         #expect(noRegion.status != 0)
         #expect(noRegion.stderr.contains("--region"))
     }
@@ -181,11 +184,11 @@ enum AnyCodableValue: Decodable, Equatable {
 /// libcurl is opened at the first request only: `sign` never loads it, `request` does (the
 /// dynamic loader's own trace, LD_DEBUG=files, says which libraries a process opened).
 @Suite(.enabled(if: Peers.available, Peers.reason)) struct LazyLibcurlTests {
-    @Test func signDoesNotLoadLibcurlAndRequestDoes() throws {
-        let sign = try CLITests.run(CLITests.base + ["--url", "https://example.amazonaws.com/"], environment: ["LD_DEBUG": "files"])
+    @Test func signDoesNotLoadLibcurlAndRequestDoes() async throws {
+        let sign = try await CLITests.run(CLITests.base + ["--url", "https://example.amazonaws.com/"], environment: ["LD_DEBUG": "files"])
         #expect(sign.status == 0, "\(sign.stderr.suffix(300))")
         #expect(sign.stderr.contains("libcrypto") && !sign.stderr.contains("libcurl"))
-        let request = try CLITests.run(["request", Peers.api + "/open/lazy", "--fail"], environment: ["LD_DEBUG": "files"])
+        let request = try await CLITests.run(["request", Peers.api + "/open/lazy", "--fail"], environment: ["LD_DEBUG": "files"])
         #expect(request.status == 0 && request.stderr.contains("libcurl"))
     }
 }

@@ -5,23 +5,23 @@ import Testing
 /// standing in for a backend that accepts connections and never answers. The limits checked are
 /// correctness bounds with wide margins (a run that hangs is killed at `limit`), not speed.
 @Suite(.enabled(if: Peers.faultAvailable && Peers.available, Peers.reason)) struct BoundedWaitTests {
-    static func timed(_ arguments: [String], environment: [String: String] = [:]) throws -> (run: CLITests.Run, seconds: Double) {
+    static func timed(_ arguments: [String], environment: [String: String] = [:]) async throws -> (run: CLITests.Run, seconds: Double) {
         let start = Date()
-        let run = try CLITests.run(arguments, environment: environment, limit: 60)
+        let run = try await CLITests.run(arguments, environment: environment, limit: 60)
         return (run, Date().timeIntervalSince(start))
     }
 
     /// With defaults, `request` waited forever on a silent server; now nothing moving for
     /// --speed-time seconds ends it with exit 28.
-    @Test func aSilentServerEndsTheRequestWhenNothingMoves() throws {
-        let (run, seconds) = try Self.timed(["request", Peers.fault + "/hang/a", "--speed-time", "2", "--retries", "1"])
+    @Test func aSilentServerEndsTheRequestWhenNothingMoves() async throws {
+        let (run, seconds) = try await Self.timed(["request", Peers.fault + "/hang/a", "--speed-time", "2", "--retries", "1"])
         #expect(run.status == 28 && seconds < 30, "\(run.status) after \(seconds) s: \(run.stderr)")
         #expect(run.stderr.contains("did not answer in time"), "\(run.stderr)")
     }
 
     /// --max-time bounded each attempt, not the command (about 10 s with retries).
-    @Test func maxTimeBoundsTheWholeCommandWithItsRetries() throws {
-        let (run, seconds) = try Self.timed(["request", Peers.fault + "/hang/b", "--max-time", "2", "--retries", "6"])
+    @Test func maxTimeBoundsTheWholeCommandWithItsRetries() async throws {
+        let (run, seconds) = try await Self.timed(["request", Peers.fault + "/hang/b", "--max-time", "2", "--retries", "6"])
         #expect(run.status == 28, "\(run.stderr)")
         #expect(seconds < 6, "retries ran past --max-time: \(seconds) s")
         #expect(run.stderr.contains("timed out after 2 s (--max-time)") || run.stderr.contains("did not answer in time"), "\(run.stderr)")
@@ -29,26 +29,26 @@ import Testing
 
     /// `--token-command "sleep 1000" --max-time 3` ran for 1000 s; now the command is stopped
     /// with what it started, and no `sleep` is left behind.
-    @Test func aHangingTokenCommandIsStoppedAtTheDeadline() throws {
+    @Test func aHangingTokenCommandIsStoppedAtTheDeadline() async throws {
         let marker = "1000.\(Int.random(in: 100_000...999_999))"
-        let (run, seconds) = try Self.timed([
+        let (run, seconds) = try await Self.timed([
             "request", Peers.api + "/jwt/x", "--auth", "user-pools", "--token-command", "sleep \(marker); echo token", "--max-time", "2",
         ])
         #expect(run.status == 28 && seconds < 10, "\(run.status) after \(seconds) s: \(run.stderr)")
         #expect(run.stderr.contains("--max-time"), "\(run.stderr)")
-        Thread.sleep(forTimeInterval: 0.5)  // the group's SIGKILL follows SIGTERM by 200 ms
+        try await Task.sleep(for: .milliseconds(500))  // the group's SIGKILL follows SIGTERM by 200 ms
         let left = try Self.processes(matching: marker)
         #expect(left.isEmpty, "left running: \(left)")
     }
 
-    @Test func graphqlIsBoundedToo() throws {
+    @Test func graphqlIsBoundedToo() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-bounded-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let config = folder + "/awsconfiguration.json"
         try Data(#"{"AppSync": {"Default": {"ApiUrl": "\#(Peers.fault)/hang/graphql", "Region": "us-east-1", "AuthMode": "API_KEY", "ApiKey": "k"}}}"#.utf8)
             .write(to: URL(fileURLWithPath: config))
-        let (run, seconds) = try Self.timed([
+        let (run, seconds) = try await Self.timed([
             "graphql", "--config", config, "--cache-dir", folder + "/cache", "--client", "Default", "--query", "query { a }", "--max-time", "2",
         ])
         #expect(run.status == 28 && seconds < 10, "\(run.status) after \(seconds) s: \(run.stderr)")
@@ -56,8 +56,8 @@ import Testing
     }
 
     /// `login oidc … --timeout 5` hung on an issuer that never answers.
-    @Test func anOIDCLoginIsBoundedByItsTimeout() throws {
-        let (run, seconds) = try Self.timed([
+    @Test func anOIDCLoginIsBoundedByItsTimeout() async throws {
+        let (run, seconds) = try await Self.timed([
             "login", "oidc", "--issuer", Peers.fault + "/hang/issuer", "--client-id", "c", "--flow", "client-credentials", "--timeout", "2",
             "--path", FileManager.default.temporaryDirectory.appendingPathComponent("unused-\(UUID().uuidString)").path, "--key-file", "/nonexistent/k",
         ])

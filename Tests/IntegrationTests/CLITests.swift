@@ -17,7 +17,11 @@ import Testing
 
     /// Runs `multiauth` with `arguments`; a run still going after `limit` seconds is killed
     /// (status SIGKILL), so a test of a bounded wait fails instead of hanging.
-    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil, limit: Double = 300) throws -> Run {
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil, limit: Double = 300) async throws -> Run {
+        try await offPool { try runWaiting(arguments, environment: environment, input: input, limit: limit) }
+    }
+
+    private static func runWaiting(_ arguments: [String], environment: [String: String], input: String?, limit: Double) throws -> Run {
         let process = Process()
         process.executableURL = Paths.multiauth
         process.arguments = arguments
@@ -49,9 +53,9 @@ import Testing
         try #require(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: String])
     }
 
-    @Test func jsonOutputHasEveryStageAndMatchesTheOfficialGetVanilla() throws {
+    @Test func jsonOutputHasEveryStageAndMatchesTheOfficialGetVanilla() async throws {
         let folder = Paths.sharedSuite.appendingPathComponent("v4/get-vanilla")
-        let run = try Self.run(Self.base + ["--url", "https://example.amazonaws.com/", "--format", "json"])
+        let run = try await Self.run(Self.base + ["--url", "https://example.amazonaws.com/", "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let object = try Self.json(run)
         #expect(Set(object.keys) == [
@@ -67,10 +71,10 @@ import Testing
         }
     }
 
-    @Test func requestAndContextFilesReproduceAnOfficialCase() throws {
+    @Test func requestAndContextFilesReproduceAnOfficialCase() async throws {
         let folder = Paths.sharedSuite.appendingPathComponent("v4/post-x-www-form-urlencoded")
         guard Paths.exists(folder) else { return }
-        let run = try Self.run([
+        let run = try await Self.run([
             "sign", "--request", folder.appendingPathComponent("request.txt").path,
             "--context", folder.appendingPathComponent("context.json").path, "--format", "json",
         ])
@@ -79,16 +83,16 @@ import Testing
         #expect(try Self.json(run)["signature"] == expected.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    @Test func presignPrintsASignedURLAndNoAuthorization() throws {
-        let run = try Self.run(Self.base + ["--url", "https://example.amazonaws.com/?a=1", "--presign", "--expires", "60", "--format", "json"])
+    @Test func presignPrintsASignedURLAndNoAuthorization() async throws {
+        let run = try await Self.run(Self.base + ["--url", "https://example.amazonaws.com/?a=1", "--presign", "--expires", "60", "--format", "json"])
         let object = try Self.json(run)
         #expect(object["authorization"] == nil)
         #expect(object["signed_url"]?.hasPrefix("https://example.amazonaws.com/?a=1&X-Amz-Algorithm=") == true)
         #expect(object["signed_url"]?.contains("X-Amz-Expires=60") == true)
     }
 
-    @Test func headerValuesMayBeEmptyOrHoldColons() throws {
-        let run = try Self.run(Self.base + [
+    @Test func headerValuesMayBeEmptyOrHoldColons() async throws {
+        let run = try await Self.run(Self.base + [
             "--url", "https://example.amazonaws.com/", "-H", "X-Empty:", "-H", "X-Time: 12:30:00", "--format", "json",
         ])
         let canonical = try #require(try Self.json(run)["canonical_request"])
@@ -96,8 +100,8 @@ import Testing
         #expect(canonical.contains("\nx-time:12:30:00\n"))
     }
 
-    @Test func credentialsComeFromTheEnvironment() throws {
-        let run = try Self.run(
+    @Test func credentialsComeFromTheEnvironment() async throws {
+        let run = try await Self.run(
             ["sign", "--region", "us-east-1", "--service", "service", "--url", "https://example.amazonaws.com/"],
             environment: ["AWS_ACCESS_KEY_ID": "AKIDENV", "AWS_SECRET_ACCESS_KEY": "envsecret", "AWS_SESSION_TOKEN": "envtoken"])
         #expect(run.status == 0)
@@ -117,8 +121,8 @@ import Testing
         (["--request", "/nonexistent/request.txt"], "--request"),
         ([], "--url"),
     ])
-    func badInputIsOneLineNamingTheArgumentAndNeverTheSecret(arguments: [String], names: String) throws {
-        let run = try Self.run(Self.base + arguments)
+    func badInputIsOneLineNamingTheArgumentAndNeverTheSecret(arguments: [String], names: String) async throws {
+        let run = try await Self.run(Self.base + arguments)
         #expect(run.status != 0)
         #expect(run.stdout.isEmpty)
         let lines = run.stderr.split(separator: "\n")
@@ -127,20 +131,20 @@ import Testing
         #expect(!run.stderr.contains(Self.secret) && !run.stdout.contains(Self.secret))
     }
 
-    @Test func missingCredentialsAreNamed() throws {
-        let run = try Self.run(["sign", "--region", "r", "--service", "s", "--url", "https://example.com/"])
+    @Test func missingCredentialsAreNamed() async throws {
+        let run = try await Self.run(["sign", "--region", "r", "--service", "s", "--url", "https://example.com/"])
         #expect(run.status != 0)
         #expect(run.stderr.contains("missing credentials"))
     }
 
-    @Test func vectorsVerifyEndsWithTheCountLine() throws {
-        let run = try Self.run(["vectors", "verify", Paths.derived.path])
+    @Test func vectorsVerifyEndsWithTheCountLine() async throws {
+        let run = try await Self.run(["vectors", "verify", Paths.derived.path])
         #expect(run.status == 0)
         let last = run.stdout.split(separator: "\n").last.map(String.init)
         #expect(last?.hasSuffix(" passed, 0 failed") == true)
     }
 
-    @Test func vectorsVerifyReportsADiffAndFailsOnAWrongExpectation() throws {
+    @Test func vectorsVerifyReportsADiffAndFailsOnAWrongExpectation() async throws {
         let source = Paths.derived.appendingPathComponent("s3/list-objects")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-broken-\(UUID().uuidString)")
         try FileManager.default.copyItem(at: source, to: folder)
@@ -148,7 +152,7 @@ import Testing
         let file = folder.appendingPathComponent("header-string-to-sign.txt")
         let text = try String(contentsOf: file, encoding: .utf8)
         try text.replacingOccurrences(of: "us-east-1", with: "us-west-2").write(to: file, atomically: true, encoding: .utf8)
-        let run = try Self.run(["vectors", "verify", folder.path])
+        let run = try await Self.run(["vectors", "verify", folder.path])
         #expect(run.status != 0)
         #expect(run.stdout.contains("FAIL"))
         #expect(run.stdout.contains("first difference at line 3"))

@@ -20,23 +20,23 @@ import Testing
         "\(Paths.python) \(Paths.repository.path)/scripts/oracles/cognito_outbox.py \(Peers.cognito) \(user)"
     }
 
-    static func login(_ user: String, _ extra: [String], input: String? = password + "\n") throws -> CLITests.Run {
-        let store = try TempStore()
-        return try CLITests.run(
+    static func login(_ user: String, _ extra: [String], input: String? = password + "\n") async throws -> CLITests.Run {
+        let store = try await TempStore()
+        return try await CLITests.run(
             ["login", "cognito", "--user-pool-id", Peers.cognitoPool, "--client-id", Peers.cognitoClient, "--endpoint", Peers.cognito + "/",
              "--username", user, "--name", "ch"] + extra + store.arguments, input: input)
     }
 
     @Test func smsAndEmailCodesAndTheChoiceBetweenFactors() async throws {
         let sms = try await Self.user(["sms": true])
-        let bySMS = try Self.login(sms, ["--password-stdin", "--mfa-code-command", Self.outbox(sms)])
+        let bySMS = try await Self.login(sms, ["--password-stdin", "--mfa-code-command", Self.outbox(sms)])
         #expect(bySMS.status == 0, "\(bySMS.stderr)")
         let both = try await Self.user(["totp": true, "email": true])
-        let unchosen = try Self.login(both, ["--password-stdin", "--mfa-code-command", Self.outbox(both)])
+        let unchosen = try await Self.login(both, ["--password-stdin", "--mfa-code-command", Self.outbox(both)])
         #expect(unchosen.status == 2 && unchosen.stderr.contains("SELECT_MFA_TYPE (totp, email)") && unchosen.stderr.contains("--mfa-type"), "\(unchosen.stderr)")
-        let byEmail = try Self.login(both, ["--password-stdin", "--mfa-type", "email", "--mfa-code-command", Self.outbox(both)])
+        let byEmail = try await Self.login(both, ["--password-stdin", "--mfa-type", "email", "--mfa-code-command", Self.outbox(both)])
         #expect(byEmail.status == 0, "\(byEmail.stderr)")
-        let wrong = try Self.login(sms, ["--password-stdin", "--mfa-code", "000000x"])
+        let wrong = try await Self.login(sms, ["--password-stdin", "--mfa-code", "000000x"])
         #expect(wrong.status == 3 && wrong.stderr.contains("the code is wrong"), "\(wrong.stderr)")
     }
 
@@ -44,14 +44,14 @@ import Testing
     /// round's parameters; a wrong answer is refused.
     @Test func customChallengesAnyNumberOfRounds() async throws {
         let user = try await Self.user(["custom": ["blue", "forty-two"]])
-        let byFlags = try Self.login(user, ["--flow", "custom", "--custom-answer", "blue", "--custom-answer", "forty-two"], input: nil)
+        let byFlags = try await Self.login(user, ["--flow", "custom", "--custom-answer", "blue", "--custom-answer", "forty-two"], input: nil)
         #expect(byFlags.status == 0, "\(byFlags.stderr)")
         let command = #"if [ "$MULTIAUTH_CHALLENGE_ROUND" = 1 ]; then echo blue; else echo forty-two; fi"#
-        let byCommand = try Self.login(user, ["--flow", "custom", "--custom-answer-command", command], input: nil)
+        let byCommand = try await Self.login(user, ["--flow", "custom", "--custom-answer-command", command], input: nil)
         #expect(byCommand.status == 0, "\(byCommand.stderr)")
-        let wrong = try Self.login(user, ["--flow", "custom", "--custom-answer", "blue", "--custom-answer", "41"], input: nil)
+        let wrong = try await Self.login(user, ["--flow", "custom", "--custom-answer", "blue", "--custom-answer", "41"], input: nil)
         #expect(wrong.status == 3 && !wrong.stderr.contains("41"), "\(wrong.stderr)")
-        let unanswered = try Self.login(user, ["--flow", "custom"], input: nil)
+        let unanswered = try await Self.login(user, ["--flow", "custom"], input: nil)
         #expect(unanswered.status == 2 && unanswered.stderr.contains("CUSTOM_CHALLENGE"), "\(unanswered.stderr)")
     }
 
@@ -59,13 +59,13 @@ import Testing
     /// pool's SELECT_CHALLENGE when nothing is preferred.
     @Test func choiceBasedSignIn() async throws {
         let user = try await Self.user(["email": true])
-        let byCode = try Self.login(user, ["--flow", "user-auth", "--preferred-challenge", "email-otp", "--mfa-code-command", Self.outbox(user)], input: nil)
+        let byCode = try await Self.login(user, ["--flow", "user-auth", "--preferred-challenge", "email-otp", "--mfa-code-command", Self.outbox(user)], input: nil)
         #expect(byCode.status == 0, "\(byCode.stderr)")
-        let bySRP = try Self.login(user, ["--password-stdin", "--flow", "user-auth", "--preferred-challenge", "password-srp", "--mfa-code-command", Self.outbox(user)])
+        let bySRP = try await Self.login(user, ["--password-stdin", "--flow", "user-auth", "--preferred-challenge", "password-srp", "--mfa-code-command", Self.outbox(user)])
         #expect(bySRP.status == 0, "\(bySRP.stderr)")
-        let byPassword = try Self.login(user, ["--password-stdin", "--flow", "user-auth", "--preferred-challenge", "password", "--mfa-code-command", Self.outbox(user)])
+        let byPassword = try await Self.login(user, ["--password-stdin", "--flow", "user-auth", "--preferred-challenge", "password", "--mfa-code-command", Self.outbox(user)])
         #expect(byPassword.status == 0, "\(byPassword.stderr)")
-        let unchosen = try Self.login(user, ["--password-stdin", "--flow", "user-auth"])
+        let unchosen = try await Self.login(user, ["--password-stdin", "--flow", "user-auth"])
         #expect(unchosen.status == 2 && unchosen.stderr.contains("SELECT_CHALLENGE (password, password-srp, email-otp)"), "\(unchosen.stderr)")
     }
 }

@@ -27,15 +27,15 @@ import Testing
         "\(Paths.python) \(Paths.repository.path)/scripts/oracles/totp_code.py \(secret)"
     }
 
-    static func login(_ user: String, _ store: TempStore, _ extra: [String] = []) throws -> CLITests.Run {
-        try CLITests.run(
+    static func login(_ user: String, _ store: TempStore, _ extra: [String] = []) async throws -> CLITests.Run {
+        try await CLITests.run(
             ["login", "cognito", "--user-pool-id", Peers.cognitoPool, "--client-id", Peers.cognitoClient, "--endpoint", Peers.cognito + "/",
              "--username", user, "--password-stdin", "--name", "dev"] + extra + store.arguments, input: password + "\n")
     }
 
     @Test func pycognitoSignsInAndProvesADeviceAgainstThePeer() async throws {
         let user = try await Self.freshUser()
-        let result = try Peers.oracle(
+        let result = try await Peers.oracle(
             "scripts/oracles/pycognito_device_flow.py",
             arguments: [Peers.cognito, Peers.cognitoPool, Peers.cognitoClient, user.name, Self.password, user.secret], environment: [:])
         #expect(result["error"] == nil, "\(result)")
@@ -49,24 +49,24 @@ import Testing
     /// key; after `logout --forget-device` the code is asked again.
     @Test func aRememberedDeviceSkipsMFAAndRefreshesWithItsKey() async throws {
         let user = try await Self.freshUser()
-        let store = try TempStore()
-        let first = try Self.login(user.name, store, ["--mfa-code-command", Self.codeCommand(user.secret), "--remember-device"])
+        let store = try await TempStore()
+        let first = try await Self.login(user.name, store, ["--mfa-code-command", Self.codeCommand(user.secret), "--remember-device"])
         #expect(first.status == 0 && first.stderr.contains("This device is remembered"), "\(first.stderr)")
         let devices = try await Self.devices(of: user.name)
         #expect(devices.count == 1 && devices.values.first == "remembered", "\(devices)")
-        let second = try Self.login(user.name, store)
+        let second = try await Self.login(user.name, store)
         #expect(second.status == 0, "\(second.stderr)")
-        let refreshed = try CLITests.run(["token", "--name", "dev", "--type", "access", "--min-validity", "7200"] + store.arguments)
+        let refreshed = try await CLITests.run(["token", "--name", "dev", "--type", "access", "--min-validity", "7200"] + store.arguments)
         #expect(refreshed.status == 0, "\(refreshed.stderr)")
         let claims = try #require(JSONSerialization.jsonObject(
             with: Data(base64URL: String(refreshed.stdout.split(separator: ".")[1]))) as? [String: Any])
         #expect(claims["device_key"] as? String == devices.keys.first)
-        let listed = try CLITests.run(["store", "list"] + store.arguments)
+        let listed = try await CLITests.run(["store", "list"] + store.arguments)
         #expect(listed.stdout.contains("multiauth.cognito-device") && listed.stdout.contains(user.name))
-        let logout = try CLITests.run(["logout", "--name", "dev", "--forget-device"] + store.arguments)
+        let logout = try await CLITests.run(["logout", "--name", "dev", "--forget-device"] + store.arguments)
         #expect(logout.status == 0 && logout.stderr.contains("The pool forgot device"), "\(logout.stderr)")
         #expect(try await Self.devices(of: user.name).isEmpty)
-        let third = try Self.login(user.name, store)
+        let third = try await Self.login(user.name, store)
         #expect(third.status == 2 && third.stderr.contains("SOFTWARE_TOKEN_MFA"), "\(third.stderr)")
     }
 
@@ -74,16 +74,16 @@ import Testing
     /// keeps it: the next sign-in offers it, and the pool asks for MFA again.
     @Test func aDeviceForgottenByThePoolMeansMFAAgain() async throws {
         let user = try await Self.freshUser()
-        let store = try TempStore()
-        #expect(try Self.login(user.name, store, ["--mfa-code-command", Self.codeCommand(user.secret), "--remember-device"]).status == 0)
+        let store = try await TempStore()
+        await #expect(try Self.login(user.name, store, ["--mfa-code-command", Self.codeCommand(user.secret), "--remember-device"]).status == 0)
         let deviceKey = try #require(try await Self.devices(of: user.name).keys.first)
-        let access = try CLITests.run(["token", "--name", "dev", "--type", "access"] + store.arguments).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let access = try await CLITests.run(["token", "--name", "dev", "--type", "access"] + store.arguments).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let forget = try JSONSerialization.data(withJSONObject: ["AccessToken": access, "DeviceKey": deviceKey])
         let request = try HTTPRequest(
             method: .post, wireURL: Peers.cognito + "/",
             headerFields: HTTPFields(checking: [("X-Amz-Target", "AWSCognitoIdentityProviderService.ForgetDevice"), ("Content-Type", "application/x-amz-json-1.1")]))
         #expect(try await CurlHTTPClient().send(request, body: .bytes(Array(forget))).status == 200)
-        let asked = try Self.login(user.name, store)
+        let asked = try await Self.login(user.name, store)
         #expect(asked.status == 2 && asked.stderr.contains("SOFTWARE_TOKEN_MFA"), "\(asked.stderr)")
     }
 
@@ -91,20 +91,20 @@ import Testing
     /// early through its hook) is refused with Cognito's message, and nothing is saved.
     @Test func anExpiredSessionIsRefused() async throws {
         let user = try await Self.freshUser()
-        let store = try TempStore()
+        let store = try await TempStore()
         let slowCode = "curl -s -X POST \(Peers.cognito)/_peer/expire-sessions >/dev/null; \(Self.codeCommand(user.secret))"
-        let run = try Self.login(user.name, store, ["--mfa-code-command", slowCode])
+        let run = try await Self.login(user.name, store, ["--mfa-code-command", slowCode])
         #expect(run.status == 3 && run.stderr.contains("session is expired"), "\(run.stderr)")
-        #expect(try CLITests.run(["token", "--name", "dev"] + store.arguments).status != 0)
+        #expect(try await CLITests.run(["token", "--name", "dev"] + store.arguments).status != 0)
     }
 
     /// The device's password gone from the store: nothing to prove, so the pool asks for MFA.
     @Test func aDeviceMissingFromTheStoreMeansMFAAgain() async throws {
         let user = try await Self.freshUser()
-        let store = try TempStore()
-        #expect(try Self.login(user.name, store, ["--mfa-code-command", Self.codeCommand(user.secret), "--remember-device"]).status == 0)
-        #expect(try CLITests.run(["store", "rm", "multiauth.cognito-device", user.name] + store.arguments).status == 0)
-        let asked = try Self.login(user.name, store)
+        let store = try await TempStore()
+        await #expect(try Self.login(user.name, store, ["--mfa-code-command", Self.codeCommand(user.secret), "--remember-device"]).status == 0)
+        #expect(try await CLITests.run(["store", "rm", "multiauth.cognito-device", user.name] + store.arguments).status == 0)
+        let asked = try await Self.login(user.name, store)
         #expect(asked.status == 2 && asked.stderr.contains("SOFTWARE_TOKEN_MFA"), "\(asked.stderr)")
     }
 
@@ -112,20 +112,20 @@ import Testing
         let name = "future-\(UUID().uuidString.prefix(8).lowercased())"
         let body = try JSONSerialization.data(withJSONObject: ["username": name, "password": Self.password, "unknown_challenge": true])
         _ = try await CurlHTTPClient().send(try HTTPRequest(method: .post, wireURL: Peers.cognito + "/_peer/users"), body: .bytes(Array(body)))
-        let run = try Self.login(name, try TempStore())
+        let run = try await Self.login(name, try await TempStore())
         #expect(run.status == 5 && run.stderr.contains("challenge FUTURE_CHALLENGE, which this client does not answer"), "\(run.stderr)")
     }
 
     @Test func aWrongPasswordAndAReusedCodeAreTyped() async throws {
         let user = try await Self.freshUser()
-        let store = try TempStore()
-        let wrong = try CLITests.run(
+        let store = try await TempStore()
+        let wrong = try await CLITests.run(
             ["login", "cognito", "--user-pool-id", Peers.cognitoPool, "--client-id", Peers.cognitoClient, "--endpoint", Peers.cognito + "/",
              "--username", user.name, "--password-stdin", "--name", "dev"] + store.arguments, input: "Wrong-Passw0rd!\n")
         #expect(wrong.status == 3 && wrong.stderr.contains("not authorized") && !wrong.stderr.contains("Wrong-Passw0rd"), "\(wrong.stderr)")
-        let code = try #require(try Peers.oracle("scripts/oracles/totp_code_json.py", arguments: [user.secret], environment: [:])["code"])
-        #expect(try Self.login(user.name, store, ["--mfa-code", code]).status == 0)
-        let reused = try Self.login(user.name, store, ["--mfa-code", code])
+        let code = try #require(try await Peers.oracle("scripts/oracles/totp_code_json.py", arguments: [user.secret], environment: [:])["code"])
+        await #expect(try Self.login(user.name, store, ["--mfa-code", code]).status == 0)
+        let reused = try await Self.login(user.name, store, ["--mfa-code", code])
         #expect(reused.status == 4 && reused.stderr.contains("expired"), "\(reused.stderr)")
         #expect(!reused.stderr.contains(code))
     }

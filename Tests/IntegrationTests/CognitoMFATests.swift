@@ -12,56 +12,56 @@ import Testing
     static var codeCommand: String { "\(Paths.python) \(Paths.repository.path)/scripts/oracles/totp_code.py \(motoSecret)" }
 
     /// A fresh user of the MFA pool (each first sign-in sets TOTP up).
-    static func freshUser() throws -> String {
+    static func freshUser() async throws -> String {
         let setup = try #require(Peers.setup)
         let name = "mfa-\(UUID().uuidString.prefix(8).lowercased())"
-        let created = try Peers.oracle(
+        let created = try await Peers.oracle(
             "scripts/oracles/cognito_mfa_user.py", arguments: [Peers.moto, setup.mfaUserPoolId, name, password], environment: [:])
         #expect(created["username"] == name)
         return name
     }
 
-    static func login(_ user: String, _ store: TempStore, _ extra: [String] = []) throws -> CLITests.Run {
+    static func login(_ user: String, _ store: TempStore, _ extra: [String] = []) async throws -> CLITests.Run {
         let setup = try #require(Peers.setup)
-        return try CLITests.run(
+        return try await CLITests.run(
             ["login", "cognito", "--user-pool-id", setup.mfaUserPoolId, "--client-id", setup.mfaClientId, "--endpoint", Peers.moto,
              "--username", user, "--password-stdin", "--name", "mfa"] + extra + store.arguments, input: password + "\n")
     }
 
-    @Test func setUpThenCodesFromACommandAndAWrongCodeIsTyped() throws {
-        let user = try Self.freshUser()
-        let store = try TempStore()
-        let first = try Self.login(user, store, ["--mfa-code-command", Self.codeCommand])
+    @Test func setUpThenCodesFromACommandAndAWrongCodeIsTyped() async throws {
+        let user = try await Self.freshUser()
+        let store = try await TempStore()
+        let first = try await Self.login(user, store, ["--mfa-code-command", Self.codeCommand])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.contains("secret: \(Self.motoSecret)") && first.stderr.contains("otpauth://totp/"))
         #expect(first.stderr.contains("Logged in as"))
-        let second = try Self.login(user, store, ["--mfa-code-command", Self.codeCommand])
+        let second = try await Self.login(user, store, ["--mfa-code-command", Self.codeCommand])
         #expect(second.status == 0 && !second.stderr.contains("secret:"), "\(second.stderr)")
-        let wrong = try Self.login(user, store, ["--mfa-code", "12345"])
+        let wrong = try await Self.login(user, store, ["--mfa-code", "12345"])
         #expect(wrong.status == 3 && wrong.stderr.contains("the code is wrong"), "\(wrong.stderr)")
         #expect(!wrong.stderr.contains("12345") && !wrong.stderr.contains(Self.password))
     }
 
     /// --store-totp-secret: our generator makes the set-up code and every later one, and moto
     /// (checking with `cryptography`) accepts them; nothing is asked.
-    @Test func aKeptSecretMakesSignInsUnattended() throws {
-        let user = try Self.freshUser()
-        let store = try TempStore()
-        let first = try Self.login(user, store, ["--store-totp-secret"])
+    @Test func aKeptSecretMakesSignInsUnattended() async throws {
+        let user = try await Self.freshUser()
+        let store = try await TempStore()
+        let first = try await Self.login(user, store, ["--store-totp-secret"])
         #expect(first.status == 0 && first.stderr.contains("kept in the store"), "\(first.stderr)")
-        let second = try Self.login(user, store)
+        let second = try await Self.login(user, store)
         #expect(second.status == 0, "\(second.stderr)")
-        let listed = try CLITests.run(["store", "list"] + store.arguments)
+        let listed = try await CLITests.run(["store", "list"] + store.arguments)
         #expect(listed.stdout.contains("multiauth.totp") && !listed.stdout.contains(Self.motoSecret))
-        let token = try CLITests.run(["token", "--name", "mfa"] + store.arguments)
+        let token = try await CLITests.run(["token", "--name", "mfa"] + store.arguments)
         #expect(token.status == 0 && token.stdout.split(separator: ".").count == 3)
     }
 
-    @Test func noCodeAndNoTerminalNamesTheChallengeAndTheFlags() throws {
-        let user = try Self.freshUser()
-        let store = try TempStore()
-        #expect(try Self.login(user, store, ["--mfa-code-command", Self.codeCommand]).status == 0)
-        let run = try Self.login(user, store)
+    @Test func noCodeAndNoTerminalNamesTheChallengeAndTheFlags() async throws {
+        let user = try await Self.freshUser()
+        let store = try await TempStore()
+        await #expect(try Self.login(user, store, ["--mfa-code-command", Self.codeCommand]).status == 0)
+        let run = try await Self.login(user, store)
         #expect(run.status == 2, "\(run.stderr)")
         #expect(run.stderr.contains("the sign-in asks for SOFTWARE_TOKEN_MFA: give --mfa-code or --mfa-code-command, or run in a terminal"))
     }

@@ -9,8 +9,8 @@ import Testing
 /// same endpoint and environment in each test: both must get the same credentials, or both
 /// refuse. No test sends anything beyond 127.0.0.1: refused hosts are refused before a request.
 @Suite(.enabled(if: Peers.containerAvailable && Peers.available, Peers.reason), .serialized) struct ContainerCredentialsTests {
-    static func botocore(_ environment: [String: String]) throws -> [String: String] {
-        try Peers.oracle("scripts/oracles/botocore_container.py", environment: environment)
+    static func botocore(_ environment: [String: String]) async throws -> [String: String] {
+        try await Peers.oracle("scripts/oracles/botocore_container.py", environment: environment)
     }
 
     static func ours(_ environment: [String: String]) async throws(CredentialsError) -> AWSCredentials {
@@ -28,7 +28,7 @@ import Testing
         for token in [original, "pod-identity-token-rotated"] {
             try Data(token.utf8).write(to: URL(fileURLWithPath: Peers.containerTokenFile))
             let credentials = try await Self.ours(environment)
-            let reference = try Self.botocore(environment)
+            let reference = try await Self.botocore(environment)
             #expect(reference["error"] == nil, "botocore: \(reference)")
             #expect(credentials.accessKeyId == reference["access_key"] && credentials.secretAccessKey == reference["secret_key"])
             #expect(credentials.sessionToken == reference["token"] && credentials.sessionToken == "container-session-token-" + token)
@@ -46,10 +46,10 @@ import Testing
             guard case .serviceError(_, "HTTP 401", _) = error as? CredentialsError else { return false }
             return !"\(error)".contains("wrong")
         }
-        #expect(try Self.botocore(environment)["error"] != nil)
+        await #expect(try Self.botocore(environment)["error"] != nil)
     }
 
-    static func botocoreKey(_ environment: [String: String]) throws -> String? { try botocore(environment)["access_key"] }
+    static func botocoreKey(_ environment: [String: String]) async throws -> String? { try await botocore(environment)["access_key"] }
 
     /// Hosts outside the rule, and tokens with a line break, are refused before any request,
     /// by both.
@@ -63,7 +63,7 @@ import Testing
             guard case .refusedEndpoint(let source, _, let rule) = error as? CredentialsError else { return false }
             return source == "AWS_CONTAINER_CREDENTIALS_FULL_URI" && (rule.contains("loopback") || url.hasPrefix("ftp:"))
         }
-        #expect(try Self.botocore(environment)["error"] != nil)
+        await #expect(try Self.botocore(environment)["error"] != nil)
     }
 
     @Test func aTokenWithALineBreakIsRefused() async throws {
@@ -71,7 +71,7 @@ import Testing
         await #expect(throws: CredentialsError.unsafeValue(source: "AWS_CONTAINER_AUTHORIZATION_TOKEN", field: "the authorization token")) {
             try await Self.ours(environment)
         }
-        #expect(try Self.botocore(environment)["error"] == "ValueError")
+        await #expect(try Self.botocore(environment)["error"] == "ValueError")
     }
 
     @Test func serverErrorsAndMalformedAnswersAreTyped() async throws {
@@ -92,9 +92,9 @@ import Testing
 
     /// `multiauth request --auth iam` with nothing but the container variables: the verifying
     /// API server checks the signature (and the session token it covers) with botocore.
-    @Test func aRequestSignedWithContainerCredentialsVerifies() throws {
+    @Test func aRequestSignedWithContainerCredentialsVerifies() async throws {
         let token = try String(contentsOfFile: Peers.containerTokenFile, encoding: .utf8)
-        let run = try CLITests.run(
+        let run = try await CLITests.run(
             ["request", Peers.api + "/iam/container", "--auth", "iam", "--region", "us-east-1", "--service", "execute-api", "--fail"],
             environment: [
                 "AWS_CONTAINER_CREDENTIALS_FULL_URI": Peers.container + "/v1/credentials", "AWS_CONTAINER_AUTHORIZATION_TOKEN": token,

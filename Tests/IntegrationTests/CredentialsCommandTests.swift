@@ -21,12 +21,12 @@ struct SharedFiles {
 /// credential_process that botocore itself consumes.
 @Suite(.enabled(if: Peers.containerAvailable && Peers.available, Peers.reason)) struct CredentialsCommandTests {
     /// botocore's own session chain (as boto3 makes it) with `environment`.
-    static func botocoreSession(_ environment: [String: String]) throws -> [String: String] {
-        try Peers.oracle("scripts/oracles/botocore_session_credentials.py", environment: environment)
+    static func botocoreSession(_ environment: [String: String]) async throws -> [String: String] {
+        try await Peers.oracle("scripts/oracles/botocore_session_credentials.py", environment: environment)
     }
 
-    @Test func itNamesTheSourceAndNeverTheSecret() throws {
-        let run = try CLITests.run(["credentials"], environment: [
+    @Test func itNamesTheSourceAndNeverTheSecret() async throws {
+        let run = try await CLITests.run(["credentials"], environment: [
             "AWS_ACCESS_KEY_ID": "AKIDFROMENV", "AWS_SECRET_ACCESS_KEY": "secret-from-env-0000", "AWS_SESSION_TOKEN": "token-from-env-0000",
             "AWS_REGION": "eu-west-3",
         ])
@@ -38,13 +38,13 @@ struct SharedFiles {
     /// A profile whose credential_process is `multiauth credentials --format process`, which
     /// itself finds the container endpoint: botocore's own chain must end with exactly the
     /// credentials the endpoint hands out.
-    @Test func botocoreUsesItAsACredentialProcess() throws {
+    @Test func botocoreUsesItAsACredentialProcess() async throws {
         let token = try String(contentsOfFile: Peers.containerTokenFile, encoding: .utf8)
         // The process must not read the same profile (it would run itself): it gets no files.
         let command = "env -u AWS_PROFILE AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent \(Paths.multiauth.path) credentials --format process"
         let files = try SharedFiles(config: "[profile chained]\ncredential_process = \(command)\n")
         defer { files.remove() }
-        let resolved = try Self.botocoreSession([
+        let resolved = try await Self.botocoreSession([
             "AWS_PROFILE": "chained", "AWS_CONFIG_FILE": files.config, "AWS_SHARED_CREDENTIALS_FILE": files.credentials,
             "AWS_CONTAINER_CREDENTIALS_FULL_URI": Peers.container + "/v1/credentials", "AWS_CONTAINER_AUTHORIZATION_TOKEN": token,
         ])
@@ -55,7 +55,7 @@ struct SharedFiles {
 
     /// `credential_source = EcsContainer`: the container's credentials assume the role through
     /// STS (moto), for us and for botocore's own chain on the same files and variables.
-    @Test func aRoleAssumedWithContainerCredentials() throws {
+    @Test func aRoleAssumedWithContainerCredentials() async throws {
         let files = try SharedFiles(config: "[profile ecsrole]\nrole_arn = arn:aws:iam::123456789012:role/ecs\ncredential_source = EcsContainer\nregion = us-east-1\n")
         defer { files.remove() }
         let environment = [
@@ -63,15 +63,15 @@ struct SharedFiles {
             "AWS_CONTAINER_CREDENTIALS_FULL_URI": Peers.container + "/v1/credentials",
             "AWS_CONTAINER_AUTHORIZATION_TOKEN": try String(contentsOfFile: Peers.containerTokenFile, encoding: .utf8),
         ]
-        let run = try CLITests.run(["credentials", "--profile", "ecsrole"], environment: environment)
+        let run = try await CLITests.run(["credentials", "--profile", "ecsrole"], environment: environment)
         #expect(run.status == 0 && run.stdout.hasPrefix("source: STS AssumeRole\naccess key id: ASIA"), "\(run.stdout) \(run.stderr)")
-        let resolved = try Self.botocoreSession(environment.merging(["AWS_PROFILE": "ecsrole"]) { $1 })
+        let resolved = try await Self.botocoreSession(environment.merging(["AWS_PROFILE": "ecsrole"]) { $1 })
         #expect(resolved["method"] == "assume-role" && resolved["access_key"]?.hasPrefix("ASIA") == true, "\(resolved)")
     }
 
     /// A profile's `endpoint_url` sends its STS call to that endpoint (moto) when no variable
     /// names one, for us and for botocore.
-    @Test func aProfileEndpointURLIsUsedForSTS() throws {
+    @Test func aProfileEndpointURLIsUsedForSTS() async throws {
         let files = try SharedFiles(config: """
             [profile base]
             aws_access_key_id = AKIDBASE
@@ -85,22 +85,22 @@ struct SharedFiles {
             """)
         defer { files.remove() }
         let environment = ["AWS_CONFIG_FILE": files.config, "AWS_SHARED_CREDENTIALS_FILE": files.credentials]
-        let run = try CLITests.run(["credentials", "--profile", "role"], environment: environment)
+        let run = try await CLITests.run(["credentials", "--profile", "role"], environment: environment)
         #expect(run.status == 0 && run.stdout.hasPrefix("source: STS AssumeRole\naccess key id: ASIA"), "\(run.stdout) \(run.stderr)")
-        let resolved = try Self.botocoreSession(environment.merging(["AWS_PROFILE": "role"]) { $1 })
+        let resolved = try await Self.botocoreSession(environment.merging(["AWS_PROFILE": "role"]) { $1 })
         #expect(resolved["method"] == "assume-role" && resolved["access_key"]?.hasPrefix("ASIA") == true, "\(resolved)")
     }
 
     /// The signing region, when neither --region nor the host says it: AWS_REGION, then
     /// AWS_DEFAULT_REGION, then the profile's region; the botocore-checking server accepts each.
-    @Test func theRegionComesFromTheEnvironmentOrTheProfile() throws {
+    @Test func theRegionComesFromTheEnvironmentOrTheProfile() async throws {
         let files = try SharedFiles(config: "[default]\nregion = eu-west-1\n")
         defer { files.remove() }
         let keys = ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret, "AWS_CONFIG_FILE": files.config,
                     "AWS_SHARED_CREDENTIALS_FILE": files.credentials]
         for (extra, region) in [(["AWS_REGION": "ap-south-1", "AWS_DEFAULT_REGION": "us-west-2"], "ap-south-1"),
                                 (["AWS_DEFAULT_REGION": "us-west-2"], "us-west-2"), ([:], "eu-west-1")] {
-            let run = try CLITests.run(["request", Peers.api + "/iam/region", "--auth", "iam", "--service", "execute-api", "--fail"],
+            let run = try await CLITests.run(["request", Peers.api + "/iam/region", "--auth", "iam", "--service", "execute-api", "--fail"],
                                        environment: keys.merging(extra) { $1 })
             #expect(run.status == 0 && run.stdout.contains("/\(region)/execute-api/aws4_request"), "\(region): \(run.stderr)")
         }

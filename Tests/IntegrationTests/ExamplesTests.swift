@@ -15,7 +15,11 @@ struct ExamplesTests {
         return url
     }
 
-    static func run(_ executable: URL, environment: [String: String]) throws -> (status: Int32, output: String) {
+    static func run(_ executable: URL, environment: [String: String]) async throws -> (status: Int32, output: String) {
+        try await offPool { try runWaiting(executable, environment: environment) }
+    }
+
+    private static func runWaiting(_ executable: URL, environment: [String: String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = executable
         var env = ProcessInfo.processInfo.environment
@@ -30,20 +34,20 @@ struct ExamplesTests {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    @Test func theGeneratedClientCallsTheVerifyingServerSignedAndWithAKey() throws {
+    @Test func theGeneratedClientCallsTheVerifyingServerSignedAndWithAKey() async throws {
         let client = try Self.binary("OpenAPIClient", "OpenAPIClientExample")
         let environment = [
             "ITEMS_API_URL": Peers.api, "ITEMS_API_KEY": Peers.apiKey,
             "AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret, "AWS_REGION": "us-east-1",
         ]
-        let passed = try Self.run(client, environment: environment)
+        let passed = try await Self.run(client, environment: environment)
         #expect(passed.status == 0, "\(passed.output)")
         #expect(passed.output == "iam: GET /iam/items/42\napikey: GET /apikey/items/42\n")
 
         var wrong = environment
         wrong["AWS_SECRET_ACCESS_KEY"] = "not-the-secret"
         wrong["ITEMS_API_KEY"] = "not-the-key"
-        let refused = try Self.run(client, environment: wrong)
+        let refused = try await Self.run(client, environment: wrong)
         #expect(refused.status == 1)
         #expect(refused.output.hasPrefix("iam: refused 403: The request signature we calculated does not match"), "\(refused.output)")
         #expect(refused.output.contains("apikey: refused 403: Forbidden"), "\(refused.output)")
@@ -59,10 +63,10 @@ struct ExamplesTests {
         defer { _ = service.stop() }
 
         for signer in [["--signer", "botocore"], ["--signer", "awscrt", "--algorithm", "v4a"], ["--signer", "awscrt", "--form", "query"]] {
-            let (status, body) = try Self.signedCall(signer + ["--url", service.url + "/hello"])
+            let (status, body) = try await Self.signedCall(signer + ["--url", service.url + "/hello"])
             #expect(status == 200 && body == "hello \(GatewayTests.keyId)\n", "\(signer): \(status) \(body)")
         }
-        let (tampered, _) = try Self.signedCall(["--signer", "botocore", "--url", service.url + "/hello", "--tamper", "query"])
+        let (tampered, _) = try await Self.signedCall(["--signer", "botocore", "--url", service.url + "/hello", "--tamper", "query"])
         #expect(tampered == 403)
 
         let keyed = try await CurlHTTPClient().send(
@@ -73,8 +77,8 @@ struct ExamplesTests {
     }
 
     /// A request signed and sent by `scripts/oracles/signed_call.py`: its status and body text.
-    static func signedCall(_ arguments: [String]) throws -> (Int, String) {
-        let output = try Peers.python(
+    static func signedCall(_ arguments: [String]) async throws -> (Int, String) {
+        let output = try await Peers.python(
             "scripts/oracles/signed_call.py", ["--key", GatewayTests.keyId, "--secret", GatewayTests.secret] + arguments)
         let object = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         return (try #require(object["status"] as? Int), object["body"] as? String ?? "")

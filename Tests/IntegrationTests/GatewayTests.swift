@@ -44,8 +44,8 @@ struct GatewayTests {
         var echoedHeaders: [String: String] { echo?["headers"] as? [String: String] ?? [:] }
     }
 
-    static func signedCall(_ arguments: [String], secret: String = secret, keyId: String = keyId) throws -> Outcome {
-        let output = try Peers.python("scripts/oracles/signed_call.py", ["--key", keyId, "--secret", secret] + arguments)
+    static func signedCall(_ arguments: [String], secret: String = secret, keyId: String = keyId) async throws -> Outcome {
+        let output = try await Peers.python("scripts/oracles/signed_call.py", ["--key", keyId, "--secret", secret] + arguments)
         let object = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         let headers = object["headers"] as? [String: String] ?? [:]
         let body = object["body"] as? String ?? ""
@@ -74,7 +74,7 @@ struct GatewayTests {
         ]
         for (index, arguments) in cases.enumerated() {
             let path = "/item-\(index)/with%20space?b=2&a=1"
-            let outcome = try Self.signedCall(arguments + ["--url", fixture.base + path])
+            let outcome = try await Self.signedCall(arguments + ["--url", fixture.base + path])
             #expect(outcome.status == 200, "\(arguments) \(fixture.gateway.log)")
             #expect(outcome.echoedHeaders["x-multiauth-principal"] == Self.keyId)
             #expect(outcome.echoedHeaders["x-multiauth-mode"] == "AWS_IAM")
@@ -83,22 +83,22 @@ struct GatewayTests {
         #expect(try await fixture.arrivals() == cases.count)
     }
 
-    @Test func keyPairsFromTheCredentialStorePass() throws {
+    @Test func keyPairsFromTheCredentialStorePass() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-store-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = ["--store", folder + "/store", "--key-file", folder + "/key"]
-        #expect(try CLITests.run(["store", "init"] + store).status == 0)
-        #expect(try CLITests.run(["store", "set", "gateway-keys", Self.keyId] + store, input: Self.secret + "\n").status == 0)
-        let missing = try CLITests.run(["gateway", "--upstream", Peers.upstream, "--iam-store", "other-keys"] + store)
+        #expect(try await CLITests.run(["store", "init"] + store).status == 0)
+        #expect(try await CLITests.run(["store", "set", "gateway-keys", Self.keyId] + store, input: Self.secret + "\n").status == 0)
+        let missing = try await CLITests.run(["gateway", "--upstream", Peers.upstream, "--iam-store", "other-keys"] + store)
         #expect(missing.status != 0 && missing.stderr.contains("no item of service 'other-keys'"), "\(missing.stderr)")
 
         let gateway = try GatewayProcess(
             ["gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream + "/base", "--iam-store", "gateway-keys"] + store)
         defer { #expect(gateway.stop() == 0) }
-        let passed = try Self.signedCall(["--signer", "botocore", "--url", gateway.url + "/store-keys"])
+        let passed = try await Self.signedCall(["--signer", "botocore", "--url", gateway.url + "/store-keys"])
         #expect(passed.status == 200 && passed.echoedHeaders["x-multiauth-principal"] == Self.keyId, "\(gateway.log)")
-        #expect(try Self.signedCall(["--signer", "awscrt", "--url", gateway.url + "/store-keys"], secret: "not-the-secret-000").status == 403)
+        await #expect(try Self.signedCall(["--signer", "awscrt", "--url", gateway.url + "/store-keys"], secret: "not-the-secret-000").status == 403)
         #expect(!gateway.log.contains(Self.secret))
     }
 
@@ -121,7 +121,7 @@ struct GatewayTests {
             (["--signer", "awscrt", "--date-offset", "360"], Self.secret, Self.keyId, "InvalidSignatureException"),
         ]
         for call in refused {
-            let outcome = try Self.signedCall(call.arguments + url, secret: call.secret, keyId: call.keyId)
+            let outcome = try await Self.signedCall(call.arguments + url, secret: call.secret, keyId: call.keyId)
             #expect(outcome.status == 403, "\(call.arguments)")
             #expect(outcome.errorType == call.errorType, "\(call.arguments)")
         }
@@ -167,11 +167,11 @@ struct GatewayTests {
         #expect(try await fixture.arrivals() == 1)
     }
 
-    @Test func aCredentialsFileOthersCanReadIsRefused() throws {
+    @Test func aCredentialsFileOthersCanReadIsRefused() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-open-\(UUID().uuidString).json")
         try Data(#"{"AKID": "secret-value"}"#.utf8).write(to: file)
         chmod(file.path, 0o644)
-        let run = try CLITests.run(["gateway", "--upstream", Peers.upstream, "--iam-credentials", file.path], limit: 30)
+        let run = try await CLITests.run(["gateway", "--upstream", Peers.upstream, "--iam-credentials", file.path], limit: 30)
         #expect(run.status != 0)
         #expect(run.stderr.contains("--iam-credentials"))
         #expect(!run.stderr.contains("secret-value"))
@@ -182,9 +182,9 @@ struct GatewayTests {
 /// keeps serving the next request.
 @Suite(.enabled(if: Peers.available && !Peers.upstream.isEmpty && Peers.faultAvailable, Peers.reason))
 struct GatewayHostileInputTests {
-    static func raw(_ gateway: GatewayProcess, _ kind: String) throws -> String {
+    static func raw(_ gateway: GatewayProcess, _ kind: String) async throws -> String {
         let port = String(gateway.url.split(separator: ":").last ?? "")
-        return try Peers.python("scripts/oracles/raw_http.py", ["127.0.0.1", port, kind, "10"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        return try await Peers.python("scripts/oracles/raw_http.py", ["127.0.0.1", port, kind, "10"]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test func badRequestsAndAHungUpstreamGetBoundedAnswers() async throws {
@@ -200,13 +200,13 @@ struct GatewayHostileInputTests {
             "gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--api-key", "ci=k", "--max-body", "1000", "--request-head-timeout", "1",
         ])
         defer { #expect(gateway.stop() == 0) }
-        let malformed = try Self.raw(gateway, "malformed")
+        let malformed = try await Self.raw(gateway, "malformed")
         #expect(malformed.contains("400") || malformed == "closed", "\(malformed)")
-        let big = try Self.raw(gateway, "big-header")
+        let big = try await Self.raw(gateway, "big-header")
         #expect(big.contains("431") || big.contains("400") || big == "closed", "\(big)")
         // A head trickled a byte every 0.2 s: cut off after 1 s (without the deadline, the
         // client gives up first, after 10 s, and reports "timeout").
-        #expect(try Self.raw(gateway, "slow") == "closed")
+        await #expect(try Self.raw(gateway, "slow") == "closed")
         let tooLong = try await CurlHTTPClient().send(
             try HTTPRequest(method: .post, wireURL: gateway.url + "/x", headerFields: [.init("x-api-key")!: "k"]), body: .bytes(Array(repeating: 1, count: 5000)))
         #expect(tooLong.status == 413)

@@ -15,8 +15,8 @@ import Testing
         ["--max-time", "inf"], ["--max-time", "nan"], ["--max-time", "1e300"], ["--max-time=-1"],
         ["--connect-timeout", "nan"], ["--connect-timeout", "0"], ["--retries=-1"], ["--chunk-size", "2000000000"],
     ])
-    func absurdNumbersAreUsageErrorsNamingTheRange(arguments: [String]) throws {
-        let run = try CLITests.run(["request", "http://127.0.0.1:9/x"] + arguments)
+    func absurdNumbersAreUsageErrorsNamingTheRange(arguments: [String]) async throws {
+        let run = try await CLITests.run(["request", "http://127.0.0.1:9/x"] + arguments)
         #expect(run.status == 2, "\(arguments): \(run.stderr)")
         let flag = String(arguments[0].prefix { $0 != "=" })
         #expect(run.stderr.contains(flag) && run.stderr.contains(" to "), "\(run.stderr)")
@@ -37,8 +37,8 @@ import Testing
 
     /// A password in a URL's user information was echoed in the error; control bytes went raw
     /// to the terminal.
-    @Test func messagesDropUserInformationAndEscapeControlBytes() throws {
-        let run = try CLITests.run(["request", "https://alice:s3cret-pass@example.com/a b"])
+    @Test func messagesDropUserInformationAndEscapeControlBytes() async throws {
+        let run = try await CLITests.run(["request", "https://alice:s3cret-pass@example.com/a b"])
         #expect(run.status == 3, "\(run.stderr)")
         #expect(!run.stderr.contains("s3cret-pass") && run.stderr.contains("https://example.com/a b"), "\(run.stderr)")
         #expect(Redaction.quoted("a\u{1b}[2Jb\r\nc") == "a\\u{1b}[2Jb\\u{d}\\u{a}c")
@@ -46,8 +46,8 @@ import Testing
     }
 
     /// `--expires` without `--presign` was silently ignored.
-    @Test func expiresWithoutPresignIsAUsageError() throws {
-        let run = try CLITests.run(["sign", "--url", "https://example.com/", "--region", "us-east-1", "--service", "s", "--expires", "60"],
+    @Test func expiresWithoutPresignIsAUsageError() async throws {
+        let run = try await CLITests.run(["sign", "--url", "https://example.com/", "--region", "us-east-1", "--service", "s", "--expires", "60"],
                                    environment: ["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"])
         #expect(run.status == 2 && run.stderr.contains("--presign"), "\(run.stderr)")
     }
@@ -88,29 +88,29 @@ import Testing
 
     /// `store set` stripped one "\n" silently and passphrase files stripped every line ending;
     /// now one rule for both (one LF or CRLF), said in --help, and an empty secret is refused.
-    @Test func oneTrailingNewlineRuleForSecrets() throws {
-        let store = try TempStore()
+    @Test func oneTrailingNewlineRuleForSecrets() async throws {
+        let store = try await TempStore()
         for (input, expected) in [("abc\r\n", "abc"), ("abc\n\n", "abc\n"), ("a\tb", "a\tb")] {
-            #expect(try CLITests.run(["store", "set", "svc", "acct"] + store.arguments, input: input).status == 0)
-            #expect(try CLITests.run(["store", "get", "svc", "acct"] + store.arguments).stdout == expected)
+            #expect(try await CLITests.run(["store", "set", "svc", "acct"] + store.arguments, input: input).status == 0)
+            #expect(try await CLITests.run(["store", "get", "svc", "acct"] + store.arguments).stdout == expected)
         }
-        let empty = try CLITests.run(["store", "set", "svc", "acct"] + store.arguments, input: "\n")
+        let empty = try await CLITests.run(["store", "set", "svc", "acct"] + store.arguments, input: "\n")
         #expect(empty.status == 2 && empty.stderr.contains("empty"), "\(empty.stderr)")
-        #expect(try CLITests.run(["store", "get", "svc", "acct"] + store.arguments).stdout == "a\tb")
-        let help = try CLITests.run(["store", "set", "--help"])
+        #expect(try await CLITests.run(["store", "get", "svc", "acct"] + store.arguments).stdout == "a\tb")
+        let help = try await CLITests.run(["store", "set", "--help"])
         #expect(help.stdout.contains("one trailing line ending (LF or CRLF) is removed"))
-        let passphrase = try CLITests.run(["store", "list", "--store", store.folder + "/other"], environment: ["MULTIAUTH_STORE_PASSPHRASE": ""])
+        let passphrase = try await CLITests.run(["store", "list", "--store", store.folder + "/other"], environment: ["MULTIAUTH_STORE_PASSPHRASE": ""])
         #expect(passphrase.status == 2 && passphrase.stderr.contains("MULTIAUTH_STORE_PASSPHRASE is empty"), "\(passphrase.stderr)")
     }
 
     /// `store list` printed tabs, line breaks and ESC in names raw, so one item could pose as two.
-    @Test func storeListIsUnambiguous() throws {
-        let store = try TempStore()
-        #expect(try CLITests.run(["store", "set", "svc\tfake\nline", "acct\u{1b}[2J", "--label", "l"] + store.arguments, input: "s").status == 0)
-        let text = try CLITests.run(["store", "list"] + store.arguments)
+    @Test func storeListIsUnambiguous() async throws {
+        let store = try await TempStore()
+        #expect(try await CLITests.run(["store", "set", "svc\tfake\nline", "acct\u{1b}[2J", "--label", "l"] + store.arguments, input: "s").status == 0)
+        let text = try await CLITests.run(["store", "list"] + store.arguments)
         #expect(text.stdout.split(separator: "\n").count == 1, "\(text.stdout)")
         #expect(text.stdout.hasPrefix("svc\\u{9}fake\\u{a}line\tacct\\u{1b}[2J\tl\t"), "\(text.stdout)")
-        let json = try CLITests.run(["store", "list", "--format", "json"] + store.arguments)
+        let json = try await CLITests.run(["store", "list", "--format", "json"] + store.arguments)
         let items = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(items.count == 1 && items[0]["service"] as? String == "svc\tfake\nline" && items[0]["account"] as? String == "acct\u{1b}[2J")
     }
@@ -118,7 +118,7 @@ import Testing
     /// Header values, the method, tokens, keys, session tokens and the scope's region and
     /// service could carry CR/LF onto the wire (or be folded into spaces); every one is
     /// refused, naming where it came from, before anything is sent.
-    @Test func controlCharactersNeverReachTheWire() throws {
+    @Test func controlCharactersNeverReachTheWire() async throws {
         let url = "http://127.0.0.1:9/x"
         let keys = ["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret"]
         let refused: [([String], [String: String], String)] = [
@@ -135,7 +135,7 @@ import Testing
              keys.merging(["AWS_SESSION_TOKEN": "token\nX-Injected: 1"]) { $1 }, "AWS_SESSION_TOKEN from the environment"),
         ]
         for (arguments, environment, named) in refused {
-            let run = try CLITests.run(arguments, environment: environment)
+            let run = try await CLITests.run(arguments, environment: environment)
             #expect(run.status != 0 && run.stderr.contains(named), "\(arguments): \(run.status) \(run.stderr)")
             #expect(!run.stderr.contains("\r") && !run.stdout.contains("X-Injected"), "\(arguments): \(run.stdout)")
         }
@@ -148,13 +148,13 @@ import Testing
     }
 
     /// A session token from credential_process JSON with CR LF in it.
-    @Test func aCredentialProcessTokenWithALineBreakIsRefused() throws {
+    @Test func aCredentialProcessTokenWithALineBreakIsRefused() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-cp-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let json = #"{"Version": 1, "AccessKeyId": "AKID", "SecretAccessKey": "s", "SessionToken": "t\r\nX-Injected: 1"}"#
         try Data("[profile cp]\ncredential_process = printf '%s' '\(json)'\n".utf8).write(to: URL(fileURLWithPath: folder + "/config"))
-        let run = try CLITests.run(
+        let run = try await CLITests.run(
             ["request", "http://127.0.0.1:9/x", "--auth", "iam", "--region", "us-east-1", "--service", "s", "--profile", "cp"],
             environment: ["AWS_CONFIG_FILE": folder + "/config", "AWS_SHARED_CREDENTIALS_FILE": folder + "/none"])
         #expect(run.status != 0 && run.stderr.contains("SessionToken from credential_process"), "\(run.stderr)")
@@ -162,8 +162,8 @@ import Testing
 
     /// A token command ending in CRLF ended the headers early; the trailing CRLF is trimmed,
     /// and the server receives one clean header (the fault server echoes the raw head).
-    @Test(.enabled(if: Peers.faultAvailable, Peers.reason)) func aTokenCommandEndingInCRLFIsTrimmed() throws {
-        let run = try CLITests.run([
+    @Test(.enabled(if: Peers.faultAvailable, Peers.reason)) func aTokenCommandEndingInCRLFIsTrimmed() async throws {
+        let run = try await CLITests.run([
             "request", Peers.fault + "/capture/x", "--auth", "user-pools", "--token-command", "printf 'tok-123\\r\\n'", "-d", "body",
         ])
         #expect(run.status == 0, "\(run.stderr)")
@@ -172,8 +172,8 @@ import Testing
     }
 
     /// A discovery document naming gopher:// and file:// endpoints sent libcurl elsewhere.
-    @Test(.enabled(if: Peers.faultAvailable, Peers.reason)) func aHostileDiscoveryDocumentIsRefused() throws {
-        let run = try CLITests.run([
+    @Test(.enabled(if: Peers.faultAvailable, Peers.reason)) func aHostileDiscoveryDocumentIsRefused() async throws {
+        let run = try await CLITests.run([
             "login", "oidc", "--issuer", Peers.fault + "/discovery", "--client-id", "c", "--flow", "client-credentials",
             "--store", "/nonexistent/store", "--key-file", "/nonexistent/key",
         ])
@@ -181,8 +181,8 @@ import Testing
     }
 
     /// A token command printing more than 1 MiB was reported as "could not be started".
-    @Test func tooMuchTokenOutputIsNamed() throws {
-        let run = try CLITests.run(["request", "http://127.0.0.1:9/x", "--auth", "user-pools", "--token-command", "head -c 2000000 /dev/zero"])
+    @Test func tooMuchTokenOutputIsNamed() async throws {
+        let run = try await CLITests.run(["request", "http://127.0.0.1:9/x", "--auth", "user-pools", "--token-command", "head -c 2000000 /dev/zero"])
         #expect(run.status == 1 && run.stderr.contains("printed more than 1024 KiB"), "\(run.stderr)")
     }
 
@@ -201,16 +201,16 @@ import Testing
 
     /// A 50 MB header gave a 52 MB error message with control bytes raw to the terminal; what
     /// a message quotes of its input is now bounded and escaped.
-    @Test func errorsQuoteABoundedEscapedPrefix() throws {
+    @Test func errorsQuoteABoundedEscapedPrefix() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-long-\(UUID().uuidString).req").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         let line = String(repeating: "X", count: 1 << 20) + "\u{1b}[2J without a colon"
         try Data("GET / HTTP/1.1\nHost: example.com\n\(line)\n\n".utf8).write(to: URL(fileURLWithPath: file))
-        let run = try CLITests.run(["sign", "--request", file, "--region", "us-east-1", "--service", "s",
+        let run = try await CLITests.run(["sign", "--request", file, "--region", "us-east-1", "--service", "s",
                                     "--access-key-id", "AKID", "--secret-access-key", "secret"])
         #expect(run.status != 0 && run.stderr.utf8.count < 1024, "\(run.stderr.utf8.count) bytes")
         #expect(!run.stderr.contains("\u{1b}"))
-        let date = try CLITests.run(CLITests.base.filter { $0 != "20150830T123600Z" && $0 != "--date" }
+        let date = try await CLITests.run(CLITests.base.filter { $0 != "20150830T123600Z" && $0 != "--date" }
                                     + ["--url", "https://example.com/", "--date", String(repeating: "9", count: 100_000) + "\u{7}"])
         #expect(date.status != 0 && date.stderr.utf8.count < 1024 && !date.stderr.contains("\u{7}"), "\(date.stderr.utf8.count) bytes")
     }

@@ -20,8 +20,8 @@ import Synchronization
         ].merging(extra) { $1 }
     }
 
-    static func botocore(_ environment: [String: String]) throws -> [String: String] {
-        try Peers.oracle("scripts/oracles/botocore_session_credentials.py", environment: environment)
+    static func botocore(_ environment: [String: String]) async throws -> [String: String] {
+        try await Peers.oracle("scripts/oracles/botocore_session_credentials.py", environment: environment)
     }
 
     static func ours(_ environment: [String: String], clock: TimeSource = .system) async throws(CredentialsError) -> ExpiringCredentials {
@@ -40,7 +40,7 @@ import Synchronization
     @Test(arguments: ["", "v1only/"]) func theSameCredentialsAsBotocore(prefix: String) async throws {
         let environment = Self.onlyIMDS(prefix)
         let ours = try await Self.ours(environment)
-        let reference = try Self.botocore(environment)
+        let reference = try await Self.botocore(environment)
         #expect(reference["method"] == "iam-role", "\(reference)")
         #expect(ours.credentials.accessKeyId == reference["access_key"] && ours.credentials.secretAccessKey == reference["secret_key"])
         #expect(ours.credentials.sessionToken == reference["token"])
@@ -56,7 +56,7 @@ import Synchronization
             guard case .serviceError(_, "HTTP 405", let message) = error as? CredentialsError else { return false }
             return message.contains("AWS_EC2_METADATA_V1_DISABLED")
         }
-        #expect(try Self.botocore(environment)["error"] != nil)
+        await #expect(try Self.botocore(environment)["error"] != nil)
         // Through the strict IMDS the v1 switch changes nothing.
         #expect(try await Self.ours(Self.onlyIMDS("", ["AWS_EC2_METADATA_V1_DISABLED": "true"])).credentials.sessionToken == "imds-session-token-strict")
     }
@@ -88,7 +88,7 @@ import Synchronization
             guard case .serviceError(let service, "MalformedResponse", _) = error as? CredentialsError else { return false }
             return service.contains("multiauth-instance-role") && !"\(error)".contains("html")
         }
-        #expect(try Self.botocore(Self.onlyIMDS("malformed/"))["error"] != nil)
+        await #expect(try Self.botocore(Self.onlyIMDS("malformed/"))["error"] != nil)
     }
 
     /// A silent or absent IMDS is "nothing here" within the timeout, so the chain reports no
@@ -136,26 +136,26 @@ import Synchronization
 
     /// `multiauth request --auth iam` with nothing but IMDS: credentials and region from the
     /// metadata peer, accepted by the verifying API server.
-    @Test func aSignedCallWithNothingButIMDS() throws {
-        let run = try CLITests.run(
+    @Test func aSignedCallWithNothingButIMDS() async throws {
+        let run = try await CLITests.run(
             ["request", Peers.api + "/iam/imds", "--auth", "iam", "--service", "execute-api", "--fail"], environment: Self.onlyIMDS())
         #expect(run.status == 0, "\(run.stderr)")
         let authorization = try Peers.echo(run).headers.first { $0[0].lowercased() == "authorization" }?[1] ?? ""
         #expect(authorization.contains("Credential=\(Peers.keyId)/") && authorization.contains("/eu-west-3/execute-api/aws4_request"))
-        let credentials = try CLITests.run(["credentials"], environment: Self.onlyIMDS())
+        let credentials = try await CLITests.run(["credentials"], environment: Self.onlyIMDS())
         #expect(credentials.stdout.hasPrefix("source: instance metadata role 'multiauth-instance-role'\naccess key id: \(Peers.keyId)\n"))
         #expect(credentials.stdout.contains("region: eu-west-3") && !credentials.stdout.contains(Peers.secret))
     }
 
     /// `credential_source = Ec2InstanceMetadata`: the instance role's credentials assume the
     /// role through STS (moto), for us and for botocore on the same files.
-    @Test func aRoleAssumedWithInstanceCredentials() throws {
+    @Test func aRoleAssumedWithInstanceCredentials() async throws {
         let files = try SharedFiles(config: "[profile ec2role]\nrole_arn = arn:aws:iam::123456789012:role/ec2\ncredential_source = Ec2InstanceMetadata\nregion = us-east-1\n")
         defer { files.remove() }
         let environment = Self.onlyIMDS("", ["AWS_CONFIG_FILE": files.config, "AWS_SHARED_CREDENTIALS_FILE": files.credentials, "AWS_ENDPOINT_URL_STS": Peers.moto])
-        let run = try CLITests.run(["credentials", "--profile", "ec2role"], environment: environment)
+        let run = try await CLITests.run(["credentials", "--profile", "ec2role"], environment: environment)
         #expect(run.status == 0 && run.stdout.hasPrefix("source: STS AssumeRole\naccess key id: ASIA"), "\(run.stdout) \(run.stderr)")
-        let resolved = try Self.botocore(environment.merging(["AWS_PROFILE": "ec2role"]) { $1 })
+        let resolved = try await Self.botocore(environment.merging(["AWS_PROFILE": "ec2role"]) { $1 })
         #expect(resolved["method"] == "assume-role" && resolved["access_key"]?.hasPrefix("ASIA") == true, "\(resolved)")
     }
 }

@@ -5,10 +5,10 @@ import Testing
 final class TempStore: Sendable {
     let folder: String
 
-    init() throws {
+    init() async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-login-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let created = try CLITests.run(["store", "init", "--store", folder + "/store", "--key-file", folder + "/key"])
+        let created = try await CLITests.run(["store", "init", "--store", folder + "/store", "--key-file", folder + "/key"])
         guard created.status == 0 else { throw Peers.PeerError.scriptFailed("store init: \(created.stderr)", created.status) }
     }
 
@@ -34,7 +34,11 @@ final class RunningCLI: @unchecked Sendable {
     }
 
     /// Standard error up to the first line that satisfies `match`, within `timeout` seconds.
-    func waitForLine(timeout: Double = 10, _ match: (String) -> Bool) -> String? {
+    func waitForLine(timeout: Double = 10, _ match: @escaping @Sendable (String) -> Bool) async throws -> String? {
+        try await offPool { self.waitForLineWaiting(timeout: timeout, match) }
+    }
+
+    private func waitForLineWaiting(timeout: Double, _ match: (String) -> Bool) -> String? {
         var text = ""
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -46,7 +50,11 @@ final class RunningCLI: @unchecked Sendable {
         return nil
     }
 
-    func finish() -> (status: Int32, stderr: String) {
+    func finish() async throws -> (status: Int32, stderr: String) {
+        try await offPool { self.finishWaiting() }
+    }
+
+    private func finishWaiting() -> (status: Int32, stderr: String) {
         let rest = errorPipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: rest, as: UTF8.self))
@@ -56,9 +64,9 @@ final class RunningCLI: @unchecked Sendable {
 /// `multiauth login`, `token`, `whoami`, `logout` and `request --name` end to end, against
 /// moto (Cognito) and nanoidp (OIDC).
 @Suite(.enabled(if: Peers.available && Peers.oidcAvailable, Peers.reason)) struct LoginCLITests {
-    @Test func cognitoLoginReadsTheCognitoUserPoolSectionOfAwsconfiguration() throws {
+    @Test func cognitoLoginReadsTheCognitoUserPoolSectionOfAwsconfiguration() async throws {
         let setup = try #require(Peers.setup)
-        let store = try TempStore()
+        let store = try await TempStore()
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-login-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         try Data("""
@@ -67,116 +75,116 @@ final class RunningCLI: @unchecked Sendable {
              "CognitoUserPool": {"Default": {"PoolId": "\(setup.userPoolId)", "AppClientId": "\(setup.clientId)",
               "Region": "us-east-1", "Endpoint": "\(Peers.moto)"}}}
             """.utf8).write(to: URL(fileURLWithPath: file))
-        let login = try CLITests.run(
+        let login = try await CLITests.run(
             ["login", "cognito", "--config", file, "--username", "alice", "--password-stdin", "--flow", "password", "--name", "cfg"]
                 + store.arguments, input: "Str0ng-Passw0rd!\n")
         #expect(login.status == 0, "\(login.stderr)")
-        let whoami = try CLITests.run(["whoami", "--name", "cfg"] + store.arguments)
+        let whoami = try await CLITests.run(["whoami", "--name", "cfg"] + store.arguments)
         #expect(whoami.stdout.contains(setup.userPoolId), "\(whoami.stdout)")
-        let missing = try CLITests.run(["login", "oidc", "--config", file] + store.arguments)
+        let missing = try await CLITests.run(["login", "oidc", "--config", file] + store.arguments)
         #expect(missing.status != 0 && missing.stderr.contains("no OIDC section"), "\(missing.stderr)")
     }
 
     @Test(arguments: ["srp", "password"])
-    func cognitoLoginTokenWhoamiRequestLogout(flow: String) throws {
+    func cognitoLoginTokenWhoamiRequestLogout(flow: String) async throws {
         let setup = try #require(Peers.setup)
-        let store = try TempStore()
+        let store = try await TempStore()
         let password = "Str0ng-Passw0rd!"
-        let login = try CLITests.run(
+        let login = try await CLITests.run(
             ["login", "cognito", "--user-pool-id", setup.userPoolId, "--client-id", setup.clientId, "--endpoint", Peers.moto,
              "--username", "alice", "--password-stdin", "--flow", flow, "--name", "work"] + store.arguments, input: password + "\n")
         #expect(login.status == 0, "\(login.stderr)")
         #expect(login.stderr.contains("Logged in as alice"))
-        let token = try CLITests.run(["token", "--name", "work"] + store.arguments)
+        let token = try await CLITests.run(["token", "--name", "work"] + store.arguments)
         #expect(token.status == 0)
         let idToken = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(idToken.split(separator: ".").count == 3)
-        let whoami = try CLITests.run(["whoami", "--name", "work"] + store.arguments)
+        let whoami = try await CLITests.run(["whoami", "--name", "work"] + store.arguments)
         #expect(whoami.stdout.contains("cognito:username\":\"alice"))
         for output in [login.stdout, login.stderr, whoami.stdout, whoami.stderr] {
             #expect(!output.contains(idToken) && !output.contains(password))
         }
         // The API server checks the JWT against moto's JWKS.
-        let call = try CLITests.run(["request", Peers.api + "/jwt/x", "--auth", "user-pools", "--name", "work", "--fail"] + store.arguments)
+        let call = try await CLITests.run(["request", Peers.api + "/jwt/x", "--auth", "user-pools", "--name", "work", "--fail"] + store.arguments)
         #expect(call.status == 0, "\(call.stderr)")
-        let logout = try CLITests.run(["logout", "--name", "work"] + store.arguments)
+        let logout = try await CLITests.run(["logout", "--name", "work"] + store.arguments)
         #expect(logout.status == 0)
         #expect(logout.stderr.contains("Removed login 'work'"))
-        let gone = try CLITests.run(["token", "--name", "work"] + store.arguments)
+        let gone = try await CLITests.run(["token", "--name", "work"] + store.arguments)
         #expect(gone.status == 4)
         #expect(gone.stderr.contains("log in again"))
     }
 
-    @Test func cognitoBadInputGetsOneLineAndAnExitCode() throws {
+    @Test func cognitoBadInputGetsOneLineAndAnExitCode() async throws {
         let setup = try #require(Peers.setup)
-        let store = try TempStore()
+        let store = try await TempStore()
         let base = ["login", "cognito", "--user-pool-id", setup.userPoolId, "--client-id", setup.clientId, "--username", "alice", "--password-stdin"]
         // moto checks the password on USER_PASSWORD_AUTH only (it never verifies an SRP claim).
-        let wrong = try CLITests.run(base + ["--flow", "password", "--endpoint", Peers.moto] + store.arguments, input: "Wr0ng-Secret-Pass!\n")
+        let wrong = try await CLITests.run(base + ["--flow", "password", "--endpoint", Peers.moto] + store.arguments, input: "Wr0ng-Secret-Pass!\n")
         #expect(wrong.status == 3)
         #expect(!wrong.stderr.contains("Wr0ng-Secret-Pass!"))
         #expect(wrong.stderr.split(separator: "\n").count == 1)
-        let down = try CLITests.run(base + ["--endpoint", "http://127.0.0.1:9/"] + store.arguments, input: "x\n")
+        let down = try await CLITests.run(base + ["--endpoint", "http://127.0.0.1:9/"] + store.arguments, input: "x\n")
         #expect(down.status == 7)
         #expect(down.stderr.contains("unreachable"))
         let newbie = ["login", "cognito", "--user-pool-id", setup.userPoolId, "--client-id", setup.clientId, "--username", "newbie-cli",
              "--flow", "password", "--endpoint", Peers.moto] + store.arguments
-        let asked = try CLITests.run(newbie + ["--password-stdin"], input: "Temp-Passw0rd!\n")
+        let asked = try await CLITests.run(newbie + ["--password-stdin"], input: "Temp-Passw0rd!\n")
         #expect(asked.status == 3, "\(asked.stderr)")
         #expect(asked.stderr.contains("must set a new password"))
-        let answered = try CLITests.run(newbie + ["--password-stdin", "--new-password-stdin"], input: "Temp-Passw0rd!\nN3w-Passw0rd-1!\n")
+        let answered = try await CLITests.run(newbie + ["--password-stdin", "--new-password-stdin"], input: "Temp-Passw0rd!\nN3w-Passw0rd-1!\n")
         #expect(answered.status == 0, "\(answered.stderr)")
     }
 
-    @Test func oidcClientCredentialsAndAWrongSecret() throws {
-        let store = try TempStore()
+    @Test func oidcClientCredentialsAndAWrongSecret() async throws {
+        let store = try await TempStore()
         let base = ["login", "oidc", "--issuer", Peers.oidcIssuer, "--client-id", Peers.oidcConfidentialClient, "--flow", "client-credentials"]
-        let login = try CLITests.run(base + store.arguments, environment: ["MULTIAUTH_CLIENT_SECRET": Peers.oidcClientSecret])
+        let login = try await CLITests.run(base + store.arguments, environment: ["MULTIAUTH_CLIENT_SECRET": Peers.oidcClientSecret])
         #expect(login.status == 0, "\(login.stderr)")
-        let token = try CLITests.run(["token", "--type", "access"] + store.arguments)
+        let token = try await CLITests.run(["token", "--type", "access"] + store.arguments)
         #expect(token.status == 0)
         #expect(token.stdout.split(separator: ".").count == 3)
-        let wrong = try CLITests.run(base + ["--client-secret", "bad-secret-123"] + store.arguments)
+        let wrong = try await CLITests.run(base + ["--client-secret", "bad-secret-123"] + store.arguments)
         #expect(wrong.status == 3)
         #expect(!wrong.stderr.contains("bad-secret-123"))
     }
 
-    @Test func oidcDeviceFlow() throws {
-        let store = try TempStore()
+    @Test func oidcDeviceFlow() async throws {
+        let store = try await TempStore()
         let cli = try RunningCLI(
             ["login", "oidc", "--issuer", Peers.oidcIssuer, "--client-id", Peers.oidcPublicClient, "--flow", "device", "--name", "device"]
                 + store.arguments)
-        let line = try #require(cli.waitForLine { $0.contains("enter the code") })
+        let line = try #require(try await cli.waitForLine { $0.contains("enter the code") })
         let code = try #require(line.split(separator: " ").last.map(String.init))
-        _ = try Peers.python("scripts/peers/oidc_user.py", ["approve-device", Peers.oidcIssuer, code, Peers.oidcUser.0, Peers.oidcUser.1])
-        let finished = cli.finish()
+        _ = try await Peers.python("scripts/peers/oidc_user.py", ["approve-device", Peers.oidcIssuer, code, Peers.oidcUser.0, Peers.oidcUser.1])
+        let finished = try await cli.finish()
         #expect(finished.status == 0, "\(finished.stderr)")
-        let whoami = try CLITests.run(["whoami", "--name", "device"] + store.arguments)
+        let whoami = try await CLITests.run(["whoami", "--name", "device"] + store.arguments)
         #expect(whoami.stdout.contains("user: alice"))
         #expect(whoami.stdout.contains("flow: device"))
-        let logout = try CLITests.run(["logout", "--name", "device"] + store.arguments)
+        let logout = try await CLITests.run(["logout", "--name", "device"] + store.arguments)
         #expect(logout.stderr.contains("Revoked"))
     }
 
-    @Test func oidcPKCEWithALoopbackRedirect() throws {
-        let store = try TempStore()
+    @Test func oidcPKCEWithALoopbackRedirect() async throws {
+        let store = try await TempStore()
         let cli = try RunningCLI(
             ["login", "oidc", "--issuer", Peers.oidcIssuer, "--client-id", Peers.oidcPublicClient, "--flow", "pkce", "--timeout", "30"]
                 + store.arguments)
-        let url = try #require(cli.waitForLine { $0.hasPrefix("http") })
+        let url = try #require(try await cli.waitForLine { $0.hasPrefix("http") })
         #expect(url.contains("code_challenge_method=S256"))
         #expect(url.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A"))
-        let browser = try Peers.python("scripts/peers/oidc_user.py", ["browser", url, Peers.oidcUser.0, Peers.oidcUser.1])
+        let browser = try await Peers.python("scripts/peers/oidc_user.py", ["browser", url, Peers.oidcUser.0, Peers.oidcUser.1])
         #expect(browser.hasPrefix("200"))
-        let finished = cli.finish()
+        let finished = try await cli.finish()
         #expect(finished.status == 0, "\(finished.stderr)")
-        let token = try CLITests.run(["token"] + store.arguments)
+        let token = try await CLITests.run(["token"] + store.arguments)
         #expect(token.status == 0)
     }
 
-    @Test func pkceTimesOutWithoutABrowser() throws {
-        let store = try TempStore()
-        let run = try CLITests.run(
+    @Test func pkceTimesOutWithoutABrowser() async throws {
+        let store = try await TempStore()
+        let run = try await CLITests.run(
             ["login", "oidc", "--issuer", Peers.oidcIssuer, "--client-id", Peers.oidcPublicClient, "--flow", "pkce", "--timeout", "1"]
                 + store.arguments)
         #expect(run.status == 28)

@@ -26,14 +26,14 @@ import TokenProviders
     }
 
     /// A device-flow login (it comes with a refresh token) saved as `name` in `store`.
-    static func deviceLogin(_ store: TempStore, name: String = "default") throws {
+    static func deviceLogin(_ store: TempStore, name: String = "default") async throws {
         let cli = try RunningCLI(
             ["login", "oidc", "--issuer", Peers.oidcIssuer, "--client-id", Peers.oidcPublicClient, "--flow", "device", "--name", name]
                 + store.arguments)
-        let line = try #require(cli.waitForLine { $0.contains("enter the code") })
+        let line = try #require(try await cli.waitForLine { $0.contains("enter the code") })
         let code = try #require(line.split(separator: " ").last.map(String.init))
-        _ = try Peers.python("scripts/peers/oidc_user.py", ["approve-device", Peers.oidcIssuer, code, Peers.oidcUser.0, Peers.oidcUser.1])
-        let finished = cli.finish()
+        _ = try await Peers.python("scripts/peers/oidc_user.py", ["approve-device", Peers.oidcIssuer, code, Peers.oidcUser.0, Peers.oidcUser.1])
+        let finished = try await cli.finish()
         try #require(finished.status == 0, "\(finished.stderr)")
     }
 
@@ -44,8 +44,8 @@ import TokenProviders
     /// Two "processes" (two store handles, so two lock descriptors) whose tokens are due at
     /// once: one refresh reaches the provider, and both end with the same new tokens.
     @Test func concurrentRefreshesOfOneLoginSpendItsRefreshTokenOnce() async throws {
-        let store = try TempStore()
-        try Self.deviceLogin(store)
+        let store = try await TempStore()
+        try await Self.deviceLogin(store)
         let saved = try await Self.logins(store).load(name: "default")
         let sender = CountingSender()
         let first = Self.logins(store).provider(for: saved, name: "default", http: sender, refreshMargin: 7200)
@@ -60,7 +60,7 @@ import TokenProviders
         // a spent token comes back).
         let stored = try await Self.logins(store).load(name: "default")
         #expect(stored.tokens == tokensA)
-        let token = try CLITests.run(["token", "--min-validity", "7200"] + store.arguments)
+        let token = try await CLITests.run(["token", "--min-validity", "7200"] + store.arguments)
         #expect(token.status == 0, "\(token.stderr)")
         let client = try await OpenIDConnectClient.discover(
             OIDCConfiguration(issuer: Peers.oidcIssuer, clientId: Peers.oidcPublicClient), http: CurlHTTPClient())
@@ -71,18 +71,18 @@ import TokenProviders
     /// save, losing the rotated refresh token ("log in again" next time). Now it refreshes
     /// only holding the lock, so a store locked until the command's time runs out spends
     /// nothing: the next run refreshes, and the one after with the saved new token.
-    @Test func aLockedStoreSpendsNothing() throws {
-        let store = try TempStore()
-        try Self.deviceLogin(store)
+    @Test func aLockedStoreSpendsNothing() async throws {
+        let store = try await TempStore()
+        try await Self.deviceLogin(store)
         let descriptor = open(store.folder + "/store.lock", O_RDWR | O_CREAT, 0o600)
         try #require(descriptor >= 0 && flock(descriptor, LOCK_EX) == 0)
-        let blocked = try CLITests.run(["token", "--min-validity", "7200", "--max-time", "2"] + store.arguments)
+        let blocked = try await CLITests.run(["token", "--min-validity", "7200", "--max-time", "2"] + store.arguments)
         flock(descriptor, LOCK_UN)
         close(descriptor)
         #expect(blocked.status == 28 && blocked.stderr.contains("timed out after 2 s"), "\(blocked.stderr)")
-        let after = try CLITests.run(["token", "--min-validity", "7200"] + store.arguments)
+        let after = try await CLITests.run(["token", "--min-validity", "7200"] + store.arguments)
         #expect(after.status == 0, "the refresh token was lost: \(after.stderr)")
-        let again = try CLITests.run(["token", "--min-validity", "7200"] + store.arguments)
+        let again = try await CLITests.run(["token", "--min-validity", "7200"] + store.arguments)
         #expect(again.status == 0, "the rotated refresh token was not saved: \(again.stderr)")
     }
 }

@@ -46,7 +46,11 @@ enum Peers {
 
     /// Runs a Python script of the repository with the project's .venv and returns its
     /// standard output; fails on a non-zero exit.
-    static func python(_ script: String, _ arguments: [String], input: String = "") throws -> String {
+    static func python(_ script: String, _ arguments: [String], input: String = "") async throws -> String {
+        try await offPool { try pythonWaiting(script, arguments, input: input) }
+    }
+
+    private static func pythonWaiting(_ script: String, _ arguments: [String], input: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.python)
         process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path] + arguments
@@ -111,7 +115,11 @@ extension Peers {
     /// Runs a Python oracle of the repository with the project's .venv, with the process
     /// environment less every AWS_ variable plus `environment`, and decodes the JSON object it
     /// prints.
-    static func oracle(_ script: String, arguments: [String] = [], environment: [String: String]) throws -> [String: String] {
+    static func oracle(_ script: String, arguments: [String] = [], environment: [String: String]) async throws -> [String: String] {
+        try await offPool { try oracleWaiting(script, arguments: arguments, environment: environment) }
+    }
+
+    private static func oracleWaiting(_ script: String, arguments: [String], environment: [String: String]) throws -> [String: String] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.python)
         process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path] + arguments

@@ -8,7 +8,11 @@ import Testing
 /// stand-in, which checks IAM signatures with botocore, API keys and user-pool JWTs.
 @Suite(.enabled(if: Peers.available, Peers.reason))
 struct ProxyTests {
-    static func curl(_ arguments: [String]) throws -> (status: Int, body: String) {
+    static func curl(_ arguments: [String]) async throws -> (status: Int, body: String) {
+        try await offPool { try curlWaiting(arguments) }
+    }
+
+    private static func curlWaiting(_ arguments: [String]) throws -> (status: Int, body: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments = ["-s", "-w", "\n%{http_code}"] + arguments
@@ -22,7 +26,7 @@ struct ProxyTests {
         return (Int(text[text.index(after: split)...]) ?? 0, String(text[..<split]))
     }
 
-    @Test func curlReachesTheIAMProtectedServerThroughTheProxyOnTrickyPaths() throws {
+    @Test func curlReachesTheIAMProtectedServerThroughTheProxyOnTrickyPaths() async throws {
         let gateway = try GatewayProcess(
             ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "iam", "--region", "us-east-1", "--service", "execute-api"],
             environment: ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret])
@@ -31,26 +35,26 @@ struct ProxyTests {
             "/iam/plain", "/iam/with%20space/and%20more", "/iam/utf8/%E1%88%B4/%C3%A9t%C3%A9",
             "/iam/q?plus=a%2Bb&slash=%2F&eq=c%3Dd&amp=x%26y", "/iam/repeated?k=2&k=1&k=10&a",
         ] {
-            let call = try Self.curl([gateway.url + target])
+            let call = try await Self.curl([gateway.url + target])
             #expect(call.status == 200, "\(target): \(call.body)")
             #expect(call.body.contains("\"target\": \"\(target)\""), "\(target): \(call.body)")
         }
-        let post = try Self.curl(["-X", "POST", "--data-binary", "a body to sign", gateway.url + "/iam/post"])
+        let post = try await Self.curl(["-X", "POST", "--data-binary", "a body to sign", gateway.url + "/iam/post"])
         #expect(post.status == 200, "\(post.body)")
         #expect(post.body.contains("\"body_length\": 14"))
         #expect(!gateway.log.contains(Peers.secret))
     }
 
-    @Test func apiKeyAndUserPoolTokenModes() throws {
+    @Test func apiKeyAndUserPoolTokenModes() async throws {
         let keyed = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "api-key", "--api-key", Peers.apiKey])
         defer { #expect(keyed.stop() == 0) }
-        #expect(try Self.curl([keyed.url + "/apikey/x"]).status == 200)
-        #expect(try Self.curl([keyed.url + "/iam/x"]).status == 403)
+        #expect(try await Self.curl([keyed.url + "/apikey/x"]).status == 200)
+        #expect(try await Self.curl([keyed.url + "/iam/x"]).status == 403)
         let setup = try #require(Peers.setup)
         let tokened = try GatewayProcess(
             ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "user-pools", "--token", setup.idToken])
         defer { #expect(tokened.stop() == 0) }
-        #expect(try Self.curl([tokened.url + "/jwt/x"]).status == 200)
+        #expect(try await Self.curl([tokened.url + "/jwt/x"]).status == 200)
         #expect(!tokened.log.contains(setup.idToken))
     }
 
@@ -72,7 +76,7 @@ struct ProxyTests {
     /// 200 MiB through the proxy to the botocore-checked server, which hashes what arrives
     /// against the signed x-amz-content-sha256: the proxy spools it (in a private TMPDIR that
     /// must be empty afterwards) and its peak RSS stays far below the body.
-    @Test func aTwoHundredMebibyteUploadStreamsThroughInFlatMemory() throws {
+    @Test func aTwoHundredMebibyteUploadStreamsThroughInFlatMemory() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-proxy-spool-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -86,10 +90,10 @@ struct ProxyTests {
             ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "iam", "--region", "us-east-1", "--service", "execute-api"],
             environment: ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret, "TMPDIR": spool])
         defer { #expect(proxy.stop() == 0) }
-        let put = try Self.curl(["-T", path, proxy.url + "/iam/upload"])
+        let put = try await Self.curl(["-T", path, proxy.url + "/iam/upload"])
         #expect(put.status == 200, "\(put.body)")
         #expect(put.body.contains("\"body_length\": 209715200"), "\(put.body)")
-        let chunked = try Self.curl(["-X", "POST", "-H", "Transfer-Encoding: chunked", "--data-binary", "@" + path, proxy.url + "/iam/chunked"])
+        let chunked = try await Self.curl(["-X", "POST", "-H", "Transfer-Encoding: chunked", "--data-binary", "@" + path, proxy.url + "/iam/chunked"])
         #expect(chunked.status == 200, "\(chunked.body)")
         #expect(chunked.body.contains("\"body_length\": 209715200"), "\(chunked.body)")
         let peak = try #require(proxy.peakRSSKiB)
@@ -102,20 +106,20 @@ struct ProxyTests {
 
     /// botocore (the server's verifier) takes the payload hash from `x-amz-content-sha256`, so
     /// the signature passes only if that header is signed with UNSIGNED-PAYLOAD.
-    @Test func anUnsignedPayloadIsSignedAsSuchAndNotHashed() throws {
+    @Test func anUnsignedPayloadIsSignedAsSuchAndNotHashed() async throws {
         let proxy = try GatewayProcess(
             ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "iam", "--unsigned-payload", "--region", "us-east-1",
              "--service", "execute-api"],
             environment: ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret])
         defer { #expect(proxy.stop() == 0) }
-        let put = try Self.curl(["-X", "PUT", "--data-binary", String(repeating: "u", count: 3000), proxy.url + "/iam/unsigned"])
+        let put = try await Self.curl(["-X", "PUT", "--data-binary", String(repeating: "u", count: 3000), proxy.url + "/iam/unsigned"])
         #expect(put.status == 200, "\(put.body)")
         #expect(put.body.contains("\"body_length\": 3000") && put.body.contains("UNSIGNED-PAYLOAD"), "\(put.body)")
     }
 
     /// The server decodes the aws-chunked body and checks every chunk signature and the
     /// trailer's checksum and signature, from the S3 reference's formulas.
-    @Test func chunkedUploadsGoOutAsSignedAWSChunked() throws {
+    @Test func chunkedUploadsGoOutAsSignedAWSChunked() async throws {
         let proxy = try GatewayProcess(
             ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "iam", "--chunked", "--chunk-size", "8192",
              "--trailer", "crc32", "--region", "us-east-1", "--service", "execute-api"],
@@ -123,33 +127,33 @@ struct ProxyTests {
         defer { #expect(proxy.stop() == 0) }
         let body = String(repeating: "0123456789", count: 3001)
         for extra in [[String](), ["-H", "Transfer-Encoding: chunked"]] {
-            let put = try Self.curl(["-X", "PUT", "--data-binary", body] + extra + [proxy.url + "/iam/chunked-upload"])
+            let put = try await Self.curl(["-X", "PUT", "--data-binary", body] + extra + [proxy.url + "/iam/chunked-upload"])
             #expect(put.status == 200, "\(put.body)")
             #expect(put.body.contains(#"["x-amz-decoded-content-length", "30010"]"#), "\(put.body)")
             #expect(put.body.contains("STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER"), "\(put.body)")
         }
-        #expect(try Self.curl([proxy.url + "/iam/no-body"]).status == 200)
+        #expect(try await Self.curl([proxy.url + "/iam/no-body"]).status == 200)
     }
 
-    @Test func anUnsignedPayloadNeedsIAM() throws {
-        let refused = try CLITests.run(["proxy", "--upstream", Peers.api, "--auth", "api-key", "--unsigned-payload"])
+    @Test func anUnsignedPayloadNeedsIAM() async throws {
+        let refused = try await CLITests.run(["proxy", "--upstream", Peers.api, "--auth", "api-key", "--unsigned-payload"])
         #expect(refused.status == 2 && refused.stderr.contains("--unsigned-payload needs --auth iam"), "\(refused.stderr)")
     }
 
-    @Test func aBodyOverTheLimitIsRefusedWhetherAnnouncedOrChunked() throws {
+    @Test func aBodyOverTheLimitIsRefusedWhetherAnnouncedOrChunked() async throws {
         let proxy = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "none", "--max-body", "1000"])
         defer { #expect(proxy.stop() == 0) }
         let body = String(repeating: "a", count: 2000)
-        #expect(try Self.curl(["--data-binary", body, proxy.url + "/open/x"]).status == 413)
-        #expect(try Self.curl(["-H", "Transfer-Encoding: chunked", "--data-binary", body, proxy.url + "/open/x"]).status == 413)
-        let small = try Self.curl(["-H", "Transfer-Encoding: chunked", "--data-binary", "small", proxy.url + "/open/x"])
+        #expect(try await Self.curl(["--data-binary", body, proxy.url + "/open/x"]).status == 413)
+        #expect(try await Self.curl(["-H", "Transfer-Encoding: chunked", "--data-binary", body, proxy.url + "/open/x"]).status == 413)
+        let small = try await Self.curl(["-H", "Transfer-Encoding: chunked", "--data-binary", "small", proxy.url + "/open/x"])
         #expect(small.status == 200 && small.body.contains("\"body_length\": 5"), "\(small.body)")
     }
 
-    @Test func anUpstreamThatIsDownGivesBadGateway() throws {
+    @Test func anUpstreamThatIsDownGivesBadGateway() async throws {
         let gateway = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9", "--auth", "none"])
         defer { #expect(gateway.stop() == 0) }
-        let call = try Self.curl(["-i", gateway.url + "/x"])
+        let call = try await Self.curl(["-i", gateway.url + "/x"])
         #expect(call.status == 502)
         #expect(call.body.lowercased().contains("x-amzn-errortype: badgatewayexception"))
     }

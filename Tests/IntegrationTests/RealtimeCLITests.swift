@@ -70,7 +70,7 @@ import Testing
         #expect(run.status == 1)
         #expect(run.stderr.contains("refused the connection: UnauthorizedException: You are not authorized to make this call."), "\(run.stderr)")
         #expect(!run.stderr.contains("wrong-key-123456"))
-        let notASubscription = try CLITests.run(
+        let notASubscription = try await CLITests.run(
             ["subscribe", "--config", config, "--cache-dir", fixture.folder, "--mode", "API_KEY", "--query", "query { listPosts { id } }"])
         #expect(notASubscription.status == 2)
         #expect(notASubscription.stderr.contains("only takes subscription operations"))
@@ -120,11 +120,11 @@ import Testing
             ["events", "subscribe", "--endpoint", endpoint, "--auth", "api-key", "--api-key", Peers.apiKey, "--channel", namespace + "/b",
              "--count", "1", "--timeout", "30"])
         try await RealtimePeer.wait("the two event subscriptions") { try await RealtimePeer.counts(tag).starts == 2 }
-        let first = try CLITests.run(
+        let first = try await CLITests.run(
             ["events", "publish", "--endpoint", endpoint, "--auth", "iam", "--channel", namespace + "/a", #"{"n":1}"#], environment: Self.iamEnvironment)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains(#""failed":[]"#))
-        let second = try CLITests.run(
+        let second = try await CLITests.run(
             ["events", "publish", "--endpoint", endpoint, "--auth", "api-key", "--api-key", Peers.apiKey, "--channel", namespace + "/b", #""two""#])
         #expect(second.status == 0, "\(second.stderr)")
         let wildcardRun = try await wildcard.finish()
@@ -136,17 +136,17 @@ import Testing
 
     @Test func eventsRefuseBadChannelsAndWrongKeysClearly() async throws {
         let endpoint = RealtimePeer.eventsURL()
-        let wildcardPublish = try CLITests.run(["events", "publish", "--endpoint", endpoint, "--auth", "api-key", "--api-key", Peers.apiKey, "--channel", "/ns/*", "1"])
+        let wildcardPublish = try await CLITests.run(["events", "publish", "--endpoint", endpoint, "--auth", "api-key", "--api-key", Peers.apiKey, "--channel", "/ns/*", "1"])
         #expect(wildcardPublish.status == 2)
         #expect(wildcardPublish.stderr.contains("publish cannot use the wildcard"))
-        let sixEvents = try CLITests.run(
+        let sixEvents = try await CLITests.run(
             ["events", "publish", "--endpoint", endpoint, "--auth", "api-key", "--api-key", Peers.apiKey, "--channel", "/ns/a", "1", "2", "3", "4", "5", "6"])
         #expect(sixEvents.status == 2)
-        let wrongKey = try CLITests.run(["events", "publish", "--endpoint", endpoint, "--auth", "api-key", "--api-key", "wrong-events-key", "--channel", "/ns/a", "1"])
+        let wrongKey = try await CLITests.run(["events", "publish", "--endpoint", endpoint, "--auth", "api-key", "--api-key", "wrong-events-key", "--channel", "/ns/a", "1"])
         #expect(wrongKey.status == 1)
         #expect(wrongKey.stderr.contains("HTTP 401"))
         #expect(!wrongKey.stderr.contains("wrong-events-key"))
-        let refused = try CLITests.run(
+        let refused = try await CLITests.run(
             ["events", "subscribe", "--endpoint", endpoint, "--auth", "api-key", "--api-key", "wrong-events-key", "--channel", "/ns/a", "--timeout", "20"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("UnauthorizedException"), "\(refused.stderr)")

@@ -97,8 +97,8 @@ struct SSOHome {
 /// botocore's own session chain on the same HOME, files and endpoints in each test: the same
 /// credentials, and one token cache shared both ways.
 @Suite(.enabled(if: !Peers.sso.isEmpty && Peers.available, Peers.reason), .serialized) struct SSOCredentialsTests {
-    static func botocore(_ environment: [String: String], profile: String = "dev") throws -> [String: String] {
-        try Peers.oracle("scripts/oracles/botocore_session_credentials.py", environment: environment.merging(["AWS_PROFILE": profile]) { $1 })
+    static func botocore(_ environment: [String: String], profile: String = "dev") async throws -> [String: String] {
+        try await Peers.oracle("scripts/oracles/botocore_session_credentials.py", environment: environment.merging(["AWS_PROFILE": profile]) { $1 })
     }
 
     static func ours(_ home: SSOHome, profile: String = "dev") async throws(CredentialsError) -> ExpiringCredentials {
@@ -114,7 +114,7 @@ struct SSOHome {
             startURL: legacy ? SSOHome.legacyStartURL : SSOHome.startURL)
         let before = try await SSOHome.tokenCalls(home.cachedClient(legacy ? SSOHome.legacyCacheName : SSOHome.corpCacheName))
         let ours = try await Self.ours(home, profile: profile)
-        let reference = try Self.botocore(home.environment, profile: profile)
+        let reference = try await Self.botocore(home.environment, profile: profile)
         #expect(reference["method"] == "sso", "\(reference)")
         #expect(ours.credentials.accessKeyId == reference["access_key"] && ours.credentials.secretAccessKey == reference["secret_key"])
         let role = legacy ? "210987654321-ReadOnly" : "123456789012-Admin"
@@ -137,7 +137,7 @@ struct SSOHome {
         let attributes = try FileManager.default.attributesOfItem(atPath: home.cachePath())
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         let before = try await SSOHome.tokenCalls(home.cachedClient())
-        #expect(try Self.botocore(home.environment)["method"] == "sso")
+        await #expect(try Self.botocore(home.environment)["method"] == "sso")
         #expect(try await SSOHome.tokenCalls(home.cachedClient()) == before)
         #expect(try home.cache()["accessToken"] == written["accessToken"])
     }
@@ -147,7 +147,7 @@ struct SSOHome {
         let home = try SSOHome()
         defer { home.remove() }
         let old = try await home.cachedLogin(expiresIn: 120)
-        #expect(try Self.botocore(home.environment)["method"] == "sso")
+        await #expect(try Self.botocore(home.environment)["method"] == "sso")
         let written = try home.cache()
         #expect(written["accessToken"] != old.access)
         let before = try await SSOHome.tokenCalls(home.cachedClient())
@@ -170,9 +170,9 @@ struct SSOHome {
         }
         #expect(try await SSOHome.tokenCalls(home.cachedClient()) == before)
         #expect(try Data(contentsOf: URL(fileURLWithPath: home.cachePath())) == original)
-        let run = try CLITests.run(["credentials", "--profile", "dev"], environment: home.environment)
+        let run = try await CLITests.run(["credentials", "--profile", "dev"], environment: home.environment)
         #expect(run.status == 1 && run.stderr.contains("run multiauth login sso --profile dev"), "\(run.stderr)")
-        #expect(try Self.botocore(home.environment)["error"] != nil)
+        await #expect(try Self.botocore(home.environment)["error"] != nil)
     }
 
     /// A refresh the service refuses writes nothing; a token with time left is still used.
@@ -222,7 +222,7 @@ struct SSOHome {
         let home = try SSOHome()
         defer { home.remove() }
         try await home.cachedLogin(expiresIn: 3600)
-        let run = try CLITests.run(
+        let run = try await CLITests.run(
             ["request", Peers.api + "/iam/sso", "--auth", "iam", "--service", "execute-api", "--fail"],
             environment: home.environment.merging(["AWS_PROFILE": "dev"]) { $1 })
         #expect(run.status == 0, "\(run.stderr)")
@@ -235,8 +235,8 @@ struct SSOHome {
 /// botocore's own sso-oidc and sso clients accept in the same test; botocore then uses the
 /// login we cached.
 @Suite(.enabled(if: !Peers.sso.isEmpty && Peers.available, Peers.reason), .serialized) struct SSOLoginTests {
-    @Test func thePeerSpeaksTheServicesWireFormatToBotocore() throws {
-        let result = try Peers.oracle(
+    @Test func thePeerSpeaksTheServicesWireFormatToBotocore() async throws {
+        let result = try await Peers.oracle(
             "scripts/oracles/botocore_sso_device_flow.py", arguments: ["123456789012", "Admin", SSOHome.startURL],
             environment: ["AWS_ENDPOINT_URL_SSO_OIDC": Peers.sso, "AWS_ENDPOINT_URL_SSO": Peers.sso])
         #expect(result["error"] == nil, "\(result)")
@@ -248,34 +248,34 @@ struct SSOHome {
     @Test(arguments: [["--profile", "dev"], ["--sso-session", "corp"]]) func aLoginIsCachedForBotocoreAndUs(selection: [String]) async throws {
         let home = try SSOHome()
         defer { home.remove() }
-        let run = try CLITests.run(["login", "sso", "--no-browser"] + selection, environment: home.environment)
+        let run = try await CLITests.run(["login", "sso", "--no-browser"] + selection, environment: home.environment)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("enter the code ") && run.stderr.contains(SSOHome.corpCacheName))
         let cache = try home.cache()
         #expect(cache["startUrl"] == SSOHome.startURL && cache["clientId"]?.hasPrefix("client-") == true && cache["refreshToken"] != nil)
         #expect(!run.stderr.contains(cache["accessToken"] ?? "?") && !run.stdout.contains(cache["accessToken"] ?? "?"))
         let before = try await SSOHome.tokenCalls(home.cachedClient())
-        let reference = try SSOCredentialsTests.botocore(home.environment)
+        let reference = try await SSOCredentialsTests.botocore(home.environment)
         #expect(reference["method"] == "sso" && reference["access_key"] == Peers.keyId, "\(reference)")
         #expect(try await SSOHome.tokenCalls(home.cachedClient()) == before, "a fresh login needs no refresh")
         #expect(try await SSOCredentialsTests.ours(home).credentials.accessKeyId == Peers.keyId)
     }
 
-    @Test func aDeniedLoginWritesNothing() throws {
+    @Test func aDeniedLoginWritesNothing() async throws {
         let home = try SSOHome()
         defer { home.remove() }
         let config = try String(contentsOfFile: home.home + "/.aws/config", encoding: .utf8)
         try Data((config + "[sso-session denied]\nsso_start_url = https://d-corp.awsapps.com/denied\nsso_region = us-east-1\n").utf8)
             .write(to: URL(fileURLWithPath: home.home + "/.aws/config"))
-        let run = try CLITests.run(["login", "sso", "--no-browser", "--sso-session", "denied"], environment: home.environment)
+        let run = try await CLITests.run(["login", "sso", "--no-browser", "--sso-session", "denied"], environment: home.environment)
         #expect(run.status == 1 && run.stderr.contains("AccessDeniedException"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: home.cacheFolder))
     }
 
-    @Test func aProfileWithoutSSOIsAUsageError() throws {
+    @Test func aProfileWithoutSSOIsAUsageError() async throws {
         let home = try SSOHome()
         defer { home.remove() }
-        let run = try CLITests.run(["login", "sso", "--profile", "missing"], environment: home.environment)
+        let run = try await CLITests.run(["login", "sso", "--profile", "missing"], environment: home.environment)
         #expect(run.status == 2 && run.stderr.contains("profile 'missing' has no sso_session or sso_start_url"), "\(run.stderr)")
     }
 }

@@ -8,8 +8,8 @@ import Testing
 @Suite(.enabled(if: Peers.available, Peers.reason)) struct ServiceEndpointTests {
     static let services = ["sts", "sso", "sso-oidc", "cognito-identity", "cognito-idp"]
 
-    static func botocore(_ environment: [String: String]) throws -> [String: String] {
-        try Peers.oracle("scripts/oracles/botocore_endpoints.py", arguments: services, environment: environment)
+    static func botocore(_ environment: [String: String]) async throws -> [String: String] {
+        try await Peers.oracle("scripts/oracles/botocore_endpoints.py", arguments: services, environment: environment)
     }
 
     static func trimmed(_ url: String) -> String { url.hasSuffix("/") ? String(url.dropLast()) : url }
@@ -25,9 +25,9 @@ import Testing
         ],
         ["AWS_ENDPOINT_URL_STS": "http://127.0.0.1:2/sts", "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "true"],
     ])
-    func theSameEndpointsAsBotocore(variables: [String: String]) throws {
+    func theSameEndpointsAsBotocore(variables: [String: String]) async throws {
         let environment = variables.merging(["AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent"]) { $1 }
-        let reference = try Self.botocore(environment)
+        let reference = try await Self.botocore(environment)
         for service in Self.services {
             let ours = ServiceEndpoint.resolve(service: service, region: "us-east-1", environment: environment).url
             #expect(Self.trimmed(ours) == reference[service], "\(service)")
@@ -36,7 +36,7 @@ import Testing
 
     /// A profile's `services` section, then its `endpoint_url`, come after both variables.
     @Test(arguments: [[:], ["AWS_ENDPOINT_URL_SSO": "http://127.0.0.1:3/sso", "AWS_ENDPOINT_URL_STS": "http://127.0.0.1:2/sts"]])
-    func aProfilesServicesSectionAndEndpointComeAfterTheVariables(variables: [String: String]) throws {
+    func aProfilesServicesSectionAndEndpointComeAfterTheVariables(variables: [String: String]) async throws {
         let files = try SharedFiles(config: """
             [profile local]
             services = local-services
@@ -52,7 +52,7 @@ import Testing
             """)
         defer { files.remove() }
         let environment = variables.merging(["AWS_CONFIG_FILE": files.config, "AWS_SHARED_CREDENTIALS_FILE": files.credentials, "AWS_PROFILE": "local"]) { $1 }
-        let reference = try Self.botocore(environment)
+        let reference = try await Self.botocore(environment)
         let loaded = try SharedConfigFiles.load(environment: environment)
         for service in Self.services {
             let ours = loaded.endpoint(for: service, profile: "local", region: "us-east-1", environment: environment)

@@ -18,43 +18,43 @@ import Testing
 
     static let secret = "tok-\(UUID().uuidString)"
 
-    func run(_ arguments: [String], input: String = "", environment: [String: String] = [:]) throws -> CLITests.Run {
-        try CLITests.run(arguments, environment: environment, input: input)
+    func run(_ arguments: [String], input: String = "", environment: [String: String] = [:]) async throws -> CLITests.Run {
+        try await CLITests.run(arguments, environment: environment, input: input)
     }
 
-    @Test func theExitCodeContract() throws {
+    @Test func theExitCodeContract() async throws {
         let scratch = Scratch()
-        #expect(try run(scratch.keyed + ["list"]).status == 1)  // no store yet
-        #expect(try run(scratch.keyed + ["init"]).status == 0)
-        #expect(try run(scratch.keyed + ["init"]).status == 2)  // never replaced
-        #expect(try run(scratch.keyed + ["set", "svc", "alice", "--environment", "region=us-east-1"], input: Self.secret).status == 0)
-        let got = try run(scratch.keyed + ["get", "svc", "alice", "--environment", "region=us-east-1"])
+        #expect(try await run(scratch.keyed + ["list"]).status == 1)  // no store yet
+        #expect(try await run(scratch.keyed + ["init"]).status == 0)
+        #expect(try await run(scratch.keyed + ["init"]).status == 2)  // never replaced
+        #expect(try await run(scratch.keyed + ["set", "svc", "alice", "--environment", "region=us-east-1"], input: Self.secret).status == 0)
+        let got = try await run(scratch.keyed + ["get", "svc", "alice", "--environment", "region=us-east-1"])
         #expect(got.status == 0 && got.stdout == Self.secret)
-        #expect(try run(scratch.keyed + ["get", "svc", "bob"]).status == 1)
-        #expect(try run(scratch.keyed + ["get", "svc", "alice", "--environment", "region=eu-west-1"]).status == 5)
-        #expect(try run(scratch.keyed + ["frobnicate"]).status == 2)
-        #expect(try run(scratch.keyed + ["purge"]).status == 2)
+        #expect(try await run(scratch.keyed + ["get", "svc", "bob"]).status == 1)
+        #expect(try await run(scratch.keyed + ["get", "svc", "alice", "--environment", "region=eu-west-1"]).status == 5)
+        #expect(try await run(scratch.keyed + ["frobnicate"]).status == 2)
+        #expect(try await run(scratch.keyed + ["purge"]).status == 2)
         chmod(scratch.store, 0o644)
-        #expect(try run(scratch.keyed + ["list"]).status == 6)
+        #expect(try await run(scratch.keyed + ["list"]).status == 6)
         chmod(scratch.store, 0o600)
         var bytes = [UInt8](FileManager.default.contents(atPath: scratch.store) ?? Data())
         bytes[bytes.count - 1] ^= 0x80
         _ = FileManager.default.createFile(atPath: scratch.store, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
-        #expect(try run(scratch.keyed + ["list"]).status == 4)
+        #expect(try await run(scratch.keyed + ["list"]).status == 4)
     }
 
-    @Test func wrongPassphraseIsThreeAndNoSecretEverPrints() throws {
+    @Test func wrongPassphraseIsThreeAndNoSecretEverPrints() async throws {
         let scratch = Scratch()
         let passphrase = "pass-\(UUID().uuidString)"
         let base = ["store", "--path", scratch.store]
         var outputs: [CLITests.Run] = []
-        outputs.append(try run(base + ["init"], environment: ["MULTIAUTH_STORE_PASSPHRASE": passphrase]))
-        outputs.append(try run(base + ["set", "s", "a"], input: Self.secret, environment: ["MULTIAUTH_STORE_PASSPHRASE": passphrase]))
-        let wrong = try run(base + ["get", "s", "a"], environment: ["MULTIAUTH_STORE_PASSPHRASE": "nope"])
+        outputs.append(try await run(base + ["init"], environment: ["MULTIAUTH_STORE_PASSPHRASE": passphrase]))
+        outputs.append(try await run(base + ["set", "s", "a"], input: Self.secret, environment: ["MULTIAUTH_STORE_PASSPHRASE": passphrase]))
+        let wrong = try await run(base + ["get", "s", "a"], environment: ["MULTIAUTH_STORE_PASSPHRASE": "nope"])
         #expect(wrong.status == 3)
         outputs.append(wrong)
-        outputs.append(try run(base + ["list"], environment: ["MULTIAUTH_STORE_PASSPHRASE": passphrase]))
-        outputs.append(try run(base + ["get", "s", "a", "--environment", "x=y"], environment: ["MULTIAUTH_STORE_PASSPHRASE": passphrase]))
+        outputs.append(try await run(base + ["list"], environment: ["MULTIAUTH_STORE_PASSPHRASE": passphrase]))
+        outputs.append(try await run(base + ["get", "s", "a", "--environment", "x=y"], environment: ["MULTIAUTH_STORE_PASSPHRASE": passphrase]))
         for output in outputs {
             for secret in [Self.secret, passphrase] {
                 #expect(!output.stdout.contains(secret) && !output.stderr.contains(secret))
@@ -63,9 +63,9 @@ import Testing
         #expect(outputs[3].stdout.contains("s\ta"))
     }
 
-    @Test func eightProcessesTimesTwoHundredSetsLoseNothing() throws {
+    @Test func eightProcessesTimesTwoHundredSetsLoseNothing() async throws {
         let scratch = Scratch()
-        #expect(try run(scratch.keyed + ["init"]).status == 0)
+        #expect(try await run(scratch.keyed + ["init"]).status == 0)
         let binary = Paths.multiauth.path
         let writers = try (0..<8).map { writer in
             let process = Process()
@@ -77,16 +77,16 @@ import Testing
             try process.run()
             return process
         }
-        for writer in writers { writer.waitUntilExit() }
+        try await offPool { for writer in writers { writer.waitUntilExit() } }
         #expect(writers.allSatisfy { $0.terminationStatus == 0 })
-        let listed = try run(scratch.keyed + ["list"])
+        let listed = try await run(scratch.keyed + ["list"])
         #expect(listed.stdout.split(separator: "\n").count == 1600)
     }
 
-    @Test func aWriteThatRunsOutOfSpaceFailsAndKeepsTheOldContent() throws {
+    @Test func aWriteThatRunsOutOfSpaceFailsAndKeepsTheOldContent() async throws {
         let scratch = Scratch()
-        #expect(try run(scratch.keyed + ["init"]).status == 0)
-        #expect(try run(scratch.keyed + ["set", "s", "a"], input: "old").status == 0)
+        #expect(try await run(scratch.keyed + ["init"]).status == 0)
+        #expect(try await run(scratch.keyed + ["set", "s", "a"], input: "old").status == 0)
         let before = FileManager.default.contents(atPath: scratch.store)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -95,18 +95,20 @@ import Testing
                              Paths.multiauth.path, scratch.store, scratch.key]
         let errors = Pipe()
         process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = try await offPool { () throws -> String in
+            try process.run()
+            process.waitUntilExit()
+            return String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
         #expect(process.terminationStatus == 9, "\(message)")
         #expect(message.contains("the previous content is intact"))
         #expect(FileManager.default.contents(atPath: scratch.store) == before)
-        #expect(try run(scratch.keyed + ["get", "s", "a"]).stdout == "old")
+        #expect(try await run(scratch.keyed + ["get", "s", "a"]).stdout == "old")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasSuffix(".tmp") }
         #expect(leftovers.isEmpty)
     }
 
-    @Test func crashTestReducedForm() throws {
+    @Test func crashTestReducedForm() async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Paths.python)
         process.arguments = Paths.pythonArguments + [
@@ -115,9 +117,12 @@ import Testing
         ]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try await offPool { () throws -> String in
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return text
+        }
         #expect(process.terminationStatus == 0, "\(text)")
         #expect(text.contains("40 kills"))
     }

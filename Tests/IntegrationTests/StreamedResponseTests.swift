@@ -7,7 +7,11 @@ import Testing
 /// finding 7). The server is scripts/peers/fault_server.py, standing in for a backend that
 /// answers far more than anyone should hold (`/stream/N` sends N bytes).
 @Suite(.enabled(if: Peers.faultAvailable && Peers.available, Peers.reason)) struct StreamedResponseTests {
-    static func measured(_ arguments: [String]) throws -> (status: Int32, bytes: Int, maxRSSKiB: Int) {
+    static func measured(_ arguments: [String]) async throws -> (status: Int32, bytes: Int, maxRSSKiB: Int) {
+        try await offPool { try measuredWaiting(arguments) }
+    }
+
+    private static func measuredWaiting(_ arguments: [String]) throws -> (status: Int32, bytes: Int, maxRSSKiB: Int) {
         let measure = Process()
         measure.executableURL = URL(fileURLWithPath: Paths.python)
         measure.arguments = Paths.pythonArguments + [
@@ -22,9 +26,9 @@ import Testing
     }
 
     /// A 1 GiB answer written to standard output peaked at 2.1 GB; now it streams.
-    @Test func aGibibyteAnswerStreamsToStandardOutputInFlatMemory() throws {
+    @Test func aGibibyteAnswerStreamsToStandardOutputInFlatMemory() async throws {
         let size = 1 << 30
-        let run = try Self.measured(["request", Peers.fault + "/stream/\(size)", "-i"])
+        let run = try await Self.measured(["request", Peers.fault + "/stream/\(size)", "-i"])
         #expect(run.status == 0)
         let head = "HTTP 200\r\nContent-Type: application/octet-stream\r\nContent-Length: \(size)\r\nConnection: close\r\n\r\n"
         #expect(run.bytes == size + head.utf8.count, "got \(run.bytes) bytes")
@@ -48,22 +52,22 @@ import Testing
 
     /// An error body is never streamed: it comes back in memory, is printed once after the
     /// retries, and --fail keeps it out of the output.
-    @Test func errorBodiesArePrintedOnceAfterTheRetries() throws {
-        let run = try CLITests.run(["request", Peers.fault + "/always500/x", "--retries", "2"])
+    @Test func errorBodiesArePrintedOnceAfterTheRetries() async throws {
+        let run = try await CLITests.run(["request", Peers.fault + "/always500/x", "--retries", "2"])
         #expect(run.status == 0 && run.stdout == #"{"message": "Internal Server Error"}"#, "\(run.stdout)")
-        let failed = try CLITests.run(["request", Peers.fault + "/always500/x", "--retries", "1", "--fail"])
+        let failed = try await CLITests.run(["request", Peers.fault + "/always500/x", "--retries", "1", "--fail"])
         #expect(failed.status == 22 && failed.stdout.isEmpty)
     }
 
     /// `graphql` buffered a 1 GiB non-JSON answer whole; now it stops at the 16 MiB limit.
-    @Test func graphqlStopsAtTheMemoryLimit() throws {
+    @Test func graphqlStopsAtTheMemoryLimit() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-big-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let config = folder + "/awsconfiguration.json"
         try Data(#"{"AppSync": {"Default": {"ApiUrl": "\#(Peers.fault)/stream/1073741824", "Region": "us-east-1", "AuthMode": "API_KEY", "ApiKey": "k"}}}"#.utf8)
             .write(to: URL(fileURLWithPath: config))
-        let run = try CLITests.run(["graphql", "--config", config, "--cache-dir", folder + "/cache", "--client", "Default", "--query", "query { a }"])
+        let run = try await CLITests.run(["graphql", "--config", config, "--cache-dir", folder + "/cache", "--client", "Default", "--query", "query { a }"])
         #expect(run.status == 1 && run.stderr.contains("larger than 16 MiB"), "\(run.stderr)")
     }
 }

@@ -26,7 +26,7 @@ import Testing
         }
     }
 
-    @Test func everyModeMatchesTheOracle() throws {
+    @Test func everyModeMatchesTheOracle() async throws {
         let signer = SigV4Signer(credentials: AWSCredentials(accessKeyId: "AKIDORACLE", secretAccessKey: Self.secret), region: "eu-west-1", service: "s3")
         var cases: [(Case, [UInt8], Int)] = []
         var seeds: [String] = []
@@ -51,7 +51,7 @@ import Testing
             }
         }
         let input = try cases.map { String(decoding: try JSONEncoder().encode($0.0), as: UTF8.self) }.joined(separator: "\n") + "\n"
-        let answers = try Peers.python("scripts/oracles/aws_chunked.py", [], input: input).split(separator: "\n")
+        let answers = try await Peers.python("scripts/oracles/aws_chunked.py", [], input: input).split(separator: "\n")
         try #require(answers.count == cases.count)
         for ((testCase, body, index), line) in zip(cases, answers) {
             let answer = try JSONDecoder().decode(Answer.self, from: Data(line.utf8))
@@ -62,7 +62,7 @@ import Testing
         }
     }
 
-    @Test func crc32MatchesTheCheckValueAndZlib() throws {
+    @Test func crc32MatchesTheCheckValueAndZlib() async throws {
         var crc = CRC32()
         crc.update(Array("123456789".utf8))
         #expect(crc.value == 0xCBF4_3926)  // the published CRC-32/ISO-HDLC check value
@@ -70,7 +70,7 @@ import Testing
         var split = CRC32()
         split.update(Array(data[0..<5]))
         split.update(Array(data[5...]))
-        let zlib = try Peers.python("scripts/oracles/crc32.py", [], input: Data(data).base64EncodedString())
+        let zlib = try await Peers.python("scripts/oracles/crc32.py", [], input: Data(data).base64EncodedString())
         #expect(String(split.value) == zlib.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

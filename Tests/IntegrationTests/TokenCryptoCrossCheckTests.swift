@@ -29,10 +29,10 @@ import Testing
         }
     }
 
-    @Test func srpAndSecretHashMatchPycognitoAtEveryStage() throws {
+    @Test func srpAndSecretHashMatchPycognitoAtEveryStage() async throws {
         let cases = Self.srpCases()
         let input = try cases.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }.joined(separator: "\n") + "\n"
-        let lines = try Peers.python("scripts/oracles/pycognito_srp.py", [], input: input).split(separator: "\n")
+        let lines = try await Peers.python("scripts/oracles/pycognito_srp.py", [], input: input).split(separator: "\n")
         try #require(lines.count == cases.count)
         for (testCase, line) in zip(cases, lines) {
             let expected = try JSONDecoder().decode(SRPAnswer.self, from: Data(line.utf8))
@@ -65,7 +65,7 @@ import Testing
     /// Device SRP: the ConfirmDevice verifier and the DEVICE_PASSWORD_VERIFIER signature from
     /// the same device password, salt, a and challenge as pycognito's generate_hash_device and
     /// process_device_challenge.
-    @Test func deviceSRPMatchesPycognito() throws {
+    @Test func deviceSRPMatchesPycognito() async throws {
         let cases = (0..<16).map { index in
             DeviceCase(
                 group: "-\(Self.randomHex(8))", device: "us-east-1_\(UUID().uuidString.lowercased())", device_password: Self.randomHex(40),
@@ -74,7 +74,7 @@ import Testing
                 unix_time: Int64.random(in: 0...4_102_444_800))
         }
         let input = try cases.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }.joined(separator: "\n") + "\n"
-        let lines = try Peers.python("scripts/oracles/pycognito_device_srp.py", [], input: input).split(separator: "\n")
+        let lines = try await Peers.python("scripts/oracles/pycognito_device_srp.py", [], input: input).split(separator: "\n")
         try #require(lines.count == cases.count)
         for (testCase, line) in zip(cases, lines) {
             let expected = try JSONDecoder().decode(DeviceAnswer.self, from: Data(line.utf8))
@@ -131,11 +131,11 @@ import Testing
         let cases: [Case]
     }
 
-    @Test func idTokenValidationAgreesWithJoserfc() throws {
+    @Test func idTokenValidationAgreesWithJoserfc() async throws {
         let now: Int64 = 1_800_000_000
         let output = try JSONDecoder().decode(
             JoseOutput.self,
-            from: Data(try Peers.python("scripts/oracles/jose_tokens.py", ["https://issuer.example", "client-1", "nonce-1", String(now)]).utf8))
+            from: Data(try await Peers.python("scripts/oracles/jose_tokens.py", ["https://issuer.example", "client-1", "nonce-1", String(now)]).utf8))
         let validator = IDTokenValidator(issuer: "https://issuer.example", clientId: "client-1", keys: output.jwks, now: { now })
         try #require(output.cases.count >= 16)
         for testCase in output.cases {

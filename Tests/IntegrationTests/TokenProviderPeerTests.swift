@@ -121,7 +121,7 @@ final class CountingHTTPClient: HTTPSender {
     /// A device-flow login approved by the helper that plays the user.
     static func deviceLogin(_ client: OpenIDConnectClient) async throws -> AuthTokens {
         let authorization = try await client.startDeviceAuthorization()
-        _ = try Peers.python(
+        _ = try await Peers.python(
             "scripts/peers/oidc_user.py", ["approve-device", Peers.oidcIssuer, authorization.userCode, Peers.oidcUser.0, Peers.oidcUser.1])
         return try await client.pollDeviceToken(authorization)
     }
@@ -198,7 +198,7 @@ final class CountingHTTPClient: HTTPSender {
     @Test func aDeniedOrExpiredDeviceCodeStopsThePolling() async throws {
         let client = try await OpenIDConnectClient.discover(Self.configuration(confidential: false), http: CurlHTTPClient())
         let denied = try await client.startDeviceAuthorization()
-        _ = try Peers.python(
+        _ = try await Peers.python(
             "scripts/peers/oidc_user.py", ["approve-device", Peers.oidcIssuer, denied.userCode, Peers.oidcUser.0, Peers.oidcUser.1, "deny"])
         await #expect {
             try await client.pollDeviceToken(denied)
