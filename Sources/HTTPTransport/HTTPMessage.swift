@@ -15,6 +15,9 @@ public enum ResponseDestination: Sendable {
     /// Written to an open descriptor (standard output) as it arrives; `preamble`, when given,
     /// is written first, once the head of a successful response is complete.
     case descriptor(Int32, preamble: (@Sendable (HTTPResponse) -> [UInt8])? = nil)
+    /// Handed to a reader chunk by chunk as it arrives (``ResponseRelay``); the call returns
+    /// once the reader has taken the last chunk.
+    case relay(ResponseRelay)
 
     /// The most a response body in memory may hold: 16 MiB.
     public static let defaultMemoryLimit = 16 << 20

@@ -36,6 +36,9 @@ final class Transfer: @unchecked Sendable {
     private var streaming = false
     private var delivered = 0
     private var tooLarge = false
+    /// The reader of a relayed response, and whether it stopped taking chunks.
+    private var relay: ResponseRelay?
+    private var relayReaderGone = false
 
     init(request: HTTPRequest, body: OutgoingBody, destination: ResponseDestination) throws(HTTPTransportError) {
         self.request = request
@@ -61,6 +64,7 @@ final class Transfer: @unchecked Sendable {
         }
         switch destination {
         case .memory: break
+        case .relay(let relay): self.relay = relay
         case .descriptor(let descriptor, _): outputDescriptor = descriptor
         case .file(let file):
             outputDescriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -97,8 +101,11 @@ final class Transfer: @unchecked Sendable {
             return .failure(.unwritableResponseFile(path: path, reason: String(cString: strerror(outputError))))
         }
         if tooLarge { return .failure(.responseTooLarge(host: request.authority ?? "", limit: memoryLimit)) }
+        if relayReaderGone { return .failure(.interrupted(host: request.authority ?? "", delivered: delivered, reason: "the response's reader stopped")) }
         guard code == CURLE_OK else {
             let failure = error(for: code)
+            // Once a relayed head has gone on, nothing may be retried: the reader has it.
+            if streaming, relay != nil { return .failure(.interrupted(host: request.authority ?? "", delivered: delivered, reason: "\(failure)")) }
             guard delivered > 0, case .transport(_, let reason) = failure else { return .failure(failure) }
             return .failure(.interrupted(host: request.authority ?? "", delivered: delivered, reason: reason))
         }
@@ -190,7 +197,15 @@ final class Transfer: @unchecked Sendable {
             buffer.withMemoryRebound(to: UInt8.self, capacity: count) { received.append(contentsOf: UnsafeBufferPointer(start: $0, count: count)) }
             return count
         }
-        guard emit(buffer, count) else { return 0 }
+        if let relay {
+            let chunk = buffer.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+            guard relay.writeBlocking(chunk) else {
+                relayReaderGone = true
+                return 0
+            }
+        } else {
+            guard emit(buffer, count) else { return 0 }
+        }
         delivered += count
         return count
     }
@@ -226,8 +241,12 @@ final class Transfer: @unchecked Sendable {
         // Trailers end with a blank line too: the preamble goes out once.
         guard !streaming else { return true }
         let status = headerLines.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
-        guard status >= 200, outputDescriptor >= 0, status < 400 else { return true }
+        guard status >= 200, outputDescriptor >= 0 || relay != nil, status < 400 else { return true }
         streaming = true
+        if let relay {
+            relay.begin(HTTPResponse(status: .init(code: status), headerFields: parsedHeaders()))
+            return true
+        }
         guard case .descriptor(_, let preamble?) = destination else { return true }
         let bytes = preamble(HTTPResponse(status: .init(code: status), headerFields: parsedHeaders()))
         return bytes.withUnsafeBufferPointer { bytes in

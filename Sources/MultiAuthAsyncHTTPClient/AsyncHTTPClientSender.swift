@@ -61,7 +61,12 @@ public final class AsyncHTTPClientSender: HTTPSender {
             return try await sink.receive(response)
         } catch {
             if let failure = source?.failure { throw .body(failure) }
-            throw TransportFailure.map(error, host: host, delivered: sink.delivered)
+            let failure = TransportFailure.map(error, host: host, delivered: sink.delivered)
+            // Once a relayed head has gone on, nothing may be retried: the reader has it.
+            if sink.relayed, failure.isTransient {
+                throw .interrupted(host: host, delivered: sink.delivered, reason: "\(failure)")
+            }
+            throw failure
         }
     }
 

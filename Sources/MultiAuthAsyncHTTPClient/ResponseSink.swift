@@ -21,8 +21,10 @@ final class ResponseSink {
     private let host: String
     private var descriptor: Int32 = -1
     private var ownsDescriptor = false
-    /// Body bytes already written to the file or descriptor.
+    /// Body bytes already written to the file or descriptor, or taken by the relay's reader.
     private(set) var delivered = 0
+    /// True once a relayed response's head has gone to the reader: nothing may be retried.
+    private(set) var relayed = false
 
     private init(destination: ResponseDestination, host: String) {
         self.destination = destination
@@ -34,7 +36,7 @@ final class ResponseSink {
     static func open(_ destination: ResponseDestination, host: String) async throws(HTTPTransportError) -> ResponseSink {
         let sink = ResponseSink(destination: destination, host: host)
         switch destination {
-        case .memory: break
+        case .memory, .relay: break
         case .descriptor(let descriptor, _): sink.descriptor = descriptor
         case .file(let path):
             sink.descriptor = try await runBlocking { () -> Result<Int32, HTTPTransportError> in
@@ -54,12 +56,25 @@ final class ResponseSink {
     /// The response, its body kept or streamed.
     func receive(_ response: HTTPClientResponse) async throws -> ReceivedResponse {
         let head = HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: Self.fields(response.headers))
+        if case .relay(let relay) = destination, (200..<400).contains(head.status.code) { return try await pass(response, head: head, to: relay) }
         guard descriptor >= 0, (200..<400).contains(head.status.code) else {
             return ReceivedResponse(head: head, body: try await collect(response.body))
         }
         if case .descriptor(_, let preamble?) = destination { try await write(ByteBuffer(bytes: preamble(head))) }
         for try await chunk in response.body {
             try await write(chunk)
+            delivered += chunk.readableBytes
+        }
+        return ReceivedResponse(head: head, body: [], streamed: true)
+    }
+
+    private func pass(_ response: HTTPClientResponse, head: HTTPResponse, to relay: ResponseRelay) async throws -> ReceivedResponse {
+        relay.begin(head)
+        relayed = true
+        for try await chunk in response.body {
+            guard await relay.write(Array(chunk.readableBytesView)) else {
+                throw HTTPTransportError.interrupted(host: host, delivered: delivered, reason: "the response's reader stopped")
+            }
             delivered += chunk.readableBytes
         }
         return ReceivedResponse(head: head, body: [], streamed: true)

@@ -24,19 +24,17 @@ public struct UpstreamForwarder: Sendable {
     let upstream: WireURL
     let send: Send
     let maxBodySize: Int
-    let maxResponseSize: Int
     let spoolThreshold: Int
 
     /// Creates a forwarder to the base URL `upstream` through `send`.
     /// - Throws: ``ReverseProxyError/invalidUpstream(_:)`` for a URL that is not absolute http(s).
     /// Bodies without a `Content-Length` or over `spoolThreshold` bytes are spooled to a file.
     public init(
-        upstream: String, maxBodySize: Int = 10 << 20, maxResponseSize: Int = 64 << 20, spoolThreshold: Int = 1 << 20, send: @escaping Send
+        upstream: String, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20, send: @escaping Send
     ) throws(ReverseProxyError) {
         do { self.upstream = try WireURL(upstream) } catch { throw .invalidUpstream(Redaction.url(upstream)) }
         self.send = send
         self.maxBodySize = maxBodySize
-        self.maxResponseSize = maxResponseSize
         self.spoolThreshold = spoolThreshold
     }
 
@@ -60,6 +58,12 @@ public struct UpstreamForwarder: Sendable {
     ]
 
     /// Forwards `request`, adding `principal` when there is one.
+    ///
+    /// A response whose status is below 400 goes back as it arrives, a chunk at a time
+    /// (``HTTPTransport/ResponseRelay``), with the upstream's `Content-Length` when it sent one;
+    /// an error response, and the answer to a `HEAD`, is read whole first (up to 16 MiB,
+    /// ``HTTPTransport/ResponseDestination/defaultMemoryLimit``; a larger one is answered 502). An upstream that fails after its head has gone on cuts the
+    /// response off, which a client sees as a short body.
     public func forward(_ request: Request, principal: Principal?, logger: Logger) async -> Response {
         let body: ReceivedBody
         do { body = try await receive(request) } catch {
@@ -68,18 +72,65 @@ public struct UpstreamForwarder: Sendable {
             if case .spoolFailed = error { return Self.error(.internalServerError, "InternalServerErrorException", "Internal server error") }
             return Self.error(.badRequest, "BadRequestException", "Invalid request body")
         }
-        defer { body.spool?.remove() }
         let outgoing = upstreamRequest(for: request.head, principal: principal)
-        do {
-            let response = try await send(outgoing, body.body, .memory(limit: maxResponseSize))
-            var fields = HTTPFields()
-            for field in response.head.headerFields where !Self.hopByHop.contains(field.name.canonicalName) { fields.append(field) }
-            return Response(status: response.head.status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
-        } catch {
-            logger.warning("upstream failed", metadata: ["error": "\(error)"])
-            if Self.isTimeout(error) { return Self.error(.gatewayTimeout, "IntegrationTimeout", "Endpoint request timed out") }
-            return Self.error(.badGateway, "BadGatewayException", "Bad Gateway")
+        guard request.method != .head else {
+            defer { body.spool?.remove() }
+            do { return Self.buffered(try await send(outgoing, body.body, .bounded)) } catch {
+                return Self.failed(error, logger: logger)
+            }
         }
+        let relay = ResponseRelay()
+        let exchange = Task { [send] () -> Result<ReceivedResponse, any Error> in
+            defer { body.spool?.remove() }
+            do {
+                let response = try await send(outgoing, body.body, .relay(relay))
+                relay.end()
+                return .success(response)
+            } catch {
+                relay.end(failure: error)
+                return .failure(error)
+            }
+        }
+        guard case .streaming(let head) = await relay.start() else {
+            switch await exchange.value {
+            case .success(let response): return Self.buffered(response)
+            case .failure(let error): return Self.failed(error, logger: logger)
+            }
+        }
+        return Self.relayed(head, from: RelayReader(relay), logger: logger)
+    }
+
+    /// A response read whole, passed on.
+    static func buffered(_ response: ReceivedResponse) -> Response {
+        Response(status: response.head.status, headers: forwardedFields(response.head.headerFields), body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+    }
+
+    /// A response passed on as its body arrives.
+    static func relayed(_ head: HTTPResponse, from reader: RelayReader, logger: Logger) -> Response {
+        let length = head.headerFields[.contentLength].flatMap { Int($0) }
+        return Response(status: head.status, headers: forwardedFields(head.headerFields), body: ResponseBody(contentLength: length) { writer in
+            do {
+                while let chunk = try await reader.relay.next() { try await writer.write(ByteBuffer(bytes: chunk)) }
+            } catch {
+                reader.relay.cancel()
+                logger.warning("response cut off", metadata: ["error": "\(error)"])
+                throw error
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    static func failed(_ error: any Error, logger: Logger) -> Response {
+        logger.warning("upstream failed", metadata: ["error": "\(error)"])
+        if isTimeout(error) { return Self.error(.gatewayTimeout, "IntegrationTimeout", "Endpoint request timed out") }
+        return Self.error(.badGateway, "BadGatewayException", "Bad Gateway")
+    }
+
+    /// The upstream's response fields less the hop-by-hop ones.
+    static func forwardedFields(_ upstream: HTTPFields) -> HTTPFields {
+        var fields = HTTPFields()
+        for field in upstream where !hopByHop.contains(field.name.canonicalName) { fields.append(field) }
+        return fields
     }
 
     /// A received body, in memory or in its spool file.
@@ -129,6 +180,19 @@ public struct UpstreamForwarder: Sendable {
         let rejection = InboundRejection(status: status, errorType: type, message: message, reason: message)
         return Response(status: status, headers: rejection.responseHead.headerFields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: rejection.body)))
     }
+}
+
+/// The reading end of a relayed response. Hummingbird may drop a response without writing
+/// its body (the client went away first); the exchange then learns it here, when the body's
+/// closure is released, instead of waiting forever for its next chunk to be taken.
+final class RelayReader: Sendable {
+    let relay: ResponseRelay
+
+    init(_ relay: ResponseRelay) {
+        self.relay = relay
+    }
+
+    deinit { relay.cancel() }
 }
 
 /// Why a proxy or gateway cannot start.

@@ -3,6 +3,7 @@ adversarial run (issue 19). It reads one request head and then, by path:
 
   /hang/...        never answers and keeps the connection open (a dead backend behind a proxy)
   /stream/N        answers 200 with N bytes of 'x', written as fast as the client reads
+  /cut/N           announces N bytes of 'x', sends half of them and closes the connection
   /always500/...   answers 500 with a small JSON error, every time
   /capture/...     answers 200 with the raw bytes of the request head as the body
   /discovery/...   an OpenID discovery document whose endpoints name gopher:// and file:// URLs
@@ -43,6 +44,10 @@ def serve(conn, port):
             while size > 0:
                 sent = conn.send(block[: min(size, len(block))])
                 size -= sent
+        elif path.startswith("/cut/"):
+            size = int(path.split("/")[2])
+            conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n".encode())
+            conn.sendall(b"x" * (size // 2))
         elif path.startswith("/always500"):
             reply(conn, 500, b'{"message": "Internal Server Error"}')
         elif path.startswith("/capture"):
