@@ -67,6 +67,14 @@ let cache = SigningKeyCache.shared
     try cachedSigner.presign(readyGET, expires: 900, date: SigningDate.now()).signedRequest()
 }
 
+let sigV4aSigner = try SigV4Signer(credentials: credentials, regionSet: "us-east-1", service: "execute-api")
+if let iterations = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_SIGV4A"].flatMap(Int.init) {
+    for _ in 0..<iterations {
+        sink &+= try sigV4aSigner.signHeaders(readyGET, payload: .empty, date: SigningDate.now()).signedRequest().headerFields.count
+    }
+    exit(0)
+}
+
 // Profiling mode: sign a fixed number of GET requests and stop, for instruction counting
 // (valgrind --tool=callgrind) rather than timing.
 if let iterations = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_ITERATIONS"].flatMap(Int.init) {
@@ -121,7 +129,6 @@ let sha256OfMegabyte = rate {
     sink &+= megabyte.withUnsafeBytes { SHA256Hasher.hash($0) }.withUnsafeBytes { Int($0[0]) }
 }
 
-let sigV4aSigner = try SigV4Signer(credentials: credentials, regionSet: "us-east-1", service: "execute-api")
 let sigV4a = try rate {
     sink &+= try sigV4aSigner.signHeaders(readyGET, payload: .empty, date: SigningDate.now()).signedRequest().headerFields.count
 }

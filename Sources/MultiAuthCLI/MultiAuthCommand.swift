@@ -28,7 +28,7 @@ public struct MultiAuthCommand: AsyncParsableCommand {
     /// argument it came from; help and version requests print in full and exit 0.
     public static func main(arguments: [String]) async -> Int32 {
         do {
-            var command = try parseAsRoot(StoreCommand.movingSharedOptions(arguments))
+            var command = try parse(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -48,6 +48,19 @@ public struct MultiAuthCommand: AsyncParsableCommand {
             // Usage errors exit 2, as the store's exit-code contract (and most tools) say.
             return code == .validationFailure ? 2 : code.rawValue
         }
+    }
+
+    /// The command `arguments` name. `sign` and `token`, which scripts run once per request,
+    /// are parsed first with their own command as the root: argument-parser then reflects
+    /// that command alone instead of every command (each first protocol-conformance lookup
+    /// scans the whole static binary). Anything that parse refuses (help, a mistake, a
+    /// completion-script request) is parsed again from the top, so messages read the same.
+    static func parse(_ arguments: [String]) throws -> any ParsableCommand {
+        let direct: [String: any ParsableCommand.Type] = ["sign": SignCommand.self, "token": TokenCommand.self]
+        if let name = arguments.first, let command = direct[name], let parsed = try? command.parseAsRoot(Array(arguments.dropFirst())) {
+            return parsed
+        }
+        return try parseAsRoot(StoreCommand.movingSharedOptions(arguments))
     }
 
     /// The process entry point.
