@@ -146,7 +146,12 @@ public struct UpstreamForwarder: Sendable {
         // Without Transfer-Encoding, the Content-Length (or its absence: no body) is the size.
         if request.headers[.transferEncoding] == nil, (length ?? 0) <= spoolThreshold {
             var request = request
-            guard let buffer = try? await request.collectBody(upTo: maxBodySize) else { throw .tooLarge(body: name, limit: maxBodySize) }
+            let buffer: ByteBuffer
+            do { buffer = try await request.collectBody(upTo: maxBodySize) } catch is NIOTooManyBytesError {
+                throw .tooLarge(body: name, limit: maxBodySize)
+            } catch {
+                throw .unreadable(body: name, reason: "\(error)")  // the client stopped sending, or went away
+            }
             return ReceivedBody(body: buffer.readableBytes == 0 ? .empty : .bytes(Array(buffer.readableBytesView)), spool: nil)
         }
         let spool = try await SpooledBody(collecting: request.body.map { Array($0.readableBytesView) }, name: name, limit: maxBodySize)

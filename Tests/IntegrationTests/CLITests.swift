@@ -7,6 +7,8 @@ import Testing
         let status: Int32
         let stdout: String
         let stderr: String
+        /// Seconds from the process's start to its exit.
+        var seconds = 0.0
     }
 
     static let secret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
@@ -36,6 +38,7 @@ import Testing
         process.standardError = err
         let stdin = Pipe()
         process.standardInput = stdin
+        let start = Date()
         try process.run()
         let pid = process.processIdentifier
         DispatchQueue.global().asyncAfter(deadline: .now() + limit) { kill(pid, SIGKILL) }
@@ -46,7 +49,7 @@ import Testing
         process.waitUntilExit()
         return Run(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+            stderr: String(decoding: stderr, as: UTF8.self), seconds: Date().timeIntervalSince(start))
     }
 
     static func json(_ run: Run) throws -> [String: String] {

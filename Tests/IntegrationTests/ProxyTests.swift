@@ -104,6 +104,19 @@ struct ProxyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool).isEmpty)
     }
 
+    /// A client that stops sending halfway through its body is logged as an unreadable body,
+    /// not a body over the limit (it was answered 413), and never reaches the upstream.
+    @Test func aBodyCutShortIsUnreadableNotTooLarge() async throws {
+        let proxy = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "api-key", "--api-key", Peers.apiKey, "-v"])
+        defer { #expect(proxy.stop() == 0) }
+        let port = String(proxy.url.split(separator: ":").last ?? "")
+        _ = try await Peers.python("scripts/oracles/raw_http.py", ["127.0.0.1", port, "short-body", "10"])
+        let deadline = Date().addingTimeInterval(10)
+        while !proxy.log.contains("request body refused"), Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(proxy.log.contains("cannot read the received body"), "\(proxy.log)")
+        #expect(!proxy.log.contains("larger than"), "\(proxy.log)")
+    }
+
     /// botocore (the server's verifier) takes the payload hash from `x-amz-content-sha256`, so
     /// the signature passes only if that header is signed with UNSIGNED-PAYLOAD.
     @Test func anUnsignedPayloadIsSignedAsSuchAndNotHashed() async throws {

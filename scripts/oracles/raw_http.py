@@ -3,7 +3,8 @@
 line, or "closed" when the server closed the connection without an answer, or "timeout".
 Usage: raw_http.py HOST PORT KIND [SECONDS]
 KIND: malformed (a broken request line), big-header (one 1 MiB header), long-body (a body
-longer than its Content-Length), slow (a head sent one byte every 0.2 s, never finished)."""
+longer than its Content-Length), short-body (half the announced body, then the sending side
+closed), slow (a head sent one byte every 0.2 s, never finished)."""
 import socket
 import sys
 import time
@@ -18,6 +19,9 @@ try:
         sock.sendall(b"GET /x HTTP/1.1\r\nHost: h\r\nx-api-key: k\r\nX-Big: " + b"a" * (1 << 20) + b"\r\n\r\n")
     elif kind == "long-body":
         sock.sendall(b"POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\n0123456789GET /y HTTP/1.1\r\n\r\n")
+    elif kind == "short-body":
+        sock.sendall(b"POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n01234")
+        sock.shutdown(socket.SHUT_WR)
     elif kind == "slow":
         start = time.time()
         for byte in b"GET /slow HTTP/1.1\r\nHost: h\r\nX-Slow: " + b"a" * 1000:
