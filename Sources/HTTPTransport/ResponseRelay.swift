@@ -24,7 +24,7 @@ public final class ResponseRelay: Sendable {
     private struct State {
         var head: HTTPResponse?
         var ended = false
-        var failure: (any Error & Sendable)?
+        var failure: (any Error)?
         var readerGone = false
         var chunk: [UInt8]?
         var chunkTaken: (@Sendable (Bool) -> Void)?
@@ -92,7 +92,7 @@ public final class ResponseRelay: Sendable {
 
     /// Marks the exchange over: the reader's ``next()`` returns nil after the last chunk, or
     /// throws `failure`; a reader still waiting in ``start()`` learns nothing was relayed.
-    public func end(failure: (any Error & Sendable)? = nil) {
+    public func end(failure: (any Error)? = nil) {
         let (startWaiter, chunkWaiter) = state.withLock { state in
             state.ended = true
             state.failure = failure

@@ -60,10 +60,11 @@ public struct UpstreamForwarder: Sendable {
     /// Forwards `request`, adding `principal` when there is one.
     ///
     /// A response whose status is below 400 goes back as it arrives, a chunk at a time
-    /// (``HTTPTransport/ResponseRelay``), with the upstream's `Content-Length` when it sent one;
-    /// an error response, and the answer to a `HEAD`, is read whole first (up to 16 MiB,
-    /// ``HTTPTransport/ResponseDestination/defaultMemoryLimit``; a larger one is answered 502). An upstream that fails after its head has gone on cuts the
-    /// response off, which a client sees as a short body.
+    /// (``HTTPTransport/ResponseRelay``), with the upstream's `Content-Length` when it sent one.
+    /// An error response, and the answer to a `HEAD`, is read whole first (up to
+    /// ``HTTPTransport/ResponseDestination/defaultMemoryLimit``; a larger one is answered 502).
+    /// An upstream that fails after its head has gone on cuts the response off, which a client
+    /// sees as a short body.
     public func forward(_ request: Request, principal: Principal?, logger: Logger) async -> Response {
         let body: ReceivedBody
         do { body = try await receive(request) } catch {

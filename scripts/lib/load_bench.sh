@@ -2,7 +2,8 @@
 # against a Hummingbird upstream (Benchmarks/UpstreamBench), called directly, through
 # `multiauth proxy`, and through `multiauth gateway` with a botocore-signed SigV4 header on
 # every request (the gateway verifies each one: there is no replay cache). Sourced by
-# scripts/bench after the static CLI is built; prints the "proxy:" and "gateway:" lines.
+# scripts/bench after the static CLI is built; prints the "proxy:" and "gateway:" lines, and
+# the CPU time each process spent per request (from /proc/PID/stat).
 
 # wrk's median latency in ms and requests per second: "P50_MS RPS NON2XX".
 wrk_figures() {
@@ -14,17 +15,43 @@ wrk_figures() {
         END { printf "%s %s %s\n", p50, rps, (bad == "" ? 0 : bad) }'
 }
 
+# CPU time a process has used, in clock ticks (utime + stime from /proc/PID/stat).
+cpu_ticks() {
+    awk '{print $14 + $15}' "/proc/$1/stat"
+}
+
+# wrk_figures with the CPU the two processes in $1 (a quoted list of pids) used during the run,
+# in microseconds per request: "P50_MS RPS NON2XX CPU_US_FIRST CPU_US_SECOND".
+wrk_with_cpu() {
+    local pids=($1) before=() after=() figures
+    shift
+    for pid in "${pids[@]}"; do before+=("$(cpu_ticks "$pid")"); done
+    figures=$(wrk_figures "$@")
+    for pid in "${pids[@]}"; do after+=("$(cpu_ticks "$pid")"); done
+    local hz seconds=${LOAD_SECONDS:-5}
+    hz=$(getconf CLK_TCK)
+    printf '%s' "$figures"
+    for index in "${!pids[@]}"; do
+        awk -v ticks=$(( after[index] - before[index] )) -v hz="$hz" -v rps="$(echo "$figures" | awk '{print $2}')" -v s="$seconds" \
+            'BEGIN { printf " %.0f", (rps > 0 ? ticks / hz * 1e6 / (rps * s) : 0) }'
+    done
+    echo
+}
+
 run_load_bench() {
     command -v wrk >/dev/null || { say "installing wrk"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq wrk >/dev/null; }
     swift build -c release --product UpstreamBench >/dev/null
-    local up gw px pids=() secrets
+    local up gw px pids=() secrets upstream_pid proxy_pid gateway_pid
     up=$(free_port); px=$(free_port); gw=$(free_port)
     .build/release/UpstreamBench "$up" >/dev/null 2>&1 & pids+=($!)
+    upstream_pid=$!
     secrets=$(mktemp)
     printf '{"AKIDLOADBENCH": "load-bench-secret-not-real"}' >"$secrets"
     chmod 600 "$secrets"
     .build-static/release/multiauth proxy --listen "127.0.0.1:$px" --upstream "http://127.0.0.1:$up" --auth api-key --api-key bench-key >/dev/null 2>&1 & pids+=($!)
+    proxy_pid=$!
     .build-static/release/multiauth gateway --listen "127.0.0.1:$gw" --upstream "http://127.0.0.1:$up" --iam-credentials "$secrets" >/dev/null 2>&1 & pids+=($!)
+    gateway_pid=$!
     wait_for "http://127.0.0.1:$up/bench/item" "bench upstream"
     wait_for "http://127.0.0.1:$px/bench/item" "proxy"
     sleep 1
@@ -37,9 +64,9 @@ for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {
     say "load: direct, through the proxy, through the gateway (wrk, ${LOAD_SECONDS:-5} s each, twice)"
     local direct proxied gated
     for round in 1 2; do
-        direct+="$(wrk_figures "http://127.0.0.1:$up/bench/item")|"
-        proxied+="$(wrk_figures "http://127.0.0.1:$px/bench/item")|"
-        gated+="$(wrk_figures "${headers[@]}" "http://127.0.0.1:$gw/bench/item")|"
+        direct+="$(wrk_with_cpu "$upstream_pid $upstream_pid" "http://127.0.0.1:$up/bench/item")|"
+        proxied+="$(wrk_with_cpu "$proxy_pid $upstream_pid" "http://127.0.0.1:$px/bench/item")|"
+        gated+="$(wrk_with_cpu "$gateway_pid $upstream_pid" "${headers[@]}" "http://127.0.0.1:$gw/bench/item")|"
     done
     kill "${pids[@]}" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
@@ -57,5 +84,8 @@ print(f"1 KiB GETs on loopback, wrk 1 thread 16 connections, medians of 2 rounds
       f"proxy {prps:,.0f} req/s p50 {p50:.2f} ms; gateway {grps:,.0f} req/s p50 {g50:.2f} ms ({refused:.0f} not 2xx)")
 print(f"proxy: p50 added {p50 - d50:.2f} ms, throughput {100 * prps / drps:.0f}% of direct")
 print(f"gateway: {grps:.0f} verified req/s (SigV4 header on every request), p50 {g50:.2f} ms")
+cpu = lambda rounds, i: statistics.median(r[i] for r in rounds)
+print(f"CPU per request: direct, the upstream {cpu(direct, 3):.0f} us; through the proxy, the proxy {cpu(proxied, 3):.0f} us "
+      f"and the upstream {cpu(proxied, 4):.0f} us; through the gateway, the gateway {cpu(gated, 3):.0f} us and the upstream {cpu(gated, 4):.0f} us")
 PY
 }
