@@ -70,6 +70,14 @@ public struct SigV4Signer: Sendable {
         let algorithmLine: [UInt8]
         let scopeSuffix: [UInt8]
         let credentialPrefix: [UInt8]
+        /// The session token and SigV4a region set, read here once rather than through
+        /// copies of `credentials` and `algorithm` on every signature.
+        let sessionToken: String?
+        let regionSet: String?
+        /// The header fields of a header signature, without and with a caller-supplied
+        /// `x-amz-content-sha256`: fixed for the signer, so worked out once.
+        let headerFields: SignerFields
+        let headerFieldsForSuppliedHash: SignerFields
         /// Why the signer cannot sign (missing credentials, a control character in a value
         /// that goes on the wire), found once here and reported by every signing call.
         let problem: SigningError?
@@ -93,7 +101,14 @@ public struct SigV4Signer: Sendable {
             case .sigV4a: scopeSuffix = CredentialScope.suffix(service: service)
             }
             credentialPrefix = Array("\(algorithm.name) Credential=\(credentials.accessKeyId)/".utf8)
+            sessionToken = credentials.sessionToken
+            if case .sigV4a(let set) = algorithm { regionSet = set } else { regionSet = nil }
             problem = Self.problem(credentials: credentials, region: region, service: service)
+            let hasRegionSet = regionSet != nil
+            headerFields = SignerFields(
+                hasToken: sessionToken != nil, hasRegionSet: hasRegionSet, options: options, contentSHA256Supplied: false)
+            headerFieldsForSuppliedHash = SignerFields(
+                hasToken: sessionToken != nil, hasRegionSet: hasRegionSet, options: options, contentSHA256Supplied: true)
         }
 
         private static func problem(credentials: AWSCredentials, region: String, service: String) -> SigningError? {
@@ -106,9 +121,11 @@ public struct SigV4Signer: Sendable {
         }
     }
 
-    var regionSet: String? {
-        if case .sigV4a(let set) = signingAlgorithm { return set }
-        return nil
+    var regionSet: String? { setup.regionSet }
+
+    /// The header fields of a header signature (see ``Setup/headerFields``).
+    func headerFields(contentSHA256Supplied: Bool) -> SignerFields {
+        contentSHA256Supplied ? setup.headerFieldsForSuppliedHash : setup.headerFields
     }
 
     /// Signs with an `Authorization` header, adding `X-Amz-Date` (and the session token
@@ -118,7 +135,7 @@ public struct SigV4Signer: Sendable {
         try checkReady()
         let supplied = request.headerFields.isEmpty ? nil : request.headerFields.first { $0.name == .amzContentSHA256 }?.value
         let payloadHash = try PayloadHash.forHeaderSigning(supplied: supplied, payload: payload)
-        let fields = SignerFields(headersFor: self, contentSHA256Supplied: supplied != nil)
+        let fields = headerFields(contentSHA256Supplied: supplied != nil)
         let stages = try request.withSigningView { (view) throws(SigningError) in
             try self.stages(view, fields: fields, location: .headers, payloadHash: payloadHash, date: date)
         }
@@ -146,7 +163,7 @@ public struct SigV4Signer: Sendable {
         try checkReady()
         let supplied = request.headers.first(named: "x-amz-content-sha256")
         let payloadHash = try PayloadHash.forHeaderSigning(supplied: supplied, payload: request.payload)
-        let fields = SignerFields(headersFor: self, contentSHA256Supplied: supplied != nil)
+        let fields = headerFields(contentSHA256Supplied: supplied != nil)
         let stages = try request.withSigningView { (view) throws(SigningError) in
             try self.stages(view, fields: fields, location: .headers, payloadHash: payloadHash, date: date)
         }
@@ -196,7 +213,7 @@ public struct SigV4Signer: Sendable {
         try checkReady()
         let supplied = request.headers.first(named: "x-amz-content-sha256")
         let payloadHash = try PayloadHash.forHeaderSigning(supplied: supplied, payload: request.payload)
-        let fields = SignerFields(headersFor: self, contentSHA256Supplied: supplied != nil)
+        let fields = headerFields(contentSHA256Supplied: supplied != nil)
         return try request.withSigningView { (view) throws(SigningError) in
             try self.stages(view, fields: fields, location: .headers, payloadHash: payloadHash, date: date, signing: signing)
         }

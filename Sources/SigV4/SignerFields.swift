@@ -18,21 +18,21 @@ struct SignerFields {
     /// No fields: presigning writes its parameters in the query instead.
     static let none = SignerFields()
 
-    /// The fields of a header signature; `contentSHA256Supplied` when the request carries
-    /// its own `x-amz-content-sha256`.
-    init(headersFor signer: SigV4Signer, contentSHA256Supplied: Bool) {
-        let hasToken = signer.credentials.sessionToken != nil
+    /// The fields of a header signature for a signer with or without a session token and a
+    /// SigV4a region set; `contentSHA256Supplied` when the request carries its own
+    /// `x-amz-content-sha256`.
+    init(hasToken: Bool, hasRegionSet: Bool, options: SigningOptions, contentSHA256Supplied: Bool) {
         replaced = [.amzDate]
         amzDate = true
         if hasToken {
             replaced.insert(.securityToken)
-            if signer.options.omitsSessionToken { trailingToken = true } else { securityToken = true }
+            if options.omitsSessionToken { trailingToken = true } else { securityToken = true }
         }
-        if signer.regionSet != nil {
+        if hasRegionSet {
             replaced.insert(.regionSet)
             regionSet = true
         }
-        contentSHA256 = signer.options.signsContentSHA256Header && !contentSHA256Supplied
+        contentSHA256 = options.signsContentSHA256Header && !contentSHA256Supplied
     }
 
     private init() {}
@@ -47,16 +47,16 @@ struct SignerFields {
     /// How many signed fields there are, and their name and value bytes: room to reserve.
     var signedCount: Int { [amzDate, securityToken, regionSet, contentSHA256].count { $0 } }
     func signedByteCount(_ values: Values) -> Int {
-        (amzDate ? 26 : 0) + (securityToken ? 20 + (values.signer.credentials.sessionToken?.utf8.count ?? 0) : 0)
-            + (regionSet ? 16 + (values.signer.regionSet?.utf8.count ?? 0) : 0)
+        (amzDate ? 26 : 0) + (securityToken ? 20 + (values.signer.setup.sessionToken?.utf8.count ?? 0) : 0)
+            + (regionSet ? 16 + (values.signer.setup.regionSet?.utf8.count ?? 0) : 0)
             + (contentSHA256 ? 20 + values.payloadHash.utf8.count : 0)
     }
 
     /// Adds the signed fields to the canonical headers.
     func add(to headers: inout CanonicalHeaders, _ values: Values) {
-        if securityToken, let token = values.signer.credentials.sessionToken { headers.add(signerField: "x-amz-security-token", value: token) }
+        if securityToken, let token = values.signer.setup.sessionToken { headers.add(signerField: "x-amz-security-token", value: token) }
         if amzDate { headers.add(signerField: "x-amz-date", value: values.date.amzDate) }
-        if regionSet, let set = values.signer.regionSet { headers.add(signerField: "x-amz-region-set", value: set) }
+        if regionSet, let set = values.signer.setup.regionSet { headers.add(signerField: "x-amz-region-set", value: set) }
         if contentSHA256 { headers.add(signerField: "x-amz-content-sha256", value: values.payloadHash) }
     }
 
@@ -67,10 +67,12 @@ struct SignerFields {
         if !out.headerFields.isEmpty {
             for name in replacedNames where out.headerFields.contains(name) { out.headerFields[name] = nil }
         }
-        let token = values.signer.credentials.sessionToken
+        // One allocation for the copy and every appended field, rather than a copy and a growth.
+        out.headerFields.reserveCapacity(out.headerFields.count + signedCount + (trailingToken ? 2 : 1))
+        let token = values.signer.setup.sessionToken
         if securityToken, let token { out.headerFields.append(Self.secret(.amzSecurityToken, token)) }
         if amzDate { out.headerFields.append(HTTPField(name: .amzDate, value: values.date.amzDate)) }
-        if regionSet, let set = values.signer.regionSet { out.headerFields.append(HTTPField(name: .amzRegionSet, value: set)) }
+        if regionSet, let set = values.signer.setup.regionSet { out.headerFields.append(HTTPField(name: .amzRegionSet, value: set)) }
         if contentSHA256 { out.headerFields.append(HTTPField(name: .amzContentSHA256, value: values.payloadHash)) }
         if trailingToken, let token { out.headerFields.append(Self.secret(.amzSecurityToken, token)) }
         var authorization = authorization
@@ -84,10 +86,10 @@ struct SignerFields {
         var out = headers
         for name in replacedNames { out.removeAll(named: name.canonicalName) }
         out.reserveCapacity(6)
-        let token = values.signer.credentials.sessionToken
+        let token = values.signer.setup.sessionToken
         if securityToken, let token { out.append(name: "X-Amz-Security-Token", value: token) }
         if amzDate { out.append(name: "X-Amz-Date", value: values.date.amzDate) }
-        if regionSet, let set = values.signer.regionSet { out.append(name: "X-Amz-Region-Set", value: set) }
+        if regionSet, let set = values.signer.setup.regionSet { out.append(name: "X-Amz-Region-Set", value: set) }
         if contentSHA256 { out.append(name: "x-amz-content-sha256", value: values.payloadHash) }
         if trailingToken, let token { out.append(name: "X-Amz-Security-Token", value: token) }
         out.append(name: "Authorization", value: authorization)

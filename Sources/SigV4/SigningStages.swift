@@ -139,13 +139,14 @@ extension SigV4Signer {
     func signingKeyForStreaming(_ date: SigningDate) -> HMACSHA256Key { signingKey(date) }
 
     private func signingKey(_ date: SigningDate) -> HMACSHA256Key {
-        let secret = credentials.secretAccessKey
-        guard let keyCache else {
-            return SigningKeyDerivation.derive(secret: secret, scopeDate: date.scopeDate, region: region, service: service)
+        let setup = setup
+        guard let keyCache = setup.keyCache else {
+            return SigningKeyDerivation.derive(
+                secret: setup.credentials.secretAccessKey, scopeDate: date.scopeDate, region: region, service: service)
         }
         let day = date.secondsSince1970 >= 0 ? date.secondsSince1970 / 86_400 : (date.secondsSince1970 - 86_399) / 86_400
         if let recent = setup.recentKey.withLock({ $0 }), recent.day == day { return recent.key }
-        let key = keyCache.key(secret: secret, scopeDate: date.scopeDate, region: region, service: service)
+        let key = keyCache.key(secret: setup.credentials.secretAccessKey, scopeDate: date.scopeDate, region: region, service: service)
         setup.recentKey.withLock { $0 = (day, key) }
         return key
     }

@@ -37,14 +37,37 @@ GQL_VERSION=4.4.0
 AIOHTTP_VERSION=3.14.5
 AWSCRT_VERSION=0.38.1
 
-# The CLI as we recommend building it: the Swift runtime and Foundation linked statically, and
-# on Linux a position-dependent executable, so the loader applies none of the ~130,000
-# relative relocations a PIE carries (about 1 ms and thousands of dirtied pages per start).
-# (-no-pie only with the static runtime: against a shared libswiftCore the loader warns.)
+# The CLI as we recommend building it, for start-up time (a script runs `multiauth sign` or
+# `token` once per request):
+# - the Swift runtime and Foundation linked statically (loading them costs about 8 ms);
+# - on Linux a position-dependent executable, so the loader applies none of the ~130,000
+#   relative relocations a PIE carries (-no-pie only with the static runtime: against a shared
+#   libswiftCore the loader warns);
+# - no symbol exported from the executable (--no-export-dynamic): SwiftPM exports all 42,000,
+#   and glibc's dladdr, which Foundation calls at start-up, walks them one by one (0.9 ms);
+# - libcrypto, libsqlite3 and zlib linked from their static archives: each shared library
+#   costs the loader a symbol look-up per relocation (5,800 for these two), about 1.5 ms per
+#   process. A pkg-config file of our own puts a folder holding only the archives first on
+#   the library path. libcurl stays opened at the first request (CurlShims), with its own
+#   shared libcrypto: the two never exchange OpenSSL objects.
 build_static_cli() {
-    local flags=()
-    [ "$(uname -s)" = Linux ] && flags=(-Xswiftc -Xclang-linker -Xswiftc -no-pie)
-    swift build -c release --product multiauth --static-swift-stdlib --scratch-path .build-static "${flags[@]}" "$@"
+    local flags=() folder="$PWD/.build-static/static-libs" name pkg_config_path=${PKG_CONFIG_PATH:-}
+    if [ "$(uname -s)" = Linux ]; then
+        flags=(-Xswiftc -Xclang-linker -Xswiftc -no-pie -Xlinker --no-export-dynamic)
+        mkdir -p "$folder/pkgconfig"
+        for name in libcrypto libsqlite3 libz; do
+            local archive
+            archive=$(gcc -print-file-name="$name.a")
+            [ -f "$archive" ] && ln -sf "$archive" "$folder/$name.a"
+        done
+        if [ -f "$folder/libcrypto.a" ]; then
+            printf 'Name: libcrypto\nDescription: static archives first\nVersion: 3\nLibs: -L%s -lcrypto\nCflags: %s\n' \
+                "$folder" "$(pkg-config --cflags libcrypto)" >"$folder/pkgconfig/libcrypto.pc"
+            pkg_config_path="$folder/pkgconfig${pkg_config_path:+:$pkg_config_path}"
+        fi
+    fi
+    PKG_CONFIG_PATH=$pkg_config_path swift build -c release --product multiauth --static-swift-stdlib \
+        --scratch-path .build-static "${flags[@]}" "$@"
 }
 
 # Python packages for the test oracles and the benchmark peer, in a git-ignored .venv.
