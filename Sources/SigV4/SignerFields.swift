@@ -45,7 +45,9 @@ struct SignerFields {
     }
 
     /// How many signed fields there are, and their name and value bytes: room to reserve.
-    var signedCount: Int { [amzDate, securityToken, regionSet, contentSHA256].count { $0 } }
+    var signedCount: Int {
+        (amzDate ? 1 : 0) + (securityToken ? 1 : 0) + (regionSet ? 1 : 0) + (contentSHA256 ? 1 : 0)
+    }
     func signedByteCount(_ values: Values) -> Int {
         (amzDate ? 26 : 0) + (securityToken ? 20 + (values.signer.setup.sessionToken?.utf8.count ?? 0) : 0)
             + (regionSet ? 16 + (values.signer.setup.regionSet?.utf8.count ?? 0) : 0)

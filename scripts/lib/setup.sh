@@ -58,7 +58,8 @@ build_static_cli() {
         for name in libcrypto libsqlite3 libz; do
             local archive
             archive=$(gcc -print-file-name="$name.a")
-            [ -f "$archive" ] && ln -sf "$archive" "$folder/$name.a"
+            rm -f "$folder/$name.a"  # a link left by an earlier build may point at nothing now
+            if [ -f "$archive" ]; then ln -s "$archive" "$folder/$name.a"; fi
         done
         if [ -f "$folder/libcrypto.a" ]; then
             printf 'Name: libcrypto\nDescription: static archives first\nVersion: 3\nLibs: -L%s -lcrypto\nCflags: %s\n' \
