@@ -19,7 +19,8 @@ one pool (--pool-id) and one app client without a secret (--client-id):
   an outbox that `POST /_peer/outbox` {username} reads), secret words for CUSTOM_AUTH (one
   CUSTOM_CHALLENGE round per word), and USER_AUTH's choice of first factor (PASSWORD,
   PASSWORD_SRP, EMAIL_OTP, SMS_OTP; SELECT_CHALLENGE with AvailableChallenges);
-- sessions last 180 s; `POST /_peer/expire-sessions` ends them all at once (for the tests).
+- sessions last 180 s; `POST /_peer/expire-sessions` {username} ends that user's sessions at once
+  (for the tests; one user's only, so tests running side by side do not end each other's).
 Control: `POST /_peer/users` {username, password, totp, sms, email, custom, unknown_challenge} creates a user
 and answers its TOTP secret; `GET /_peer/devices?username=U` lists the user's devices and their status.
 """
@@ -413,9 +414,12 @@ class Handler(QuietHandler):
             with pool.lock:
                 return self.reply(200, {"code": pool.outbox.get(body.get("username"), "")})
         if self.path == "/_peer/expire-sessions":
+            if not body.get("username"):
+                return self.reply(400, {"message": "expire-sessions needs a username"})
             with pool.lock:
                 for state in pool.sessions.values():
-                    state["expires"] = 0
+                    if state["username"] == body["username"]:
+                        state["expires"] = 0
             return self.reply(200, {})
         operation = (self.headers.get("X-Amz-Target") or "").rsplit(".", 1)[-1]
         routes = {"InitiateAuth": pool.initiate_auth, "RespondToAuthChallenge": pool.respond, "ConfirmDevice": pool.confirm_device,
