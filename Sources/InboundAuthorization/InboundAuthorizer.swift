@@ -46,7 +46,14 @@ public struct InboundAuthorizer: Sendable {
     /// The principal `request` proves, or why it is turned away. `body` is the body as
     /// received, when ``needsBody(_:)`` asked for it.
     public func authorize(_ request: HTTPRequest, body: [UInt8]?) async -> Result<Principal, InboundRejection> {
-        if let verifier, Self.isSigned(request) { return await verifySignature(request, body: body, with: verifier) }
+        await authorize(request, bodySHA256: body.map { SHA256Hasher.hash($0).hex })
+    }
+
+    /// The principal `request` proves, or why it is turned away, given the lowercase hex
+    /// SHA-256 of the body as received (when ``needsBody(_:)`` asked for it): a server that
+    /// hashes a body as it arrives, without holding it, decides with this.
+    public func authorize(_ request: HTTPRequest, bodySHA256: String?) async -> Result<Principal, InboundRejection> {
+        if let verifier, Self.isSigned(request) { return await verifySignature(request, bodySHA256: bodySHA256, with: verifier) }
         if !apiKeys.isEmpty, let key = request.headerFields[Self.apiKeyField] {
             guard let name = apiKeys.first(where: { ConstantTime.equals(Array($0.key.utf8), Array(key.utf8)) })?.value else {
                 return .failure(.forbiddenKey)
@@ -66,23 +73,34 @@ public struct InboundAuthorizer: Sendable {
         return .failure(.missingToken(accepting: modes))
     }
 
-    private func verifySignature(_ request: HTTPRequest, body: [UInt8]?, with verifier: SigV4Verifier) async -> Result<Principal, InboundRejection> {
-        let payload: Payload = body.map { $0.isEmpty ? .empty : .bytes($0) } ?? .empty
-        switch await verifier.verify(request, payload: payload, now: now()) {
+    private func verifySignature(_ request: HTTPRequest, bodySHA256: String?, with verifier: SigV4Verifier) async -> Result<Principal, InboundRejection> {
+        let bodyHash = bodySHA256 ?? PayloadHash.emptySHA256
+        if let rejection = Self.unverifiableBody(request) { return .failure(rejection) }
+        switch await verifier.verify(request, payload: .sha256(bodyHash), now: now()) {
         case .failure(let failure): return .failure(.signature(failure))
         case .success(let accessKeyId):
-            if let rejection = Self.contentHashMismatch(request, body: body ?? []) { return .failure(rejection) }
+            if let rejection = Self.contentHashMismatch(request, bodySHA256: bodyHash) { return .failure(rejection) }
             return .success(Principal(mode: .iam, name: accessKeyId))
         }
     }
 
     /// A hex `x-amz-content-sha256` is what the signature covers; the body must hash to it.
-    static func contentHashMismatch(_ request: HTTPRequest, body: [UInt8]) -> InboundRejection? {
+    static func contentHashMismatch(_ request: HTTPRequest, bodySHA256: String) -> InboundRejection? {
         guard let claimed = request.headerFields[.amzContentSHA256], claimed.utf8.count == 64 else { return nil }
-        guard SHA256Hasher.hash(body).hex != claimed.lowercased() else { return nil }
+        guard bodySHA256 != claimed.lowercased() else { return nil }
         return InboundRejection(
             status: .badRequest, errorType: "XAmzContentSHA256Mismatch",
             message: "The provided 'x-amz-content-sha256' header does not match what was computed.", reason: "body hash mismatch")
+    }
+
+    /// An aws-chunked body (`x-amz-content-sha256: STREAMING-…`) is refused: its chunks carry
+    /// signatures of their own, which are not checked here, so its bytes would pass
+    /// unverified. API Gateway does not take such bodies either; S3 does.
+    static func unverifiableBody(_ request: HTTPRequest) -> InboundRejection? {
+        guard let claimed = request.headerFields[.amzContentSHA256], claimed.hasPrefix("STREAMING-") else { return nil }
+        return InboundRejection(
+            status: .badRequest, errorType: "BadRequestException", message: "aws-chunked request bodies are not supported.",
+            reason: "aws-chunked body (\(claimed)): chunk signatures are not verified")
     }
 
     /// `x-api-key`.

@@ -43,11 +43,12 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "The accepted JWT audience (the app client id).") var audience: String?
     @Option(help: "Region signatures must be scoped to.") var region = "us-east-1"
     @Option(help: "Service signatures must be scoped to.") var service = "execute-api"
-    @Option(help: "The largest request body accepted, in bytes.") var maxBody = 10 << 20
+    @Option(help: "The largest request body accepted, in bytes (API Gateway's 10 MiB by default; bodies over 1 MiB are hashed into a 0600 temporary file as they arrive, never held in memory).")
+    var maxBody = 10 << 20
     @Flag(name: .shortAndLong, help: "Log each request's outcome on standard error.") var verbose = false
 
     func validate() throws {
-        try ArgumentChecks.count(maxBody, "--max-body", in: 0...(1 << 30))
+        try ArgumentChecks.count(maxBody, "--max-body", in: 0...(5 << 30))
     }
 
     func run() async throws {
@@ -64,7 +65,7 @@ struct GatewayCommand: AsyncParsableCommand {
                 throw CLIError("--upstream", error)
             }
             try await LocalServer.run(
-                GatewayResponder(authorizer: authorizer, forwarder: forwarder, maxBodySize: maxBody), listen: address, requestHeadTimeout: server.requestHeadTimeout,
+                GatewayResponder(authorizer: authorizer, forwarder: forwarder), listen: address, requestHeadTimeout: server.requestHeadTimeout,
                 name: "multiauth-gateway", detail: "modes \(modes)", logger: logger)
         }
     }

@@ -1,5 +1,6 @@
 import Hummingbird
 import InboundAuthorization
+import Logging
 import NIOCore
 
 /// Hummingbird middleware that lets through only requests an ``InboundAuthorizer`` accepts:
@@ -45,8 +46,16 @@ public struct InboundAuthorizationMiddleware<Context: MultiAuthRequestContext>: 
     }
 
     static func response(_ rejection: InboundRejection, context: Context) -> Response {
-        context.logger.info("request rejected", metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
-        return Response(
+        Response(rejection, logger: context.logger)
+    }
+}
+
+extension Response {
+    /// The answer to a request `rejection` turned away, as API Gateway gives it; the
+    /// rejection's status and reason (never a secret) are logged at info level.
+    public init(_ rejection: InboundRejection, logger: Logger) {
+        logger.info("request rejected", metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
+        self.init(
             status: rejection.status, headers: rejection.responseHead.headerFields,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: rejection.body)))
     }

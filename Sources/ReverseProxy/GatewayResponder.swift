@@ -1,23 +1,41 @@
+import HTTPTypes
 import Hummingbird
 import InboundAuthorization
 import MultiAuthHummingbird
 
-/// The verifying gateway: ``InboundAuthorizationMiddleware`` in front of an
+/// The verifying gateway: an ``InboundAuthorization/InboundAuthorizer`` in front of an
 /// ``UpstreamForwarder``. Only verified requests reach the upstream.
+///
+/// A signed request's body is received first (in memory up to the forwarder's spool
+/// threshold, else into a 0600 spool file) and hashed as it arrives, so a body of any size up
+/// to the limit is checked without being held whole; the request goes on only once its
+/// signature and body hash are verified.
 public struct GatewayResponder: HTTPResponder {
-    let middleware: InboundAuthorizationMiddleware<MultiAuthContext>
+    let authorizer: InboundAuthorizer
     let forwarder: UpstreamForwarder
 
-    /// Creates the gateway's responder.
-    public init(authorizer: InboundAuthorizer, forwarder: UpstreamForwarder, maxBodySize: Int = 10 << 20) {
-        middleware = InboundAuthorizationMiddleware(authorizer, maxBodySize: maxBodySize)
+    /// Creates the gateway's responder; `forwarder`'s body limit is the gateway's.
+    public init(authorizer: InboundAuthorizer, forwarder: UpstreamForwarder) {
+        self.authorizer = authorizer
         self.forwarder = forwarder
     }
 
     /// Verifies, then forwards.
     public func respond(to request: Request, context: MultiAuthContext) async throws -> Response {
-        try await middleware.handle(request, context: context) { request, context in
-            await forwarder.forward(request, principal: context.principal, logger: context.logger)
+        guard authorizer.needsBody(request.head) else {
+            switch await authorizer.authorize(request.head, bodySHA256: nil) {
+            case .failure(let rejection): return Response(rejection, logger: context.logger)
+            case .success(let principal): return await forwarder.forward(request, principal: principal, logger: context.logger)
+            }
+        }
+        let body: UpstreamForwarder.ReceivedBody
+        do { body = try await forwarder.receive(request) } catch { return UpstreamForwarder.refusal(error, logger: context.logger) }
+        switch await authorizer.authorize(request.head, bodySHA256: body.sha256) {
+        case .failure(let rejection):
+            body.discard()
+            return Response(rejection, logger: context.logger)
+        case .success(let principal):
+            return await forwarder.forward(request.head, body: body, principal: principal, logger: context.logger)
         }
     }
 }

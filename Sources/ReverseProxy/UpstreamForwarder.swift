@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import InboundAuthorization
 import MultiAuthCore
+import MultiAuthCrypto
 import Logging
 import NIOCore
 import SigV4
@@ -38,10 +39,11 @@ public struct UpstreamForwarder: Sendable {
         self.spoolThreshold = spoolThreshold
     }
 
-    /// A forwarder that sends plainly through `sender`, bodies held in memory (the gateway
-    /// has read them whole already, to check their hash).
-    public init(upstream: String, sender: any HTTPSender, maxBodySize: Int = 10 << 20) throws(ReverseProxyError) {
-        try self.init(upstream: upstream, maxBodySize: maxBodySize, spoolThreshold: .max) { request, body, destination in
+    /// A forwarder that sends plainly through `sender` (the gateway's, which verifies first).
+    public init(
+        upstream: String, sender: any HTTPSender, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20
+    ) throws(ReverseProxyError) {
+        try self.init(upstream: upstream, maxBodySize: maxBodySize, spoolThreshold: spoolThreshold) { request, body, destination in
             try await sender.send(request, body: body, responseBody: destination)
         }
     }
@@ -66,15 +68,18 @@ public struct UpstreamForwarder: Sendable {
     /// An upstream that fails after its head has gone on cuts the response off, which a client
     /// sees as a short body.
     public func forward(_ request: Request, principal: Principal?, logger: Logger) async -> Response {
-        let body: ReceivedBody
-        do { body = try await receive(request) } catch {
-            logger.info("request body refused", metadata: ["error": "\(error)"])
-            if case .tooLarge = error { return Self.error(.contentTooLarge, "RequestEntityTooLargeException", "Request Too Long") }
-            if case .spoolFailed = error { return Self.error(.internalServerError, "InternalServerErrorException", "Internal server error") }
-            return Self.error(.badRequest, "BadRequestException", "Invalid request body")
+        do {
+            return await forward(request.head, body: try await receive(request), principal: principal, logger: logger)
+        } catch {
+            return Self.refusal(error, logger: logger)
         }
-        let outgoing = upstreamRequest(for: request.head, principal: principal)
-        guard request.method != .head else {
+    }
+
+    /// Forwards `head` with a body already received (``receive(_:)``), adding
+    /// `principal` when there is one; the body's spool file is removed once it is sent.
+    public func forward(_ head: HTTPRequest, body: ReceivedBody, principal: Principal?, logger: Logger) async -> Response {
+        let outgoing = upstreamRequest(for: head, principal: principal)
+        guard head.method != .head else {
             defer { body.spool?.remove() }
             do { return Self.buffered(try await send(outgoing, body.body, .bounded)) } catch {
                 return Self.failed(error, logger: logger)
@@ -134,13 +139,29 @@ public struct UpstreamForwarder: Sendable {
         return fields
     }
 
-    /// A received body, in memory or in its spool file.
-    struct ReceivedBody {
+    /// A received body, in memory or in its spool file, with its SHA-256 (taken as it arrived).
+    public struct ReceivedBody: Sendable {
         var body: OutgoingBody
         var spool: SpooledBody?
+        /// The lowercase hex SHA-256 of the body.
+        public let sha256: String
+
+        /// Removes the spool file, if any (a body that will not be forwarded).
+        public func discard() { spool?.remove() }
     }
 
-    func receive(_ request: Request) async throws(BodyError) -> ReceivedBody {
+    /// The answer to a body ``receive(_:)`` refused: 413 past the body limit, 500 when the
+    /// spool file cannot be written, 400 for a client that stopped sending.
+    public static func refusal(_ error: BodyError, logger: Logger) -> Response {
+        logger.info("request body refused", metadata: ["error": "\(error)"])
+        if case .tooLarge = error { return Self.error(.contentTooLarge, "RequestEntityTooLargeException", "Request Too Long") }
+        if case .spoolFailed = error { return Self.error(.internalServerError, "InternalServerErrorException", "Internal server error") }
+        return Self.error(.badRequest, "BadRequestException", "Invalid request body")
+    }
+
+    /// Reads `request`'s body: in memory up to the spool threshold (when `Content-Length`
+    /// says so), else into a spool file, hashing it as it arrives.
+    public func receive(_ request: Request) async throws(BodyError) -> ReceivedBody {
         let name = "the received body"
         let length = request.headers[.contentLength].flatMap { Int($0) }
         if let length, length > maxBodySize { throw .tooLarge(body: name, limit: maxBodySize) }
@@ -153,10 +174,12 @@ public struct UpstreamForwarder: Sendable {
             } catch {
                 throw .unreadable(body: name, reason: "\(error)")  // the client stopped sending, or went away
             }
-            return ReceivedBody(body: buffer.readableBytes == 0 ? .empty : .bytes(Array(buffer.readableBytesView)), spool: nil)
+            let bytes = Array(buffer.readableBytesView)
+            return ReceivedBody(body: bytes.isEmpty ? .empty : .bytes(bytes), spool: nil, sha256: SHA256Hasher.hash(bytes).hex)
         }
-        let spool = try await SpooledBody(collecting: request.body.map { Array($0.readableBytesView) }, name: name, limit: maxBodySize)
-        return ReceivedBody(body: spool.length == 0 ? .empty : spool.body, spool: spool)
+        let digest = RunningDigest()
+        let spool = try await SpooledBody(collecting: request.body.map { digest.add($0) }, name: name, limit: maxBodySize)
+        return ReceivedBody(body: spool.length == 0 ? .empty : spool.body, spool: spool, sha256: digest.finish())
     }
 
     /// The request as the upstream receives it.
@@ -186,6 +209,23 @@ public struct UpstreamForwarder: Sendable {
         let rejection = InboundRejection(status: status, errorType: type, message: message, reason: message)
         return Response(status: status, headers: rejection.responseHead.headerFields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: rejection.body)))
     }
+}
+
+/// The SHA-256 of a body, taken chunk by chunk as it is spooled.
+///
+/// `@unchecked Sendable`: the spool's loop calls ``add(_:)`` for one chunk at a time, each
+/// after the last, and ``finish()`` after the loop; nothing else touches the hasher.
+final class RunningDigest: @unchecked Sendable {
+    private var hasher = SHA256Hasher()
+
+    /// Hashes `chunk` and hands back its bytes for the spool.
+    func add(_ chunk: ByteBuffer) -> [UInt8] {
+        chunk.withUnsafeReadableBytes { hasher.update($0) }
+        return Array(chunk.readableBytesView)
+    }
+
+    /// The lowercase hex digest of everything added.
+    func finish() -> String { hasher.finalize().hex }
 }
 
 /// The reading end of a relayed response. Hummingbird may drop a response without writing

@@ -136,6 +136,71 @@ struct GatewayTests {
         #expect(!fixture.gateway.log.contains(Self.secret) && !fixture.gateway.log.contains("gw-key-123"))
     }
 
+    /// A 64 MiB body signed by botocore, whose signature covers the body's hash (no
+    /// `x-amz-content-sha256`): hashed into a spool file as it arrives, so the gateway's peak
+    /// memory stays below the body; the same body with its last byte changed is refused.
+    @Test func aLargeSignedBodyIsCheckedWithoutBeingHeldWhole() async throws {
+        let fixture = try Fixture(["--max-body", "\(100 << 20)"])
+        defer { #expect(fixture.gateway.stop() == 0) }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-body-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        // One random MiB, 64 times over with a different first byte each time.
+        var block = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255) }
+        var bytes = Data(capacity: 64 << 20)
+        for index in 0..<64 {
+            block[0] = UInt8(index)
+            bytes.append(contentsOf: block)
+        }
+        try bytes.write(to: file)
+        let expected = try await Self.sha256sum(file.path)
+        let body = ["--signer", "botocore", "--method", "PUT", "--body-file", file.path]
+        // A first spooled body pages in the code on that path, so what follows measures buffering.
+        let small = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-small-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: small) }
+        try Data(block + block).write(to: small)
+        let warm = try await Self.signedCall(["--signer", "botocore", "--method", "PUT", "--body-file", small.path, "--url", fixture.base + "/warm"])
+        #expect(warm.status == 200)
+        let before = try #require(fixture.gateway.peakRSSKiB)
+        let passed = try await Self.signedCall(body + ["--url", fixture.base + "/big"])
+        #expect(passed.status == 200, "\(fixture.gateway.log)")
+        #expect(passed.echo?["body_length"] as? Int == 64 << 20)
+        #expect(passed.echo?["body_sha256"] as? String == expected)
+        let tampered = try await Self.signedCall(body + ["--tamper", "last-byte", "--url", fixture.base + "/big"])
+        #expect(tampered.status == 403 && tampered.errorType == "InvalidSignatureException")
+        #expect(try await fixture.arrivals() == 2)
+        let growth = try #require(fixture.gateway.peakRSSKiB) - before
+        #expect(growth < 32 * 1024, "peak RSS grew \(growth) KiB")  // holding the body whole grows it by 64 MiB or more
+        print("gateway peak RSS grew \(growth) KiB over two 64 MiB signed bodies")
+    }
+
+    /// coreutils' SHA-256 of a file, in hex.
+    static func sha256sum(_ path: String) async throws -> String {
+        try await offPool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+            process.arguments = [path]
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(String(decoding: data, as: UTF8.self).prefix(64))
+        }
+    }
+
+    /// An aws-chunked body claim (`x-amz-content-sha256: STREAMING-…`), even validly signed,
+    /// is refused: its chunk signatures are not checked, so its bytes would pass unverified.
+    @Test func anAWSChunkedBodyIsRefused() async throws {
+        let fixture = try Fixture()
+        defer { #expect(fixture.gateway.stop() == 0) }
+        let outcome = try await Self.signedCall([
+            "--signer", "botocore", "--method", "PUT", "--body", "5;chunk-signature=00\r\nhello\r\n",
+            "--header", "x-amz-content-sha256: STREAMING-AWS4-HMAC-SHA256-PAYLOAD", "--url", fixture.base + "/chunked",
+        ])
+        #expect(outcome.status == 400 && outcome.errorType == "BadRequestException")
+        #expect(try await fixture.arrivals() == 0)
+    }
+
     @Test func anAPIKeyPassesUnderItsNameAndAClientCannotClaimAPrincipal() async throws {
         let fixture = try Fixture()
         defer { #expect(fixture.gateway.stop() == 0) }

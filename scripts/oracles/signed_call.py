@@ -6,8 +6,10 @@ the request after signing, as an attacker would. Prints one JSON object: status,
 body (text).
 Usage: signed_call.py --signer botocore|awscrt --url URL --key AKID --secret SECRET
          [--form header|query] [--algorithm v4|v4a] [--region R] [--service S] [--method M]
-         [--body TEXT] [--header NAME:VALUE]... [--date-offset SECONDS]
-         [--tamper path|query|header|body] [--print-only]
+         [--body TEXT | --body-file PATH] [--header NAME:VALUE]... [--date-offset SECONDS]
+         [--tamper path|query|header|body|last-byte] [--print-only]
+(`body` appends a byte after signing; `last-byte` changes the body's last byte, so only its
+hash tells.)
 """
 import argparse
 import datetime
@@ -29,9 +31,10 @@ def parse():
     parser.add_argument("--service", default="execute-api")
     parser.add_argument("--method", default="GET")
     parser.add_argument("--body", default="")
+    parser.add_argument("--body-file", help="send this file's bytes as the body")
     parser.add_argument("--header", action="append", default=[])
     parser.add_argument("--date-offset", type=int, default=0)
-    parser.add_argument("--tamper", choices=["path", "query", "header", "body"])
+    parser.add_argument("--tamper", choices=["path", "query", "header", "body", "last-byte"])
     parser.add_argument("--print-only", action="store_true", help="print the signed target and headers, send nothing")
     return parser.parse_args()
 
@@ -69,7 +72,7 @@ def main():
     for header in args.header:
         name, value = header.split(":", 1)
         headers[name.strip()] = value.strip()
-    body = args.body.encode()
+    body = open(args.body_file, "rb").read() if args.body_file else args.body.encode()
     target, signed_headers = (sign_botocore if args.signer == "botocore" else sign_awscrt)(args, headers, body)
     if args.tamper == "path":
         target = target.replace(parts.path, parts.path + "x", 1)
@@ -80,10 +83,12 @@ def main():
         signed_headers[name] += "-changed"
     elif args.tamper == "body":
         body += b"!"
+    elif args.tamper == "last-byte":
+        body = body[:-1] + bytes([body[-1] ^ 1])
     if args.print_only:
         print(json.dumps({"target": target, "headers": signed_headers}))
         return
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
     connection.request(args.method, target, body=body or None, headers=signed_headers)
     response = connection.getresponse()
     print(json.dumps({"status": response.status, "headers": {k.lower(): v for k, v in response.getheaders()},
