@@ -65,7 +65,7 @@ struct GatewayCommand: AsyncParsableCommand {
                 throw CLIError("--upstream", error)
             }
             try await LocalServer.run(
-                GatewayResponder(authorizer: authorizer, forwarder: forwarder), listen: address, requestHeadTimeout: server.requestHeadTimeout,
+                GatewayResponder(authorizer: authorizer, forwarder: forwarder), listen: address, options: server,
                 name: "multiauth-gateway", detail: "modes \(modes)", logger: logger)
         }
     }

@@ -7,20 +7,21 @@ import ReverseProxy
 /// The HTTP server under `multiauth proxy` and `multiauth gateway`: Hummingbird on HTTP/1.1,
 /// run as a ServiceLifecycle service (SIGINT or SIGTERM stop accepting and let requests in
 /// flight finish), idle connections closed after a minute, a request head given
-/// `requestHeadTimeout` seconds to arrive whole (``RequestHeadDeadline``), headers over
-/// 80 KiB refused.
+/// `requestHeadTimeout` seconds to arrive whole (``RequestHeadDeadline``), at most
+/// `maxConnections` connections open at once (``ConnectionLimit``), headers over 80 KiB refused.
 enum LocalServer {
     static let idleTimeout = TimeAmount.seconds(60)
 
     /// Serves `responder` on `listen` until a stop signal; prints `<name>: listening on http://HOST:PORT, <detail>`
     /// on standard error once the port is open (the actual port when `listen` asked for 0).
     static func run<Responder: HTTPResponder>(
-        _ responder: Responder, listen: ListenAddress, requestHeadTimeout: Double, name: String, detail: String, logger: Logger
+        _ responder: Responder, listen: ListenAddress, options: ServerOptions, name: String, detail: String, logger: Logger
     ) async throws where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
-        let headLimit = TimeAmount.nanoseconds(Int64(requestHeadTimeout * 1e9))
+        let headLimit = TimeAmount.nanoseconds(Int64(options.requestHeadTimeout * 1e9))
+        let connections = ConnectionLimit.Counter(limit: options.maxConnections, logger: logger)
         let app = Application(
             responder: responder,
-            server: .http1(configuration: .init(additionalChannelHandlers: [RequestHeadDeadline(limit: headLimit)], idleTimeout: idleTimeout)),
+            server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionLimit(connections), RequestHeadDeadline(limit: headLimit)], idleTimeout: idleTimeout)),
             configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: name),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? listen.port

@@ -9,9 +9,12 @@ struct ServerOptions: ParsableArguments {
     var upstreamTimeout: Double = 29
     @Option(help: "Seconds a client has to send a whole request head, from connecting or from the last response (a client trickling its headers is cut off).")
     var requestHeadTimeout: Double = 10
+    @Option(help: "The most client connections held open at once; past it a new connection is answered 503 and closed (keep it under the open-file limit, ulimit -n).")
+    var maxConnections = 1000
 
     func validate() throws {
         try ArgumentChecks.seconds(upstreamTimeout, "--upstream-timeout", in: 0.001...3_600)
         try ArgumentChecks.seconds(requestHeadTimeout, "--request-head-timeout", in: 0.001...3_600)
+        try ArgumentChecks.count(maxConnections, "--max-connections", in: 1...1_000_000)
     }
 }

@@ -278,4 +278,54 @@ struct GatewayHostileInputTests {
         let after = try await GatewayTests.send(.get, gateway.url + "/still-serving", fields: [.init("x-api-key")!: "k"])
         #expect(after.status == 200)
     }
+
+    /// Past `--max-connections` a new connection is answered 503 and closed, while the
+    /// connections already open stay; once they end, requests pass again.
+    @Test func connectionsPastTheCapAreAnswered503() async throws {
+        let gateway = try GatewayProcess([
+            "gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--api-key", "ci=k", "--max-connections", "2",
+        ])
+        defer { #expect(gateway.stop() == 0) }
+        let port = try #require(UInt16(gateway.url.split(separator: ":").last ?? ""))
+        // Two connections, each answered once (so the gateway has admitted both), then kept open.
+        var held: [Int32] = []
+        for _ in 0..<2 {
+            let (descriptor, statusLine) = try await offPool { try GatewayHostileInputTests.exchange(port) }
+            held.append(descriptor)
+            #expect(statusLine == "HTTP/1.1 200 OK")
+        }
+        let fields: HTTPFields = [.init("x-api-key")!: "k", .connection: "close"]
+        let refused = try await GatewayTests.send(.get, gateway.url + "/x", fields: fields)
+        #expect(refused.status == 503 && refused.header("Connection") == "close", "\(gateway.log)")
+        for descriptor in held { close(descriptor) }
+        // The gateway sees the two connections end a moment later: bounded polling.
+        var after = refused
+        let deadline = ContinuousClock.now + .seconds(5)
+        while after.status == 503, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            after = try await GatewayTests.send(.get, gateway.url + "/x", fields: fields)
+        }
+        #expect(after.status == 200)
+        #expect(gateway.log.contains("connection limit reached"))
+    }
+
+    /// A keep-alive connection to 127.0.0.1:`port` that has sent one request with the API key:
+    /// its descriptor, still open, and the response's status line.
+    static func exchange(_ port: UInt16) throws -> (Int32, String) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard descriptor >= 0, status == 0 else { throw POSIXError(.ECONNREFUSED) }
+        let request = Array("GET /held HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        let text = String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self)
+        return (descriptor, String(text.prefix { $0 != "\r\n" }))
+    }
 }
