@@ -28,6 +28,9 @@ enum Peers {
 
     /// The trivial upstream behind the gateway tests (scripts/peers/upstream_server.py).
     static var upstream: String { environment["MULTIAUTH_TEST_UPSTREAM_URL"] ?? "" }
+    /// The upstream stand-in over HTTPS, its self-signed certificate for 127.0.0.1 in ``tlsCA``.
+    static var tlsUpstream: String { environment["MULTIAUTH_TEST_TLS_UPSTREAM_URL"] ?? "" }
+    static var tlsCA: String { environment["MULTIAUTH_TEST_TLS_CA"] ?? "" }
 
     /// The misbehaving raw-TCP server (scripts/peers/fault_server.py).
     static var fault: String { environment["MULTIAUTH_TEST_FAULT_URL"] ?? "" }

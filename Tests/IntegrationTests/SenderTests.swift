@@ -6,6 +6,7 @@ import HTTPTypes
 import MultiAuthAsyncHTTPClient
 import MultiAuthCore
 import SigV4
+import Synchronization
 import Testing
 
 /// Both senders (libcurl and AsyncHTTPClient) hold the same promises, checked against the
@@ -57,6 +58,42 @@ import Testing
                 #expect(try Self.echo(response)["target"] as? String == target)
             }
         }
+    }
+
+    /// TLS to an upstream whose self-signed certificate (made by the openssl command) is in
+    /// no system store: refused as a TLS failure by default, trusted through `caBundle`, and
+    /// let through with `verifiesTLS` off; the same for both senders.
+    @Test(arguments: Kind.allCases) func theTLSOptionsAreHonoured(kind: Kind) async throws {
+        try #require(!Peers.tlsUpstream.isEmpty, "the HTTPS upstream is not running")
+        let untrusted = try await Self.get(Peers.tlsUpstream + "/tls/check", kind, options: .bounded(total: 30))
+        guard case .failure(.tlsFailure(let host, _)) = untrusted else {
+            Issue.record("not a TLS failure: \(untrusted)")
+            return
+        }
+        #expect(host == Peers.tlsUpstream.replacingOccurrences(of: "https://", with: ""))
+        var trusting = SenderOptions.bounded(total: 30)
+        trusting.caBundle = Peers.tlsCA
+        let trusted = try await Self.get(Peers.tlsUpstream + "/tls/check", kind, options: trusting).get()
+        #expect(trusted.head.status == 200)
+        #expect(try Self.echo(trusted)["target"] as? String == "/tls/check")
+        var unverified = SenderOptions.bounded(total: 30)
+        unverified.verifiesTLS = false
+        #expect(try await Self.get(Peers.tlsUpstream + "/tls/check", kind, options: unverified).get().head.status == 200)
+    }
+
+    /// One GET of `url` through a fresh sender of `kind`: its response or its transport error.
+    static func get(_ url: String, _ kind: Kind, options: SenderOptions) async throws -> Result<ReceivedResponse, HTTPTransportError> {
+        let request = try HTTPRequest(method: .get, wireURL: url)
+        let outcome = Mutex<Result<ReceivedResponse, HTTPTransportError>?>(nil)
+        try await with(kind, options: options) { sender in
+            do throws(HTTPTransportError) {
+                let response = try await sender.send(request, body: .empty, responseBody: .bounded)
+                outcome.withLock { $0 = .success(response) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+        }
+        return try #require(outcome.withLock { $0 })
     }
 
     /// 300,001 bytes: more than two of AsyncHTTPClientSender's 128 KiB chunks. The server

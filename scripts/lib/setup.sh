@@ -12,10 +12,11 @@ run_as_root() {
     fi
 }
 
-# apt packages: OpenSSL, libcurl and SQLite headers (CLibCrypto, CLibCurl, GRDB), pkg-config; venv for Python.
+# apt packages: OpenSSL, libcurl and SQLite headers (CLibCrypto, CLibCurl, GRDB), pkg-config, the openssl
+# command (the test certificate, the bench's ECDSA floor); venv for Python.
 ensure_system_packages() {
     local missing=()
-    for package in libssl-dev libcurl4-openssl-dev libsqlite3-dev pkg-config curl; do
+    for package in libssl-dev libcurl4-openssl-dev libsqlite3-dev pkg-config curl openssl; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
     done
     command -v python3 >/dev/null || missing+=(python3)
@@ -118,11 +119,12 @@ free_port() {
     .venv/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# Waits up to 30 s for URL to answer; fails the run otherwise.
+# Waits up to 30 s for URL to answer (curl given any further arguments); fails the run otherwise.
 wait_for() {
     local url=$1 name=$2
+    shift 2
     for _ in $(seq 1 300); do
-        curl -s -o /dev/null "$url" && return 0
+        curl -s -o /dev/null "$@" "$url" && return 0
         sleep 0.1
     done
     say "$name did not start on $url"
@@ -173,6 +175,7 @@ start_peers() {
     start_peer SSO sso_server.py /_peer/stats "IAM Identity Center server" "$logs" --key "$key"
     start_peer COGNITO cognito_server.py "/_peer/devices?username=none" "Cognito device server" "$logs"
     start_peer UPSTREAM upstream_server.py "/_peer/count" "gateway upstream" "$logs"
+    start_tls_upstream "$logs"
     # Nothing run under the peers may reach the real instance metadata address: tests that
     # want IMDS name the local one.
     export AWS_EC2_METADATA_DISABLED=true
@@ -189,6 +192,23 @@ start_peer() {
     PEER_PIDS+=($!)
     export "MULTIAUTH_TEST_${name}_URL=http://127.0.0.1:$port"
     wait_for "http://127.0.0.1:$port$path" "$what"
+}
+
+# Starts the upstream stand-in over HTTPS with a self-signed certificate for 127.0.0.1, made
+# now with the openssl command; exports MULTIAUTH_TEST_TLS_UPSTREAM_URL and
+# MULTIAUTH_TEST_TLS_CA (the certificate, to trust it as a CA bundle).
+start_tls_upstream() {
+    local logs=$1 port
+    port=$(free_port)
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=127.0.0.1" \
+        -addext "subjectAltName=IP:127.0.0.1" -keyout "$logs/tls-key.pem" -out "$logs/tls-cert.pem" >/dev/null 2>&1
+    .venv/bin/python3 scripts/peers/upstream_server.py --port "$port" --tls-cert "$logs/tls-cert.pem" --tls-key "$logs/tls-key.pem" \
+        >"$logs/upstream-tls.log" 2>&1 &
+    PEER_PIDS+=($!)
+    export MULTIAUTH_TEST_TLS_UPSTREAM_URL="https://127.0.0.1:$port"
+    MULTIAUTH_TEST_TLS_CA="$(cd "$logs" && pwd)/tls-cert.pem"
+    export MULTIAUTH_TEST_TLS_CA
+    wait_for "$MULTIAUTH_TEST_TLS_UPSTREAM_URL/_peer/count" "HTTPS upstream" --cacert "$MULTIAUTH_TEST_TLS_CA"
 }
 
 # Starts nanoidp (the OpenID provider peer) with the config in scripts/peers/nanoidp and

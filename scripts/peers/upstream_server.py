@@ -5,10 +5,12 @@ counts arrivals by the first two path segments, so a test can prove a rejected r
 reached it.
   /_peer/count?prefix=/t/abc   -> {"count": N}   (requests whose target starts with the prefix)
   anything else                -> 200 {"method", "target", "headers", "body_length", "body_sha256"}
-Usage: upstream_server.py --port N
+With --tls-cert and --tls-key it serves HTTPS instead (for the transports' TLS options).
+Usage: upstream_server.py --port N [--tls-cert PEM --tls-key PEM]
 """
 import argparse
 import hashlib
+import ssl
 import threading
 from http.server import ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -42,5 +44,12 @@ class Handler(QuietHandler):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--tls-cert")
+    parser.add_argument("--tls-key")
     arguments = parser.parse_args()
-    ThreadingHTTPServer(("127.0.0.1", arguments.port), Handler).serve_forever()
+    server = ThreadingHTTPServer(("127.0.0.1", arguments.port), Handler)
+    if arguments.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(arguments.tls_cert, arguments.tls_key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.serve_forever()
