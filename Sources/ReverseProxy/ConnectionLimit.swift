@@ -32,9 +32,6 @@ public final class ConnectionLimit: ChannelDuplexHandler, RemovableChannelHandle
             self.logger = logger
         }
 
-        /// The connections open now.
-        public var current: Int { open.load(ordering: .relaxed) }
-
         func admit() -> Bool {
             let count = open.add(1, ordering: .relaxed).newValue
             guard count > limit else {
