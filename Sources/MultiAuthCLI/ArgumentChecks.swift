@@ -1,5 +1,12 @@
 import ArgumentParser
 import MultiAuthCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Strict checks for flags: numbers finite and inside a stated range, text safe for the wire,
 /// or a usage error (exit 2) that names the flag and the rule.
@@ -18,6 +25,12 @@ enum ArgumentChecks {
     static func wireText(_ value: String?, _ flag: String) throws {
         guard let value, !WireText.isSafe(value) else { return }
         throw ValidationError("\(flag) contains a line break or a control character")
+    }
+
+    /// A file the process can read, when given.
+    static func readableFile(_ path: String?, _ flag: String) throws {
+        guard let path, access(path, R_OK) != 0 else { return }
+        throw ValidationError("\(flag) '\(path)' cannot be read: \(String(cString: strerror(errno)))")
     }
 
     private static func format(_ value: Double) -> String {

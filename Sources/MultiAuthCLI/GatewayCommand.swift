@@ -59,7 +59,7 @@ struct GatewayCommand: AsyncParsableCommand {
         }
         let address = try ListenAddress(server.listen)
         let modes = authorizer.modes.map(\.rawValue).joined(separator: ", ")
-        try await LocalServer.withUpstreamSender(timeout: server.upstreamTimeout) { sender in
+        try await LocalServer.withUpstreamSender(server) { sender in
             let forwarder: UpstreamForwarder
             do throws(ReverseProxyError) { forwarder = try UpstreamForwarder(upstream: server.upstream, sender: sender, maxBodySize: maxBody) } catch {
                 throw CLIError("--upstream", error)

@@ -40,7 +40,7 @@ struct ProxyCommand: AsyncParsableCommand {
         do { host = try HTTPRequest(method: .get, wireURL: server.upstream).wireHost } catch { throw CLIError("--upstream", error) }
         let payloadSigning = unsignedPayload ? .unsigned : try upload.payloadSigning(auth: access.auth)
         let authorizer = try await access.authorizer(forHost: host, logger: logger, payloadSigning: payloadSigning)
-        try await LocalServer.withUpstreamSender(timeout: server.upstreamTimeout) { transport in
+        try await LocalServer.withUpstreamSender(server) { transport in
             let client = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, maxAttempts: 1, logger: logger)
             let responder: SigningProxyResponder
             do throws(ReverseProxyError) {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HTTPTransport
 
 /// What `multiauth proxy` and `multiauth gateway` share: where they listen, where they
 /// forward, and how long they wait on each side.
@@ -9,12 +10,22 @@ struct ServerOptions: ParsableArguments {
     var upstreamTimeout: Double = 29
     @Option(help: "Seconds a client has to send a whole request head, from connecting or from the last response (a client trickling its headers is cut off).")
     var requestHeadTimeout: Double = 10
+    @Option(help: "A PEM file of CA certificates to trust for an https:// upstream instead of the system's.")
+    var upstreamCaBundle: String?
     @Option(help: "The most client connections held open at once; past it a new connection is answered 503 and closed (keep it under the open-file limit, ulimit -n).")
     var maxConnections = 1000
+
+    /// The upstream sender's settings: the whole-exchange bound and the CA bundle.
+    var senderOptions: SenderOptions {
+        var options = SenderOptions.bounded(total: upstreamTimeout)
+        options.caBundle = upstreamCaBundle
+        return options
+    }
 
     func validate() throws {
         try ArgumentChecks.seconds(upstreamTimeout, "--upstream-timeout", in: 0.001...3_600)
         try ArgumentChecks.seconds(requestHeadTimeout, "--request-head-timeout", in: 0.001...3_600)
         try ArgumentChecks.count(maxConnections, "--max-connections", in: 1...1_000_000)
+        try ArgumentChecks.readableFile(upstreamCaBundle, "--upstream-ca-bundle")
     }
 }

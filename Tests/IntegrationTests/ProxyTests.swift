@@ -163,6 +163,25 @@ struct ProxyTests {
         #expect(small.status == 200 && small.body.contains("\"body_length\": 5"), "\(small.body)")
     }
 
+    /// An https:// upstream with a self-signed certificate: 502 through the system's trust
+    /// store, 200 with `--upstream-ca-bundle` naming the certificate; a bundle that cannot be
+    /// read is a usage error.
+    @Test func anHTTPSUpstreamIsTrustedThroughTheCABundle() async throws {
+        try #require(!Peers.tlsUpstream.isEmpty, "the HTTPS upstream is not running")
+        let untrusting = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.tlsUpstream, "--auth", "api-key", "--api-key", "k"])
+        defer { #expect(untrusting.stop() == 0) }
+        await #expect(try Self.curl([untrusting.url + "/tls/proxied"]).status == 502)
+        let trusting = try GatewayProcess([
+            "proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.tlsUpstream, "--auth", "api-key", "--api-key", "k",
+            "--upstream-ca-bundle", Peers.tlsCA,
+        ])
+        defer { #expect(trusting.stop() == 0) }
+        let passed = try await Self.curl([trusting.url + "/tls/proxied"])
+        #expect(passed.status == 200 && passed.body.contains("/tls/proxied"), "\(trusting.log)")
+        let missing = try await CLITests.run(["proxy", "--upstream", Peers.tlsUpstream, "--auth", "api-key", "--api-key", "k", "--upstream-ca-bundle", "/nonexistent/ca.pem"])
+        #expect(missing.status == 2 && missing.stderr.contains("--upstream-ca-bundle"), "\(missing.stderr)")
+    }
+
     @Test func anUpstreamThatIsDownGivesBadGateway() async throws {
         let gateway = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9", "--auth", "none"])
         defer { #expect(gateway.stop() == 0) }
