@@ -31,22 +31,18 @@ public struct InboundAuthorizationMiddleware<Context: MultiAuthRequestContext>: 
         var body: [UInt8]?
         if authorizer.needsBody(request.head) {
             guard let buffer = try? await request.collectBody(upTo: maxBodySize) else {
-                return Self.response(.bodyTooLarge(limit: maxBodySize), context: context)
+                return Response(.bodyTooLarge(limit: maxBodySize), logger: context.logger)
             }
             body = Array(buffer.readableBytesView)
         }
         switch await authorizer.authorize(request.head, body: body) {
         case .failure(let rejection):
-            return Self.response(rejection, context: context)
+            return Response(rejection, logger: context.logger)
         case .success(let principal):
             var context = context
             context.principal = principal
             return try await next(request, context)
         }
-    }
-
-    static func response(_ rejection: InboundRejection, context: Context) -> Response {
-        Response(rejection, logger: context.logger)
     }
 }
 

@@ -29,7 +29,7 @@ public struct GatewayResponder: HTTPResponder {
             }
         }
         let body: UpstreamForwarder.ReceivedBody
-        do { body = try await forwarder.receive(request) } catch { return UpstreamForwarder.refusal(error, logger: context.logger) }
+        do { body = try await forwarder.receive(request, hashing: true) } catch { return UpstreamForwarder.refusal(error, logger: context.logger) }
         switch await authorizer.authorize(request.head, bodySHA256: body.sha256) {
         case .failure(let rejection):
             body.discard()

@@ -69,13 +69,13 @@ public struct UpstreamForwarder: Sendable {
     /// sees as a short body.
     public func forward(_ request: Request, principal: Principal?, logger: Logger) async -> Response {
         do {
-            return await forward(request.head, body: try await receive(request), principal: principal, logger: logger)
+            return await forward(request.head, body: try await receive(request, hashing: false), principal: principal, logger: logger)
         } catch {
             return Self.refusal(error, logger: logger)
         }
     }
 
-    /// Forwards `head` with a body already received (``receive(_:)``), adding
+    /// Forwards `head` with a body already received (``receive(_:hashing:)``), adding
     /// `principal` when there is one; the body's spool file is removed once it is sent.
     public func forward(_ head: HTTPRequest, body: ReceivedBody, principal: Principal?, logger: Logger) async -> Response {
         let outgoing = upstreamRequest(for: head, principal: principal)
@@ -139,18 +139,19 @@ public struct UpstreamForwarder: Sendable {
         return fields
     }
 
-    /// A received body, in memory or in its spool file, with its SHA-256 (taken as it arrived).
+    /// A received body, in memory or in its spool file, with its SHA-256 when it was asked for
+    /// (taken as the body arrived).
     public struct ReceivedBody: Sendable {
         var body: OutgoingBody
         var spool: SpooledBody?
-        /// The lowercase hex SHA-256 of the body.
-        public let sha256: String
+        /// The lowercase hex SHA-256 of the body, when ``receive(_:hashing:)`` was asked to hash.
+        public let sha256: String?
 
         /// Removes the spool file, if any (a body that will not be forwarded).
         public func discard() { spool?.remove() }
     }
 
-    /// The answer to a body ``receive(_:)`` refused: 413 past the body limit, 500 when the
+    /// The answer to a body ``receive(_:hashing:)`` refused: 413 past the body limit, 500 when the
     /// spool file cannot be written, 400 for a client that stopped sending.
     public static func refusal(_ error: BodyError, logger: Logger) -> Response {
         logger.info("request body refused", metadata: ["error": "\(error)"])
@@ -160,8 +161,9 @@ public struct UpstreamForwarder: Sendable {
     }
 
     /// Reads `request`'s body: in memory up to the spool threshold (when `Content-Length`
-    /// says so), else into a spool file, hashing it as it arrives.
-    public func receive(_ request: Request) async throws(BodyError) -> ReceivedBody {
+    /// says so), else into a spool file; with `hashing`, its SHA-256 is taken as it arrives
+    /// (the gateway checks it; the proxy hashes what it signs itself).
+    public func receive(_ request: Request, hashing: Bool) async throws(BodyError) -> ReceivedBody {
         let name = "the received body"
         let length = request.headers[.contentLength].flatMap { Int($0) }
         if let length, length > maxBodySize { throw .tooLarge(body: name, limit: maxBodySize) }
@@ -175,11 +177,13 @@ public struct UpstreamForwarder: Sendable {
                 throw .unreadable(body: name, reason: "\(error)")  // the client stopped sending, or went away
             }
             let bytes = Array(buffer.readableBytesView)
-            return ReceivedBody(body: bytes.isEmpty ? .empty : .bytes(bytes), spool: nil, sha256: SHA256Hasher.hash(bytes).hex)
+            let sha256 = !hashing ? nil : bytes.isEmpty ? PayloadHash.emptySHA256 : SHA256Hasher.hash(bytes).hex
+            return ReceivedBody(body: bytes.isEmpty ? .empty : .bytes(bytes), spool: nil, sha256: sha256)
         }
-        let digest = RunningDigest()
-        let spool = try await SpooledBody(collecting: request.body.map { digest.add($0) }, name: name, limit: maxBodySize)
-        return ReceivedBody(body: spool.length == 0 ? .empty : spool.body, spool: spool, sha256: digest.finish())
+        let digest = hashing ? RunningDigest() : nil
+        let spool = try await SpooledBody(
+            collecting: request.body.map { digest?.add($0) ?? Array($0.readableBytesView) }, name: name, limit: maxBodySize)
+        return ReceivedBody(body: spool.length == 0 ? .empty : spool.body, spool: spool, sha256: digest?.finish())
     }
 
     /// The request as the upstream receives it.

@@ -152,7 +152,7 @@ struct GatewayTests {
             bytes.append(contentsOf: block)
         }
         try bytes.write(to: file)
-        let expected = try await Self.sha256sum(file.path)
+        let expected = try await RequestBodyTests.referenceSHA256(of: file.path)
         let body = ["--signer", "botocore", "--method", "PUT", "--body-file", file.path]
         // A first spooled body pages in the code on that path, so what follows measures buffering.
         let small = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-small-\(UUID().uuidString)")
@@ -171,21 +171,6 @@ struct GatewayTests {
         let growth = try #require(fixture.gateway.peakRSSKiB) - before
         #expect(growth < 32 * 1024, "peak RSS grew \(growth) KiB")  // holding the body whole grows it by 64 MiB or more
         print("gateway peak RSS grew \(growth) KiB over two 64 MiB signed bodies")
-    }
-
-    /// coreutils' SHA-256 of a file, in hex.
-    static func sha256sum(_ path: String) async throws -> String {
-        try await offPool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-            process.arguments = [path]
-            let out = Pipe()
-            process.standardOutput = out
-            try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(String(decoding: data, as: UTF8.self).prefix(64))
-        }
     }
 
     /// An aws-chunked body claim (`x-amz-content-sha256: STREAMING-…`), even validly signed,
