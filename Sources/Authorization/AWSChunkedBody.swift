@@ -36,14 +36,22 @@ enum AWSChunkedBody {
 }
 
 /// Reads a file one chunk at a time and frames (and signs) each chunk, so memory stays at
-/// about one chunk whatever the file's size.
+/// about one chunk whatever the file's size. A chunk is read into one reused buffer and sent
+/// from there between its header line and its `\r\n`, never copied into a framed array.
 final class AWSChunkedFileReader: BodyReader {
     private let path: String
     private var upload: AWSChunkedUpload
     private let descriptor: Int32
     private let chunkSize: Int
-    private var pending: [UInt8] = []
-    private var offset = 0
+    /// What goes on the wire for the current chunk, in order: its header line, its data
+    /// (the first `chunkLength` bytes of `chunk`), and `\r\n`; for the end, `finish()`'s bytes
+    /// as the header and no data.
+    private var header: [UInt8] = []
+    private var chunk: [UInt8] = []
+    private var chunkLength = 0
+    private var chunkEnd: [UInt8] = []
+    /// How far into header + data + end the current chunk has been sent.
+    private var sent = 0
     private var remaining: Int
     private var finished = false
 
@@ -66,28 +74,45 @@ final class AWSChunkedFileReader: BodyReader {
     deinit { close(descriptor) }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(BodyError) -> Int {
-        if offset == pending.count {
+        if sent == header.count + chunkLength + chunkEnd.count {
             guard !finished else { return 0 }
             try refill()
         }
-        let count = min(buffer.count, pending.count - offset)
-        pending.withUnsafeBytes { source in
-            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[offset..<offset + count]))
+        var written = 0
+        while written < buffer.count, sent < header.count + chunkLength + chunkEnd.count {
+            written += copy(into: UnsafeMutableRawBufferPointer(rebasing: buffer[written...]))
         }
-        offset += count
-        return count
+        return written
     }
 
-    /// Frames the next chunk of exactly `chunkSize` bytes (fewer only for the last), or the end.
+    /// Copies from the part of the frame `sent` lies in; returns how many bytes.
+    private func copy(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        func from(_ source: UnsafeRawBufferPointer, at offset: Int) -> Int {
+            let count = min(buffer.count, source.count - offset)
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[offset..<offset + count]))
+            sent += count
+            return count
+        }
+        if sent < header.count { return header.withUnsafeBytes { from($0, at: sent) } }
+        if sent < header.count + chunkLength {
+            return chunk.withUnsafeBytes { from(UnsafeRawBufferPointer(rebasing: $0[..<chunkLength]), at: sent - header.count) }
+        }
+        return chunkEnd.withUnsafeBytes { from($0, at: sent - header.count - chunkLength) }
+    }
+
+    /// Reads the next chunk of exactly `chunkSize` bytes (fewer only for the last) and signs
+    /// it, or prepares the end.
     private func refill() throws(BodyError) {
         let want = min(chunkSize, remaining)
-        offset = 0
+        sent = 0
         guard want > 0 else {
-            pending = upload.finish()
+            header = upload.finish()
+            chunkLength = 0
+            chunkEnd = []
             finished = true
             return
         }
-        var chunk = [UInt8](repeating: 0, count: want)
+        if chunk.count < want { chunk = [UInt8](repeating: 0, count: chunkSize) }
         var filled = 0
         while filled < want {
             let count = chunk.withUnsafeMutableBytes { buffer in
@@ -98,7 +123,9 @@ final class AWSChunkedFileReader: BodyReader {
             filled += count
         }
         remaining -= want
-        pending = upload.frame(chunk)
+        chunkLength = want
+        header = chunk.withUnsafeBytes { upload.chunkHeader(for: UnsafeRawBufferPointer(rebasing: $0[..<want])) }
+        chunkEnd = AWSChunkedUpload.chunkEnd
     }
 }
 

@@ -69,6 +69,9 @@ public struct AWSChunkedUpload: Sendable {
         chain = ChunkSigner(seed: seed, key: key, date: date)
     }
 
+    /// `\r\n`, which ends every chunk's data.
+    public static let chunkEnd: [UInt8] = [0x0d, 0x0a]
+
     /// The framed chunk: `hex(size)[;chunk-signature=SIG]\r\n` + data + `\r\n`.
     public mutating func frame(_ chunk: [UInt8]) -> [UInt8] {
         chunk.withUnsafeBytes { frame($0) }
@@ -76,17 +79,38 @@ public struct AWSChunkedUpload: Sendable {
 
     /// The framed chunk, from a buffer.
     public mutating func frame(_ chunk: UnsafeRawBufferPointer) -> [UInt8] {
-        var out = header(for: chunk)
+        var out = chunkHeader(for: chunk)
         out.reserveCapacity(out.count + chunk.count + 2)
         out.append(contentsOf: chunk)
-        out += [0x0d, 0x0a]
+        out += Self.chunkEnd
         return out
+    }
+
+    /// The next chunk's header line, `hex(size)[;chunk-signature=SIG]\r\n`, without copying
+    /// the chunk: send it, then the chunk's bytes, then ``chunkEnd``. Signs (and checksums)
+    /// the chunk, so call it once per chunk, in order.
+    public mutating func chunkHeader(for chunk: UnsafeRawBufferPointer) -> [UInt8] {
+        if mode.trailer == .crc32 { crc32.update(chunk) }
+        if mode.trailer == .sha256 { sha256.update(chunk) }
+        let signed = mode.signsChunks
+        let signature = signed ? chain.nextSignature(for: chunk) : []
+        let size = String(chunk.count, radix: 16)
+        return [UInt8](unsafeUninitializedCapacity: size.utf8.count + 17 + signature.count + 2) { buffer, count in
+            var out = ByteWriter(buffer)
+            out.write(size)
+            if signed {
+                out.write(";chunk-signature=" as StaticString)
+                out.write(signature)
+            }
+            out.write(Self.chunkEnd)
+            count = out.count
+        }
     }
 
     /// The end of the body: the empty final chunk, and the trailer (with its signature when
     /// chunks are signed) for the trailer modes.
     public mutating func finish() -> [UInt8] {
-        var out = header(for: UnsafeRawBufferPointer(start: nil, count: 0))
+        var out = chunkHeader(for: UnsafeRawBufferPointer(start: nil, count: 0))
         guard let trailer = mode.trailer else { return out + [0x0d, 0x0a] }
         let value = trailer == .crc32 ? crc32.bytes : sha256.finalize().bytes
         let canonical = Array("\(trailer.headerName):\(Base64.encode(value))\n".utf8)
@@ -111,13 +135,6 @@ public struct AWSChunkedUpload: Sendable {
         return total + 2
     }
 
-    private mutating func header(for chunk: UnsafeRawBufferPointer) -> [UInt8] {
-        if mode.trailer == .crc32 { crc32.update(chunk) }
-        if mode.trailer == .sha256 { sha256.update(chunk) }
-        var out = Array(String(chunk.count, radix: 16).utf8)
-        if mode.signsChunks { out += Array(";chunk-signature=\(chain.signature(for: chunk))".utf8) }
-        return out + [0x0d, 0x0a]
-    }
 }
 
 extension SigV4Signer {

@@ -28,6 +28,21 @@ import Testing
         #expect(first.count + second.count + last.count == 66_824)
     }
 
+    /// The same example through the header-only form a sender uses to avoid copying chunks.
+    @Test func chunkHeadersCarryTheDocumentedSignatures() throws {
+        let request = try SignableRequest(
+            method: "PUT", url: "https://s3.amazonaws.com/examplebucket/chunkObject.txt",
+            headers: [("Host", "s3.amazonaws.com"), ("x-amz-storage-class", "REDUCED_REDUNDANCY")])
+        var upload = try signer.signStreaming(request, decodedLength: 66_560, chunkSize: 65_536, date: date)
+        let body = [UInt8](repeating: UInt8(ascii: "a"), count: 66_560)
+        let first = body.withUnsafeBytes { upload.chunkHeader(for: UnsafeRawBufferPointer(rebasing: $0[0..<65_536])) }
+        let second = body.withUnsafeBytes { upload.chunkHeader(for: UnsafeRawBufferPointer(rebasing: $0[65_536...])) }
+        #expect(first == Array("10000;chunk-signature=ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648\r\n".utf8))
+        #expect(second == Array("400;chunk-signature=0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497\r\n".utf8))
+        #expect(upload.finish() == Array("0;chunk-signature=b6c6ea8a5354eaf15b3cb7646744f4275b71ea724fed81ceb9323e279d449df9\r\n\r\n".utf8))
+        #expect(AWSChunkedUpload.chunkEnd == [0x0d, 0x0a])
+    }
+
     @Test func chunksBelowEightKibibytesAreRefused() throws {
         let request = try SignableRequest(method: "PUT", url: "https://b.s3.amazonaws.com/k")
         #expect(throws: SigningError.invalidChunkSize(4096)) {
