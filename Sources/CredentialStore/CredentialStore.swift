@@ -65,6 +65,20 @@ public final class CredentialStore: Sendable {
         return try await offload { () throws(StoreError) in try self.secret(service: service, account: account, environment: environment) }
     }
 
+    /// The secret for (service, account) and the environment it was stored for, in one read
+    /// of the store: for a caller that takes the item as it was saved, wherever that was.
+    public func getSavedWithEnvironment(service: String, account: String) async throws(StoreError) -> (secret: [UInt8], environment: StoreEnvironment) {
+        logger.debug("store get", metadata: ["store": "\(path)", "service": "\(service)", "account": "\(account)"])
+        return try await offload { () throws(StoreError) in
+            var payload = try self.readPayload().payload
+            defer { Self.zero(&payload) }
+            guard let item = payload.items.first(where: { $0.matches(service: service, account: account) }) else {
+                throw .itemNotFound(service: service, account: account)
+            }
+            return (item.secret, item.environment)
+        }
+    }
+
     /// Stores `secret` for (service, account) under `environment`, replacing an earlier value.
     public func set(
         _ secret: [UInt8], service: String, account: String, label: String = "", environment: StoreEnvironment = .init()

@@ -78,17 +78,12 @@ public struct LoginStore: Sendable {
     /// environment; without, the environment saved with it is used.
     public func load(name: String, expecting: StoreEnvironment? = nil) async throws(TokenError) -> LoginRecord {
         do {
-            let environment: StoreEnvironment
+            var bytes: [UInt8]
             if let expecting {
-                environment = expecting
+                bytes = try await store.get(service: Self.service, account: name, environment: expecting)
             } else {
-                let items = try await store.list()
-                guard let item = items.first(where: { $0.service == Self.service && $0.account == name }) else {
-                    throw StoreError.itemNotFound(service: Self.service, account: name)
-                }
-                environment = item.environment
+                bytes = try await store.getSavedWithEnvironment(service: Self.service, account: name).secret
             }
-            var bytes = try await store.get(service: Self.service, account: name, environment: environment)
             defer { SecureMemory.zero(&bytes) }
             return try decode(bytes, name: name)
         } catch let error as StoreError {

@@ -57,6 +57,11 @@ import Testing
         await #expect(throws: StoreError.environmentMismatch(service: "svc", account: "a", fields: ["appClientId", "userPoolId"])) {
             try await store.get(service: "svc", account: "a", environment: production)
         }
+        let saved = try await store.getSavedWithEnvironment(service: "svc", account: "a")
+        #expect(saved.secret == Array("old".utf8) && saved.environment == staging)
+        await #expect(throws: StoreError.itemNotFound(service: "svc", account: "c")) {
+            try await store.getSavedWithEnvironment(service: "svc", account: "c")
+        }
         #expect(try await store.purge(keeping: production) == 1)
         #expect(try await store.list().map(\.account) == ["b"])
         #expect(try await store.purgeAll() == 1)
