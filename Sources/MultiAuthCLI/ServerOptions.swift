@@ -12,13 +12,17 @@ struct ServerOptions: ParsableArguments {
     var requestHeadTimeout: Double = 10
     @Option(help: "A PEM file of CA certificates to trust for an https:// upstream instead of the system's.")
     var upstreamCaBundle: String?
+    @Flag(help: "Do not verify the https:// upstream's certificate or name (anyone on the path can then read and change the traffic; for test set-ups only).")
+    var upstreamInsecure = false
     @Option(help: "The most client connections held open at once; past it a new connection is answered 503 and closed (keep it under the open-file limit, ulimit -n).")
     var maxConnections = 1000
 
-    /// The upstream sender's settings: the whole-exchange bound and the CA bundle.
+    /// The upstream sender's settings: the whole-exchange bound, the CA bundle, and whether
+    /// the upstream's certificate is checked.
     var senderOptions: SenderOptions {
         var options = SenderOptions.bounded(total: upstreamTimeout)
         options.caBundle = upstreamCaBundle
+        options.verifiesTLS = !upstreamInsecure
         return options
     }
 
@@ -27,5 +31,8 @@ struct ServerOptions: ParsableArguments {
         try ArgumentChecks.seconds(requestHeadTimeout, "--request-head-timeout", in: 0.001...3_600)
         try ArgumentChecks.count(maxConnections, "--max-connections", in: 1...1_000_000)
         try ArgumentChecks.readableFile(upstreamCaBundle, "--upstream-ca-bundle")
+        if upstreamInsecure, upstreamCaBundle != nil {
+            throw ValidationError("--upstream-insecure skips the check --upstream-ca-bundle configures: give one of them")
+        }
     }
 }

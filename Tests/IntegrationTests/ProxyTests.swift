@@ -180,6 +180,13 @@ struct ProxyTests {
         #expect(passed.status == 200 && passed.body.contains("/tls/proxied"), "\(trusting.log)")
         let missing = try await CLITests.run(["proxy", "--upstream", Peers.tlsUpstream, "--auth", "api-key", "--api-key", "k", "--upstream-ca-bundle", "/nonexistent/ca.pem"])
         #expect(missing.status == 2 && missing.stderr.contains("--upstream-ca-bundle"), "\(missing.stderr)")
+        let insecure = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.tlsUpstream, "--auth", "api-key", "--api-key", "k", "--upstream-insecure"])
+        defer { #expect(insecure.stop() == 0) }
+        let unverified = try await Self.curl([insecure.url + "/tls/insecure"])
+        #expect(unverified.status == 200 && unverified.body.contains("/tls/insecure"), "\(insecure.log)")
+        #expect(insecure.log.contains("certificate is not verified"), "\(insecure.log)")
+        let both = try await CLITests.run(["proxy", "--upstream", Peers.tlsUpstream, "--auth", "none", "--upstream-insecure", "--upstream-ca-bundle", Peers.tlsCA])
+        #expect(both.status == 2 && both.stderr.contains("--upstream-insecure"), "\(both.stderr)")
     }
 
     @Test func anUpstreamThatIsDownGivesBadGateway() async throws {
