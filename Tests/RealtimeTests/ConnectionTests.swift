@@ -85,7 +85,10 @@ import Testing
                 : []
         }
         let connection = Self.connection(server, ManualClock())
+        // Both subscriptions are made before the refusal arrives, so they share one socket.
+        server.hold()
         let streams = [await connection.subscribe("{}"), await connection.subscribe("{}")]
+        server.release()
         for stream in streams {
             guard case .failure(let error) = await Self.outcome(stream), case RealtimeError.connectionRefused = error else {
                 Issue.record("expected connectionRefused")

@@ -16,7 +16,33 @@ final class ScriptedServer: WebSocketConnector, @unchecked Sendable {
     let connections = Mutex(0)
     let sent = Mutex<[String]>([])
 
+    /// Replies held back by ``hold()``, sent by ``release()``.
+    private let held = Mutex<(isHeld: Bool, pending: [@Sendable () -> Void])>((false, []))
+
     init(reply: @escaping @Sendable (String) -> [String]) { self.reply = reply }
+
+    /// Holds every reply back until ``release()``: for a test that needs several requests
+    /// made before the server answers any of them, whatever the scheduling.
+    func hold() { held.withLock { $0.isHeld = true } }
+
+    /// Sends the replies held back, and answers at once from now on.
+    func release() {
+        let pending = held.withLock { state in
+            state.isHeld = false
+            defer { state.pending = [] }
+            return state.pending
+        }
+        for deliver in pending { deliver() }
+    }
+
+    /// Runs `deliver` now, or at ``release()`` while held.
+    fileprivate func answer(_ deliver: @escaping @Sendable () -> Void) {
+        let now = held.withLock { state in
+            if state.isHeld { state.pending.append(deliver) }
+            return !state.isHeld
+        }
+        if now { deliver() }
+    }
 
     func connect(to url: String, subprotocols: [String], logger: Logger) async throws(RealtimeError) -> any WebSocketChannel {
         connections.withLock { $0 += 1 }
@@ -35,8 +61,11 @@ final class ScriptedServer: WebSocketConnector, @unchecked Sendable {
 
         func send(_ text: String) async throws(RealtimeError) {
             server.sent.withLock { $0.append(text) }
-            for frame in server.reply(text) {
-                if frame == ScriptedServer.close { continuation.finish() } else { continuation.yield(frame) }
+            let (frames, continuation) = (server.reply(text), continuation)
+            server.answer {
+                for frame in frames {
+                    if frame == ScriptedServer.close { continuation.finish() } else { continuation.yield(frame) }
+                }
             }
         }
 
