@@ -73,13 +73,16 @@ final class AWSChunkedFileReader: BodyReader {
 
     deinit { close(descriptor) }
 
+    /// The bytes the current chunk puts on the wire: header, data and end.
+    private var frameLength: Int { header.count + chunkLength + chunkEnd.count }
+
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(BodyError) -> Int {
-        if sent == header.count + chunkLength + chunkEnd.count {
+        if sent == frameLength {
             guard !finished else { return 0 }
             try refill()
         }
         var written = 0
-        while written < buffer.count, sent < header.count + chunkLength + chunkEnd.count {
+        while written < buffer.count, sent < frameLength {
             written += copy(into: UnsafeMutableRawBufferPointer(rebasing: buffer[written...]))
         }
         return written

@@ -69,14 +69,7 @@ public final class CredentialStore: Sendable {
     /// of the store: for a caller that takes the item as it was saved, wherever that was.
     public func getSavedWithEnvironment(service: String, account: String) async throws(StoreError) -> (secret: [UInt8], environment: StoreEnvironment) {
         logger.debug("store get", metadata: ["store": "\(path)", "service": "\(service)", "account": "\(account)"])
-        return try await offload { () throws(StoreError) in
-            var payload = try self.readPayload().payload
-            defer { Self.zero(&payload) }
-            guard let item = payload.items.first(where: { $0.matches(service: service, account: account) }) else {
-                throw .itemNotFound(service: service, account: account)
-            }
-            return (item.secret, item.environment)
-        }
+        return try await offload { () throws(StoreError) in try self.savedItem(service: service, account: account) }
     }
 
     /// Stores `secret` for (service, account) under `environment`, replacing an earlier value.
@@ -174,16 +167,22 @@ public final class CredentialStore: Sendable {
 
     /// The secret of one item, checked against `environment`.
     func secret(service: String, account: String, environment: StoreEnvironment) throws(StoreError) -> [UInt8] {
-        var payload = try readPayload().payload
-        defer { Self.zero(&payload) }
-        guard let item = payload.items.first(where: { $0.matches(service: service, account: account) }) else {
-            throw .itemNotFound(service: service, account: account)
-        }
+        let item = try savedItem(service: service, account: account)
         let differing = item.environment.differingFields(from: environment)
         guard differing.isEmpty else {
             throw .environmentMismatch(service: service, account: account, fields: differing)
         }
         return item.secret
+    }
+
+    /// The secret of one item and the environment it was stored for.
+    private func savedItem(service: String, account: String) throws(StoreError) -> (secret: [UInt8], environment: StoreEnvironment) {
+        var payload = try readPayload().payload
+        defer { Self.zero(&payload) }
+        guard let item = payload.items.first(where: { $0.matches(service: service, account: account) }) else {
+            throw .itemNotFound(service: service, account: account)
+        }
+        return (item.secret, item.environment)
     }
 
     /// The change that stores `secret` for (service, account).

@@ -111,14 +111,14 @@ public struct AWSChunkedUpload: Sendable {
     /// chunks are signed) for the trailer modes.
     public mutating func finish() -> [UInt8] {
         var out = chunkHeader(for: UnsafeRawBufferPointer(start: nil, count: 0))
-        guard let trailer = mode.trailer else { return out + [0x0d, 0x0a] }
+        guard let trailer = mode.trailer else { return out + Self.chunkEnd }
         let value = trailer == .crc32 ? crc32.bytes : sha256.finalize().bytes
         let canonical = Array("\(trailer.headerName):\(Base64.encode(value))\n".utf8)
-        out += canonical.dropLast() + [0x0d, 0x0a]
+        out += canonical.dropLast() + Self.chunkEnd
         if mode.signsChunks {
             out += Array("x-amz-trailer-signature:\(chain.trailerSignature(canonicalTrailers: canonical))\r\n".utf8)
         }
-        return out + [0x0d, 0x0a]
+        return out + Self.chunkEnd
     }
 
     /// The bytes on the wire (Content-Length) for `decodedLength` bytes in `chunkSize` chunks.
