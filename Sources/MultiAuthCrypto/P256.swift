@@ -52,13 +52,18 @@ public final class P256SigningKey: @unchecked Sendable {
 
     /// A DER-encoded ECDSA signature of `digest` (randomized: two calls give different bytes).
     public func signature(for digest: SHA256Digest) throws(CryptoError) -> [UInt8] {
-        var signature = [UInt8](repeating: 0, count: Int(ECDSA_size(key)))
-        var length: UInt32 = 0
-        let status = digest.withUnsafeBytes { raw in
-            ECDSA_sign(0, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), 32, &signature, &length, key)
+        var status: Int32 = 0
+        // One allocation: OpenSSL writes into the array's storage, and the count is set to
+        // the length it reports (at most ECDSA_size, the capacity).
+        let signature = [UInt8](unsafeUninitializedCapacity: Int(ECDSA_size(key))) { buffer, count in
+            var length: UInt32 = 0
+            status = digest.withUnsafeBytes { raw in
+                ECDSA_sign(0, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), 32, buffer.baseAddress, &length, key)
+            }
+            count = status == 1 ? min(Int(length), buffer.count) : 0
         }
         guard status == 1 else { throw .cipherFailure }
-        return Array(signature[0..<Int(length)])
+        return signature
     }
 
     /// True when `signature` (DER) is a valid ECDSA signature of `digest` under the public

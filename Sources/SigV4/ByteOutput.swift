@@ -3,10 +3,8 @@
 /// Every stage writes into one growing `[UInt8]` so that signing allocates a handful of
 /// buffers per request, not a string per component.
 extension Array where Element == UInt8 {
-    @inlinable
     mutating func appendUTF8(_ text: String) {
-        var text = text
-        text.withUTF8 { append(contentsOf: $0) }
+        text.withUTF8InPlace { append(contentsOf: $0) }
     }
 
     @inlinable
@@ -42,6 +40,16 @@ extension String {
 }
 
 extension String {
+    /// Runs `body` over the string's UTF-8 bytes where they are. `withUTF8` needs a mutable
+    /// copy, which costs reference counting on every call; only a bridged string, which has
+    /// no contiguous UTF-8, is copied here.
+    @inline(__always)
+    func withUTF8InPlace<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = self
+        return copy.withUTF8(body)
+    }
+
     /// Runs `body` over the string's UTF-8 bytes, keeping `body`'s typed error.
     func withUTF8Bytes<Result, Failure: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result) throws(Failure) -> Result {
         var copy = self

@@ -59,8 +59,7 @@ struct ByteWriter {
     }
 
     mutating func write(_ text: String) {
-        var text = text
-        text.withUTF8 { write($0) }
+        text.withUTF8InPlace { write($0) }
     }
 
     /// The bytes written so far.

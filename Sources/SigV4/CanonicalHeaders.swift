@@ -79,8 +79,7 @@ struct CanonicalHeaders {
     mutating func add(signerField name: StaticString, value: String) {
         let nameStart = storage.count
         storage.write(name)
-        var value = value
-        value.withUTF8 { append(nameStart: nameStart, nameCount: name.utf8CodeUnitCount, value: $0) }
+        value.withUTF8InPlace { append(nameStart: nameStart, nameCount: name.utf8CodeUnitCount, value: $0) }
     }
 
     private mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, fromRequest: Bool) {

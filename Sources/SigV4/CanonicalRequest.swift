@@ -45,9 +45,11 @@ struct CanonicalRequest {
 
 /// The credential scope, `date/region/service/aws4_request`. The part after the date is
 /// fixed for a signer, so it is prepared once as bytes and only the date changes.
-struct CredentialScope: Sendable {
+///
+/// It borrows the suffix: use a scope only while the signer setup it came from is alive.
+struct CredentialScope {
     let date: SigningDate
-    let suffix: [UInt8]
+    let suffix: UnsafeBufferPointer<UInt8>
 
     /// `/region/service/aws4_request`.
     static func suffix(region: String, service: String) -> [UInt8] {
@@ -82,7 +84,7 @@ enum StringToSign {
     /// Runs `body` with the string to sign in temporary storage. `algorithmLine` is the
     /// algorithm name and its newline, prepared once per signer.
     static func withBytes<Result, Failure: Error>(
-        algorithmLine: [UInt8], scope: CredentialScope, canonicalRequest: [UInt8],
+        algorithmLine: UnsafeBufferPointer<UInt8>, scope: CredentialScope, canonicalRequest: [UInt8],
         _ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         let capacity = algorithmLine.count + 18 + 8 + scope.suffix.count + 64
@@ -101,7 +103,7 @@ enum StringToSign {
     }
 
     /// The string to sign as bytes.
-    static func bytes(algorithmLine: [UInt8], scope: CredentialScope, canonicalRequest: [UInt8]) -> [UInt8] {
+    static func bytes(algorithmLine: UnsafeBufferPointer<UInt8>, scope: CredentialScope, canonicalRequest: [UInt8]) -> [UInt8] {
         withBytes(algorithmLine: algorithmLine, scope: scope, canonicalRequest: canonicalRequest) { Array($0) }
     }
 }

@@ -60,16 +60,26 @@ public struct SigV4Signer: Sendable {
     }
 
     /// A signer's fixed configuration, and the byte strings every signature reuses.
-    final class Setup: Sendable {
+    ///
+    /// `@unchecked Sendable`: besides the `Mutex`es, everything is set in `init` and only read
+    /// after; the constant bytes are written once there and freed only in `deinit`.
+    final class Setup: @unchecked Sendable {
         let credentials: AWSCredentials
         let region: String
         let service: String
         let options: SigningOptions
         let keyCache: SigningKeyCache?
         let algorithm: SigningAlgorithm
-        let algorithmLine: [UInt8]
-        let scopeSuffix: [UInt8]
-        let credentialPrefix: [UInt8]
+        /// The algorithm name and a newline: the first line of the string to sign.
+        let algorithmLine: UnsafeBufferPointer<UInt8>
+        /// `/region/service/aws4_request` (`/service/aws4_request` for SigV4a).
+        let scopeSuffix: UnsafeBufferPointer<UInt8>
+        /// `ALGORITHM Credential=AKID/`, the start of the `Authorization` value.
+        let credentialPrefix: UnsafeBufferPointer<UInt8>
+        /// The one block the three byte strings above live in. They are read through
+        /// pointers so that signing costs no reference counting for them; they stay valid as
+        /// long as this object, which every signer copy and signing result holds.
+        private let constants: UnsafeMutableBufferPointer<UInt8>
         /// The session token and SigV4a region set, read here once rather than through
         /// copies of `credentials` and `algorithm` on every signature.
         let sessionToken: String?
@@ -84,6 +94,9 @@ public struct SigV4Signer: Sendable {
         /// The key of the day last signed, in front of `keyCache`: the other parts of the
         /// scope are fixed for this signer, so the day alone finds it.
         let recentKey = Mutex<(day: Int64, key: HMACSHA256Key)?>(nil)
+        /// SigV4a's key, taken from ``SigV4aKeyCache/shared`` on first use and kept here, so
+        /// later signatures skip the shared cache's lookup.
+        private let ecdsaKey = Mutex<P256SigningKey?>(nil)
 
         init(
             credentials: AWSCredentials, region: String, service: String, algorithm: SigningAlgorithm,
@@ -95,12 +108,22 @@ public struct SigV4Signer: Sendable {
             self.options = options
             self.keyCache = keyCache
             self.algorithm = algorithm
-            algorithmLine = Array("\(algorithm.name)\n".utf8)
-            switch algorithm {
-            case .sigV4: scopeSuffix = CredentialScope.suffix(region: region, service: service)
-            case .sigV4a: scopeSuffix = CredentialScope.suffix(service: service)
+            let suffix = switch algorithm {
+            case .sigV4: CredentialScope.suffix(region: region, service: service)
+            case .sigV4a: CredentialScope.suffix(service: service)
             }
-            credentialPrefix = Array("\(algorithm.name) Credential=\(credentials.accessKeyId)/".utf8)
+            let parts = [Array("\(algorithm.name)\n".utf8), suffix, Array("\(algorithm.name) Credential=\(credentials.accessKeyId)/".utf8)]
+            constants = .allocate(capacity: parts.reduce(0) { $0 + $1.count })
+            var pieces = [UnsafeBufferPointer<UInt8>]()
+            var offset = 0
+            for part in parts {
+                _ = UnsafeMutableBufferPointer(rebasing: constants[offset..<(offset + part.count)]).initialize(from: part)
+                pieces.append(UnsafeBufferPointer(rebasing: constants[offset..<(offset + part.count)]))
+                offset += part.count
+            }
+            algorithmLine = pieces[0]
+            scopeSuffix = pieces[1]
+            credentialPrefix = pieces[2]
             sessionToken = credentials.sessionToken
             if case .sigV4a(let set) = algorithm { regionSet = set } else { regionSet = nil }
             problem = Self.problem(credentials: credentials, region: region, service: service)
@@ -109,6 +132,19 @@ public struct SigV4Signer: Sendable {
                 hasToken: sessionToken != nil, hasRegionSet: hasRegionSet, options: options, contentSHA256Supplied: false)
             headerFieldsForSuppliedHash = SignerFields(
                 hasToken: sessionToken != nil, hasRegionSet: hasRegionSet, options: options, contentSHA256Supplied: true)
+        }
+
+        deinit { constants.deallocate() }
+
+        /// The credential scope of a signature made at `date`, borrowing this object's bytes.
+        func scope(_ date: SigningDate) -> CredentialScope { CredentialScope(date: date, suffix: scopeSuffix) }
+
+        /// The SigV4a signing key of these credentials.
+        func sigV4aKey() throws(SigningError) -> P256SigningKey {
+            if let key = ecdsaKey.withLock({ $0 }) { return key }
+            let key = try SigV4aKeyCache.shared.key(accessKeyId: credentials.accessKeyId, secret: credentials.secretAccessKey)
+            ecdsaKey.withLock { $0 = key }
+            return key
         }
 
         private static func problem(credentials: AWSCredentials, region: String, service: String) -> SigningError? {
@@ -238,7 +274,7 @@ public struct SigV4Signer: Sendable {
     private func result(_ stages: SigningStages, authorization: String?, signed: SigningResult.SignedForm) -> SigningResult {
         SigningResult(
             canonicalRequestBytes: stages.canonical.bytes, signatureValue: stages.signature, authorization: authorization,
-            signedHeadersRange: stages.canonical.signedHeadersRange, algorithmLine: setup.algorithmLine, scope: stages.scope,
+            signedHeadersRange: stages.canonical.signedHeadersRange, setup: setup, date: stages.scope.date,
             isPresigned: stages.presignParameters != nil, signed: signed)
     }
 

@@ -13,8 +13,9 @@ public struct SigningResult: Sendable {
     /// The `Authorization` header value (header signing only).
     public let authorization: String?
     let signedHeadersRange: Range<Int>
-    let algorithmLine: [UInt8]
-    let scope: CredentialScope
+    /// The signer's fixed part: the algorithm line and the scope after its date.
+    let setup: SigV4Signer.Setup
+    let date: SigningDate
     let isPresigned: Bool
     /// The signed request: the signer's own form, or the caller's swift-http-types request.
     let signed: SignedForm
@@ -26,7 +27,7 @@ public struct SigningResult: Sendable {
 
     /// Stage 2, as bytes.
     public var stringToSignBytes: [UInt8] {
-        StringToSign.bytes(algorithmLine: algorithmLine, scope: scope, canonicalRequest: canonicalRequestBytes)
+        StringToSign.bytes(algorithmLine: setup.algorithmLine, scope: scope, canonicalRequest: canonicalRequestBytes)
     }
     /// The `;`-separated signed header names.
     public var signedHeaders: String { String(decoding: canonicalRequestBytes[signedHeadersRange], as: UTF8.self) }
@@ -38,6 +39,8 @@ public struct SigningResult: Sendable {
     public var signature: String { signatureValue.hex }
     /// `date/region/service/aws4_request`.
     public var credentialScope: String { scope.string }
+    /// The credential scope, its bytes borrowed from `setup`, which this result holds.
+    var scope: CredentialScope { setup.scope(date) }
     /// The presigned URL (query signing only).
     public var signedURL: String? { isPresigned ? signable.url : nil }
 

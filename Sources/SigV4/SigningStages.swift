@@ -14,15 +14,17 @@ struct RequestView<Headers: HeaderFieldSource> {
 extension HTTPRequest {
     /// Runs `body` with the request's parts; the path pseudo-header splits at its first `?`.
     func withSigningView<Result>(_ body: (RequestView<HTTPFields>) throws(SigningError) -> Result) throws(SigningError) -> Result {
-        let method = method.rawValue
-        let authority = authority
-        let fields = headerFields
-        return try (path ?? "/").withUTF8Bytes { (target) throws(SigningError) -> Result in
+        // The getter's copy is ours to read in place: no second copy for `withUTF8`.
+        var target = path ?? "/"
+        let view = target.withUTF8 { target in
             let mark = target.firstIndex(of: UInt8(ascii: "?"))
             let path = UnsafeBufferPointer(rebasing: target[..<(mark ?? target.count)])
             let query = mark.map { UnsafeBufferPointer(rebasing: target[($0 + 1)...]) } ?? UnsafeBufferPointer(start: nil, count: 0)
-            return try body(RequestView(method: method, path: path, query: query, authority: authority, headers: fields))
+            return Swift.Result { () throws(SigningError) -> Result in
+                try body(RequestView(method: method.rawValue, path: path, query: query, authority: authority, headers: headerFields))
+            }
         }
+        return try view.get()
     }
 }
 
@@ -63,7 +65,7 @@ extension SigV4Signer {
         date: SigningDate, signing: Bool = true
     ) throws(SigningError) -> SigningStages {
         if case .query(let expires) = location, !(1...Self.maximumExpiry).contains(expires) { throw .expiresOutOfRange(expires) }
-        let scope = CredentialScope(date: date, suffix: setup.scopeSuffix)
+        let scope = setup.scope(date)
         let fieldCount = request.headers.fieldCount + fields.signedCount + 1
         let values = SignerFields.Values(signer: self, date: date, payloadHash: payloadHash)
         let byteCount = request.headers.byteCount + fields.signedByteCount(values) + 4 + (request.authority?.utf8.count ?? 0)
@@ -128,7 +130,7 @@ extension SigV4Signer {
                 .hmac(key.authenticationCode(for: UnsafeRawBufferPointer($0)))
             }
         case .sigV4a:
-            let key = try SigV4aKeyCache.shared.key(accessKeyId: credentials.accessKeyId, secret: credentials.secretAccessKey)
+            let key = try setup.sigV4aKey()
             let digest = StringToSign.withBytes(algorithmLine: setup.algorithmLine, scope: scope, canonicalRequest: canonical.bytes) {
                 SHA256Hasher.hash(UnsafeRawBufferPointer($0))
             }
