@@ -67,7 +67,7 @@ struct CredentialScope {
     }
 
     func write(to output: inout ByteWriter) {
-        output.write(date.scopeDate)
+        date.writeScopeDate(to: &output)
         output.write(suffix)
     }
 

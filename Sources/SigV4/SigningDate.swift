@@ -14,8 +14,9 @@ public struct SigningDate: Sendable, Equatable, CustomStringConvertible {
     /// Seconds since 1970-01-01T00:00:00Z.
     public let secondsSince1970: Int64
 
-    /// The scope date `YYYYMMDD`.
-    public let scopeDate: String
+    /// The scope date `YYYYMMDD`: the first eight bytes of ``amzDate``, made when asked for
+    /// (a small string, no allocation), so copying a date copies one string, not two.
+    public var scopeDate: String { String(decoding: amzDate.utf8.prefix(8), as: UTF8.self) }
 
     public var description: String { amzDate }
 
@@ -40,22 +41,25 @@ public struct SigningDate: Sendable, Equatable, CustomStringConvertible {
     public init(secondsSince1970 seconds: Int64) {
         secondsSince1970 = seconds
         amzDate = Self.format(seconds)
-        scopeDate = String(decoding: amzDate.utf8.prefix(8), as: UTF8.self)
     }
 
     /// Parses `YYYYMMDDTHHMMSSZ`, or ISO 8601 `YYYY-MM-DDTHH:MM:SSZ` as in aws-c-auth's `context.json`.
     /// - Throws: ``SigningError/invalidDate(_:)`` for anything else or an impossible date.
     public init(parsing text: String) throws(SigningError) {
         var compact = text.utf8.count == 20 ? Self.compactISO8601(text) : text
-        guard let (seconds, scopeDate) = compact.withUTF8(Self.parseCompact) else { throw .invalidDate(text) }
+        guard let seconds = compact.withUTF8(Self.parseCompact) else { throw .invalidDate(text) }
         secondsSince1970 = seconds
         // The validated compact text is already the canonical form: keep it rather than format again.
         amzDate = compact
-        self.scopeDate = scopeDate
     }
 
-    /// Seconds since 1970 and the scope date of a valid `YYYYMMDDTHHMMSSZ`; nil otherwise.
-    private static func parseCompact(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int64, String)? {
+    /// Writes the scope date, the first eight bytes of ``amzDate``.
+    func writeScopeDate(to output: inout ByteWriter) {
+        amzDate.withUTF8InPlace { output.write(UnsafeBufferPointer(rebasing: $0.prefix(8))) }
+    }
+
+    /// Seconds since 1970 of a valid `YYYYMMDDTHHMMSSZ`; nil otherwise.
+    private static func parseCompact(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z"),
             let year = number(bytes[0..<4]), let month = number(bytes[4..<6]),
             let day = number(bytes[6..<8]), let hour = number(bytes[9..<11]),
@@ -65,7 +69,7 @@ public struct SigningDate: Sendable, Equatable, CustomStringConvertible {
         else { return nil }
         let days = CivilCalendar.daysSince1970(year: year, month: month, day: day)
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
-        return (seconds, String(decoding: bytes[0..<8], as: UTF8.self))
+        return seconds
     }
 
     private static func compactISO8601(_ text: String) -> String {
