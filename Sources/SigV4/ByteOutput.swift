@@ -50,9 +50,17 @@ extension String {
         return copy.withUTF8(body)
     }
 
-    /// Runs `body` over the string's UTF-8 bytes, keeping `body`'s typed error.
+    /// Runs `body` over the string's UTF-8 bytes in place, keeping `body`'s typed error.
+    /// The outcome is carried out in two optionals rather than a `Result`, whose generic
+    /// metadata would be looked up at run time on every call.
     func withUTF8Bytes<Result, Failure: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result) throws(Failure) -> Result {
-        var copy = self
-        return try copy.withUTF8 { bytes in Swift.Result { () throws(Failure) -> Result in try body(bytes) } }.get()
+        var result: Result?
+        var failure: Failure?
+        withUTF8InPlace { bytes in
+            do throws(Failure) { result = try body(bytes) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        guard let result else { preconditionFailure("withUTF8Bytes: body neither returned nor threw") }
+        return result
     }
 }

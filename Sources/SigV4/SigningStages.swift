@@ -14,17 +14,12 @@ struct RequestView<Headers: HeaderFieldSource> {
 extension HTTPRequest {
     /// Runs `body` with the request's parts; the path pseudo-header splits at its first `?`.
     func withSigningView<Result>(_ body: (RequestView<HTTPFields>) throws(SigningError) -> Result) throws(SigningError) -> Result {
-        // The getter's copy is ours to read in place: no second copy for `withUTF8`.
-        var target = path ?? "/"
-        let view = target.withUTF8 { target in
+        try (path ?? "/").withUTF8Bytes { (target) throws(SigningError) -> Result in
             let mark = target.firstIndex(of: UInt8(ascii: "?"))
             let path = UnsafeBufferPointer(rebasing: target[..<(mark ?? target.count)])
             let query = mark.map { UnsafeBufferPointer(rebasing: target[($0 + 1)...]) } ?? UnsafeBufferPointer(start: nil, count: 0)
-            return Swift.Result { () throws(SigningError) -> Result in
-                try body(RequestView(method: method.rawValue, path: path, query: query, authority: authority, headers: headerFields))
-            }
+            return try body(RequestView(method: method.rawValue, path: path, query: query, authority: authority, headers: headerFields))
         }
-        return try view.get()
     }
 }
 

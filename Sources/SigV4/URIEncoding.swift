@@ -1,28 +1,29 @@
 /// RFC 3986 percent-encoding as SigV4 defines it: every byte except the unreserved
 /// characters `A-Z a-z 0-9 - _ . ~` becomes `%XX` with uppercase hex.
 enum URIEncoding {
-    static let upperHex: [UInt8] = Array("0123456789ABCDEF".utf8)
-
-    static let unreserved: [Bool] = (0..<256).map { value in
-        switch UInt8(value) {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
+    /// Whether `byte` is unreserved, from a 128-bit set (bit n set for byte n): constants in
+    /// the code rather than a table behind a lazily initialized global.
+    @inline(__always)
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        // Bits 45-46 `-.`, 48-57 digits; then 65-90 `A-Z`, 95 `_`, 97-122 `a-z`, 126 `~`.
+        let word: UInt64 = byte < 64 ? 0x03ff_6000_0000_0000 : byte < 128 ? 0x47ff_fffe_87ff_fffe : 0
+        return word >> UInt64(byte & 63) & 1 == 1
     }
 
+    /// The uppercase hex digit of a nibble (0-15): `'0' + n`, plus 7 more for `A-F`;
+    /// `(9 - n) >> 8` is all ones exactly when n > 9.
     @inline(__always)
-    static func isUnreserved(_ byte: UInt8) -> Bool { unreserved[Int(byte)] }
+    static func upperHexDigit(_ nibble: UInt8) -> UInt8 {
+        let value = Int(nibble)
+        return UInt8(truncatingIfNeeded: value + 48 + ((9 - value) >> 8 & 7))
+    }
 
     /// Appends `byte` as `%XX`.
     @inline(__always)
     static func appendEscaped(_ byte: UInt8, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "%"))
-        output.append(upperHex[Int(byte >> 4)])
-        output.append(upperHex[Int(byte & 0x0f)])
+        output.append(upperHexDigit(byte >> 4))
+        output.append(upperHexDigit(byte & 0x0f))
     }
 
     /// Appends `bytes` encoded; `/` is kept when `keepSlash` is true (paths), encoded otherwise.
@@ -63,15 +64,14 @@ enum URIEncoding {
 
     /// Appends the text encoded (`/` encoded too).
     static func append(encoding text: String, to output: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { append(encoding: $0, keepSlash: false, to: &output) }
+        text.withUTF8InPlace { append(encoding: $0, keepSlash: false, to: &output) }
     }
 
     @inline(__always)
     static func writeEscaped(_ byte: UInt8, to writer: inout ByteWriter) {
         writer.write(UInt8(ascii: "%"))
-        writer.write(upperHex[Int(byte >> 4)])
-        writer.write(upperHex[Int(byte & 0x0f)])
+        writer.write(upperHexDigit(byte >> 4))
+        writer.write(upperHexDigit(byte & 0x0f))
     }
 
     /// Percent-decodes `bytes` as ``PercentDecoding`` does (`+` stays a plus) and writes the
