@@ -75,6 +75,11 @@ if let iterations = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_SIGV
     exit(0)
 }
 
+if let iterations = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_PRESIGN"].flatMap(Int.init) {
+    for _ in 0..<iterations { sink &+= try presignOnce().path?.utf8.count ?? 0 }
+    exit(0)
+}
+
 // Profiling mode: sign a fixed number of GET requests and stop, for instruction counting
 // (valgrind --tool=callgrind) rather than timing.
 if let iterations = ProcessInfo.processInfo.environment["SIGV4BENCH_PROFILE_ITERATIONS"].flatMap(Int.init) {

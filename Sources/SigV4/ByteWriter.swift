@@ -27,6 +27,21 @@ struct ByteWriter {
         count += 2 * bytes.count
     }
 
+    /// Writes a non-negative integer in decimal.
+    mutating func writeDecimal(_ value: Int) {
+        precondition(value >= 0, "ByteWriter.writeDecimal of a negative value")
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 { digits += 1; rest /= 10 }
+        precondition(count + digits <= storage.count, "ByteWriter overflow")
+        rest = value
+        for position in stride(from: count + digits - 1, through: count, by: -1) {
+            storage[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+        count += digits
+    }
+
     /// Writes `bytes` with ASCII letters lowercased.
     mutating func writeLowercased(_ bytes: UnsafeBufferPointer<UInt8>) {
         precondition(count + bytes.count <= storage.count, "ByteWriter overflow")

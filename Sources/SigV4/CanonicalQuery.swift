@@ -14,7 +14,8 @@ enum CanonicalQuery {
     }
 
     /// Writes the canonical form of `wire` (a wire query without `?`) together with `extra`,
-    /// more pairs in wire form (such as the encoded `X-Amz-*` parameters of a presigned URL).
+    /// more pairs already in canonical form (the `X-Amz-*` parameters of a presigned URL, which
+    /// the signer encodes as this stage would), copied without decoding them again.
     static func write(wireQuery wire: UnsafeBufferPointer<UInt8>, extra: UnsafeBufferPointer<UInt8>, to output: inout ByteWriter) {
         if wire.isEmpty && extra.isEmpty { return }
         let pairCapacity = wire.count(where: { $0 == UInt8(ascii: "&") }) + extra.count(where: { $0 == UInt8(ascii: "&") }) + 2
@@ -23,9 +24,9 @@ enum CanonicalQuery {
             withUnsafeTemporaryAllocation(of: Pair.self, capacity: pairCapacity) { pairs in
                 var writer = ByteWriter(scratch)
                 var count = 0
-                for part in [wire, extra] {
+                for (part, isCanonical) in [(wire, false), (extra, true)] {
                     forEachWirePair(part) { pair in
-                        pairs.initializeElement(at: count, to: canonicalPair(pair, into: &writer))
+                        pairs.initializeElement(at: count, to: canonicalPair(pair, alreadyCanonical: isCanonical, into: &writer))
                         count += 1
                     }
                 }
@@ -44,14 +45,15 @@ enum CanonicalQuery {
         }
     }
 
-    private static func canonicalPair(_ pair: UnsafeBufferPointer<UInt8>, into writer: inout ByteWriter) -> Pair {
+    private static func canonicalPair(_ pair: UnsafeBufferPointer<UInt8>, alreadyCanonical: Bool, into writer: inout ByteWriter) -> Pair {
         let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.count
-        let keyStart = writer.count
-        URIEncoding.writeCanonicalQueryComponent(UnsafeBufferPointer(rebasing: pair[..<equals]), to: &writer)
-        let valueStart = writer.count
-        if equals < pair.count {
-            URIEncoding.writeCanonicalQueryComponent(UnsafeBufferPointer(rebasing: pair[(equals + 1)...]), to: &writer)
+        func component(_ bytes: UnsafeBufferPointer<UInt8>) {
+            if alreadyCanonical { writer.write(bytes) } else { URIEncoding.writeCanonicalQueryComponent(bytes, to: &writer) }
         }
+        let keyStart = writer.count
+        component(UnsafeBufferPointer(rebasing: pair[..<equals]))
+        let valueStart = writer.count
+        if equals < pair.count { component(UnsafeBufferPointer(rebasing: pair[(equals + 1)...])) }
         return (keyStart..<valueStart, valueStart..<writer.count)
     }
 

@@ -10,7 +10,7 @@ struct CanonicalRequest {
     let signedHeadersRange: Range<Int>
 
     /// Writes the canonical request of a request's wire path and query (without `?`), plus
-    /// `extraQuery` pairs in wire form, under `options`. `headers` must be sorted.
+    /// `extraQuery` pairs already in canonical form, under `options`. `headers` must be sorted.
     init(
         method: String, path: UnsafeBufferPointer<UInt8>, query: UnsafeBufferPointer<UInt8>, extraQuery: UnsafeBufferPointer<UInt8>,
         headers: CanonicalHeaders, payloadHash: String, options: SigningOptions

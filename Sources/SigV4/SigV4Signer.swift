@@ -192,7 +192,7 @@ public struct SigV4Signer: Sendable {
         }
         var signed = request
         if !signed.headerFields.isEmpty { signed.headerFields[.authorization] = nil }
-        signed.path = PresignedQuery.target(request.path ?? "/", appending: presignedParameters(stages))
+        signed.path = withPresignedParameters(stages) { PresignedQuery.target(request.path ?? "/", appending: $0) }
         return result(stages, authorization: nil, signed: .http(signed, payload))
     }
 
@@ -219,7 +219,7 @@ public struct SigV4Signer: Sendable {
         var signed = request
         signed.insertHostIfMissing()
         signed.headers.removeAll(named: "authorization")
-        signed.query = PresignedQuery.query(signed.query, appending: presignedParameters(stages))
+        signed.query = withPresignedParameters(stages) { PresignedQuery.query(signed.query, appending: $0) }
         return result(stages, authorization: nil, signed: .signable(signed))
     }
 
@@ -304,15 +304,23 @@ public struct SigV4Signer: Sendable {
         }
     }
 
-    /// The `X-Amz-*` parameters of a presigned URL, signature last, encoded for the query.
-    private func presignedParameters(_ stages: SigningStages) -> [UInt8] {
-        var out = stages.presignParameters ?? []
-        out.append(contentsOf: "&X-Amz-Signature=".utf8)
-        out.appendUTF8(stages.signature.hex)
-        if let token = credentials.sessionToken, options.omitsSessionToken {
-            out.append(contentsOf: "&X-Amz-Security-Token=".utf8)
-            URIEncoding.append(encoding: token, to: &out)
+    /// Runs `body` with the `X-Amz-*` parameters of a presigned URL, encoded for the query, in
+    /// temporary storage: the signed ones, the signature, and the session token last where the
+    /// service leaves it unsigned.
+    private func withPresignedParameters<Result>(_ stages: SigningStages, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        let signed = stages.presignParameters ?? []
+        let token = options.omitsSessionToken ? setup.sessionToken : nil
+        let capacity = signed.count + 17 + stages.signature.hexCount + 22 + 3 * (token?.utf8.count ?? 0)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var out = ByteWriter(buffer)
+            out.write(signed)
+            out.write("&X-Amz-Signature=" as StaticString)
+            stages.signature.appendHex(to: &out)
+            if let token {
+                out.write("&X-Amz-Security-Token=" as StaticString)
+                token.withUTF8InPlace { URIEncoding.write(encoding: $0, keepSlash: false, to: &out) }
+            }
+            return body(out.written)
         }
-        return out
     }
 }

@@ -87,33 +87,44 @@ extension SigV4Signer {
         }
     }
 
-    /// The `X-Amz-*` query parameters presigning signs, encoded, in their sorted order.
+    /// The `X-Amz-*` query parameters presigning signs, encoded, in their sorted order:
+    /// written once into an array sized up front (every encoded byte takes at most three).
     private func presignParameters(scope: CredentialScope, expires: Int, headers: CanonicalHeaders) -> [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(256 + headers.signedHeadersCapacity * 3 + (credentials.sessionToken?.utf8.count ?? 0) * 3)
-        func parameter(_ name: StaticString, _ write: (inout [UInt8]) -> Void) {
-            if !out.isEmpty { out.append(UInt8(ascii: "&")) }
-            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            out.append(UInt8(ascii: "="))
-            write(&out)
+        let algorithm = signingAlgorithm.name
+        let token = options.omitsSessionToken ? nil : setup.sessionToken
+        let encodedBytes = algorithm.utf8.count + credentials.accessKeyId.utf8.count + scope.suffix.count
+            + headers.signedHeadersCapacity + (regionSet?.utf8.count ?? 0) + (token?.utf8.count ?? 0)
+        return [UInt8](unsafeUninitializedCapacity: 3 * encodedBytes + 160) { buffer, count in
+            var out = ByteWriter(buffer)
+            func encoding(_ bytes: UnsafeBufferPointer<UInt8>) { URIEncoding.write(encoding: bytes, keepSlash: false, to: &out) }
+            func encoding(_ text: String) { text.withUTF8InPlace { encoding($0) } }
+            out.write("X-Amz-Algorithm=" as StaticString)
+            encoding(algorithm)
+            out.write("&X-Amz-Credential=" as StaticString)
+            encoding(credentials.accessKeyId)
+            out.write("%2F" as StaticString)
+            scope.date.writeScopeDate(to: &out)
+            encoding(scope.suffix)
+            out.write("&X-Amz-Date=" as StaticString)
+            out.write(scope.date.amzDate)
+            out.write("&X-Amz-Expires=" as StaticString)
+            out.writeDecimal(expires)
+            if let regionSet {
+                out.write("&X-Amz-Region-Set=" as StaticString)
+                encoding(regionSet)
+            }
+            if let token {
+                out.write("&X-Amz-Security-Token=" as StaticString)
+                encoding(token)
+            }
+            out.write("&X-Amz-SignedHeaders=" as StaticString)
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(headers.signedHeadersCapacity, 1)) { list in
+                var names = ByteWriter(list)
+                headers.writeSignedHeaders(to: &names)
+                encoding(names.written)
+            }
+            count = out.count
         }
-        parameter("X-Amz-Algorithm") { URIEncoding.append(encoding: signingAlgorithm.name, to: &$0) }
-        parameter("X-Amz-Credential") { out in
-            URIEncoding.append(encoding: credentials.accessKeyId, to: &out)
-            out.append(contentsOf: "%2F".utf8)
-            URIEncoding.append(encoding: scope.string, to: &out)
-        }
-        parameter("X-Amz-Date") { $0.appendUTF8(scope.date.amzDate) }
-        parameter("X-Amz-Expires") { $0.appendUTF8(String(expires)) }
-        if let regionSet { parameter("X-Amz-Region-Set") { URIEncoding.append(encoding: regionSet, to: &$0) } }
-        if let token = credentials.sessionToken, !options.omitsSessionToken {
-            parameter("X-Amz-Security-Token") { URIEncoding.append(encoding: token, to: &$0) }
-        }
-        parameter("X-Amz-SignedHeaders") { out in
-            let signedHeaders = ByteWriter.string(capacity: headers.signedHeadersCapacity) { headers.writeSignedHeaders(to: &$0) }
-            URIEncoding.append(encoding: signedHeaders, to: &out)
-        }
-        return out
     }
 
     /// Stages 2 and 3: the string to sign, and the signature over it.
@@ -150,16 +161,27 @@ extension SigV4Signer {
 }
 
 /// A presigned request's target: the caller's query kept byte for byte, the encoded
-/// `X-Amz-*` parameters appended.
+/// `X-Amz-*` parameters appended, written into one new string.
 enum PresignedQuery {
     /// `target` (path and optional query) with `parameters` appended after `?` or `&`.
-    static func target(_ target: String, appending parameters: [UInt8]) -> String {
-        let separator = target.utf8.contains(UInt8(ascii: "?")) ? (target.hasSuffix("?") ? "" : "&") : "?"
-        return target + separator + String(decoding: parameters, as: UTF8.self)
+    static func target(_ target: String, appending parameters: UnsafeBufferPointer<UInt8>) -> String {
+        target.withUTF8InPlace { target in
+            let hasQuery = target.contains(UInt8(ascii: "?"))
+            let separator: UInt8? = hasQuery ? (target.last == UInt8(ascii: "?") ? nil : UInt8(ascii: "&")) : UInt8(ascii: "?")
+            return joined(target, separator, parameters)
+        }
     }
 
     /// A wire query (without `?`) with `parameters` appended.
-    static func query(_ query: String, appending parameters: [UInt8]) -> String {
-        (query.isEmpty ? "" : query + "&") + String(decoding: parameters, as: UTF8.self)
+    static func query(_ query: String, appending parameters: UnsafeBufferPointer<UInt8>) -> String {
+        query.withUTF8InPlace { query in joined(query, query.isEmpty ? nil : UInt8(ascii: "&"), parameters) }
+    }
+
+    private static func joined(_ head: UnsafeBufferPointer<UInt8>, _ separator: UInt8?, _ tail: UnsafeBufferPointer<UInt8>) -> String {
+        ByteWriter.string(capacity: head.count + 1 + tail.count) { out in
+            out.write(head)
+            if let separator { out.write(separator) }
+            out.write(tail)
+        }
     }
 }
