@@ -94,6 +94,9 @@ public struct SigV4Signer: Sendable {
         /// The key of the day last signed, in front of `keyCache`: the other parts of the
         /// scope are fixed for this signer, so the day alone finds it.
         let recentKey = Mutex<(day: Int64, key: HMACSHA256Key)?>(nil)
+        /// `"AWS4" + secret` as a ready HMAC key: the first step of every key derivation,
+        /// the same for each, so a signer without a key cache starts from here.
+        let secretKey: HMACSHA256Key
         /// SigV4a's key, taken from ``SigV4aKeyCache/shared`` on first use and kept here, so
         /// later signatures skip the shared cache's lookup.
         private let ecdsaKey = Mutex<P256SigningKey?>(nil)
@@ -124,6 +127,7 @@ public struct SigV4Signer: Sendable {
             algorithmLine = pieces[0]
             scopeSuffix = pieces[1]
             credentialPrefix = pieces[2]
+            secretKey = SigningKeyDerivation.secretKey(credentials.secretAccessKey)
             sessionToken = credentials.sessionToken
             if case .sigV4a(let set) = algorithm { regionSet = set } else { regionSet = nil }
             problem = Self.problem(credentials: credentials, region: region, service: service)

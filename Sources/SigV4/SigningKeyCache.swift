@@ -6,10 +6,20 @@ import Synchronization
 public enum SigningKeyDerivation {
     /// Derives the signing key, returned as a ready-to-use HMAC key state.
     public static func derive(secret: String, scopeDate: String, region: String, service: String) -> HMACSHA256Key {
+        derive(secretKey: secretKey(secret), scopeDate: scopeDate, region: region, service: service)
+    }
+
+    /// The first key of the chain, `"AWS4" + secret`, ready to use: fixed for a secret, so a
+    /// signer prepares it once.
+    static func secretKey(_ secret: String) -> HMACSHA256Key {
         var secretKey = Array("AWS4".utf8)
         secretKey.append(contentsOf: secret.utf8)
-        let dateKey = HMACSHA256Key(key: secretKey)
-        secretKey.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        defer { secretKey.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+        return HMACSHA256Key(key: secretKey)
+    }
+
+    /// Derives the signing key from the prepared ``secretKey(_:)``.
+    static func derive(secretKey dateKey: HMACSHA256Key, scopeDate: String, region: String, service: String) -> HMACSHA256Key {
         let regionKey = HMACSHA256Key(key: dateKey.authenticationCode(for: scopeDate.utf8))
         let serviceKey = HMACSHA256Key(key: regionKey.authenticationCode(for: region.utf8))
         let signingKey = serviceKey.authenticationCode(for: service.utf8)

@@ -149,8 +149,7 @@ extension SigV4Signer {
     private func signingKey(_ date: SigningDate) -> HMACSHA256Key {
         let setup = setup
         guard let keyCache = setup.keyCache else {
-            return SigningKeyDerivation.derive(
-                secret: setup.credentials.secretAccessKey, scopeDate: date.scopeDate, region: region, service: service)
+            return SigningKeyDerivation.derive(secretKey: setup.secretKey, scopeDate: date.scopeDate, region: region, service: service)
         }
         let day = date.secondsSince1970 >= 0 ? date.secondsSince1970 / 86_400 : (date.secondsSince1970 - 86_399) / 86_400
         if let recent = setup.recentKey.withLock({ $0 }), recent.day == day { return recent.key }
