@@ -6,17 +6,6 @@ extension Array where Element == UInt8 {
     mutating func appendUTF8(_ text: String) {
         text.withUTF8InPlace { append(contentsOf: $0) }
     }
-
-    @inlinable
-    mutating func appendUTF8(_ text: Substring) {
-        var text = text
-        text.withUTF8 { append(contentsOf: $0) }
-    }
-
-    @inlinable
-    mutating func appendASCII(_ character: Unicode.Scalar) {
-        append(UInt8(truncatingIfNeeded: character.value))
-    }
 }
 
 extension String {

@@ -19,9 +19,7 @@ extension HTTPHeaderList: HeaderFieldSource {
 
     func forEachField(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Void) {
         for field in fields {
-            var name = field.name
-            var value = field.value
-            name.withUTF8 { name in value.withUTF8 { body(name, $0) } }
+            field.name.withUTF8InPlace { name in field.value.withUTF8InPlace { body(name, $0) } }
         }
     }
 }
@@ -36,8 +34,7 @@ extension HTTPFields: HeaderFieldSource {
     /// Names come as swift-http-types keeps them canonically: already lowercase.
     func forEachField(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Void) {
         for field in self {
-            var name = field.name.canonicalName
-            name.withUTF8 { name in field.withUnsafeBytesOfValue { body(name, $0) } }
+            field.name.canonicalName.withUTF8InPlace { name in field.withUnsafeBytesOfValue { body(name, $0) } }
         }
     }
 }

@@ -41,8 +41,7 @@ struct ReceivedAuthorization {
 
     /// True when `SignedHeaders` lists `name`; exactly, or ignoring ASCII case.
     func signsHeader(_ name: String, ignoringCase: Bool = false) -> Bool {
-        var name = name
-        return name.withUTF8 { wanted in
+        name.withUTF8InPlace { wanted in
             withBytes(of: signedHeaders) { list in
                 var start = 0
                 for index in 0...list.count where index == list.count || list[index] == UInt8(ascii: ";") {
@@ -58,8 +57,7 @@ struct ReceivedAuthorization {
 
     /// True when the received `SignedHeaders` is exactly `list`.
     func signedHeadersEqual(_ list: String) -> Bool {
-        var list = list
-        return list.withUTF8 { wanted in withBytes(of: signedHeaders) { ByteComparison.equal($0, wanted) } }
+        list.withUTF8InPlace { wanted in withBytes(of: signedHeaders) { ByteComparison.equal($0, wanted) } }
     }
 
     /// Calls `body` with the received bytes of `range`.

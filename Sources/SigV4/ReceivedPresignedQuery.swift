@@ -3,8 +3,7 @@ extension ReceivedAuthorization {
     /// The presigned form: the parameters are read, decoded, in one pass over the query bytes,
     /// which also collects the pairs that are not presigning parameters, byte for byte.
     static func parsePresigned(_ query: String) -> Result<ReceivedAuthorization, VerificationFailure> {
-        var query = query
-        let split = query.withUTF8(splitQuery)
+        let split = query.withUTF8InPlace(splitQuery)
         switch split {
         case .failure(let failure): return .failure(failure)
         case .success(let found): return presigned(found)

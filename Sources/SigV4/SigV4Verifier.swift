@@ -148,8 +148,7 @@ public struct SigV4Verifier: Sendable {
 
     /// The usual case, on bytes: the scope is the signing date followed by this verifier's suffix.
     private func scopeMatches(_ parsed: ReceivedAuthorization) -> Bool {
-        var scopeDate = parsed.date.scopeDate
-        return scopeDate.withUTF8 { date in
+        parsed.date.scopeDate.withUTF8InPlace { date in
             scopeSuffix.withUnsafeBufferPointer { suffix in
                 parsed.withBytes(of: parsed.scope) { received in
                     received.count == date.count + suffix.count

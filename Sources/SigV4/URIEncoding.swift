@@ -18,32 +18,6 @@ enum URIEncoding {
         return UInt8(truncatingIfNeeded: value + 48 + ((9 - value) >> 8 & 7))
     }
 
-    /// Appends `byte` as `%XX`.
-    @inline(__always)
-    static func appendEscaped(_ byte: UInt8, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "%"))
-        output.append(upperHexDigit(byte >> 4))
-        output.append(upperHexDigit(byte & 0x0f))
-    }
-
-    /// Appends `bytes` encoded; `/` is kept when `keepSlash` is true (paths), encoded otherwise.
-    static func append(
-        encoding bytes: UnsafeBufferPointer<UInt8>, keepSlash: Bool, to output: inout [UInt8]
-    ) {
-        var index = 0
-        while index < bytes.count {
-            let start = index
-            while index < bytes.count, isUnreserved(bytes[index]) || (keepSlash && bytes[index] == UInt8(ascii: "/")) {
-                index += 1
-            }
-            if index > start { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index])) }
-            if index < bytes.count {
-                appendEscaped(bytes[index], to: &output)
-                index += 1
-            }
-        }
-    }
-
     /// Writes `bytes` encoded into fixed storage; `/` is kept when `keepSlash` is true.
     static func write(
         encoding bytes: UnsafeBufferPointer<UInt8>, keepSlash: Bool, to output: inout ByteWriter
@@ -60,11 +34,6 @@ enum URIEncoding {
                 index += 1
             }
         }
-    }
-
-    /// Appends the text encoded (`/` encoded too).
-    static func append(encoding text: String, to output: inout [UInt8]) {
-        text.withUTF8InPlace { append(encoding: $0, keepSlash: false, to: &output) }
     }
 
     @inline(__always)
