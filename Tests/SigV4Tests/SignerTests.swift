@@ -1,10 +1,34 @@
 import Foundation
+import HTTPTypes
 import MultiAuthCrypto
 import SigV4
 import Testing
 
 @Suite struct SignerTests {
     let signer = SigV4Signer(credentials: exampleCredentials, region: "us-east-1", service: "service")
+
+    /// A result reads its string to sign and scope from its signer's fixed bytes, which it
+    /// keeps alive: read here after the signer is gone, with and without a key cache. The
+    /// expected values are the aws-c-auth suite's get-vanilla files.
+    @Test(arguments: [true, false])
+    func aResultOutlivesItsSignerWithTheVectorsValues(keyCache: Bool) throws {
+        func sign() throws -> SigningResult {
+            let signer = SigV4Signer(
+                credentials: exampleCredentials, region: "us-east-1", service: "service",
+                keyCache: keyCache ? SigningKeyCache() : nil)
+            let request = try HTTPRequest(method: .get, wireURL: "https://example.amazonaws.com/")
+            return try signer.signHeaders(request, payload: .empty, date: exampleDate)
+        }
+        let result = try sign()
+        #expect(result.credentialScope == "20150830/us-east-1/service/aws4_request")
+        #expect(result.stringToSign == """
+            AWS4-HMAC-SHA256
+            20150830T123600Z
+            20150830/us-east-1/service/aws4_request
+            bb579772317eb040ac9ed261061d46c1f17a8133879d6129b6e1c25292927e63
+            """)
+        #expect(result.signature == "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31")
+    }
 
     @Test func sessionTokenIsSignedByDefaultAndAppendedAfterWhenOmitted() throws {
         var credentials = exampleCredentials
