@@ -17,12 +17,10 @@ struct ByteWriter {
     mutating func writeHex(_ bytes: UnsafeRawBufferPointer) {
         precondition(count + 2 * bytes.count <= storage.count, "ByteWriter overflow")
         guard let target = storage.baseAddress.map({ $0 + count }), let source = bytes.baseAddress else { return }
-        // Digit n is n + '0', plus 39 more for a-f: (9 - n) >> 8 is -1 exactly when n > 9.
-        @inline(__always) func digit(_ nibble: Int) -> UInt8 { UInt8(truncatingIfNeeded: nibble + 48 + ((9 - nibble) >> 8 & 39)) }
         for index in 0..<bytes.count {
-            let byte = Int(source.load(fromByteOffset: index, as: UInt8.self))
-            target[2 * index] = digit(byte >> 4)
-            target[2 * index + 1] = digit(byte & 0x0f)
+            let byte = source.load(fromByteOffset: index, as: UInt8.self)
+            target[2 * index] = ASCII.hexDigit(byte >> 4, uppercase: false)
+            target[2 * index + 1] = ASCII.hexDigit(byte & 0x0f, uppercase: false)
         }
         count += 2 * bytes.count
     }

@@ -85,6 +85,15 @@ enum ASCII {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
+    /// The hex digit of a nibble (0-15), lowercase or uppercase, without a table: `'0' + n`,
+    /// plus 39 (lowercase) or 7 (uppercase) more when n > 9, which is exactly when
+    /// `(9 - n) >> 8` is all ones.
+    @inline(__always)
+    static func hexDigit(_ nibble: UInt8, uppercase: Bool) -> UInt8 {
+        let value = Int(nibble)
+        return UInt8(truncatingIfNeeded: value + 48 + ((9 - value) >> 8 & (uppercase ? 7 : 39)))
+    }
+
     /// Whitespace SigV4 collapses in header values: space, tab, CR, LF, VT, FF.
     @inline(__always)
     static func isWhitespace(_ byte: UInt8) -> Bool {

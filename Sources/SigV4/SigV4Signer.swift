@@ -116,14 +116,15 @@ public struct SigV4Signer: Sendable {
             case .sigV4a: CredentialScope.suffix(service: service)
             }
             let parts = [Array("\(algorithm.name)\n".utf8), suffix, Array("\(algorithm.name) Credential=\(credentials.accessKeyId)/".utf8)]
-            constants = .allocate(capacity: parts.reduce(0) { $0 + $1.count })
-            var pieces = [UnsafeBufferPointer<UInt8>]()
+            let block = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: parts.reduce(0) { $0 + $1.count })
             var offset = 0
-            for part in parts {
-                _ = UnsafeMutableBufferPointer(rebasing: constants[offset..<(offset + part.count)]).initialize(from: part)
-                pieces.append(UnsafeBufferPointer(rebasing: constants[offset..<(offset + part.count)]))
+            let pieces = parts.map { part in
+                let slot = UnsafeMutableBufferPointer(rebasing: block[offset..<(offset + part.count)])
+                _ = slot.initialize(from: part)
                 offset += part.count
+                return UnsafeBufferPointer(slot)
             }
+            constants = block
             algorithmLine = pieces[0]
             scopeSuffix = pieces[1]
             credentialPrefix = pieces[2]

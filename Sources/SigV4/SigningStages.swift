@@ -94,6 +94,8 @@ extension SigV4Signer {
         let token = options.omitsSessionToken ? nil : setup.sessionToken
         let encodedBytes = algorithm.utf8.count + credentials.accessKeyId.utf8.count + scope.suffix.count
             + headers.signedHeadersCapacity + (regionSet?.utf8.count ?? 0) + (token?.utf8.count ?? 0)
+        // The fixed part is at most 155 bytes: the seven `X-Amz-…=` names with their `&`s (122),
+        // `%2F`, the scope date (8), the amz date (16) and six digits of expiry.
         return [UInt8](unsafeUninitializedCapacity: 3 * encodedBytes + 160) { buffer, count in
             var out = ByteWriter(buffer)
             func encoding(_ bytes: UnsafeBufferPointer<UInt8>) { URIEncoding.write(encoding: bytes, keepSlash: false, to: &out) }

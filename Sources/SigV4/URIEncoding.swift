@@ -10,14 +10,6 @@ enum URIEncoding {
         return word >> UInt64(byte & 63) & 1 == 1
     }
 
-    /// The uppercase hex digit of a nibble (0-15): `'0' + n`, plus 7 more for `A-F`;
-    /// `(9 - n) >> 8` is all ones exactly when n > 9.
-    @inline(__always)
-    static func upperHexDigit(_ nibble: UInt8) -> UInt8 {
-        let value = Int(nibble)
-        return UInt8(truncatingIfNeeded: value + 48 + ((9 - value) >> 8 & 7))
-    }
-
     /// Writes `bytes` encoded into fixed storage; `/` is kept when `keepSlash` is true.
     static func write(
         encoding bytes: UnsafeBufferPointer<UInt8>, keepSlash: Bool, to output: inout ByteWriter
@@ -39,8 +31,8 @@ enum URIEncoding {
     @inline(__always)
     static func writeEscaped(_ byte: UInt8, to writer: inout ByteWriter) {
         writer.write(UInt8(ascii: "%"))
-        writer.write(upperHexDigit(byte >> 4))
-        writer.write(upperHexDigit(byte & 0x0f))
+        writer.write(ASCII.hexDigit(byte >> 4, uppercase: true))
+        writer.write(ASCII.hexDigit(byte & 0x0f, uppercase: true))
     }
 
     /// Percent-decodes `bytes` as ``PercentDecoding`` does (`+` stays a plus) and writes the
