@@ -11,9 +11,9 @@ enum ByteComparison {
         return true
     }
 
-    /// True when `lhs` holds exactly the literal's UTF-8 bytes.
-    static func equal(_ lhs: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
-        equal(lhs, UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    /// True when `lhs` holds the literal's UTF-8 bytes (ASCII letters in either case with `ignoringCase`).
+    static func equal(_ lhs: UnsafeBufferPointer<UInt8>, _ literal: StaticString, ignoringCase: Bool = false) -> Bool {
+        equal(lhs, UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount), ignoringCase: ignoringCase)
     }
 }
 

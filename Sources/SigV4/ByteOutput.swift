@@ -42,6 +42,7 @@ extension String {
     /// Runs `body` over the string's UTF-8 bytes in place, keeping `body`'s typed error.
     /// The outcome is carried out in two optionals rather than a `Result`, whose generic
     /// metadata would be looked up at run time on every call.
+    @inline(__always)
     func withUTF8Bytes<Result, Failure: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(Failure) -> Result) throws(Failure) -> Result {
         var result: Result?
         var failure: Failure?

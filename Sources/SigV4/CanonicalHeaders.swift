@@ -70,9 +70,22 @@ struct CanonicalHeaders {
         }
     }
 
-    /// Adds every field of `source` that is signed and not replaced.
-    mutating func add(_ source: some HeaderFieldSource) {
-        source.forEachField { name, value in add(name: name, value: value, fromRequest: true) }
+    /// Adds every field of `source` that is signed and not replaced, leaving `reserved` bytes
+    /// of the storage for the signer's fields; false when they do not all fit (then the headers
+    /// are incomplete and must not be used).
+    mutating func add(_ source: some HeaderFieldSource, leaving reserved: Int) -> Bool {
+        let limit = storage.storage.count - reserved
+        var fits = true
+        source.forEachField { name, value in
+            // A field takes at most its name and value bytes: lowercasing keeps the length and
+            // trimming only shortens.
+            guard fits, count < entries.count, storage.count + name.count + value.count <= limit else {
+                fits = false
+                return
+            }
+            add(name: name, value: value, fromRequest: true)
+        }
+        return fits
     }
 
     /// Adds a field the signer writes (`name` lowercase, signed, never replaced).

@@ -3,10 +3,10 @@ import HTTPTypes
 /// The header fields a signature covers, read in place: the signer's own list or the fields
 /// of a swift-http-types request. Canonicalization copies what it needs from here into its
 /// own storage, so no field is converted to another type on the way.
-protocol HeaderFieldSource {
-    /// The number of fields.
+protocol HeaderFieldSource: SendableMetatype {
+    /// The number of fields, or more: canonicalization sizes its storage with it.
     var fieldCount: Int { get }
-    /// The UTF-8 byte count of every name and value together: a bound for the canonical block.
+    /// The UTF-8 byte count of every name and value together, or more: a bound for the canonical block.
     var byteCount: Int { get }
     /// Calls `body` with each field's name and value bytes, in order.
     func forEachField(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Void)
@@ -18,8 +18,10 @@ extension HTTPHeaderList: HeaderFieldSource {
     var byteCount: Int { fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count } }
 
     func forEachField(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Void) {
-        for field in fields {
-            field.name.withUTF8InPlace { name in field.value.withUTF8InPlace { body(name, $0) } }
+        fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices {
+                fields[index].name.withUTF8InPlace { name in fields[index].value.withUTF8InPlace { body(name, $0) } }
+            }
         }
     }
 }
@@ -36,5 +38,39 @@ extension HTTPFields: HeaderFieldSource {
         for field in self {
             field.name.canonicalName.withUTF8InPlace { name in field.withUnsafeBytesOfValue { body(name, $0) } }
         }
+    }
+}
+
+/// The received fields that a signature's `SignedHeaders` lists, read in place: the
+/// verifier recomputes the signature from these only, so a field added after signing (by a
+/// proxy, say) changes nothing and no filtered copy of the request is made.
+struct ListedFields<Base: HeaderFieldSource>: HeaderFieldSource {
+    let base: Base
+    /// The received `SignedHeaders` list, `a;b;c`.
+    let signedHeaders: UnsafeBufferPointer<UInt8>
+
+    /// A bound, as the protocol allows: every received field.
+    var fieldCount: Int { base.fieldCount }
+    /// A bound: every received field's bytes.
+    var byteCount: Int { base.byteCount }
+
+    func forEachField(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Void) {
+        base.forEachField { name, value in
+            if SignedHeaderList.contains(name, in: signedHeaders, ignoringCase: true) { body(name, value) }
+        }
+    }
+}
+
+/// A `SignedHeaders` list as received: lowercase names joined by `;`.
+enum SignedHeaderList {
+    /// True when `list` names `name`; exactly, or ignoring ASCII case (a received field's
+    /// name keeps the sender's spelling).
+    static func contains(_ name: UnsafeBufferPointer<UInt8>, in list: UnsafeBufferPointer<UInt8>, ignoringCase: Bool) -> Bool {
+        var start = 0
+        for index in 0...list.count where index == list.count || list[index] == UInt8(ascii: ";") {
+            if ByteComparison.equal(UnsafeBufferPointer(rebasing: list[start..<index]), name, ignoringCase: ignoringCase) { return true }
+            start = index + 1
+        }
+        return false
     }
 }

@@ -20,13 +20,16 @@ struct ReceivedAuthorization {
     /// What only the presigned form carries; nil for the header form.
     let presigned: Presigned?
     let sessionToken: String?
+    /// The received `x-amz-content-sha256` when `SignedHeaders` lists it: the payload hash the
+    /// signer used, whatever the body (a botocore quirk the signer shares).
+    private(set) var contentSHA256: String?
 
     /// The parts of a presigned URL's authorization that the header form lacks.
     struct Presigned {
         /// `X-Amz-Expires`.
         let expires: Int
         /// The received query without the presigning parameters, other pairs byte for byte.
-        let query: String
+        let query: [UInt8]
     }
 
     /// The access key id as a string, for the caller's lookup.
@@ -39,25 +42,18 @@ struct ReceivedAuthorization {
         }
     }
 
-    /// True when `SignedHeaders` lists `name`; exactly, or ignoring ASCII case.
-    func signsHeader(_ name: String, ignoringCase: Bool = false) -> Bool {
-        name.withUTF8InPlace { wanted in
-            withBytes(of: signedHeaders) { list in
-                var start = 0
-                for index in 0...list.count where index == list.count || list[index] == UInt8(ascii: ";") {
-                    if ByteComparison.equal(UnsafeBufferPointer(rebasing: list[start..<index]), wanted, ignoringCase: ignoringCase) {
-                        return true
-                    }
-                    start = index + 1
-                }
-                return false
-            }
+    /// True when `SignedHeaders` lists `name` (lowercase) exactly.
+    func signsHeader(_ name: StaticString) -> Bool {
+        withBytes(of: signedHeaders) { list in
+            SignedHeaderList.contains(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), in: list, ignoringCase: false)
         }
     }
 
-    /// True when the received `SignedHeaders` is exactly `list`.
-    func signedHeadersEqual(_ list: String) -> Bool {
-        list.withUTF8InPlace { wanted in withBytes(of: signedHeaders) { ByteComparison.equal($0, wanted) } }
+    /// True when the received `SignedHeaders` is exactly the recomputed canonical request's.
+    func signedHeadersEqual(_ canonical: CanonicalRequest) -> Bool {
+        canonical.bytes.withUnsafeBufferPointer { bytes in
+            withBytes(of: signedHeaders) { ByteComparison.equal($0, UnsafeBufferPointer(rebasing: bytes[canonical.signedHeadersRange])) }
+        }
     }
 
     /// Calls `body` with the received bytes of `range`.
@@ -69,34 +65,66 @@ struct ReceivedAuthorization {
 extension ReceivedAuthorization {
     /// Reads the authorization from the headers, or from the query when there is no
     /// `Authorization` header.
-    static func parse(_ request: SignableRequest) -> Result<ReceivedAuthorization, VerificationFailure> {
-        // One pass over the headers, matching names without lowercasing copies.
-        var authorization: String?, date: String?, token: String?, regionSet: String?
-        for field in request.headers.fields {
-            if HTTPHeaderList.namesMatch(field.name, "authorization") {
-                guard authorization == nil else { return .failure(.repeatedParameter("Authorization")) }
-                authorization = field.value
-            } else if HTTPHeaderList.namesMatch(field.name, "x-amz-date") {
-                guard date == nil else { return .failure(.repeatedParameter("X-Amz-Date")) }
-                date = field.value
-            } else if HTTPHeaderList.namesMatch(field.name, "x-amz-security-token") {
-                guard token == nil else { return .failure(.repeatedParameter("X-Amz-Security-Token")) }
-                token = field.value
-            } else if HTTPHeaderList.namesMatch(field.name, "x-amz-region-set") {
-                guard regionSet == nil else { return .failure(.repeatedParameter("X-Amz-Region-Set")) }
-                regionSet = field.value
+    static func parse(_ request: RequestView<some HeaderFieldSource>) -> Result<ReceivedAuthorization, VerificationFailure> {
+        var fields = AuthorizationFields()
+        var repeated: String?
+        request.headers.forEachField { name, value in
+            if repeated == nil { repeated = fields.take(name, value) }
+        }
+        if let repeated { return .failure(.repeatedParameter(repeated)) }
+        let parsed: Result<ReceivedAuthorization, VerificationFailure>
+        if let authorization = fields.authorization {
+            guard let date = fields.date else { return .failure(.malformedAuthorization("no X-Amz-Date")) }
+            parsed = parseHeader(authorization, date: date, token: fields.token, regionSet: fields.regionSet.map(trimmed))
+        } else {
+            parsed = parsePresigned(request.query)
+        }
+        return parsed.map { $0.with(contentSHA256: fields.contentSHA256) }
+    }
+
+    /// The same, with the received `x-amz-content-sha256` kept when the signature covers it.
+    private func with(contentSHA256: String?) -> ReceivedAuthorization {
+        guard let contentSHA256, signsHeader("x-amz-content-sha256") else { return self }
+        var copy = self
+        copy.contentSHA256 = contentSHA256
+        return copy
+    }
+
+    /// The header fields that carry a header-form authorization, found in one pass over the
+    /// received fields, names matched on bytes.
+    private struct AuthorizationFields {
+        var authorization: [UInt8]?
+        var date: String?
+        var token: String?
+        var regionSet: String?
+        /// The first `x-amz-content-sha256`, which the signer reads as the payload hash.
+        var contentSHA256: String?
+
+        /// Keeps `value` when `name` is one of the four (or the first content hash); returns
+        /// the field's name when it was already given.
+        mutating func take(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> String? {
+            switch name.count {
+            case 13 where ByteComparison.equal(name, "authorization", ignoringCase: true):
+                return ReceivedAuthorization.store(Array(value), in: &authorization, name: "Authorization")
+            case 10 where ByteComparison.equal(name, "x-amz-date", ignoringCase: true):
+                return ReceivedAuthorization.store(String(decoding: value, as: UTF8.self), in: &date, name: "X-Amz-Date")
+            case 20 where ByteComparison.equal(name, "x-amz-security-token", ignoringCase: true):
+                return ReceivedAuthorization.store(String(decoding: value, as: UTF8.self), in: &token, name: "X-Amz-Security-Token")
+            case 16 where ByteComparison.equal(name, "x-amz-region-set", ignoringCase: true):
+                return ReceivedAuthorization.store(String(decoding: value, as: UTF8.self), in: &regionSet, name: "X-Amz-Region-Set")
+            case 20 where contentSHA256 == nil && ByteComparison.equal(name, "x-amz-content-sha256", ignoringCase: true):
+                contentSHA256 = String(decoding: value, as: UTF8.self)
+                return nil
+            default:
+                return nil
             }
         }
-        guard let authorization else { return parsePresigned(request.query) }
-        guard let date else { return .failure(.malformedAuthorization("no X-Amz-Date")) }
-        return parseHeader(authorization, date: date, token: token, regionSet: regionSet.map(trimmed))
     }
 
     /// `AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…`, read on bytes.
     private static func parseHeader(
-        _ value: String, date: String, token: String?, regionSet: String?
+        _ bytes: [UInt8], date: String, token: String?, regionSet: String?
     ) -> Result<ReceivedAuthorization, VerificationFailure> {
-        let bytes = Array(value.utf8)
         let found = bytes.withUnsafeBufferPointer(headerParameters)
         switch found {
         case .failure(let failure): return .failure(failure)
@@ -141,7 +169,7 @@ extension ReceivedAuthorization {
     }
 
     /// Fills an empty `slot`; returns `name` when the slot was already filled (a repeated parameter).
-    private static func store(_ value: Range<Int>, in slot: inout Range<Int>?, name: String) -> String? {
+    private static func store<Value>(_ value: Value, in slot: inout Value?, name: String) -> String? {
         guard slot == nil else { return name }
         slot = value
         return nil

@@ -2,9 +2,8 @@
 extension ReceivedAuthorization {
     /// The presigned form: the parameters are read, decoded, in one pass over the query bytes,
     /// which also collects the pairs that are not presigning parameters, byte for byte.
-    static func parsePresigned(_ query: String) -> Result<ReceivedAuthorization, VerificationFailure> {
-        let split = query.withUTF8InPlace(splitQuery)
-        switch split {
+    static func parsePresigned(_ query: UnsafeBufferPointer<UInt8>) -> Result<ReceivedAuthorization, VerificationFailure> {
+        switch splitQuery(query) {
         case .failure(let failure): return .failure(failure)
         case .success(let found): return presigned(found)
         }
@@ -58,7 +57,7 @@ extension ReceivedAuthorization {
         else { return .failure(.malformedAuthorization("X-Amz-Expires")) }
         return build(
             storage: query.storage, credential: query[.credential], signedHeaders: query[.signedHeaders], signature: query[.signature],
-            date: query.text(.date) ?? "", presigned: Presigned(expires: expires, query: String(decoding: query.rest, as: UTF8.self)),
+            date: query.text(.date) ?? "", presigned: Presigned(expires: expires, query: query.rest),
             token: query.text(.securityToken), isSigV4a: isSigV4a, regionSet: query.text(.regionSet))
     }
 }

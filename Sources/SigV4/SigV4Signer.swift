@@ -190,10 +190,8 @@ public struct SigV4Signer: Sendable {
 
     /// Signs in the query string: a presigned URL valid for `expires` seconds (1…604800).
     public func presign(_ request: HTTPRequest, payload: Payload = .empty, expires: Int, date: SigningDate) throws(SigningError) -> SigningResult {
-        try checkReady()
-        let payloadHash = try presignPayloadHash(payload)
         let stages = try request.withSigningView { (view) throws(SigningError) in
-            try self.stages(view, fields: .none, location: .query(expires: expires), payloadHash: payloadHash, date: date)
+            try presignStages(view, payload: payload, expires: expires, date: date)
         }
         var signed = request
         if !signed.headerFields.isEmpty { signed.headerFields[.authorization] = nil }
@@ -220,7 +218,10 @@ public struct SigV4Signer: Sendable {
     /// Query signing of the signer's own request form. The caller's query is kept byte for
     /// byte; the `X-Amz-*` parameters are appended.
     package func presign(_ request: consuming SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> SigningResult {
-        let stages = try presignStages(request, expires: expires, date: date)
+        let payload = request.payload
+        let stages = try request.withSigningView { (view) throws(SigningError) in
+            try presignStages(view, payload: payload, expires: expires, date: date)
+        }
         var signed = request
         signed.insertHostIfMissing()
         signed.headers.removeAll(named: "authorization")
@@ -228,46 +229,26 @@ public struct SigV4Signer: Sendable {
         return result(stages, authorization: nil, signed: .signable(signed))
     }
 
-    /// The hex signature and `SignedHeaders` list header signing would produce, without
-    /// building the signed request: the verifier's path.
-    package func headerSignature(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> (signature: SignatureValue, signedHeaders: String) {
-        let stages = try headerStages(request, date: date)
-        return (stages.signature, stages.canonical.signedHeaders)
-    }
-
-    /// The string to sign and `SignedHeaders` list header signing would produce, without
-    /// signing: the verifier's path for SigV4a, whose signatures are checked, not recomputed.
-    package func headerStringToSign(_ request: SignableRequest, date: SigningDate) throws(SigningError) -> (stringToSign: [UInt8], signedHeaders: String) {
-        let stages = try headerStages(request, date: date, signing: false)
-        return (stringToSign(stages), stages.canonical.signedHeaders)
-    }
-
-    /// The signature presigning would produce, without building the URL: the verifier's path.
-    package func presignSignature(_ request: SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> SignatureValue {
-        try presignStages(request, expires: expires, date: date).signature
-    }
-
-    /// The string to sign presigning would produce, without signing (the SigV4a verifier's path).
-    package func presignStringToSign(_ request: SignableRequest, expires: Int, date: SigningDate) throws(SigningError) -> [UInt8] {
-        stringToSign(try presignStages(request, expires: expires, date: date, signing: false))
-    }
-
-    private func headerStages(_ request: SignableRequest, date: SigningDate, signing: Bool = true) throws(SigningError) -> SigningStages {
+    /// Stages 1–3 of header signing over a request's parts, without building the signed
+    /// request: the verifier's path (with `signing` false for SigV4a, whose signatures are
+    /// checked against the string to sign, not recomputed). `supplied` is the request's
+    /// `x-amz-content-sha256`, if it has one.
+    func headerStages(
+        _ request: RequestView<some HeaderFieldSource>, payload: Payload, supplied: String?, date: SigningDate, signing: Bool = true
+    ) throws(SigningError) -> SigningStages {
         try checkReady()
-        let supplied = request.headers.first(named: "x-amz-content-sha256")
-        let payloadHash = try PayloadHash.forHeaderSigning(supplied: supplied, payload: request.payload)
+        let payloadHash = try PayloadHash.forHeaderSigning(supplied: supplied, payload: payload)
         let fields = headerFields(contentSHA256Supplied: supplied != nil)
-        return try request.withSigningView { (view) throws(SigningError) in
-            try self.stages(view, fields: fields, location: .headers, payloadHash: payloadHash, date: date, signing: signing)
-        }
+        return try stages(request, fields: fields, location: .headers, payloadHash: payloadHash, date: date, signing: signing)
     }
 
-    private func presignStages(_ request: SignableRequest, expires: Int, date: SigningDate, signing: Bool = true) throws(SigningError) -> SigningStages {
+    /// Stages 1–3 of presigning over a request's parts, without building the URL.
+    func presignStages(
+        _ request: RequestView<some HeaderFieldSource>, payload: Payload, expires: Int, date: SigningDate, signing: Bool = true
+    ) throws(SigningError) -> SigningStages {
         try checkReady()
-        let payloadHash = try presignPayloadHash(request.payload)
-        return try request.withSigningView { (view) throws(SigningError) in
-            try self.stages(view, fields: .none, location: .query(expires: expires), payloadHash: payloadHash, date: date, signing: signing)
-        }
+        let payloadHash = try presignPayloadHash(payload)
+        return try stages(request, fields: .none, location: .query(expires: expires), payloadHash: payloadHash, date: date, signing: signing)
     }
 
     private func checkReady() throws(SigningError) {
@@ -285,7 +266,8 @@ public struct SigV4Signer: Sendable {
             isPresigned: stages.presignParameters != nil, signed: signed)
     }
 
-    private func stringToSign(_ stages: SigningStages) -> [UInt8] {
+    /// Stage 2's bytes, for SigV4a verification.
+    func stringToSign(_ stages: SigningStages) -> [UInt8] {
         StringToSign.bytes(algorithmLine: setup.algorithmLine, scope: stages.scope, canonicalRequest: stages.canonical.bytes)
     }
 

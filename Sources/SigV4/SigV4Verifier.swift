@@ -74,16 +74,12 @@ public struct SigV4Verifier: Sendable {
     let region: String
     let service: String
     let lookup: @Sendable (String) async -> VerifierCredential?
-    let options: SigningOptions
     /// Allowed difference between the signing time and now for header signatures (15 min).
     public let allowedSkew: Int64
-    private let signers = VerifierSignerCache()
-    /// The verifier's own derived-key cache, shared by its signers.
-    private let keyCache = SigningKeyCache()
+    /// The signers that recompute received signatures, with their own derived-key cache.
+    private let signers: VerifierSigners
     /// `/region/service/aws4_request`, the scope after its date.
     private let scopeSuffix: [UInt8]
-    /// `/service/aws4_request`, SigV4a's scope after its date (it has no region).
-    private let sigV4aScopeSuffix: [UInt8]
 
     /// Creates a verifier for `service` in `region`; `lookup` maps an access key id to its secret.
     /// `options` are the service's canonicalization rules (default: ``SigningOptions/defaults(forService:)``).
@@ -93,24 +89,44 @@ public struct SigV4Verifier: Sendable {
     ) {
         self.region = region
         self.service = service
-        self.options = options ?? .defaults(forService: service)
         self.allowedSkew = allowedSkew
         self.lookup = lookup
+        signers = VerifierSigners(region: region, service: service, options: options ?? .defaults(forService: service))
         scopeSuffix = Array("/\(region)/\(service)/aws4_request".utf8)
-        sigV4aScopeSuffix = Array("/\(service)/aws4_request".utf8)
     }
 
     /// Verifies `request` as received at `now`, with `payload` the body it arrived with (or
     /// its hash); returns the access key id that signed it.
     public func verify(_ request: HTTPRequest, payload: Payload = .empty, now: SigningDate) async -> Result<String, VerificationFailure> {
-        guard let signable = try? SignableRequest(request, payload: payload) else { return .failure(.hostNotSigned) }
-        return await verify(signable, now: now)
+        guard request.authority != nil || request.headerFields.contains(where: { $0.name.canonicalName == "host" }) else {
+            return .failure(.hostNotSigned)
+        }
+        let parsed: ReceivedAuthorization, known: VerifierCredential
+        switch await checkedAuthorization(request.withSigningView(ReceivedAuthorization.parse), now: now) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let found): (parsed, known) = found
+        }
+        return signatureMatches(request, payload, parsed, known) ? .success(parsed.accessKeyIdText) : .failure(.signatureMismatch)
     }
 
     /// Verifies a request in the signer's own form (the raw request text of the suites).
     package func verify(_ request: SignableRequest, now: SigningDate) async -> Result<String, VerificationFailure> {
+        let parsed: ReceivedAuthorization, known: VerifierCredential
+        switch await checkedAuthorization(request.withSigningView(ReceivedAuthorization.parse), now: now) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let found): (parsed, known) = found
+        }
+        return signatureMatches(request, request.payload, parsed, known) ? .success(parsed.accessKeyIdText) : .failure(.signatureMismatch)
+    }
+
+    /// Everything but the signature: scope, time, the key id's secret and session token, and
+    /// that `host` is signed. Not generic over the request form, so that the request is
+    /// not carried across the lookup's suspension.
+    private func checkedAuthorization(
+        _ parsing: Result<ReceivedAuthorization, VerificationFailure>, now: SigningDate
+    ) async -> Result<(ReceivedAuthorization, VerifierCredential), VerificationFailure> {
         let parsed: ReceivedAuthorization
-        switch ReceivedAuthorization.parse(request) {
+        switch parsing {
         case .failure(let failure): return .failure(failure)
         case .success(let value): parsed = value
         }
@@ -119,19 +135,47 @@ public struct SigV4Verifier: Sendable {
         guard let known = await lookup(accessKeyId) else { return .failure(.unknownAccessKey(accessKeyId)) }
         if let expected = known.sessionToken, parsed.sessionToken != expected { return .failure(.sessionTokenMismatch) }
         guard parsed.signsHeader("host") else { return .failure(.hostNotSigned) }
-        let matches: Bool
-        if parsed.isSigV4a {
-            matches = sigV4aSignatureMatches(request, parsed, accessKeyId, known, presignedTokenSigned: true)
-                || (parsed.presigned != nil && parsed.sessionToken != nil
-                    && sigV4aSignatureMatches(request, parsed, accessKeyId, known, presignedTokenSigned: false))
-        } else if parsed.presigned != nil, parsed.sessionToken != nil {
-            // A presigned URL does not say whether its token was signed or appended afterwards: try both.
-            matches = signatureMatches(request, parsed, accessKeyId, known.secretAccessKey, presignedTokenSigned: true)
-                || signatureMatches(request, parsed, accessKeyId, known.secretAccessKey, presignedTokenSigned: false)
-        } else {
-            matches = signatureMatches(request, parsed, accessKeyId, known.secretAccessKey, presignedTokenSigned: nil)
+        return .success((parsed, known))
+    }
+
+    /// Recomputes the signature from the received parts, read in place, trying each way the
+    /// request may have been signed.
+    private func signatureMatches(
+        _ request: some SigningViewSource, _ payload: Payload, _ parsed: ReceivedAuthorization, _ known: VerifierCredential
+    ) -> Bool {
+        let signers = self.signers
+        return request.withSigningView { view in
+            Self.withListedView(view, parsed) { listed in
+                let secret = known.secretAccessKey
+                if parsed.isSigV4a {
+                    return signers.sigV4aMatches(listed, payload, parsed, secret: secret, presignedTokenSigned: true)
+                        || (parsed.presigned != nil && parsed.sessionToken != nil
+                            && signers.sigV4aMatches(listed, payload, parsed, secret: secret, presignedTokenSigned: false))
+                }
+                if parsed.presigned != nil, parsed.sessionToken != nil {
+                    // A presigned URL does not say whether its token was signed or appended afterwards: try both.
+                    return signers.sigV4Matches(listed, payload, parsed, secret: secret, presignedTokenSigned: true)
+                        || signers.sigV4Matches(listed, payload, parsed, secret: secret, presignedTokenSigned: false)
+                }
+                return signers.sigV4Matches(listed, payload, parsed, secret: secret, presignedTokenSigned: nil)
+            }
         }
-        return matches ? .success(accessKeyId) : .failure(.signatureMismatch)
+    }
+
+    /// The received request as its signer saw it: only the fields `SignedHeaders` lists and,
+    /// for a presigned URL, the query without the presigning parameters.
+    private static func withListedView<Headers, Result>(
+        _ view: RequestView<Headers>, _ parsed: ReceivedAuthorization, _ body: (RequestView<ListedFields<Headers>>) -> Result
+    ) -> Result {
+        parsed.withBytes(of: parsed.signedHeaders) { list in
+            let headers = ListedFields(base: view.headers, signedHeaders: list)
+            guard let presigned = parsed.presigned else {
+                return body(RequestView(method: view.method, path: view.path, query: view.query, authority: view.authority, headers: headers))
+            }
+            return presigned.query.withUnsafeBufferPointer { query in
+                body(RequestView(method: view.method, path: view.path, query: query, authority: view.authority, headers: headers))
+            }
+        }
     }
 
     private func checkScopeAndTime(_ parsed: ReceivedAuthorization, now: SigningDate) -> VerificationFailure? {
@@ -192,99 +236,5 @@ public struct SigV4Verifier: Sendable {
         guard scope[0] == parsed.date.scopeDate else { return .scopeMismatch("date") }
         guard scope[1] == region else { return .scopeMismatch("region") }
         return .scopeMismatch("service")
-    }
-
-    /// Recomputes the signature with the signer's stages from the signed headers only and
-    /// compares it with the received one in constant time. False when the received values
-    /// cannot be signed at all.
-    private func signatureMatches(
-        _ request: SignableRequest, _ parsed: ReceivedAuthorization, _ accessKeyId: String, _ secret: String,
-        presignedTokenSigned: Bool?
-    ) -> Bool {
-        let tokenSigned = presignedTokenSigned ?? parsed.signsHeader("x-amz-security-token")
-        let key = VerifierSignerCache.Key(
-            accessKeyId: accessKeyId, secret: secret, token: tokenSigned ? parsed.sessionToken : nil, tokenSigned: tokenSigned)
-        let signer = signers.signer(for: key) ?? signers.insert(makeSigner(key), for: key)
-        var unsigned = request
-        unsigned.headers = Self.signedHeadersOnly(request.headers, parsed)
-        if let presigned = parsed.presigned {
-            unsigned.query = presigned.query
-            guard let signature = try? signer.presignSignature(unsigned, expires: presigned.expires, date: parsed.date) else { return false }
-            return Self.sameSignature(signature, parsed)
-        }
-        // A signed header the request does not carry cannot be reproduced: the lists differ.
-        guard let result = try? signer.headerSignature(unsigned, date: parsed.date),
-            parsed.signedHeadersEqual(result.signedHeaders)
-        else { return false }
-        return Self.sameSignature(result.signature, parsed)
-    }
-
-    /// Rebuilds the SigV4a string to sign (the signer's stages, no signing) and checks the
-    /// received DER signature over its SHA-256 with the key pair's derived public key.
-    private func sigV4aSignatureMatches(
-        _ request: SignableRequest, _ parsed: ReceivedAuthorization, _ accessKeyId: String, _ known: VerifierCredential,
-        presignedTokenSigned: Bool
-    ) -> Bool {
-        let tokenSigned = parsed.presigned == nil ? parsed.signsHeader("x-amz-security-token") : presignedTokenSigned
-        var options = self.options
-        options.signsContentSHA256Header = false
-        options.omitsSessionToken = !tokenSigned
-        let credentials = AWSCredentials(
-            accessKeyId: accessKeyId, secretAccessKey: known.secretAccessKey, sessionToken: tokenSigned ? parsed.sessionToken : nil)
-        guard let regionSet = parsed.regionSet,
-            let signer = try? SigV4Signer(credentials: credentials, regionSet: regionSet, service: service, options: options),
-            let key = try? SigV4aKeyCache.shared.key(accessKeyId: accessKeyId, secret: known.secretAccessKey),
-            let signature = try? Hex.decode(String(decoding: parsed.storage[parsed.signature], as: UTF8.self))
-        else { return false }
-        var unsigned = request
-        unsigned.headers = Self.signedHeadersOnly(request.headers, parsed)
-        let stringToSign: [UInt8]
-        if let presigned = parsed.presigned {
-            unsigned.query = presigned.query
-            guard let text = try? signer.presignStringToSign(unsigned, expires: presigned.expires, date: parsed.date) else { return false }
-            stringToSign = text
-        } else {
-            guard let result = try? signer.headerStringToSign(unsigned, date: parsed.date), parsed.signedHeadersEqual(result.signedHeaders)
-            else { return false }
-            stringToSign = result.stringToSign
-        }
-        return P256SigningKey.verify(
-            signature: signature, digest: SHA256Hasher.hash(stringToSign), publicX: key.publicKey.x, publicY: key.publicKey.y)
-    }
-
-    /// The headers that take part: the signed ones, without `X-Amz-Date` and (SigV4a)
-    /// `X-Amz-Region-Set` (the signer adds them from the parsed values) and `Authorization`;
-    /// with room for what the signer appends, so that it need not copy the list again.
-    private static func signedHeadersOnly(_ headers: HTTPHeaderList, _ parsed: ReceivedAuthorization) -> HTTPHeaderList {
-        var kept = HTTPHeaderList()
-        kept.reserveCapacity(headers.count + 4)
-        for field in headers.fields where parsed.signsHeader(field.name, ignoringCase: true) {
-            if !HTTPHeaderList.namesMatch(field.name, "x-amz-date"), !HTTPHeaderList.namesMatch(field.name, "authorization"),
-                !(parsed.isSigV4a && HTTPHeaderList.namesMatch(field.name, "x-amz-region-set")) {
-                kept.append(name: field.name, value: field.value)
-            }
-        }
-        return kept
-    }
-
-    private func makeSigner(_ key: VerifierSignerCache.Key) -> SigV4Signer {
-        var options = self.options
-        options.signsContentSHA256Header = false
-        options.omitsSessionToken = !key.tokenSigned
-        let credentials = AWSCredentials(accessKeyId: key.accessKeyId, secretAccessKey: key.secret, sessionToken: key.token)
-        return SigV4Signer(credentials: credentials, region: region, service: service, options: options, keyCache: keyCache)
-    }
-
-    /// Compares the recomputed signature, hex-encoded on the stack, with the received hex in
-    /// constant time.
-    private static func sameSignature(_ expected: SignatureValue, _ parsed: ReceivedAuthorization) -> Bool {
-        guard expected.hexCount == parsed.signature.count else { return false }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: expected.hexCount) { buffer in
-            var writer = ByteWriter(buffer)
-            expected.appendHex(to: &writer)
-            return parsed.storage[parsed.signature].withUnsafeBytes { received in
-                ConstantTime.equals(UnsafeRawBufferPointer(writer.written), received)
-            }
-        }
     }
 }

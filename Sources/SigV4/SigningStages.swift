@@ -11,10 +11,19 @@ struct RequestView<Headers: HeaderFieldSource> {
     let headers: Headers
 }
 
-extension HTTPRequest {
+/// A request form whose parts the stages can read in place: swift-http-types' `HTTPRequest`
+/// or the signer's own ``SignableRequest``.
+protocol SigningViewSource: SendableMetatype {
+    associatedtype Headers: HeaderFieldSource
+    /// Runs `body` with the request's parts, borrowed for the call.
+    func withSigningView<Result, Failure: Error>(_ body: (RequestView<Headers>) throws(Failure) -> Result) throws(Failure) -> Result
+}
+
+extension HTTPRequest: SigningViewSource {
     /// Runs `body` with the request's parts; the path pseudo-header splits at its first `?`.
-    func withSigningView<Result>(_ body: (RequestView<HTTPFields>) throws(SigningError) -> Result) throws(SigningError) -> Result {
-        try (path ?? "/").withUTF8Bytes { (target) throws(SigningError) -> Result in
+    @inline(__always)
+    func withSigningView<Result, Failure: Error>(_ body: (RequestView<HTTPFields>) throws(Failure) -> Result) throws(Failure) -> Result {
+        try (path ?? "/").withUTF8Bytes { (target) throws(Failure) -> Result in
             let mark = target.firstIndex(of: UInt8(ascii: "?"))
             let path = UnsafeBufferPointer(rebasing: target[..<(mark ?? target.count)])
             let query = mark.map { UnsafeBufferPointer(rebasing: target[($0 + 1)...]) } ?? UnsafeBufferPointer(start: nil, count: 0)
@@ -23,11 +32,12 @@ extension HTTPRequest {
     }
 }
 
-extension SignableRequest {
+extension SignableRequest: SigningViewSource {
     /// Runs `body` with the request's parts.
-    func withSigningView<Result>(_ body: (RequestView<HTTPHeaderList>) throws(SigningError) -> Result) throws(SigningError) -> Result {
-        try path.withUTF8Bytes { (path) throws(SigningError) -> Result in
-            try query.withUTF8Bytes { (query) throws(SigningError) -> Result in
+    @inline(__always)
+    func withSigningView<Result, Failure: Error>(_ body: (RequestView<HTTPHeaderList>) throws(Failure) -> Result) throws(Failure) -> Result {
+        try path.withUTF8Bytes { (path) throws(Failure) -> Result in
+            try query.withUTF8Bytes { (query) throws(Failure) -> Result in
                 try body(RequestView(method: method, path: path, query: query, authority: authority, headers: headers))
             }
         }
@@ -60,13 +70,36 @@ extension SigV4Signer {
         date: SigningDate, signing: Bool = true
     ) throws(SigningError) -> SigningStages {
         if case .query(let expires) = location, !(1...Self.maximumExpiry).contains(expires) { throw .expiresOutOfRange(expires) }
-        let scope = setup.scope(date)
-        let fieldCount = request.headers.fieldCount + fields.signedCount + 1
         let values = SignerFields.Values(signer: self, date: date, payloadHash: payloadHash)
-        let byteCount = request.headers.byteCount + fields.signedByteCount(values) + 4 + (request.authority?.utf8.count ?? 0)
-        return try CanonicalHeaders.withStorage(fields: fieldCount, bytes: byteCount, replacing: fields.replaced) {
-            (headers) throws(SigningError) -> SigningStages in
-            headers.add(request.headers)
+        let signerBytes = fields.signedByteCount(values) + 4 + (request.authority?.utf8.count ?? 0)
+        // A request's fields usually fit a small stack buffer: counting their bytes first would
+        // walk them (copying each swift-http-types field) once more. Only when they do not fit
+        // are they counted, and the stages run again with room for all of them.
+        if let stages = try stages(request, fields, location, values, signing, signerBytes: signerBytes, fieldBytes: Self.usualFieldBytes) {
+            return stages
+        }
+        guard let stages = try stages(request, fields, location, values, signing, signerBytes: signerBytes, fieldBytes: request.headers.byteCount) else {
+            preconditionFailure("HeaderFieldSource.byteCount must bound the fields' bytes")
+        }
+        return stages
+    }
+
+    /// Room for the request's own fields tried first: most requests' fields fit, and the
+    /// stack buffer stays small.
+    private static var usualFieldBytes: Int { 640 }
+
+    /// The stages with room for `fieldBytes` of the request's fields and `signerBytes` of the
+    /// signer's; nil when the request's fields do not fit.
+    private func stages<Headers>(
+        _ request: RequestView<Headers>, _ fields: SignerFields, _ location: SignatureLocation, _ values: SignerFields.Values,
+        _ signing: Bool, signerBytes: Int, fieldBytes: Int
+    ) throws(SigningError) -> SigningStages? {
+        let scope = setup.scope(values.date)
+        let payloadHash = values.payloadHash
+        let fieldCount = request.headers.fieldCount + fields.signedCount + 1
+        return try CanonicalHeaders.withStorage(fields: fieldCount, bytes: signerBytes + fieldBytes, replacing: fields.replaced) {
+            (headers) throws(SigningError) -> SigningStages? in
+            guard headers.add(request.headers, leaving: signerBytes) else { return nil }
             if !headers.hasHost {
                 guard let authority = request.authority, !authority.isEmpty else { throw .missingHost }
                 headers.add(signerField: "host", value: authority)

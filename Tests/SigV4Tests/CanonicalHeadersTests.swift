@@ -1,3 +1,4 @@
+import HTTPTypes
 import SigV4
 import Testing
 
@@ -44,5 +45,21 @@ import Testing
             #expect(result.canonicalRequest.contains("\nhost:\(host)\n"), "\(url)")
             #expect(result.signable.headers.first(named: "host") == host)
         }
+    }
+
+    /// Fields too long for the signer's first, small buffer are all still signed: the stages
+    /// run again with room for every byte (hand-derived lines: lowercased names, one space
+    /// for each inner run, values in full).
+    @Test func fieldsLongerThanTheFirstBufferAreSignedInFull() throws {
+        let long = String(repeating: "v", count: 3000)
+        let lines = try canonicalHeaderLines([("Host", "example.com"), ("X-Long", " \(long)  \(long) "), ("X-Short", "s")])
+        #expect(lines == ["host:example.com", "x-amz-date:20150830T123600Z", "x-long:\(long) \(long)", "x-short:s"])
+
+        var fields = HTTPFields()
+        fields[HTTPField.Name("X-Long")!] = long
+        let request = HTTPRequest(method: .get, scheme: "https", authority: "example.com", path: "/", headerFields: fields)
+        let signer = SigV4Signer(credentials: exampleCredentials, region: "us-east-1", service: "service")
+        let result = try signer.signHeaders(request, payload: .empty, date: exampleDate)
+        #expect(result.canonicalRequest.contains("\nx-long:\(long)\n"))
     }
 }
