@@ -1,11 +1,15 @@
 /// The authorization a request carries, in header or query form. The parameters are kept as
 /// byte ranges into one buffer, so reading them makes no string per parameter: the verifier
-/// compares scope, signed-header list and signature on these bytes.
-struct ReceivedAuthorization {
+/// compares scope, signed-header list and signature on these bytes. A class, as it is handed
+/// through every stage of one verification: each hand-over is one reference, not a copy of
+/// every field.
+final class ReceivedAuthorization {
     /// The bytes the ranges below point into.
     let storage: [UInt8]
     /// The access key id: `Credential` up to its first `/`.
     let accessKeyId: Range<Int>
+    /// The access key id as a string, for the caller's lookup and the signer cache; made once.
+    let accessKeyIdText: String
     /// `date/region/service/aws4_request` as received: `Credential` after its first `/`.
     let scope: Range<Int>
     /// `SignedHeaders` as received.
@@ -24,6 +28,23 @@ struct ReceivedAuthorization {
     /// signer used, whatever the body (a botocore quirk the signer shares).
     private(set) var contentSHA256: String?
 
+    init(
+        storage: [UInt8], accessKeyId: Range<Int>, scope: Range<Int>, signedHeaders: Range<Int>, signature: Range<Int>,
+        isSigV4a: Bool, regionSet: String?, date: SigningDate, presigned: Presigned?, sessionToken: String?
+    ) {
+        self.storage = storage
+        self.accessKeyId = accessKeyId
+        accessKeyIdText = String(decoding: storage[accessKeyId], as: UTF8.self)
+        self.scope = scope
+        self.signedHeaders = signedHeaders
+        self.signature = signature
+        self.isSigV4a = isSigV4a
+        self.regionSet = regionSet
+        self.date = date
+        self.presigned = presigned
+        self.sessionToken = sessionToken
+    }
+
     /// The parts of a presigned URL's authorization that the header form lacks.
     struct Presigned {
         /// `X-Amz-Expires`.
@@ -31,9 +52,6 @@ struct ReceivedAuthorization {
         /// The received query without the presigning parameters, other pairs byte for byte.
         let query: [UInt8]
     }
-
-    /// The access key id as a string, for the caller's lookup.
-    var accessKeyIdText: String { String(decoding: storage[accessKeyId], as: UTF8.self) }
 
     /// The pieces of the received scope, cut at `/`; only for explaining a mismatch.
     var scopePieces: [String] {
@@ -79,15 +97,10 @@ extension ReceivedAuthorization {
         } else {
             parsed = parsePresigned(request.query)
         }
-        return parsed.map { $0.with(contentSHA256: fields.contentSHA256) }
-    }
-
-    /// The same, with the received `x-amz-content-sha256` kept when the signature covers it.
-    private func with(contentSHA256: String?) -> ReceivedAuthorization {
-        guard let contentSHA256, signsHeader("x-amz-content-sha256") else { return self }
-        var copy = self
-        copy.contentSHA256 = contentSHA256
-        return copy
+        if case .success(let found) = parsed, let contentSHA256 = fields.contentSHA256, found.signsHeader("x-amz-content-sha256") {
+            found.contentSHA256 = contentSHA256
+        }
+        return parsed
     }
 
     /// The header fields that carry a header-form authorization, found in one pass over the

@@ -46,8 +46,8 @@ public struct SigningDate: Sendable, Equatable, CustomStringConvertible {
     /// Parses `YYYYMMDDTHHMMSSZ`, or ISO 8601 `YYYY-MM-DDTHH:MM:SSZ` as in aws-c-auth's `context.json`.
     /// - Throws: ``SigningError/invalidDate(_:)`` for anything else or an impossible date.
     public init(parsing text: String) throws(SigningError) {
-        var compact = text.utf8.count == 20 ? Self.compactISO8601(text) : text
-        guard let seconds = compact.withUTF8(Self.parseCompact) else { throw .invalidDate(text) }
+        let compact = text.utf8.count == 20 ? Self.compactISO8601(text) : text
+        guard let seconds = compact.withUTF8InPlace(Self.parseCompact) else { throw .invalidDate(text) }
         secondsSince1970 = seconds
         // The validated compact text is already the canonical form: keep it rather than format again.
         amzDate = compact
