@@ -46,7 +46,9 @@ extension HTTPFields: HeaderFieldSource {
 /// proxy, say) changes nothing and no filtered copy of the request is made.
 struct ListedFields<Base: HeaderFieldSource>: HeaderFieldSource {
     let base: Base
-    /// The received `SignedHeaders` list, `a;b;c`.
+    /// The received `SignedHeaders` list, `a;b;c`. Borrowed from the parsed authorization's
+    /// storage: a `ListedFields` lives only inside the `withBytes` call that lends it (the
+    /// verifier's `withListedView`), and the verifier tests run every signature through it.
     let signedHeaders: UnsafeBufferPointer<UInt8>
 
     /// A bound, as the protocol allows: every received field.
