@@ -66,15 +66,7 @@ package struct HTTPHeaderList: Sendable, Equatable, Sequence, ExpressibleByArray
 
     /// ASCII case-insensitive name comparison, without allocating.
     static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
-        guard lhs.utf8.count == rhs.utf8.count else { return false }
-        return lhs.withUTF8InPlace { left in
-            rhs.withUTF8InPlace { right in
-                for index in 0..<left.count where ASCII.lowercase(left[index]) != ASCII.lowercase(right[index]) {
-                    return false
-                }
-                return true
-            }
-        }
+        lhs.withUTF8InPlace { left in rhs.withUTF8InPlace { ByteComparison.equal(left, $0, ignoringCase: true) } }
     }
 }
 

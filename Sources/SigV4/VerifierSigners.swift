@@ -1,3 +1,4 @@
+import MultiAuthCore
 import MultiAuthCrypto
 import Synchronization
 
@@ -17,11 +18,14 @@ final class VerifierSigners: Sendable {
     private let keyCache = SigningKeyCache()
 
     /// What a SigV4 signer was made for.
-    struct Key: Hashable, Sendable {
+    struct Key: Hashable, Sendable, CustomStringConvertible {
         let accessKeyId: String
         let secret: String
         let token: String?
         let tokenSigned: Bool
+
+        /// The key id only: the secret and token are redacted.
+        var description: String { "VerifierSigners.Key(\(accessKeyId), \(Redaction.placeholder))" }
     }
 
     /// A signer and what it was made for; a class so that a cache hit hands out one reference
