@@ -20,10 +20,18 @@ enum ByteComparison {
 extension ByteComparison {
     /// Byte-wise three-way comparison of two ranges of `buffer`: negative, zero or positive.
     static func compare(_ buffer: UnsafeBufferPointer<UInt8>, _ lhs: Range<Int>, _ rhs: Range<Int>) -> Int {
+        compare(buffer, lhs, buffer, rhs)
+    }
+
+    /// Byte-wise three-way comparison of a range of one buffer with a range of another.
+    @inline(__always)
+    static func compare(
+        _ lhsBuffer: UnsafeBufferPointer<UInt8>, _ lhs: Range<Int>, _ rhsBuffer: UnsafeBufferPointer<UInt8>, _ rhs: Range<Int>
+    ) -> Int {
         let common = min(lhs.count, rhs.count)
         for offset in 0..<common {
-            let left = buffer[lhs.lowerBound + offset]
-            let right = buffer[rhs.lowerBound + offset]
+            let left = lhsBuffer[lhs.lowerBound + offset]
+            let right = rhsBuffer[rhs.lowerBound + offset]
             if left != right { return left < right ? -1 : 1 }
         }
         return lhs.count - rhs.count

@@ -9,29 +9,32 @@ enum CanonicalQuery {
 
     /// The most bytes ``write(wireQuery:extra:to:)`` writes.
     static func capacity(wireQueryCount: Int, extraCount: Int) -> Int {
-        // Every byte re-encodes to at most three, and each pair adds `=` and `&`.
-        5 * (wireQueryCount + extraCount) + 2
+        // Every wire byte re-encodes to at most three, and each pair adds `=` and `&`.
+        5 * wireQueryCount + extraCount + 2
     }
 
     /// Writes the canonical form of `wire` (a wire query without `?`) together with `extra`,
-    /// more pairs already in canonical form (the `X-Amz-*` parameters of a presigned URL, which
-    /// the signer encodes as this stage would), copied without decoding them again.
+    /// more pairs already in canonical form and sorted (the `X-Amz-*` parameters of a presigned
+    /// URL, which the signer writes in order and encodes as this stage would). Only the wire
+    /// pairs are sorted; `extra` is merged in where it belongs, read where it lies.
     static func write(wireQuery wire: UnsafeBufferPointer<UInt8>, extra: UnsafeBufferPointer<UInt8>, to output: inout ByteWriter) {
-        if wire.isEmpty && extra.isEmpty { return }
-        let pairCapacity = wire.count(where: { $0 == UInt8(ascii: "&") }) + extra.count(where: { $0 == UInt8(ascii: "&") }) + 2
-        let scratchCapacity = 3 * (wire.count + extra.count)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(scratchCapacity, 1)) { scratch in
+        if wire.isEmpty {
+            output.write(extra)
+            return
+        }
+        let pairCapacity = wire.count(where: { $0 == UInt8(ascii: "&") }) + 1
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 3 * wire.count) { scratch in
             withUnsafeTemporaryAllocation(of: Pair.self, capacity: pairCapacity) { pairs in
                 var writer = ByteWriter(scratch)
                 var count = 0
-                for (part, isCanonical) in [(wire, false), (extra, true)] {
-                    forEachWirePair(part) { pair in
-                        pairs.initializeElement(at: count, to: canonicalPair(pair, alreadyCanonical: isCanonical, into: &writer))
-                        count += 1
-                    }
+                forEachWirePair(wire) { pair in
+                    pairs.initializeElement(at: count, to: canonicalPair(pair, into: &writer))
+                    count += 1
                 }
-                let filled = UnsafeMutableBufferPointer(rebasing: pairs[..<count])
-                appendSorted(filled, scratch: writer.written, to: &output)
+                var filled = UnsafeMutableBufferPointer(rebasing: pairs[..<count])
+                let encoded = writer.written
+                filled.sort { lhs, rhs in order(encoded, lhs, encoded, rhs) < 0 }
+                merge(UnsafeBufferPointer(filled), encoded, withCanonical: extra, to: &output)
                 _ = filled.deinitialize()
             }
         }
@@ -45,31 +48,62 @@ enum CanonicalQuery {
         }
     }
 
-    private static func canonicalPair(_ pair: UnsafeBufferPointer<UInt8>, alreadyCanonical: Bool, into writer: inout ByteWriter) -> Pair {
+    /// A `key=value` pair already in canonical form, as ranges of `pair`'s base.
+    private static func split(_ pair: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> Pair {
+        let equals = ByteSearch.firstIndex(of: UInt8(ascii: "="), in: bytes, pair) ?? pair.upperBound
+        return (pair.lowerBound..<equals, min(equals + 1, pair.upperBound)..<pair.upperBound)
+    }
+
+    private static func canonicalPair(_ pair: UnsafeBufferPointer<UInt8>, into writer: inout ByteWriter) -> Pair {
         let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.count
-        func component(_ bytes: UnsafeBufferPointer<UInt8>) {
-            if alreadyCanonical { writer.write(bytes) } else { URIEncoding.writeCanonicalQueryComponent(bytes, to: &writer) }
-        }
         let keyStart = writer.count
-        component(UnsafeBufferPointer(rebasing: pair[..<equals]))
+        URIEncoding.writeCanonicalQueryComponent(UnsafeBufferPointer(rebasing: pair[..<equals]), to: &writer)
         let valueStart = writer.count
-        if equals < pair.count { component(UnsafeBufferPointer(rebasing: pair[(equals + 1)...])) }
+        if equals < pair.count {
+            URIEncoding.writeCanonicalQueryComponent(UnsafeBufferPointer(rebasing: pair[(equals + 1)...]), to: &writer)
+        }
         return (keyStart..<valueStart, valueStart..<writer.count)
     }
 
-    private static func appendSorted(
-        _ pairs: UnsafeMutableBufferPointer<Pair>, scratch: UnsafeBufferPointer<UInt8>, to output: inout ByteWriter
+    /// Orders two pairs by key, then by value, comparing encoded bytes.
+    @inline(__always)
+    private static func order(_ lhsBytes: UnsafeBufferPointer<UInt8>, _ lhs: Pair, _ rhsBytes: UnsafeBufferPointer<UInt8>, _ rhs: Pair) -> Int {
+        let byKey = ByteComparison.compare(lhsBytes, lhs.key, rhsBytes, rhs.key)
+        return byKey != 0 ? byKey : ByteComparison.compare(lhsBytes, lhs.value, rhsBytes, rhs.value)
+    }
+
+    /// Writes the sorted wire pairs and the canonical `extra` pairs in one sorted sequence.
+    private static func merge(
+        _ pairs: UnsafeBufferPointer<Pair>, _ encoded: UnsafeBufferPointer<UInt8>, withCanonical extra: UnsafeBufferPointer<UInt8>,
+        to output: inout ByteWriter
     ) {
-        var pairs = pairs
-        pairs.sort { lhs, rhs in
-            let byKey = ByteComparison.compare(scratch, lhs.key, rhs.key)
-            return byKey != 0 ? byKey < 0 : ByteComparison.compare(scratch, lhs.value, rhs.value) < 0
-        }
-        for (position, pair) in pairs.enumerated() {
-            if position > 0 { output.write(UInt8(ascii: "&")) }
-            output.write(UnsafeBufferPointer(rebasing: scratch[pair.key]))
+        var extraStart = 0
+        var first = true
+        func writePair(_ bytes: UnsafeBufferPointer<UInt8>, _ pair: Pair) {
+            if !first { output.write(UInt8(ascii: "&")) }
+            first = false
+            output.write(UnsafeBufferPointer(rebasing: bytes[pair.key]))
             output.write(UInt8(ascii: "="))
-            output.write(UnsafeBufferPointer(rebasing: scratch[pair.value]))
+            output.write(UnsafeBufferPointer(rebasing: bytes[pair.value]))
+        }
+        func nextExtra() -> Pair? {
+            guard extraStart < extra.count else { return nil }
+            let end = ByteSearch.firstIndex(of: UInt8(ascii: "&"), in: extra, extraStart..<extra.count) ?? extra.count
+            return split(extraStart..<end, in: extra)
+        }
+        var pending = nextExtra()
+        for pair in pairs {
+            while let next = pending, order(extra, next, encoded, pair) < 0 {
+                writePair(extra, next)
+                extraStart = next.value.upperBound + 1
+                pending = nextExtra()
+            }
+            writePair(encoded, pair)
+        }
+        while let next = pending {
+            writePair(extra, next)
+            extraStart = next.value.upperBound + 1
+            pending = nextExtra()
         }
     }
 }

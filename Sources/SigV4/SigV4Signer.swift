@@ -185,7 +185,7 @@ public struct SigV4Signer: Sendable {
         // swift-http-types validates those through a generic, unspecialized path.)
         let authorization = withAuthorizationBytes(stages) { HTTPField(name: .authorization, value: String(decoding: $0, as: UTF8.self)) }
         let signed = fields.applied(to: request, .init(signer: self, date: date, payloadHash: payloadHash), authorization: authorization)
-        return result(stages, authorization: authorization.value, signed: .http(signed, payload))
+        return result(stages, signed: .http(signed, payload))
     }
 
     /// Signs in the query string: a presigned URL valid for `expires` seconds (1…604800).
@@ -196,7 +196,7 @@ public struct SigV4Signer: Sendable {
         var signed = request
         if !signed.headerFields.isEmpty { signed.headerFields[.authorization] = nil }
         signed.path = withPresignedParameters(stages) { PresignedQuery.target(request.path ?? "/", appending: $0) }
-        return result(stages, authorization: nil, signed: .http(signed, payload))
+        return result(stages, signed: .http(signed, payload))
     }
 
     /// Header signing of the signer's own request form.
@@ -212,7 +212,7 @@ public struct SigV4Signer: Sendable {
         var signed = request
         signed.insertHostIfMissing()
         signed.headers = fields.applied(to: signed.headers, .init(signer: self, date: date, payloadHash: payloadHash), authorization: authorization)
-        return result(stages, authorization: authorization, signed: .signable(signed))
+        return result(stages, signed: .signable(signed))
     }
 
     /// Query signing of the signer's own request form. The caller's query is kept byte for
@@ -226,7 +226,7 @@ public struct SigV4Signer: Sendable {
         signed.insertHostIfMissing()
         signed.headers.removeAll(named: "authorization")
         signed.query = withPresignedParameters(stages) { PresignedQuery.query(signed.query, appending: $0) }
-        return result(stages, authorization: nil, signed: .signable(signed))
+        return result(stages, signed: .signable(signed))
     }
 
     /// Stages 1–3 of header signing over a request's parts, without building the signed
@@ -259,9 +259,9 @@ public struct SigV4Signer: Sendable {
         options.presignsUnsignedPayload ? PayloadHash.unsigned : try PayloadHash.value(for: payload)
     }
 
-    private func result(_ stages: SigningStages, authorization: String?, signed: SigningResult.SignedForm) -> SigningResult {
+    private func result(_ stages: SigningStages, signed: SigningResult.SignedForm) -> SigningResult {
         SigningResult(
-            canonicalRequestBytes: stages.canonical.bytes, signatureValue: stages.signature, authorization: authorization,
+            canonicalRequestBytes: stages.canonical.bytes, signatureValue: stages.signature,
             signedHeadersRange: stages.canonical.signedHeadersRange, setup: setup, date: stages.scope.date,
             isPresigned: stages.presignParameters != nil, signed: signed)
     }
@@ -274,17 +274,25 @@ public struct SigV4Signer: Sendable {
     /// Runs `body` with `AWS4-HMAC-SHA256 Credential=AKID/scope, SignedHeaders=…, Signature=…`
     /// in temporary storage.
     private func withAuthorizationBytes<Result>(_ stages: SigningStages, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        let canonical = stages.canonical
-        let signature = stages.signature
+        Self.withAuthorizationBytes(
+            setup: setup, scope: stages.scope, canonicalRequest: stages.canonical.bytes,
+            signedHeaders: stages.canonical.signedHeadersRange, signature: stages.signature, body)
+    }
+
+    /// The `Authorization` value from a signature's parts; a ``SigningResult`` rebuilds it
+    /// from what it keeps rather than holding a second copy of the string.
+    static func withAuthorizationBytes<Result>(
+        setup: Setup, scope: CredentialScope, canonicalRequest: [UInt8], signedHeaders: Range<Int>, signature: SignatureValue,
+        _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
         let credentialPrefix = setup.credentialPrefix
-        let capacity = credentialPrefix.count + 8 + stages.scope.suffix.count + 16 + canonical.signedHeadersRange.count + 12
-            + signature.hexCount
+        let capacity = credentialPrefix.count + 8 + scope.suffix.count + 16 + signedHeaders.count + 12 + signature.hexCount
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var out = ByteWriter(buffer)
             out.write(credentialPrefix)
-            stages.scope.write(to: &out)
+            scope.write(to: &out)
             out.write(", SignedHeaders=" as StaticString)
-            canonical.bytes.withUnsafeBufferPointer { out.write(UnsafeBufferPointer(rebasing: $0[canonical.signedHeadersRange])) }
+            canonicalRequest.withUnsafeBufferPointer { out.write(UnsafeBufferPointer(rebasing: $0[signedHeaders])) }
             out.write(", Signature=" as StaticString)
             signature.appendHex(to: &out)
             return body(out.written)

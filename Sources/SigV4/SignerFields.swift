@@ -64,7 +64,7 @@ struct SignerFields {
 
     /// The caller's request with the replaced fields dropped and the signer's appended. The
     /// token and `Authorization` are marked never to be indexed by HTTP/2 and HTTP/3 encoders.
-    func applied(to request: HTTPRequest, _ values: Values, authorization: HTTPField) -> HTTPRequest {
+    func applied(to request: HTTPRequest, _ values: Values, authorization: consuming HTTPField) -> HTTPRequest {
         var out = request
         if !out.headerFields.isEmpty {
             for name in replacedNames where out.headerFields.contains(name) { out.headerFields[name] = nil }
@@ -77,7 +77,6 @@ struct SignerFields {
         if regionSet, let set = values.signer.setup.regionSet { out.headerFields.append(HTTPField(name: .amzRegionSet, value: set)) }
         if contentSHA256 { out.headerFields.append(HTTPField(name: .amzContentSHA256, value: values.payloadHash)) }
         if trailingToken, let token { out.headerFields.append(Self.secret(.amzSecurityToken, token)) }
-        var authorization = authorization
         authorization.indexingStrategy = .disallow
         out.headerFields.append(authorization)
         return out

@@ -4,14 +4,13 @@ import MultiAuthCrypto
 /// Everything one signing produced: each stage for inspection, and the signed request.
 ///
 /// Signing keeps the canonical request and the signature; the string to sign, the signed
-/// headers and the signer's own request form are made from them only when asked for.
+/// headers, the `Authorization` value and the signer's own request form are made from them
+/// only when asked for.
 public struct SigningResult: Sendable {
     /// Stage 1, as bytes.
     public let canonicalRequestBytes: [UInt8]
     /// Stage 3: the HMAC (SigV4) or DER-encoded ECDSA signature (SigV4a).
     public let signatureValue: SignatureValue
-    /// The `Authorization` header value (header signing only).
-    public let authorization: String?
     let signedHeadersRange: Range<Int>
     /// The signer's fixed part: the algorithm line and the scope after its date.
     let setup: SigV4Signer.Setup
@@ -25,6 +24,13 @@ public struct SigningResult: Sendable {
         case http(HTTPRequest, Payload)
     }
 
+    /// The `Authorization` header value (header signing only), made from the stages when asked for.
+    public var authorization: String? {
+        if isPresigned { return nil }
+        return SigV4Signer.withAuthorizationBytes(
+            setup: setup, scope: scope, canonicalRequest: canonicalRequestBytes, signedHeaders: signedHeadersRange,
+            signature: signatureValue) { String(decoding: $0, as: UTF8.self) }
+    }
     /// Stage 2, as bytes.
     public var stringToSignBytes: [UInt8] {
         StringToSign.bytes(algorithmLine: setup.algorithmLine, scope: scope, canonicalRequest: canonicalRequestBytes)

@@ -36,10 +36,15 @@ enum URIEncoding {
     }
 
     /// Percent-decodes `bytes` as ``PercentDecoding`` does (`+` stays a plus) and writes the
-    /// canonical re-encoding in one pass.
+    /// canonical re-encoding in one pass. Runs of unreserved bytes, which decode and encode
+    /// to themselves, are copied whole.
     static func writeCanonicalQueryComponent(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout ByteWriter) {
         var index = 0
         while index < bytes.count {
+            let start = index
+            while index < bytes.count, isUnreserved(bytes[index]) { index += 1 }
+            if index > start { output.write(UnsafeBufferPointer(rebasing: bytes[start..<index])) }
+            guard index < bytes.count else { return }
             let (byte, width) = PercentDecoding.byte(at: index, in: bytes)
             index += width
             if isUnreserved(byte) {

@@ -32,4 +32,32 @@ import Testing
     @Test func equalsInAValueStaysInTheValue() throws {
         #expect(try canonicalQuery("a=b=c") == "a=b%3Dc")
     }
+
+    /// A presigned request's own pairs and the signer's `X-Amz-*` pairs form one sorted list:
+    /// uppercase `X` sorts before lowercase keys, `Bogus` between `Algorithm` and `Credential`,
+    /// and a repeated key by its value (`0` before `2`).
+    @Test func presignedParametersSortAmongTheRequestsOwnPairs() throws {
+        let request = try SignableRequest(
+            method: "GET", authority: "example.com", path: "/", query: "z=1&X-Amz-Bogus=2&a=3&X-Amz-Date=0",
+            headers: [("Host", "example.com")], payload: .empty)
+        let signer = SigV4Signer(credentials: exampleCredentials, region: "us-east-1", service: "service")
+        let canonical = try signer.presign(request, expires: 60, date: exampleDate).canonicalRequest
+        let query = canonical.split(separator: "\n", omittingEmptySubsequences: false)[2]
+        #expect(
+            query == "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Bogus=2"
+                + "&X-Amz-Credential=AKIDEXAMPLE%2F20150830%2Fus-east-1%2Fservice%2Faws4_request"
+                + "&X-Amz-Date=0&X-Amz-Date=20150830T123600Z&X-Amz-Expires=60&X-Amz-SignedHeaders=host&a=3&z=1")
+    }
+
+    @Test func presignedParametersAloneAreTheQuery() throws {
+        let request = try SignableRequest(
+            method: "GET", authority: "example.com", path: "/", query: "", headers: [("Host", "example.com")], payload: .empty)
+        let signer = SigV4Signer(credentials: exampleCredentials, region: "us-east-1", service: "service")
+        let canonical = try signer.presign(request, expires: 60, date: exampleDate).canonicalRequest
+        #expect(
+            canonical.split(separator: "\n", omittingEmptySubsequences: false)[2]
+                == "X-Amz-Algorithm=AWS4-HMAC-SHA256"
+                + "&X-Amz-Credential=AKIDEXAMPLE%2F20150830%2Fus-east-1%2Fservice%2Faws4_request"
+                + "&X-Amz-Date=20150830T123600Z&X-Amz-Expires=60&X-Amz-SignedHeaders=host")
+    }
 }
