@@ -131,35 +131,39 @@ extension SigV4Signer {
         // `%2F`, the scope date (8), the amz date (16) and six digits of expiry.
         return [UInt8](unsafeUninitializedCapacity: 3 * encodedBytes + 160) { buffer, count in
             var out = ByteWriter(buffer)
-            func encoding(_ bytes: UnsafeBufferPointer<UInt8>) { URIEncoding.write(encoding: bytes, keepSlash: false, to: &out) }
-            func encoding(_ text: String) { text.withUTF8InPlace { encoding($0) } }
             out.write("X-Amz-Algorithm=" as StaticString)
-            encoding(algorithm)
+            Self.writeEncoded(algorithm, to: &out)
             out.write("&X-Amz-Credential=" as StaticString)
-            encoding(credentials.accessKeyId)
+            Self.writeEncoded(credentials.accessKeyId, to: &out)
             out.write("%2F" as StaticString)
             scope.date.writeScopeDate(to: &out)
-            encoding(scope.suffix)
+            URIEncoding.write(encoding: scope.suffix, keepSlash: false, to: &out)
             out.write("&X-Amz-Date=" as StaticString)
             out.write(scope.date.amzDate)
             out.write("&X-Amz-Expires=" as StaticString)
             out.writeDecimal(expires)
             if let regionSet {
                 out.write("&X-Amz-Region-Set=" as StaticString)
-                encoding(regionSet)
+                Self.writeEncoded(regionSet, to: &out)
             }
             if let token {
                 out.write("&X-Amz-Security-Token=" as StaticString)
-                encoding(token)
+                Self.writeEncoded(token, to: &out)
             }
             out.write("&X-Amz-SignedHeaders=" as StaticString)
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(headers.signedHeadersCapacity, 1)) { list in
                 var names = ByteWriter(list)
                 headers.writeSignedHeaders(to: &names)
-                encoding(names.written)
+                URIEncoding.write(encoding: names.written, keepSlash: false, to: &out)
             }
             count = out.count
         }
+    }
+
+    /// Writes `text` percent-encoded for the query. (A static function rather than a nested
+    /// one: a nested function capturing the writer costs an exclusivity check per call.)
+    private static func writeEncoded(_ text: String, to out: inout ByteWriter) {
+        text.withUTF8InPlace { URIEncoding.write(encoding: $0, keepSlash: false, to: &out) }
     }
 
     /// Stages 2 and 3: the string to sign, and the signature over it.
