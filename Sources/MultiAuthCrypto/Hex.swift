@@ -1,20 +1,51 @@
 /// Lowercase hexadecimal encoding and decoding on bytes.
 public enum Hex {
-    /// The sixteen lowercase hex digits as ASCII bytes.
-    public static let lowercaseDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    /// Writes the lowercase hex form of `bytes`, two digits per byte, at `target`, which must
+    /// have room for `2 * bytes.count` bytes. Each whole 16 bytes (a SHA-256 digest is two) go
+    /// through SIMD lanes; the rest byte by byte.
+    @inlinable
+    public static func write(_ bytes: UnsafeRawBufferPointer, to target: UnsafeMutablePointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        var index = 0
+        #if _endian(little)
+        while index + 16 <= bytes.count {
+            write16(source + index, to: UnsafeMutableRawPointer(target + 2 * index))
+            index += 16
+        }
+        #endif
+        while index < bytes.count {
+            let byte = source.load(fromByteOffset: index, as: UInt8.self)
+            target[2 * index] = digit(byte >> 4)
+            target[2 * index + 1] = digit(byte & 0x0f)
+            index += 1
+        }
+    }
+
+    /// The hex digits of 16 bytes at once. Each byte widens to a 16-bit lane holding its high
+    /// nibble in the low byte and its low nibble in the high byte, which on a little-endian
+    /// machine is the order the two digits go in memory. Adding 6 carries into bit 4 exactly
+    /// for nibbles 10–15, which then get the 39 that takes `'0' + 10` to `'a'`.
+    @inlinable @inline(__always)
+    static func write16(_ source: UnsafeRawPointer, to target: UnsafeMutableRawPointer) {
+        let wide = SIMD16<UInt16>(truncatingIfNeeded: source.loadUnaligned(as: SIMD16<UInt8>.self))
+        let nibbles = (wide &>> 4) | ((wide & 0x0f) &<< 8)
+        let letters = ((nibbles &+ 0x0606) &>> 4) & 0x0101
+        target.storeBytes(of: nibbles &+ 0x3030 &+ letters &* 39, as: SIMD16<UInt16>.self)
+    }
+
+    /// The lowercase hex digit of a nibble (0–15): `'0' + n`, plus 39 when n > 9.
+    @inlinable @inline(__always)
+    static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? nibble &+ 48 : nibble &+ 87
+    }
 
     /// Appends the lowercase hex form of `bytes` to `output`.
     public static func append(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count * 2) { out in
-            lowercaseDigits.withUnsafeBufferPointer { table in
-                var index = 0
-                for byte in bytes {
-                    out[index] = table[Int(byte >> 4)]
-                    out[index + 1] = table[Int(byte & 0x0f)]
-                    index += 2
-                }
-            }
-            output.append(contentsOf: out)
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: 2 * bytes.count))
+        output.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            write(bytes, to: base + start)
         }
     }
 

@@ -1,3 +1,5 @@
+import MultiAuthCrypto
+
 /// Writes bytes into fixed storage whose size is known up front: a string being created
 /// with `String(unsafeUninitializedCapacity:)` or a stack buffer. Writing past the end is
 /// a programming error and traps.
@@ -13,37 +15,12 @@ struct ByteWriter {
         count += 1
     }
 
-    /// Writes `bytes` as lowercase hex digits, two per byte, after one bounds check. Each
-    /// whole 16 bytes (a SHA-256 digest is two) go through SIMD lanes; the rest byte by byte.
+    /// Writes `bytes` as lowercase hex digits, two per byte, after one bounds check.
     mutating func writeHex(_ bytes: UnsafeRawBufferPointer) {
         precondition(count + 2 * bytes.count <= storage.count, "ByteWriter overflow")
-        guard let target = storage.baseAddress.map({ $0 + count }), let source = bytes.baseAddress else { return }
-        var index = 0
-        #if _endian(little)
-        while index + 16 <= bytes.count {
-            Self.writeHex16(source + index, to: UnsafeMutableRawPointer(target + 2 * index))
-            index += 16
-        }
-        #endif
-        while index < bytes.count {
-            let byte = source.load(fromByteOffset: index, as: UInt8.self)
-            target[2 * index] = ASCII.hexDigit(byte >> 4, uppercase: false)
-            target[2 * index + 1] = ASCII.hexDigit(byte & 0x0f, uppercase: false)
-            index += 1
-        }
+        guard let target = storage.baseAddress.map({ $0 + count }) else { return }
+        Hex.write(bytes, to: target)
         count += 2 * bytes.count
-    }
-
-    /// The hex digits of 16 bytes at once. Each byte widens to a 16-bit lane holding its high
-    /// nibble in the low byte and its low nibble in the high byte, which on a little-endian
-    /// machine is the order the two digits go in memory. Adding 6 carries into bit 4 exactly
-    /// for nibbles 10–15, which then get the 39 that takes `'0' + 10` to `'a'`.
-    @inline(__always)
-    private static func writeHex16(_ source: UnsafeRawPointer, to target: UnsafeMutableRawPointer) {
-        let wide = SIMD16<UInt16>(truncatingIfNeeded: source.loadUnaligned(as: SIMD16<UInt8>.self))
-        let nibbles = (wide &>> 4) | ((wide & 0x0f) &<< 8)
-        let letters = ((nibbles &+ 0x0606) &>> 4) & 0x0101
-        target.storeBytes(of: nibbles &+ 0x3030 &+ letters &* 39, as: SIMD16<UInt16>.self)
     }
 
     /// Writes a non-negative integer in decimal.

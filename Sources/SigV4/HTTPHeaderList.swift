@@ -77,13 +77,12 @@ enum ASCII {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
-    /// The hex digit of a nibble (0-15), lowercase or uppercase, without a table: `'0' + n`,
-    /// plus 39 (lowercase) or 7 (uppercase) more when n > 9, which is exactly when
-    /// `(9 - n) >> 8` is all ones.
+    /// The uppercase hex digit of a nibble (0-15), without a table: `'0' + n`, plus 7 more
+    /// when n > 9, which is exactly when `(9 - n) >> 8` is all ones.
     @inline(__always)
-    static func hexDigit(_ nibble: UInt8, uppercase: Bool) -> UInt8 {
+    static func upperHexDigit(_ nibble: UInt8) -> UInt8 {
         let value = Int(nibble)
-        return UInt8(truncatingIfNeeded: value + 48 + ((9 - value) >> 8 & (uppercase ? 7 : 39)))
+        return UInt8(truncatingIfNeeded: value + 48 + ((9 - value) >> 8 & 7))
     }
 
     /// Whitespace SigV4 collapses in header values: space, tab, CR, LF, VT, FF.

@@ -31,8 +31,8 @@ enum URIEncoding {
     @inline(__always)
     static func writeEscaped(_ byte: UInt8, to writer: inout ByteWriter) {
         writer.write(UInt8(ascii: "%"))
-        writer.write(ASCII.hexDigit(byte >> 4, uppercase: true))
-        writer.write(ASCII.hexDigit(byte & 0x0f, uppercase: true))
+        writer.write(ASCII.upperHexDigit(byte >> 4))
+        writer.write(ASCII.upperHexDigit(byte & 0x0f))
     }
 
     /// Percent-decodes `bytes` as ``PercentDecoding`` does (`+` stays a plus) and writes the

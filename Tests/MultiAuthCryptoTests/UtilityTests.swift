@@ -8,6 +8,14 @@ import Testing
         #expect(try Hex.decode("000FA0ff7e") == bytes)
     }
 
+    /// Every byte value, in whole 16-byte blocks and a 3-byte tail, against the standard
+    /// library's own radix formatting.
+    @Test func hexOfEveryByteMatchesRadixFormatting() {
+        let bytes = (0...255).map(UInt8.init) + [0xab, 0x09, 0xf0]
+        let expected = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        #expect(Hex.encode(bytes) == expected)
+    }
+
     @Test(arguments: ["abc", "zz", "0g"])
     func hexRejectsBadText(_ text: String) {
         #expect(throws: CryptoError.invalidHex) { try Hex.decode(text) }
