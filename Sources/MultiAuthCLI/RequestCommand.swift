@@ -150,7 +150,9 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     private func makeAuthorizer(for request: HTTPRequest, logger: Logger) async throws -> any RequestAuthorizer {
-        let limit = maxTime > 0 ? min(maxTime, CommandTimeout.defaultSeconds) : CommandTimeout.defaultSeconds
+        // A token command has its own 30 s bound. Where --max-time is as tight, the whole
+        // command's deadline must stop it first, so its error names the flag: equal limits raced.
+        let limit = maxTime > 0 && maxTime <= CommandTimeout.defaultSeconds ? maxTime + 1 : CommandTimeout.defaultSeconds
         return try await access.authorizer(
             forHost: request.wireHost, logger: logger, tokenCommandLimit: limit, payloadSigning: try upload.payloadSigning(auth: access.auth))
     }
