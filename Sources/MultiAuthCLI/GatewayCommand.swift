@@ -74,7 +74,7 @@ struct GatewayCommand: AsyncParsableCommand {
         var secrets = try iamCredentials.map(Self.readCredentials) ?? [:]
         if let iamStore { try await secrets.merge(storedCredentials(service: iamStore)) { file, _ in file } }
         let verifier = secrets.isEmpty ? nil : SigV4Verifier(
-            region: region, service: service, allowedSkew: Self.allowedSkew) { [secrets] keyId in secrets[keyId].map { VerifierCredential(secretAccessKey: $0) } }
+            region: region, service: service, allowedSkew: Self.allowedSkew, credentials: secrets.mapValues { VerifierCredential(secretAccessKey: $0) })
         let tokens = try await tokenCheck()
         return InboundAuthorizer(verifier: verifier, apiKeys: try Self.apiKeyTable(apiKeys), tokenValidator: tokens?.0, keySet: tokens?.1)
     }

@@ -95,15 +95,13 @@ public struct AWSChunkedUpload: Sendable {
         let signed = mode.signsChunks
         let signature = signed ? chain.nextSignature(for: chunk) : []
         let size = String(chunk.count, radix: 16)
-        return [UInt8](unsafeUninitializedCapacity: size.utf8.count + 17 + signature.count + 2) { buffer, count in
-            var out = ByteWriter(buffer)
+        return ByteWriter.bytes(capacity: size.utf8.count + 17 + signature.count + 2) { out in
             out.write(size)
             if signed {
                 out.write(";chunk-signature=" as StaticString)
                 out.write(signature)
             }
             out.write(Self.chunkEnd)
-            count = out.count
         }
     }
 

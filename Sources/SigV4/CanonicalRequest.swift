@@ -2,7 +2,7 @@ import MultiAuthCrypto
 
 /// Stage 1: the canonical request, written in one pass in the order the AWS documentation
 /// gives: method, canonical URI, canonical query, canonical headers, signed headers,
-/// payload hash. It goes straight into the array that keeps it, sized up front.
+/// payload hash, into a buffer sized up front, and kept as an array.
 struct CanonicalRequest {
     /// The canonical request bytes.
     let bytes: [UInt8]
@@ -19,22 +19,25 @@ struct CanonicalRequest {
             + CanonicalQuery.capacity(wireQueryCount: query.count, extraCount: extraQuery.count)
             + headers.blockCapacity + headers.signedHeadersCapacity + payloadHash.utf8.count + 5
         var signedHeaders = 0..<0
-        bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            var out = ByteWriter(buffer)
-            out.write(method)
-            out.write(UInt8(ascii: "\n"))
-            CanonicalURI.write(path: path, options: options, to: &out)
-            out.write(UInt8(ascii: "\n"))
-            CanonicalQuery.write(wireQuery: query, extra: extraQuery, to: &out)
-            out.write(UInt8(ascii: "\n"))
-            headers.writeBlock(to: &out)
-            out.write(UInt8(ascii: "\n"))
-            let start = out.count
-            headers.writeSignedHeaders(to: &out)
-            signedHeaders = start..<out.count
-            out.write(UInt8(ascii: "\n"))
-            out.write(payloadHash)
-            count = out.count
+        // The strings are borrowed as bytes first: a closure capturing them retains them.
+        bytes = method.withUTF8InPlace { method in
+            payloadHash.withUTF8InPlace { payloadHash in
+                ByteWriter.bytes(capacity: capacity) { out in
+                    out.write(method)
+                    out.write(UInt8(ascii: "\n"))
+                    CanonicalURI.write(path: path, options: options, to: &out)
+                    out.write(UInt8(ascii: "\n"))
+                    CanonicalQuery.write(wireQuery: query, extra: extraQuery, to: &out)
+                    out.write(UInt8(ascii: "\n"))
+                    headers.writeBlock(to: &out)
+                    out.write(UInt8(ascii: "\n"))
+                    let start = out.count
+                    headers.writeSignedHeaders(to: &out)
+                    signedHeaders = start..<out.count
+                    out.write(UInt8(ascii: "\n"))
+                    out.write(payloadHash)
+                }
+            }
         }
         signedHeadersRange = signedHeaders
     }

@@ -61,11 +61,7 @@ public struct ChunkSigner: Sendable {
             hash.withUnsafeBytes { out.writeHex($0) }
             return key.authenticationCode(for: UnsafeRawBufferPointer(out.written))
         }
-        previousHex = [UInt8](unsafeUninitializedCapacity: 64) { buffer, count in
-            var out = ByteWriter(buffer)
-            mac.withUnsafeBytes { out.writeHex($0) }
-            count = out.count
-        }
+        previousHex = ByteWriter.bytes(capacity: 64) { out in mac.withUnsafeBytes { out.writeHex($0) } }
         return previousHex
     }
 }

@@ -35,8 +35,8 @@ extension HTTPFields: HeaderFieldSource {
 
     /// Names come as swift-http-types keeps them canonically: already lowercase.
     func forEachField(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Void) {
-        for field in self {
-            field.name.canonicalName.withUTF8InPlace { name in field.withUnsafeBytesOfValue { body(name, $0) } }
+        for index in indices {
+            self[index].name.canonicalName.withUTF8InPlace { name in self[index].withUnsafeBytesOfValue { body(name, $0) } }
         }
     }
 }

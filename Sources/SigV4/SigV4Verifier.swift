@@ -73,7 +73,7 @@ public enum VerificationFailure: Error, Sendable, Equatable, CustomStringConvert
 public struct SigV4Verifier: Sendable {
     let region: String
     let service: String
-    let lookup: @Sendable (String) async -> VerifierCredential?
+    let lookup: CredentialLookup
     /// Allowed difference between the signing time and now for header signatures (15 min).
     public let allowedSkew: Int64
     /// The signers that recompute received signatures, with their own derived-key cache.
@@ -87,6 +87,19 @@ public struct SigV4Verifier: Sendable {
         region: String, service: String, options: SigningOptions? = nil, allowedSkew: Int64 = 15 * 60,
         lookup: @escaping @Sendable (String) async -> VerifierCredential?
     ) {
+        self.init(region: region, service: service, options: options, allowedSkew: allowedSkew, lookup: .function(lookup))
+    }
+
+    /// Creates a verifier for `service` in `region` that knows the access key ids in
+    /// `credentials`. A verification then never suspends, and reads the request once.
+    public init(
+        region: String, service: String, options: SigningOptions? = nil, allowedSkew: Int64 = 15 * 60,
+        credentials: [String: VerifierCredential]
+    ) {
+        self.init(region: region, service: service, options: options, allowedSkew: allowedSkew, lookup: .table(credentials))
+    }
+
+    private init(region: String, service: String, options: SigningOptions?, allowedSkew: Int64, lookup: CredentialLookup) {
         self.region = region
         self.service = service
         self.allowedSkew = allowedSkew
@@ -95,35 +108,71 @@ public struct SigV4Verifier: Sendable {
         scopeSuffix = Array("/\(region)/\(service)/aws4_request".utf8)
     }
 
+    /// Where a key id's secret comes from.
+    enum CredentialLookup: Sendable {
+        /// A fixed table, read in place.
+        case table([String: VerifierCredential])
+        /// The caller's function, awaited.
+        case function(@Sendable (String) async -> VerifierCredential?)
+    }
+
     /// Verifies `request` as received at `now`, with `payload` the body it arrived with (or
     /// its hash); returns the access key id that signed it.
     public func verify(_ request: HTTPRequest, payload: Payload = .empty, now: SigningDate) async -> Result<String, VerificationFailure> {
-        guard request.authority != nil || request.headerFields.contains(where: { $0.name.canonicalName == "host" }) else {
-            return .failure(.hostNotSigned)
+        switch lookup {
+        case .table(let table):
+            return request.withSigningView { view in
+                guard view.authority != nil || Self.hasHostField(request) else { return .failure(.hostNotSigned) }
+                return verify(view, payload: payload, now: now) { table[$0] }
+            }
+        case .function(let function):
+            guard request.authority != nil || Self.hasHostField(request) else { return .failure(.hostNotSigned) }
+            let parsed: ReceivedAuthorization, known: VerifierCredential
+            switch await checkedAuthorization(request.withSigningView(ReceivedAuthorization.parse), now: now, function: function) {
+            case .failure(let failure): return .failure(failure)
+            case .success(let found): (parsed, known) = found
+            }
+            return request.withSigningView { signatureMatches($0, payload, parsed, known) }
+                ? .success(parsed.accessKeyIdText) : .failure(.signatureMismatch)
         }
-        let parsed: ReceivedAuthorization, known: VerifierCredential
-        switch await checkedAuthorization(request.withSigningView(ReceivedAuthorization.parse), now: now) {
-        case .failure(let failure): return .failure(failure)
-        case .success(let found): (parsed, known) = found
-        }
-        return signatureMatches(request, payload, parsed, known) ? .success(parsed.accessKeyIdText) : .failure(.signatureMismatch)
     }
 
     /// Verifies a request in the signer's own form (the raw request text of the suites).
     package func verify(_ request: SignableRequest, now: SigningDate) async -> Result<String, VerificationFailure> {
-        let parsed: ReceivedAuthorization, known: VerifierCredential
-        switch await checkedAuthorization(request.withSigningView(ReceivedAuthorization.parse), now: now) {
-        case .failure(let failure): return .failure(failure)
-        case .success(let found): (parsed, known) = found
+        switch lookup {
+        case .table(let table):
+            return request.withSigningView { verify($0, payload: request.payload, now: now) { table[$0] } }
+        case .function(let function):
+            let parsed: ReceivedAuthorization, known: VerifierCredential
+            switch await checkedAuthorization(request.withSigningView(ReceivedAuthorization.parse), now: now, function: function) {
+            case .failure(let failure): return .failure(failure)
+            case .success(let found): (parsed, known) = found
+            }
+            return request.withSigningView { signatureMatches($0, request.payload, parsed, known) }
+                ? .success(parsed.accessKeyIdText) : .failure(.signatureMismatch)
         }
-        return signatureMatches(request, request.payload, parsed, known) ? .success(parsed.accessKeyIdText) : .failure(.signatureMismatch)
     }
 
-    /// Everything but the signature: scope, time, the key id's secret and session token, and
-    /// that `host` is signed. Not generic over the request form, so that the request is
-    /// not carried across the lookup's suspension.
+    /// The whole verification in one look at the request, with a lookup that does not suspend.
+    private func verify<Headers>(
+        _ view: RequestView<Headers>, payload: Payload, now: SigningDate, lookup: (String) -> VerifierCredential?
+    ) -> Result<String, VerificationFailure> {
+        let parsed: ReceivedAuthorization
+        switch ReceivedAuthorization.parse(view) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let found): parsed = found
+        }
+        if let failure = checkScopeAndTime(parsed, now: now) { return .failure(failure) }
+        guard let known = lookup(parsed.accessKeyIdText) else { return .failure(.unknownAccessKey(parsed.accessKeyIdText)) }
+        if let failure = Self.credentialFailure(parsed, known) { return .failure(failure) }
+        return signatureMatches(view, payload, parsed, known) ? .success(parsed.accessKeyIdText) : .failure(.signatureMismatch)
+    }
+
+    /// Everything but the signature, with the caller's lookup awaited: the one suspension.
+    /// Not generic over the request form, so that no view of the request is held across it.
     private func checkedAuthorization(
-        _ parsing: Result<ReceivedAuthorization, VerificationFailure>, now: SigningDate
+        _ parsing: Result<ReceivedAuthorization, VerificationFailure>, now: SigningDate,
+        function: @Sendable (String) async -> VerifierCredential?
     ) async -> Result<(ReceivedAuthorization, VerifierCredential), VerificationFailure> {
         let parsed: ReceivedAuthorization
         switch parsing {
@@ -131,34 +180,42 @@ public struct SigV4Verifier: Sendable {
         case .success(let value): parsed = value
         }
         if let failure = checkScopeAndTime(parsed, now: now) { return .failure(failure) }
-        let accessKeyId = parsed.accessKeyIdText
-        guard let known = await lookup(accessKeyId) else { return .failure(.unknownAccessKey(accessKeyId)) }
-        if let expected = known.sessionToken, parsed.sessionToken != expected { return .failure(.sessionTokenMismatch) }
-        guard parsed.signsHeader("host") else { return .failure(.hostNotSigned) }
+        guard let known = await function(parsed.accessKeyIdText) else { return .failure(.unknownAccessKey(parsed.accessKeyIdText)) }
+        if let failure = Self.credentialFailure(parsed, known) { return .failure(failure) }
         return .success((parsed, known))
+    }
+
+    /// What the key id's entry requires (its session token), and that `host` is signed.
+    private static func credentialFailure(_ parsed: ReceivedAuthorization, _ known: VerifierCredential) -> VerificationFailure? {
+        if let expected = known.sessionToken, parsed.sessionToken != expected { return .sessionTokenMismatch }
+        guard parsed.signsHeader("host") else { return .hostNotSigned }
+        return nil
+    }
+
+    /// A request without an authority must carry `Host` among its fields.
+    private static func hasHostField(_ request: HTTPRequest) -> Bool {
+        request.headerFields.contains { $0.name.canonicalName == "host" }
     }
 
     /// Recomputes the signature from the received parts, read in place, trying each way the
     /// request may have been signed.
-    private func signatureMatches(
-        _ request: some SigningViewSource, _ payload: Payload, _ parsed: ReceivedAuthorization, _ known: VerifierCredential
+    private func signatureMatches<Headers>(
+        _ view: RequestView<Headers>, _ payload: Payload, _ parsed: ReceivedAuthorization, _ known: VerifierCredential
     ) -> Bool {
         let signers = self.signers
-        return request.withSigningView { view in
-            Self.withListedView(view, parsed) { listed in
-                let secret = known.secretAccessKey
-                if parsed.isSigV4a {
-                    return signers.sigV4aMatches(listed, payload, parsed, secret: secret, presignedTokenSigned: true)
-                        || (parsed.presigned != nil && parsed.sessionToken != nil
-                            && signers.sigV4aMatches(listed, payload, parsed, secret: secret, presignedTokenSigned: false))
-                }
-                if parsed.presigned != nil, parsed.sessionToken != nil {
-                    // A presigned URL does not say whether its token was signed or appended afterwards: try both.
-                    return signers.sigV4Matches(listed, payload, parsed, secret: secret, presignedTokenSigned: true)
-                        || signers.sigV4Matches(listed, payload, parsed, secret: secret, presignedTokenSigned: false)
-                }
-                return signers.sigV4Matches(listed, payload, parsed, secret: secret, presignedTokenSigned: nil)
+        return Self.withListedView(view, parsed) { listed in
+            let secret = known.secretAccessKey
+            if parsed.isSigV4a {
+                return signers.sigV4aMatches(listed, payload, parsed, secret: secret, presignedTokenSigned: true)
+                    || (parsed.presigned != nil && parsed.sessionToken != nil
+                        && signers.sigV4aMatches(listed, payload, parsed, secret: secret, presignedTokenSigned: false))
             }
+            if parsed.presigned != nil, parsed.sessionToken != nil {
+                // A presigned URL does not say whether its token was signed or appended afterwards: try both.
+                return signers.sigV4Matches(listed, payload, parsed, secret: secret, presignedTokenSigned: true)
+                    || signers.sigV4Matches(listed, payload, parsed, secret: secret, presignedTokenSigned: false)
+            }
+            return signers.sigV4Matches(listed, payload, parsed, secret: secret, presignedTokenSigned: nil)
         }
     }
 

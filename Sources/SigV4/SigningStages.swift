@@ -121,7 +121,7 @@ extension SigV4Signer {
     }
 
     /// The `X-Amz-*` query parameters presigning signs, encoded, in their sorted order:
-    /// written once into an array sized up front (every encoded byte takes at most three).
+    /// written once into a buffer sized up front (every encoded byte takes at most three).
     private func presignParameters(scope: CredentialScope, expires: Int, headers: CanonicalHeaders) -> [UInt8] {
         let algorithm = signingAlgorithm.name
         let token = options.omitsSessionToken ? nil : setup.sessionToken
@@ -129,8 +129,7 @@ extension SigV4Signer {
             + headers.signedHeadersCapacity + (regionSet?.utf8.count ?? 0) + (token?.utf8.count ?? 0)
         // The fixed part is at most 155 bytes: the seven `X-Amz-…=` names with their `&`s (122),
         // `%2F`, the scope date (8), the amz date (16) and six digits of expiry.
-        return [UInt8](unsafeUninitializedCapacity: 3 * encodedBytes + 160) { buffer, count in
-            var out = ByteWriter(buffer)
+        return ByteWriter.bytes(capacity: 3 * encodedBytes + 160) { out in
             out.write("X-Amz-Algorithm=" as StaticString)
             Self.writeEncoded(algorithm, to: &out)
             out.write("&X-Amz-Credential=" as StaticString)
@@ -156,7 +155,6 @@ extension SigV4Signer {
                 headers.writeSignedHeaders(to: &names)
                 URIEncoding.write(encoding: names.written, keepSlash: false, to: &out)
             }
-            count = out.count
         }
     }
 

@@ -40,8 +40,14 @@ final class VerifierSigners: Sendable {
         }
     }
 
-    // By key id only (cheap to hash); the rest of the key is compared on a hit.
-    private let entries = Mutex<[String: [Entry]]>([:])
+    /// The cached signers by key id (the rest of the key is compared on a hit), and the one
+    /// used last, checked first: a busy key id is found without hashing it.
+    private struct Cache {
+        var recent: Entry?
+        var byKeyId: [String: [Entry]] = [:]
+    }
+
+    private let entries = Mutex(Cache())
 
     init(region: String, service: String, options: SigningOptions) {
         self.region = region
@@ -53,16 +59,23 @@ final class VerifierSigners: Sendable {
 
     /// The signer for `key`, from the cache or made and cached.
     func signer(for key: Key) -> Entry {
-        if let cached = entries.withLock({ $0[key.accessKeyId]?.first { $0.key == key } }) { return cached }
+        let cached = entries.withLock { cache -> Entry? in
+            if let recent = cache.recent, recent.key == key { return recent }
+            guard let found = cache.byKeyId[key.accessKeyId]?.first(where: { $0.key == key }) else { return nil }
+            cache.recent = found
+            return found
+        }
+        if let cached { return cached }
         var options = self.options
         options.omitsSessionToken = !key.tokenSigned
         let credentials = AWSCredentials(accessKeyId: key.accessKeyId, secretAccessKey: key.secret, sessionToken: key.token)
         let made = Entry(
             key: key, signer: SigV4Signer(credentials: credentials, region: region, service: service, options: options, keyCache: keyCache))
         entries.withLock { cache in
-            if cache.count >= 256 { cache.removeAll(keepingCapacity: true) }
-            cache[key.accessKeyId, default: []].append(made)
-            if let count = cache[key.accessKeyId]?.count, count > 4 { cache[key.accessKeyId]?.removeFirst() }
+            if cache.byKeyId.count >= 256 { cache.byKeyId.removeAll(keepingCapacity: true) }
+            cache.byKeyId[made.key.accessKeyId, default: []].append(made)
+            if let count = cache.byKeyId[made.key.accessKeyId]?.count, count > 4 { cache.byKeyId[made.key.accessKeyId]?.removeFirst() }
+            cache.recent = made
         }
         return made
     }

@@ -4,7 +4,8 @@ import SigningVectors
 import Testing
 
 /// The verifier, independent of our signer's output: every signed request of aws-c-auth's
-/// v4 and v4a suites (header and presigned) is accepted, and rejected with another secret.
+/// v4 and v4a suites (header and presigned) is accepted, and rejected with another secret,
+/// whether the secret comes from a lookup function or a table.
 @Suite(.enabled(if: Paths.exists(Paths.sharedSuite), "../shared/vectors/aws-signing-test-suite is not present"))
 struct VerifierSuiteTests {
     static func folders(_ suite: String) -> [String] {
@@ -27,14 +28,18 @@ struct VerifierSuiteTests {
             received.payload = context.payload(body: try HTTPRequestText(parsing: Array(data)).body)
             let now = try SigningDate(parsing: "20150830T124000Z")
             for (key, accepted) in [(secret, true), ("another-secret", false)] {
-                let verifier = SigV4Verifier(region: context.region, service: context.service, options: context.options) { _ in
-                    VerifierCredential(secretAccessKey: key)
-                }
-                let result = await verifier.verify(received, now: now)
-                if accepted {
-                    #expect(result == .success("AKIDEXAMPLE"), "\(name) \(mode): \(result)")
-                } else {
-                    #expect(result == .failure(.signatureMismatch), "\(name) \(mode)")
+                let credential = VerifierCredential(secretAccessKey: key)
+                let verifiers = [
+                    SigV4Verifier(region: context.region, service: context.service, options: context.options) { _ in credential },
+                    SigV4Verifier(region: context.region, service: context.service, options: context.options, credentials: ["AKIDEXAMPLE": credential]),
+                ]
+                for verifier in verifiers {
+                    let result = await verifier.verify(received, now: now)
+                    if accepted {
+                        #expect(result == .success("AKIDEXAMPLE"), "\(name) \(mode): \(result)")
+                    } else {
+                        #expect(result == .failure(.signatureMismatch), "\(name) \(mode)")
+                    }
                 }
             }
         }

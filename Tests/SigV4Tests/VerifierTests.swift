@@ -6,8 +6,20 @@ import Testing
 /// method, path, query, a signed header or a hashed body.
 @Suite struct VerifierTests {
     static let secret = "verifier-test-secret-0000000000000000000"
-    let verifier = SigV4Verifier(region: "us-east-1", service: "execute-api") { id in
-        id == "AKIDVERIFY" ? VerifierCredential(secretAccessKey: VerifierTests.secret) : nil
+    /// The two ways a verifier finds a secret; every test runs with both.
+    enum LookupForm: CaseIterable, Sendable {
+        case function, table
+    }
+
+    func verifier(_ form: LookupForm) -> SigV4Verifier {
+        switch form {
+        case .function:
+            SigV4Verifier(region: "us-east-1", service: "execute-api") { id in
+                id == "AKIDVERIFY" ? VerifierCredential(secretAccessKey: VerifierTests.secret) : nil
+            }
+        case .table:
+            SigV4Verifier(region: "us-east-1", service: "execute-api", credentials: ["AKIDVERIFY": VerifierCredential(secretAccessKey: VerifierTests.secret)])
+        }
     }
     let signer = SigV4Signer(
         credentials: AWSCredentials(accessKeyId: "AKIDVERIFY", secretAccessKey: VerifierTests.secret),
@@ -34,22 +46,22 @@ import Testing
         }
     }
 
-    @Test func everythingTheSignerSignsIsAccepted() async throws {
+    @Test(arguments: LookupForm.allCases) func everythingTheSignerSignsIsAccepted(form: LookupForm) async throws {
         for request in try Self.requests(count: 60) {
             let header = try signer.signHeaders(request, date: now).signable
-            #expect(await verifier.verify(header, now: now) == .success("AKIDVERIFY"))
+            #expect(await verifier(form).verify(header, now: now) == .success("AKIDVERIFY"))
             let query = try signer.presign(request, expires: 300, date: now).signable
-            #expect(await verifier.verify(query, now: now) == .success("AKIDVERIFY"), "\(query.url)")
+            #expect(await verifier(form).verify(query, now: now) == .success("AKIDVERIFY"), "\(query.url)")
         }
     }
 
     /// In both forms: for a presigned URL the query's flips include the `X-Amz-*` parameters.
-    @Test func anySingleByteChangeIsRejected() async throws {
+    @Test(arguments: LookupForm.allCases) func anySingleByteChangeIsRejected(form: LookupForm) async throws {
         for request in try Self.requests(count: 12) {
             let header = try signer.signHeaders(request, date: now).signable
             let presigned = try signer.presign(request, expires: 300, date: now).signable
             for mutated in mutations(of: header) + mutations(of: presigned) {
-                let result = await verifier.verify(mutated, now: now)
+                let result = await verifier(form).verify(mutated, now: now)
                 #expect(result != .success("AKIDVERIFY"), "accepted a change: \(mutated.method) \(mutated.url)")
             }
         }
@@ -98,18 +110,18 @@ import Testing
         return out
     }
 
-    @Test func timeWindowsAndScope() async throws {
+    @Test(arguments: LookupForm.allCases) func timeWindowsAndScope(form: LookupForm) async throws {
         let request = try SignableRequest(method: "GET", url: "https://api.example.com/x")
         let header = try signer.signHeaders(request, date: now).signable
-        #expect(await verifier.verify(header, now: SigningDate(secondsSince1970: now.secondsSince1970 + 16 * 60)) == .failure(.expired))
-        #expect(await verifier.verify(header, now: SigningDate(secondsSince1970: now.secondsSince1970 - 16 * 60)) == .failure(.notYetValid))
+        #expect(await verifier(form).verify(header, now: SigningDate(secondsSince1970: now.secondsSince1970 + 16 * 60)) == .failure(.expired))
+        #expect(await verifier(form).verify(header, now: SigningDate(secondsSince1970: now.secondsSince1970 - 16 * 60)) == .failure(.notYetValid))
         let query = try signer.presign(request, expires: 60, date: now).signable
-        #expect(await verifier.verify(query, now: SigningDate(secondsSince1970: now.secondsSince1970 + 61)) == .failure(.expired))
+        #expect(await verifier(form).verify(query, now: SigningDate(secondsSince1970: now.secondsSince1970 + 61)) == .failure(.expired))
         let otherRegion = SigV4Verifier(region: "eu-west-1", service: "execute-api") { _ in VerifierCredential(secretAccessKey: Self.secret) }
         #expect(await otherRegion.verify(header, now: now) == .failure(.scopeMismatch("region")))
     }
 
-    @Test func eachScopeMismatchNamesItsPart() async throws {
+    @Test(arguments: LookupForm.allCases) func eachScopeMismatchNamesItsPart(form: LookupForm) async throws {
         let header = try signer.signHeaders(try SignableRequest(method: "GET", url: "https://api.example.com/x"), date: now).signable
         let credential = "AKIDVERIFY/\(now.scopeDate)/us-east-1/execute-api/aws4_request"
         let cases: [(String, VerificationFailure)] = [
@@ -124,78 +136,78 @@ import Testing
             let authorization = try #require(request.headers.first(named: "authorization"))
             request.headers.removeAll(named: "authorization")
             request.headers.append(name: "Authorization", value: authorization.replacingOccurrences(of: credential, with: replacement))
-            #expect(await verifier.verify(request, now: now) == .failure(failure), "\(replacement)")
+            #expect(await verifier(form).verify(request, now: now) == .failure(failure), "\(replacement)")
         }
     }
 
-    @Test func headersAddedAfterSigningAreIgnoredAndMissingSignedOnesRejected() async throws {
+    @Test(arguments: LookupForm.allCases) func headersAddedAfterSigningAreIgnoredAndMissingSignedOnesRejected(form: LookupForm) async throws {
         let request = try SignableRequest(
             method: "GET", url: "https://api.example.com/x", headers: [("X-Custom", "a"), ("x-custom", "b")])
         let signed = try signer.signHeaders(request, date: now).signable
         var extended = signed
         extended.headers.append(name: "User-Agent", value: "proxy/1.0")
         extended.headers.insert(name: "Via", value: "1.1 gateway", at: 0)
-        #expect(await verifier.verify(extended, now: now) == .success("AKIDVERIFY"))
+        #expect(await verifier(form).verify(extended, now: now) == .success("AKIDVERIFY"))
         var stripped = signed
         stripped.headers.removeAll(named: "x-custom")
-        #expect(await verifier.verify(stripped, now: now) == .failure(.signatureMismatch))
+        #expect(await verifier(form).verify(stripped, now: now) == .failure(.signatureMismatch))
         var unsignedHost = signed
         let authorization = try #require(signed.headers.first(named: "authorization"))
         unsignedHost.headers.removeAll(named: "authorization")
         unsignedHost.headers.append(name: "Authorization", value: authorization.replacingOccurrences(of: "SignedHeaders=host;", with: "SignedHeaders="))
-        #expect(await verifier.verify(unsignedHost, now: now) == .failure(.hostNotSigned))
+        #expect(await verifier(form).verify(unsignedHost, now: now) == .failure(.hostNotSigned))
     }
 
     /// Regression: the fuzzer found a presigned request whose query held a pair with an
     /// empty key ("=x"), which crashed the verifier (Fuzz/corpus/regression-empty-query-key).
-    @Test func presignedQueriesWithEmptyKeysAreRejectedNotCrashing() async throws {
+    @Test(arguments: LookupForm.allCases) func presignedQueriesWithEmptyKeysAreRejectedNotCrashing(form: LookupForm) async throws {
         let presigned = try signer.presign(try SignableRequest(method: "GET", url: "https://api.example.com/x?a=1"), expires: 60, date: now)
         for extra in ["=x", "=", "&=&", "==", "=%2F"] {
             var request = presigned.signable
             request.query += "&" + extra
-            let result = await verifier.verify(request, now: now)
+            let result = await verifier(form).verify(request, now: now)
             #expect(result == .failure(.signatureMismatch), "\(extra)")
         }
     }
 
     /// Presigning parameters are recognized by their decoded names, as AWS reads a query:
     /// `X%2DAmz-Date` is `X-Amz-Date`, so re-encoding a name neither hides nor breaks it.
-    @Test func presigningParametersAreRecognizedByTheirDecodedNames() async throws {
+    @Test(arguments: LookupForm.allCases) func presigningParametersAreRecognizedByTheirDecodedNames(form: LookupForm) async throws {
         let presigned = try signer.presign(try SignableRequest(method: "GET", url: "https://api.example.com/x?a=1"), expires: 60, date: now)
         var encoded = presigned.signable
         encoded.query = encoded.query.replacingOccurrences(of: "X-Amz-Date=", with: "X%2DAmz-Date=")
-        #expect(await verifier.verify(encoded, now: now) == .success("AKIDVERIFY"))
+        #expect(await verifier(form).verify(encoded, now: now) == .success("AKIDVERIFY"))
         var doubled = encoded
         doubled.query += "&X-Amz-Date=20261122T000000Z"
-        #expect(await verifier.verify(doubled, now: now) == .failure(.repeatedParameter("X-Amz-Date")))
+        #expect(await verifier(form).verify(doubled, now: now) == .failure(.repeatedParameter("X-Amz-Date")))
     }
 
-    @Test func hostileInputIsRejectedNotThrown() async throws {
+    @Test(arguments: LookupForm.allCases) func hostileInputIsRejectedNotThrown(form: LookupForm) async throws {
         var request = try SignableRequest(method: "GET", url: "https://api.example.com/x")
-        #expect(await verifier.verify(request, now: now) == .failure(.missingAuthorization))
+        #expect(await verifier(form).verify(request, now: now) == .failure(.missingAuthorization))
         let signed = try signer.signHeaders(request, date: now).signable
         request = signed
         request.headers.append(name: "Authorization", value: "again")
-        #expect(await verifier.verify(request, now: now) == .failure(.repeatedParameter("Authorization")))
+        #expect(await verifier(form).verify(request, now: now) == .failure(.repeatedParameter("Authorization")))
         request = signed
         request.headers.append(name: "X-Amz-Date", value: "20261122T000000Z")
-        #expect(await verifier.verify(request, now: now) == .failure(.repeatedParameter("X-Amz-Date")))
+        #expect(await verifier(form).verify(request, now: now) == .failure(.repeatedParameter("X-Amz-Date")))
         let presigned = try signer.presign(try SignableRequest(method: "GET", url: "https://api.example.com/x"), expires: 60, date: now)
         var doubled = presigned.signable
         doubled.query += "&X-Amz-Signature=" + presigned.signature
-        #expect(await verifier.verify(doubled, now: now) == .failure(.repeatedParameter("X-Amz-Signature")))
+        #expect(await verifier(form).verify(doubled, now: now) == .failure(.repeatedParameter("X-Amz-Signature")))
         for garbage in ["AWS4-HMAC-SHA256", "AWS4-HMAC-SHA256 Credential", "Basic abc", "AWS4-HMAC-SHA256 Credential=x, Credential=y"] {
             var bad = signed
             bad.headers.removeAll(named: "authorization")
             bad.headers.append(name: "Authorization", value: garbage)
-            if case .success = await verifier.verify(bad, now: now) { Issue.record("accepted '\(garbage)'") }
+            if case .success = await verifier(form).verify(bad, now: now) { Issue.record("accepted '\(garbage)'") }
         }
         var unknown = signed
         unknown.headers.removeAll(named: "authorization")
         unknown.headers.append(
             name: "Authorization",
             value: signed.headers.first(named: "authorization")!.replacingOccurrences(of: "AKIDVERIFY", with: "AKIDOTHER"))
-        #expect(await verifier.verify(unknown, now: now) == .failure(.unknownAccessKey("AKIDOTHER")))
+        #expect(await verifier(form).verify(unknown, now: now) == .failure(.unknownAccessKey("AKIDOTHER")))
     }
 }
 
