@@ -10,6 +10,9 @@ protocol HeaderFieldSource: SendableMetatype {
     var byteCount: Int { get }
     /// Calls `body` with each field's name and value bytes, in order.
     func forEachField(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Void)
+    /// Calls `body` with each field's name bytes and its value as the string the source keeps,
+    /// so keeping a value costs a reference rather than a copy of its bytes.
+    func forEachFieldValue(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: String) -> Void)
 }
 
 extension HTTPHeaderList: HeaderFieldSource {
@@ -24,6 +27,14 @@ extension HTTPHeaderList: HeaderFieldSource {
             }
         }
     }
+
+    func forEachFieldValue(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: String) -> Void) {
+        fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices {
+                fields[index].name.withUTF8InPlace { body($0, fields[index].value) }
+            }
+        }
+    }
 }
 
 extension HTTPFields: HeaderFieldSource {
@@ -35,8 +46,16 @@ extension HTTPFields: HeaderFieldSource {
 
     /// Names come as swift-http-types keeps them canonically: already lowercase.
     func forEachField(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Void) {
-        for index in indices {
-            self[index].name.canonicalName.withUTF8InPlace { name in self[index].withUnsafeBytesOfValue { body(name, $0) } }
+        for field in self {
+            field.name.canonicalName.withUTF8InPlace { name in field.withUnsafeBytesOfValue { body(name, $0) } }
+        }
+    }
+
+    /// A value swift-http-types keeps as bytes that are not UTF-8 comes with its invalid
+    /// sequences replaced (`HTTPField.value`).
+    func forEachFieldValue(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: String) -> Void) {
+        for field in self {
+            field.name.canonicalName.withUTF8InPlace { body($0, field.value) }
         }
     }
 }
@@ -58,6 +77,12 @@ struct ListedFields<Base: HeaderFieldSource>: HeaderFieldSource {
 
     func forEachField(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Void) {
         base.forEachField { name, value in
+            if SignedHeaderList.contains(name, in: signedHeaders, ignoringCase: true) { body(name, value) }
+        }
+    }
+
+    func forEachFieldValue(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: String) -> Void) {
+        base.forEachFieldValue { name, value in
             if SignedHeaderList.contains(name, in: signedHeaders, ignoringCase: true) { body(name, value) }
         }
     }

@@ -1,5 +1,5 @@
 /// The query parameters that carry a presigned URL's authorization.
-enum PresignedQueryParameter: Int, CaseIterable {
+enum PresignedQueryParameter: Int {
     case algorithm, credential, date, expires, securityToken, signedHeaders, signature, regionSet
 
     /// The parameter's name as it appears once percent-decoded.
@@ -19,7 +19,6 @@ enum PresignedQueryParameter: Int, CaseIterable {
     /// The parameter that `encodedKey` names once percent-decoded, if any. Most other keys
     /// are turned away at their first byte: every name starts with `X`.
     static func named(_ encodedKey: UnsafeBufferPointer<UInt8>) -> Self? {
-        // By raw value rather than `allCases`, which builds an array on every call.
         var rawValue = 0
         while let parameter = Self(rawValue: rawValue) {
             if PercentDecoding.decodedEquals(encodedKey, parameter.name) { return parameter }
@@ -27,7 +26,4 @@ enum PresignedQueryParameter: Int, CaseIterable {
         }
         return nil
     }
-
-    /// How many parameters there are.
-    static let count = allCases.count
 }

@@ -4,8 +4,9 @@
 /// through every stage of one verification: each hand-over is one reference, not a copy of
 /// every field.
 final class ReceivedAuthorization {
-    /// The bytes the ranges below point into.
-    let storage: [UInt8]
+    /// The bytes the ranges below point into: the `Authorization` value as received, or a
+    /// presigned query's decoded parameters.
+    let storage: Storage
     /// The access key id: `Credential` up to its first `/`.
     let accessKeyId: Range<Int>
     /// The access key id as a string, for the caller's lookup and the signer cache; made once.
@@ -29,12 +30,12 @@ final class ReceivedAuthorization {
     private(set) var contentSHA256: String?
 
     init(
-        storage: [UInt8], accessKeyId: Range<Int>, scope: Range<Int>, signedHeaders: Range<Int>, signature: Range<Int>,
+        storage: Storage, accessKeyId: Range<Int>, scope: Range<Int>, signedHeaders: Range<Int>, signature: Range<Int>,
         isSigV4a: Bool, regionSet: String?, date: SigningDate, presigned: Presigned?, sessionToken: String?
     ) {
         self.storage = storage
         self.accessKeyId = accessKeyId
-        accessKeyIdText = String(decoding: storage[accessKeyId], as: UTF8.self)
+        accessKeyIdText = storage.withBytes { String(decoding: $0[accessKeyId], as: UTF8.self) }
         self.scope = scope
         self.signedHeaders = signedHeaders
         self.signature = signature
@@ -43,6 +44,20 @@ final class ReceivedAuthorization {
         self.date = date
         self.presigned = presigned
         self.sessionToken = sessionToken
+    }
+
+    /// Received bytes: a header value kept as the string it came in (no copy), or bytes
+    /// decoded from a query (which need not be UTF-8).
+    enum Storage {
+        case string(String)
+        case bytes([UInt8])
+
+        func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+            switch self {
+            case .string(let text): text.withUTF8InPlace(body)
+            case .bytes(let bytes): bytes.withUnsafeBufferPointer(body)
+            }
+        }
     }
 
     /// The parts of a presigned URL's authorization that the header form lacks.
@@ -55,8 +70,8 @@ final class ReceivedAuthorization {
 
     /// The pieces of the received scope, cut at `/`; only for explaining a mismatch.
     var scopePieces: [String] {
-        storage[scope].split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
-            String(decoding: $0, as: UTF8.self)
+        withBytes(of: scope) { scope in
+            scope.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         }
     }
 
@@ -76,7 +91,7 @@ final class ReceivedAuthorization {
 
     /// Calls `body` with the received bytes of `range`.
     func withBytes<Result>(of range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        storage.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
+        storage.withBytes { body(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 }
 
@@ -86,7 +101,7 @@ extension ReceivedAuthorization {
     static func parse(_ request: RequestView<some HeaderFieldSource>) -> Result<ReceivedAuthorization, VerificationFailure> {
         var fields = AuthorizationFields()
         var repeated: String?
-        request.headers.forEachField { name, value in
+        request.headers.forEachFieldValue { name, value in
             if repeated == nil { repeated = fields.take(name, value) }
         }
         if let repeated { return .failure(.repeatedParameter(repeated)) }
@@ -104,9 +119,9 @@ extension ReceivedAuthorization {
     }
 
     /// The header fields that carry a header-form authorization, found in one pass over the
-    /// received fields, names matched on bytes.
+    /// received fields, names matched on bytes, values kept as the strings they came in.
     private struct AuthorizationFields {
-        var authorization: [UInt8]?
+        var authorization: String?
         var date: String?
         var token: String?
         var regionSet: String?
@@ -115,18 +130,18 @@ extension ReceivedAuthorization {
 
         /// Keeps `value` when `name` is one of the four (or the first content hash); returns
         /// the field's name when it was already given.
-        mutating func take(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> String? {
+        mutating func take(_ name: UnsafeBufferPointer<UInt8>, _ value: String) -> String? {
             switch name.count {
             case 13 where ByteComparison.equal(name, "authorization", ignoringCase: true):
-                return ReceivedAuthorization.store(Array(value), in: &authorization, name: "Authorization")
+                return ReceivedAuthorization.store(value, in: &authorization, name: "Authorization")
             case 10 where ByteComparison.equal(name, "x-amz-date", ignoringCase: true):
-                return ReceivedAuthorization.store(String(decoding: value, as: UTF8.self), in: &date, name: "X-Amz-Date")
+                return ReceivedAuthorization.store(value, in: &date, name: "X-Amz-Date")
             case 20 where ByteComparison.equal(name, "x-amz-security-token", ignoringCase: true):
-                return ReceivedAuthorization.store(String(decoding: value, as: UTF8.self), in: &token, name: "X-Amz-Security-Token")
+                return ReceivedAuthorization.store(value, in: &token, name: "X-Amz-Security-Token")
             case 16 where ByteComparison.equal(name, "x-amz-region-set", ignoringCase: true):
-                return ReceivedAuthorization.store(String(decoding: value, as: UTF8.self), in: &regionSet, name: "X-Amz-Region-Set")
+                return ReceivedAuthorization.store(value, in: &regionSet, name: "X-Amz-Region-Set")
             case 20 where contentSHA256 == nil && ByteComparison.equal(name, "x-amz-content-sha256", ignoringCase: true):
-                contentSHA256 = String(decoding: value, as: UTF8.self)
+                contentSHA256 = value
                 return nil
             default:
                 return nil
@@ -136,14 +151,14 @@ extension ReceivedAuthorization {
 
     /// `AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…`, read on bytes.
     private static func parseHeader(
-        _ bytes: [UInt8], date: String, token: String?, regionSet: String?
+        _ value: String, date: String, token: String?, regionSet: String?
     ) -> Result<ReceivedAuthorization, VerificationFailure> {
-        let found = bytes.withUnsafeBufferPointer(headerParameters)
+        let found = value.withUTF8InPlace(headerParameters)
         switch found {
         case .failure(let failure): return .failure(failure)
         case .success(let ranges):
             return build(
-                storage: bytes, credential: ranges.credential, signedHeaders: ranges.signedHeaders, signature: ranges.signature,
+                storage: .string(value), credential: ranges.credential, signedHeaders: ranges.signedHeaders, signature: ranges.signature,
                 date: trimmed(date), presigned: nil, token: token.map(trimmed), isSigV4a: ranges.isSigV4a, regionSet: regionSet)
         }
     }
@@ -205,10 +220,10 @@ extension ReceivedAuthorization {
 
     /// Checks the parameters that every form needs and keeps them as ranges into `storage`.
     static func build(
-        storage: [UInt8], credential: Range<Int>?, signedHeaders: Range<Int>?, signature: Range<Int>?, date: String,
+        storage: Storage, credential: Range<Int>?, signedHeaders: Range<Int>?, signature: Range<Int>?, date: String,
         presigned: Presigned?, token: String?, isSigV4a: Bool, regionSet: String?
     ) -> Result<ReceivedAuthorization, VerificationFailure> {
-        guard let credential, let slash = storage[credential].firstIndex(of: UInt8(ascii: "/")) else {
+        guard let credential, let slash = storage.withBytes({ $0[credential].firstIndex(of: UInt8(ascii: "/")) }) else {
             return .failure(.malformedAuthorization("Credential"))
         }
         guard let signedHeaders, !signedHeaders.isEmpty else { return .failure(.malformedAuthorization("SignedHeaders")) }

@@ -12,15 +12,42 @@ extension ReceivedAuthorization {
     private struct SplitQuery {
         /// The decoded values, one after another.
         var storage: [UInt8] = []
-        /// Where each parameter's value is in `storage`, by ``PresignedQueryParameter/rawValue``.
-        var ranges = [Range<Int>?](repeating: nil, count: PresignedQueryParameter.count)
+        /// Where each parameter's value is in `storage`: a tuple in place, where an array of
+        /// eight would be one more allocation (and a run-time metadata lookup) per verification.
+        var ranges: (Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?)
+            = (nil, nil, nil, nil, nil, nil, nil, nil)
         /// The other pairs, joined by `&`; empty pairs dropped.
         var rest: [UInt8] = []
 
-        subscript(_ parameter: PresignedQueryParameter) -> Range<Int>? { ranges[parameter.rawValue] }
+        subscript(_ parameter: PresignedQueryParameter) -> Range<Int>? {
+            get {
+                switch parameter {
+                case .algorithm: ranges.0
+                case .credential: ranges.1
+                case .date: ranges.2
+                case .expires: ranges.3
+                case .securityToken: ranges.4
+                case .signedHeaders: ranges.5
+                case .signature: ranges.6
+                case .regionSet: ranges.7
+                }
+            }
+            set {
+                switch parameter {
+                case .algorithm: ranges.0 = newValue
+                case .credential: ranges.1 = newValue
+                case .date: ranges.2 = newValue
+                case .expires: ranges.3 = newValue
+                case .securityToken: ranges.4 = newValue
+                case .signedHeaders: ranges.5 = newValue
+                case .signature: ranges.6 = newValue
+                case .regionSet: ranges.7 = newValue
+                }
+            }
+        }
 
         func text(_ parameter: PresignedQueryParameter) -> String? {
-            ranges[parameter.rawValue].map { String(decoding: storage[$0], as: UTF8.self) }
+            self[parameter].map { String(decoding: storage[$0], as: UTF8.self) }
         }
     }
 
@@ -43,7 +70,7 @@ extension ReceivedAuthorization {
             guard split[parameter] == nil else { return .failure(.repeatedParameter("\(parameter.name)")) }
             let valueStart = split.storage.count
             if equals < end { PercentDecoding.append(UnsafeBufferPointer(rebasing: bytes[(equals + 1)..<end]), to: &split.storage) }
-            split.ranges[parameter.rawValue] = valueStart..<split.storage.count
+            split[parameter] = valueStart..<split.storage.count
         }
         return .success(split)
     }
@@ -56,7 +83,7 @@ extension ReceivedAuthorization {
         guard let expiresText = query.text(.expires), let expires = Int(expiresText), (1...SigV4Signer.maximumExpiry).contains(expires)
         else { return .failure(.malformedAuthorization("X-Amz-Expires")) }
         return build(
-            storage: query.storage, credential: query[.credential], signedHeaders: query[.signedHeaders], signature: query[.signature],
+            storage: .bytes(query.storage), credential: query[.credential], signedHeaders: query[.signedHeaders], signature: query[.signature],
             date: query.text(.date) ?? "", presigned: Presigned(expires: expires, query: query.rest),
             token: query.text(.securityToken), isSigV4a: isSigV4a, regionSet: query.text(.regionSet))
     }

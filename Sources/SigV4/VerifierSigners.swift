@@ -121,7 +121,7 @@ extension VerifierSigners {
         guard let regionSet = parsed.regionSet,
             let signer = try? SigV4Signer(credentials: credentials, regionSet: regionSet, service: service, options: options),
             let key = try? SigV4aKeyCache.shared.key(accessKeyId: accessKeyId, secret: secret),
-            let signature = try? Hex.decode(String(decoding: parsed.storage[parsed.signature], as: UTF8.self))
+            let signature = try? Hex.decode(parsed.withBytes(of: parsed.signature) { String(decoding: $0, as: UTF8.self) })
         else { return false }
         let stages: SigningStages
         if let presigned = parsed.presigned {
@@ -145,8 +145,8 @@ extension VerifierSigners {
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: expected.hexCount) { buffer in
             var writer = ByteWriter(buffer)
             expected.appendHex(to: &writer)
-            return parsed.storage[parsed.signature].withUnsafeBytes { received in
-                ConstantTime.equals(UnsafeRawBufferPointer(writer.written), received)
+            return parsed.withBytes(of: parsed.signature) { received in
+                ConstantTime.equals(UnsafeRawBufferPointer(writer.written), UnsafeRawBufferPointer(received))
             }
         }
     }
