@@ -16,12 +16,16 @@ enum PresignedQueryParameter: Int {
         }
     }
 
-    /// The parameter that `encodedKey` names once percent-decoded, if any. Most other keys
-    /// are turned away at their first byte: every name starts with `X`.
+    /// The parameter that `encodedKey` names once percent-decoded, if any. Every name starts
+    /// with `X`, so most other keys are turned away at their first byte; a key without `%`
+    /// is compared as it is (its length first), and only an escaped one is decoded.
     static func named(_ encodedKey: UnsafeBufferPointer<UInt8>) -> Self? {
+        guard let first = encodedKey.first, first == UInt8(ascii: "X") || first == UInt8(ascii: "%") else { return nil }
+        let escaped = ByteSearch.firstIndex(of: UInt8(ascii: "%"), in: encodedKey, 0..<encodedKey.count) != nil
         var rawValue = 0
         while let parameter = Self(rawValue: rawValue) {
-            if PercentDecoding.decodedEquals(encodedKey, parameter.name) { return parameter }
+            let matches = escaped ? PercentDecoding.decodedEquals(encodedKey, parameter.name) : ByteComparison.equal(encodedKey, parameter.name)
+            if matches { return parameter }
             rawValue += 1
         }
         return nil
