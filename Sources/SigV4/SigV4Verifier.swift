@@ -249,8 +249,9 @@ public struct SigV4Verifier: Sendable {
 
     /// The usual case, on bytes: the scope is the signing date followed by this verifier's suffix.
     private func scopeMatches(_ parsed: ReceivedAuthorization) -> Bool {
-        parsed.date.scopeDate.withUTF8InPlace { date in
-            scopeSuffix.withUnsafeBufferPointer { suffix in
+        parsed.date.amzDate.withUTF8InPlace { amzDate in
+            let date = UnsafeBufferPointer(rebasing: amzDate.prefix(8))
+            return scopeSuffix.withUnsafeBufferPointer { suffix in
                 parsed.withBytes(of: parsed.scope) { received in
                     received.count == date.count + suffix.count
                         && ByteComparison.equal(UnsafeBufferPointer(rebasing: received[..<date.count]), date)
