@@ -47,9 +47,9 @@ func cognitoChallengesExample(store: CredentialStore, cognito: CognitoUserPoolAu
 
 func hummingbirdExample(secret: String) async throws {
     // A Hummingbird service that lets through only signed requests or a known API key.
-    let verifier = SigV4Verifier(region: "us-east-1", service: "execute-api") { keyId in
-        keyId == "AKIDEXAMPLE" ? VerifierCredential(secretAccessKey: secret) : nil   // where your secrets live
-    }
+    // A table of secrets (a verification then never suspends), or `lookup: { keyId in … }`, awaited per request.
+    let verifier = SigV4Verifier(region: "us-east-1", service: "execute-api",
+                                 credentials: ["AKIDEXAMPLE": VerifierCredential(secretAccessKey: secret)])
     let router = Router(context: MultiAuthContext.self)
     router.add(middleware: InboundAuthorizationMiddleware(InboundAuthorizer(verifier: verifier, apiKeys: ["k-123": "ci"])))
     router.get("/hello") { _, context in "hello \(context.principal?.name ?? "")" }   // the access key id or the key's name
