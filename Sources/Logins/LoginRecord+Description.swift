@@ -3,9 +3,10 @@ import TokenProviders
 
 // A login prints its provider's configuration (secrets redacted) and its tokens' redacted form.
 
-extension LoginRecord: CustomStringConvertible, CustomDebugStringConvertible {
+extension LoginRecord: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String { "LoginRecord(flow: \(flow), provider: \(provider), tokens: \(tokens))" }
     public var debugDescription: String { description }
+    public var customMirror: Mirror { Redaction.mirror(of: self) }
 }
 
 extension LoginRecord.Provider: CustomStringConvertible {

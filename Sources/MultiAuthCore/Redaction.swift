@@ -19,6 +19,13 @@ public enum Redaction {
         "secretaccesskey", "secret_access_key",
     ]
 
+    /// A mirror without children, for a value whose `description` is already redacted:
+    /// `dump`, `Mirror(reflecting:)` and debuggers then show that description, never the
+    /// stored fields behind it.
+    public static func mirror<Subject>(of subject: Subject) -> Mirror {
+        Mirror(subject, children: KeyValuePairs<String, Any>())
+    }
+
     /// What a description shows for an optional secret: `none`, or the placeholder.
     public static func secret(_ value: String?) -> String { value == nil ? "none" : placeholder }
 

@@ -4,10 +4,15 @@ import CLibCrypto
 ///
 /// Keying costs two SHA-256 compressions once; every message after that costs only the
 /// message and one outer compression, with no allocation. The hash itself is OpenSSL's.
-public struct HMACSHA256Key: Sendable {
+public struct HMACSHA256Key: Sendable, CustomStringConvertible, CustomReflectable {
     private static let blockSize = 64
     @usableFromInline var inner: SHA256Hasher
     @usableFromInline var outer: SHA256Hasher
+
+    /// The pad states are as good as the key: neither a description nor a mirror shows them.
+    public var description: String { "HMACSHA256Key" }
+    /// No children (see ``description``).
+    public var customMirror: Mirror { Mirror(self, children: KeyValuePairs<String, Any>()) }
 
     /// Prepares a key from raw key bytes. The padded key lives in a stack buffer that is
     /// zeroed before returning.

@@ -3,8 +3,8 @@ import MultiAuthCore
 /// An AWS access key pair with an optional session token.
 ///
 /// `description` and `debugDescription` show the access key id only; the secret and the
-/// token never appear in logs, errors or dumps made through them.
-public struct AWSCredentials: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+/// token never appear in logs, errors, `dump` output or a debugger's view.
+public struct AWSCredentials: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The access key id (not secret).
     public var accessKeyId: String
     /// The secret access key.
@@ -25,6 +25,9 @@ public struct AWSCredentials: Sendable, Equatable, CustomStringConvertible, Cust
     }
 
     public var debugDescription: String { description }
+
+    /// No children: `dump` and debuggers show ``description``.
+    public var customMirror: Mirror { Redaction.mirror(of: self) }
 
     func validate() throws(SigningError) {
         guard !accessKeyId.isEmpty else { throw .missingCredentials("access key id is empty") }

@@ -3,7 +3,7 @@ import HTTPTypes
 import MultiAuthCrypto
 
 /// What a verifier knows about an access key id.
-public struct VerifierCredential: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct VerifierCredential: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The secret that signs for the key id.
     public let secretAccessKey: String
     /// When set, the request must carry exactly this session token.
@@ -19,6 +19,8 @@ public struct VerifierCredential: Sendable, CustomStringConvertible, CustomDebug
     public var description: String { "VerifierCredential(\(Redaction.placeholder))" }
     /// Always redacted.
     public var debugDescription: String { description }
+    /// No children: `dump` and debuggers show ``description``.
+    public var customMirror: Mirror { Redaction.mirror(of: self) }
 }
 
 /// Why a request was rejected. Never includes a secret or the expected signature.

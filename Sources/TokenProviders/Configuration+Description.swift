@@ -1,7 +1,7 @@
 import MultiAuthCore
 
-// Descriptions of the configuration and login types that hold secrets: printing or
-// interpolating one never shows a client secret, token, code verifier or device code.
+// Descriptions of the configuration and login types that hold secrets: printing,
+// interpolating or dumping one never shows a client secret, token, code verifier or device code.
 
 extension CognitoUserPoolConfiguration: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String {
@@ -31,4 +31,34 @@ extension DeviceAuthorization: CustomStringConvertible, CustomDebugStringConvert
         "DeviceAuthorization(userCode: \(userCode), verificationURI: \(verificationURI), deviceCode: \(Redaction.placeholder), expiresIn: \(expiresIn))"
     }
     public var debugDescription: String { description }
+}
+
+// Their mirrors have no children, so `dump` and debuggers show the descriptions above.
+
+extension CognitoUserPoolConfiguration: CustomReflectable {
+    public var customMirror: Mirror { Redaction.mirror(of: self) }
+}
+
+extension OIDCConfiguration: CustomReflectable {
+    public var customMirror: Mirror { Redaction.mirror(of: self) }
+}
+
+extension AuthTokens: CustomReflectable {
+    public var customMirror: Mirror { Redaction.mirror(of: self) }
+}
+
+extension PKCE: CustomReflectable {
+    public var customMirror: Mirror { Redaction.mirror(of: self) }
+}
+
+extension DeviceAuthorization: CustomReflectable {
+    public var customMirror: Mirror { Redaction.mirror(of: self) }
+}
+
+extension CognitoTOTPSetup: CustomReflectable {
+    public var customMirror: Mirror { Redaction.mirror(of: self) }
+}
+
+extension CognitoRememberedDevice: CustomReflectable {
+    public var customMirror: Mirror { Redaction.mirror(of: self) }
 }
