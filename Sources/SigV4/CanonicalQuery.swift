@@ -73,37 +73,39 @@ enum CanonicalQuery {
     }
 
     /// Writes the sorted wire pairs and the canonical `extra` pairs in one sorted sequence.
+    /// (Static helpers rather than nested functions: capturing the writer would cost an
+    /// exclusivity check per call.)
     private static func merge(
         _ pairs: UnsafeBufferPointer<Pair>, _ encoded: UnsafeBufferPointer<UInt8>, withCanonical extra: UnsafeBufferPointer<UInt8>,
         to output: inout ByteWriter
     ) {
-        var extraStart = 0
+        var pending = extraPair(in: extra, from: 0)
+        var index = 0
         var first = true
-        func writePair(_ bytes: UnsafeBufferPointer<UInt8>, _ pair: Pair) {
-            if !first { output.write(UInt8(ascii: "&")) }
-            first = false
-            output.write(UnsafeBufferPointer(rebasing: bytes[pair.key]))
-            output.write(UInt8(ascii: "="))
-            output.write(UnsafeBufferPointer(rebasing: bytes[pair.value]))
-        }
-        func nextExtra() -> Pair? {
-            guard extraStart < extra.count else { return nil }
-            let end = ByteSearch.firstIndex(of: UInt8(ascii: "&"), in: extra, extraStart..<extra.count) ?? extra.count
-            return split(extraStart..<end, in: extra)
-        }
-        var pending = nextExtra()
-        for pair in pairs {
-            while let next = pending, order(extra, next, encoded, pair) < 0 {
-                writePair(extra, next)
-                extraStart = next.value.upperBound + 1
-                pending = nextExtra()
+        while pending != nil || index < pairs.count {
+            if let next = pending, index == pairs.count || order(extra, next, encoded, pairs[index]) < 0 {
+                writePair(extra, next, first: &first, to: &output)
+                pending = extraPair(in: extra, from: next.value.upperBound + 1)
+            } else {
+                writePair(encoded, pairs[index], first: &first, to: &output)
+                index += 1
             }
-            writePair(encoded, pair)
         }
-        while let next = pending {
-            writePair(extra, next)
-            extraStart = next.value.upperBound + 1
-            pending = nextExtra()
-        }
+    }
+
+    /// The `extra` pair starting at `start`, if any.
+    private static func extraPair(in extra: UnsafeBufferPointer<UInt8>, from start: Int) -> Pair? {
+        guard start < extra.count else { return nil }
+        let end = ByteSearch.firstIndex(of: UInt8(ascii: "&"), in: extra, start..<extra.count) ?? extra.count
+        return split(start..<end, in: extra)
+    }
+
+    /// Writes `key=value`, after a `&` unless it is the first pair.
+    private static func writePair(_ bytes: UnsafeBufferPointer<UInt8>, _ pair: Pair, first: inout Bool, to output: inout ByteWriter) {
+        if !first { output.write(UInt8(ascii: "&")) }
+        first = false
+        output.write(UnsafeBufferPointer(rebasing: bytes[pair.key]))
+        output.write(UInt8(ascii: "="))
+        output.write(UnsafeBufferPointer(rebasing: bytes[pair.value]))
     }
 }

@@ -121,36 +121,32 @@ public struct SigV4Verifier: Sendable {
     /// Verifies `request` as received at `now`, with `payload` the body it arrived with (or
     /// its hash); returns the access key id that signed it.
     public func verify(_ request: HTTPRequest, payload: Payload = .empty, now: SigningDate) async -> Result<String, VerificationFailure> {
-        switch lookup {
-        case .table(let table):
-            return request.withSigningView { view in
-                guard view.authority != nil || Self.hasHostField(request) else { return .failure(.hostNotSigned) }
-                return verify(view, payload: payload, now: now) { table[$0] }
-            }
-        case .function(let function):
-            guard request.authority != nil || Self.hasHostField(request) else { return .failure(.hostNotSigned) }
-            let parsed: ReceivedAuthorization, known: VerifierCredential
-            switch await checkedAuthorization(request.withSigningView(ReceivedAuthorization.parse), now: now, function: function) {
-            case .failure(let failure): return .failure(failure)
-            case .success(let found): (parsed, known) = found
-            }
-            return request.withSigningView { signatureMatches($0, payload, parsed, known) }
-                ? .success(parsed.accessKeyIdText) : .failure(.signatureMismatch)
-        }
+        await verify(request, payload: payload, now: now) { view in view.authority != nil || Self.hasHostField(request) }
     }
 
     /// Verifies a request in the signer's own form (the raw request text of the suites).
     package func verify(_ request: SignableRequest, now: SigningDate) async -> Result<String, VerificationFailure> {
+        await verify(request, payload: request.payload, now: now) { _ in true }
+    }
+
+    /// Either form; `hasHost` says whether the request names its host at all.
+    private func verify<Request: SigningViewSource>(
+        _ request: Request, payload: Payload, now: SigningDate, hasHost: (RequestView<Request.Headers>) -> Bool
+    ) async -> Result<String, VerificationFailure> {
         switch lookup {
         case .table(let table):
-            return request.withSigningView { verify($0, payload: request.payload, now: now) { table[$0] } }
+            return request.withSigningView { view in
+                guard hasHost(view) else { return .failure(.hostNotSigned) }
+                return verify(view, payload: payload, now: now) { table[$0] }
+            }
         case .function(let function):
+            let parsing = request.withSigningView { view in hasHost(view) ? ReceivedAuthorization.parse(view) : .failure(.hostNotSigned) }
             let parsed: ReceivedAuthorization, known: VerifierCredential
-            switch await checkedAuthorization(request.withSigningView(ReceivedAuthorization.parse), now: now, function: function) {
+            switch await checkedAuthorization(parsing, now: now, function: function) {
             case .failure(let failure): return .failure(failure)
             case .success(let found): (parsed, known) = found
             }
-            return request.withSigningView { signatureMatches($0, request.payload, parsed, known) }
+            return request.withSigningView { signatureMatches($0, payload, parsed, known) }
                 ? .success(parsed.accessKeyIdText) : .failure(.signatureMismatch)
         }
     }

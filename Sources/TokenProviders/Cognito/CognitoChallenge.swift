@@ -1,3 +1,4 @@
+import MultiAuthCore
 import HTTPTransport
 
 /// A second factor Cognito asks for, by its challenge name.
@@ -17,7 +18,7 @@ public enum CognitoMFAKind: String, Sendable, Codable, CaseIterable {
 
 /// TOTP set-up (MFA_SETUP): the secret to enter in an authenticator app. ``description``
 /// never shows the secret.
-public struct CognitoTOTPSetup: Sendable, Equatable, CustomStringConvertible {
+public struct CognitoTOTPSetup: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     /// The base32 secret from AssociateSoftwareToken.
     public let secret: String
     /// The user the secret is for.
@@ -32,7 +33,9 @@ public struct CognitoTOTPSetup: Sendable, Equatable, CustomStringConvertible {
         return "otpauth://totp/\(label)?secret=\(FormURLEncoding.escape(secret))&issuer=\(FormURLEncoding.escape(issuer))"
     }
 
-    public var description: String { "TOTP set-up for \(username) (secret <redacted>)" }
+    public var description: String { "TOTP set-up for \(username) (secret \(Redaction.placeholder))" }
+    /// No children: `dump` and debuggers show ``description``.
+    public var customMirror: Mirror { Redaction.mirror(of: self) }
 
 }
 

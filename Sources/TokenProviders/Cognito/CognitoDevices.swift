@@ -1,8 +1,9 @@
+import MultiAuthCore
 import MultiAuthCrypto
 
 /// A device Cognito remembers for a user: its key, its group key and the random password
 /// whose SRP verifier the pool holds. ``description`` never shows the password.
-public struct CognitoRememberedDevice: Sendable, Codable, Equatable, CustomStringConvertible {
+public struct CognitoRememberedDevice: Sendable, Codable, Equatable, CustomStringConvertible, CustomReflectable {
     /// DeviceKey (`REGION_UUID`).
     public let deviceKey: String
     /// DeviceGroupKey.
@@ -17,7 +18,9 @@ public struct CognitoRememberedDevice: Sendable, Codable, Equatable, CustomStrin
         self.password = password
     }
 
-    public var description: String { "device \(deviceKey) (password <redacted>)" }
+    public var description: String { "device \(deviceKey) (password \(Redaction.placeholder))" }
+    /// No children: `dump` and debuggers show ``description``.
+    public var customMirror: Mirror { Redaction.mirror(of: self) }
 }
 
 /// A device the pool offered to track (`NewDeviceMetadata`), not yet confirmed.
