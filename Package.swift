@@ -184,6 +184,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "PassthroughBench",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/PassthroughBench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "TokenBench",
             dependencies: ["TokenProviders", "Logins", "CredentialStore", "MultiAuthCrypto"],
             path: "Benchmarks/TokenBench",

@@ -24,9 +24,12 @@ public final class AsyncHTTPClientSender: HTTPSender {
     private let totalTimeout: Double
 
     /// Creates a sender with its own `HTTPClient` on NIO's shared event loop group; call
-    /// ``shutdown()`` when done with it.
-    public init(options: Options = Options()) {
+    /// ``shutdown()`` when done with it. `connectionsPerHost` is how many HTTP/1.1 connections
+    /// to one host it keeps open for requests in flight at once (AsyncHTTPClient's default is
+    /// 8); requests beyond that wait for a connection to come free.
+    public init(options: Options = Options(), connectionsPerHost: Int = 8) {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, connectionsPerHost)
         configuration.timeout = HTTPClient.Configuration.Timeout(
             connect: Self.amount(options.connectTimeout), read: Self.amount(options.stallTimeout))
         // A refused connection fails the call at once, as with libcurl, instead of being retried

@@ -32,12 +32,13 @@ enum LocalServer {
     }
 
     /// Runs `body` with one AsyncHTTPClient sender to the upstream (a shared connection pool
-    /// on the server's event loops) made with `options`, shut down afterwards whatever happens.
+    /// on the server's event loops, `--upstream-connections` wide) made with `options`, shut
+    /// down afterwards whatever happens.
     static func withUpstreamSender(_ options: ServerOptions, _ body: (AsyncHTTPClientSender) async throws -> Void) async throws {
         if options.upstreamInsecure {
             StandardError.emit("warning: --upstream-insecure: the upstream's TLS certificate is not verified")
         }
-        let sender = AsyncHTTPClientSender(options: options.senderOptions)
+        let sender = AsyncHTTPClientSender(options: options.senderOptions, connectionsPerHost: options.upstreamConnections)
         do { try await body(sender) } catch {
             try? await sender.shutdown()
             throw error

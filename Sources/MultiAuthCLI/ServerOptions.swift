@@ -16,6 +16,8 @@ struct ServerOptions: ParsableArguments {
     var upstreamInsecure = false
     @Option(help: "The most client connections held open at once; past it a new connection is answered 503 and closed (keep it under the open-file limit, ulimit -n).")
     var maxConnections = 1000
+    @Option(help: "The most connections to the upstream used at once (kept open and reused); requests beyond them wait for one to come free.")
+    var upstreamConnections = 32
 
     /// The upstream sender's settings: the whole-exchange bound, the CA bundle, and whether
     /// the upstream's certificate is checked.
@@ -30,6 +32,7 @@ struct ServerOptions: ParsableArguments {
         try ArgumentChecks.seconds(upstreamTimeout, "--upstream-timeout", in: 0.001...3_600)
         try ArgumentChecks.seconds(requestHeadTimeout, "--request-head-timeout", in: 0.001...3_600)
         try ArgumentChecks.count(maxConnections, "--max-connections", in: 1...1_000_000)
+        try ArgumentChecks.count(upstreamConnections, "--upstream-connections", in: 1...10_000)
         try ArgumentChecks.readableFile(upstreamCaBundle, "--upstream-ca-bundle")
         if upstreamInsecure, upstreamCaBundle != nil {
             throw ValidationError("--upstream-insecure skips the check --upstream-ca-bundle configures: give one of them")

@@ -73,6 +73,25 @@ struct ProxyTests {
         #expect(statuses.allSatisfy { $0 == 200 })
     }
 
+    /// With one upstream connection, requests beyond it wait for it rather than fail; a pool
+    /// of no connections is a usage error naming the flag.
+    @Test func requestsBeyondTheUpstreamConnectionsWaitForOne() async throws {
+        let proxy = try GatewayProcess(
+            ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "api-key", "--api-key", Peers.apiKey, "--upstream-connections", "1"])
+        defer { #expect(proxy.stop() == 0) }
+        let client = CurlHTTPClient()
+        let url = proxy.url
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<40 {
+                group.addTask { try await client.send(try HTTPRequest(method: .get, wireURL: url + "/apikey/\(index)")).status }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.count == 40 && statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+        let refused = try await CLITests.run(["proxy", "--upstream", Peers.api, "--auth", "api-key", "--api-key", "k", "--upstream-connections", "0"])
+        #expect(refused.status == 2 && refused.stderr.contains("--upstream-connections"), "\(refused.stderr)")
+    }
+
     /// 200 MiB through the proxy to the botocore-checked server, which hashes what arrives
     /// against the signed x-amz-content-sha256: the proxy spools it (in a private TMPDIR that
     /// must be empty afterwards) and its peak RSS stays far below the body.

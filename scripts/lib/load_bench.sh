@@ -1,7 +1,9 @@
 # Proxy and gateway under load, with wrk (Debian's) in the same run: 1 KiB GETs on loopback
 # against a Hummingbird upstream (Benchmarks/UpstreamBench), called directly, through
 # `multiauth proxy`, and through `multiauth gateway` with a botocore-signed SigV4 header on
-# every request (the gateway verifies each one: there is no replay cache). Sourced by
+# every request (the gateway verifies each one: there is no replay cache), and through a bare
+# Hummingbird + AsyncHTTPClient pass-through with no authorization (Benchmarks/PassthroughBench):
+# the ceiling of the stack the proxy and gateway are built on. Sourced by
 # scripts/bench after the static CLI is built; prints the "proxy:" and "gateway:" lines, and
 # the CPU time each process spent per request (from /proc/PID/stat).
 
@@ -41,10 +43,13 @@ wrk_with_cpu() {
 run_load_bench() {
     command -v wrk >/dev/null || { say "installing wrk"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq wrk >/dev/null; }
     swift build -c release --product UpstreamBench >/dev/null
-    local up gw px pids=() secrets upstream_pid proxy_pid gateway_pid
-    up=$(free_port); px=$(free_port); gw=$(free_port)
+    swift build -c release --product PassthroughBench >/dev/null
+    local up gw px pt pids=() secrets upstream_pid proxy_pid gateway_pid passthrough_pid
+    up=$(free_port); px=$(free_port); gw=$(free_port); pt=$(free_port)
     .build/release/UpstreamBench "$up" >/dev/null 2>&1 & pids+=($!)
     upstream_pid=$!
+    .build/release/PassthroughBench "$pt" "http://127.0.0.1:$up" >/dev/null 2>&1 & pids+=($!)
+    passthrough_pid=$!
     secrets=$(mktemp)
     printf '{"AKIDLOADBENCH": "load-bench-secret-not-real"}' >"$secrets"
     chmod 600 "$secrets"
@@ -54,6 +59,7 @@ run_load_bench() {
     gateway_pid=$!
     wait_for "http://127.0.0.1:$up/bench/item" "bench upstream"
     wait_for "http://127.0.0.1:$px/bench/item" "proxy"
+    wait_for "http://127.0.0.1:$pt/bench/item" "pass-through"
     sleep 1
     local signed
     signed=$(.venv/bin/python3 scripts/oracles/signed_call.py --signer botocore --url "http://127.0.0.1:$gw/bench/item" \
@@ -61,21 +67,22 @@ run_load_bench() {
     local headers=()
     while IFS= read -r line; do headers+=(-H "$line"); done < <(.venv/bin/python3 -c 'import json, sys
 for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {value}")' "$signed")
-    say "load: direct, through the proxy, through the gateway (wrk, ${LOAD_SECONDS:-5} s each, twice)"
-    local direct proxied gated
+    say "load: direct, through the bare pass-through, the proxy and the gateway (wrk, ${LOAD_SECONDS:-5} s each, twice)"
+    local direct passed proxied gated
     for round in 1 2; do
         direct+="$(wrk_with_cpu "$upstream_pid $upstream_pid" "http://127.0.0.1:$up/bench/item")|"
+        passed+="$(wrk_with_cpu "$passthrough_pid $upstream_pid" "http://127.0.0.1:$pt/bench/item")|"
         proxied+="$(wrk_with_cpu "$proxy_pid $upstream_pid" "http://127.0.0.1:$px/bench/item")|"
         gated+="$(wrk_with_cpu "$gateway_pid $upstream_pid" "${headers[@]}" "http://127.0.0.1:$gw/bench/item")|"
     done
     kill "${pids[@]}" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
     rm -f "$secrets"
-    .venv/bin/python3 - "$direct" "$proxied" "$gated" <<'PY'
+    .venv/bin/python3 - "$direct" "$proxied" "$gated" "$passed" <<'PY'
 import statistics, sys
 def rounds(text):
     return [tuple(float(x) for x in part.split()) for part in text.strip("|").split("|")]
-direct, proxied, gated = (rounds(a) for a in sys.argv[1:4])
+direct, proxied, gated, passed = (rounds(a) for a in sys.argv[1:5])
 d50, drps = statistics.median(r[0] for r in direct), statistics.median(r[1] for r in direct)
 p50, prps = statistics.median(r[0] for r in proxied), statistics.median(r[1] for r in proxied)
 g50, grps = statistics.median(r[0] for r in gated), statistics.median(r[1] for r in gated)
@@ -87,5 +94,9 @@ print(f"gateway: {grps:.0f} verified req/s (SigV4 header on every request), p50 
 cpu = lambda rounds, i: statistics.median(r[i] for r in rounds)
 print(f"CPU per request: direct, the upstream {cpu(direct, 3):.0f} us; through the proxy, the proxy {cpu(proxied, 3):.0f} us "
       f"and the upstream {cpu(proxied, 4):.0f} us; through the gateway, the gateway {cpu(gated, 3):.0f} us and the upstream {cpu(gated, 4):.0f} us")
+t50, trps = statistics.median(r[0] for r in passed), statistics.median(r[1] for r in passed)
+print(f"stack ceiling: a bare Hummingbird + AsyncHTTPClient pass-through (no authorization) {trps:,.0f} req/s "
+      f"({100 * trps / drps:.0f}% of direct), p50 {t50:.2f} ms, {cpu(passed, 3):.0f} us CPU per request; "
+      f"the proxy reaches {100 * prps / trps:.0f}% of it, the gateway {100 * grps / trps:.0f}%")
 PY
 }
