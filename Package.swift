@@ -108,8 +108,10 @@ let package = Package(
             name: "ReverseProxy",
             dependencies: [
                 "InboundAuthorization", "MultiAuthHummingbird", "Authorization", "HTTPTransport", "SigV4", "MultiAuthCore", httpTypes, logging,
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ],
             swiftSettings: strict),
         .target(name: "HTTPTransport", dependencies: ["CLibCurl", "CurlShims", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
@@ -139,7 +141,7 @@ let package = Package(
                 "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "HTTPTransport",
                 "TokenProviders", "Logins", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes,
                 logging, "InboundAuthorization", "ReverseProxy", "MultiAuthAsyncHTTPClient", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: strict

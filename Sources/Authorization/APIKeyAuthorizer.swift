@@ -14,6 +14,14 @@ public struct APIKeyAuthorizer: RequestAuthorizer {
         try request.headerFields.setSecret(.apiKey, try await key.read(), what: "the API key")
         return AuthorizedRequest(request: request, body: body)
     }
+
+    /// The request with `x-api-key` set, when the key is fixed.
+    public func authorizeWithoutSuspending(_ request: HTTPRequest) -> Result<HTTPRequest, AuthorizationError>? {
+        guard let key = key.fixedValue else { return nil }
+        var request = request
+        do { try request.headerFields.setSecret(.apiKey, key, what: "the API key") } catch { return .failure(error) }
+        return .success(request)
+    }
 }
 
 /// AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT and AWS_LAMBDA: `Authorization: <token>`
@@ -33,6 +41,14 @@ public struct TokenAuthorizer: RequestAuthorizer {
         let value = try await token.read()
         try request.headerFields.setSecret(.authorization, bearer ? "Bearer \(value)" : value, what: "the token")
         return AuthorizedRequest(request: request, body: body)
+    }
+
+    /// The request with `Authorization` set, when the token is fixed.
+    public func authorizeWithoutSuspending(_ request: HTTPRequest) -> Result<HTTPRequest, AuthorizationError>? {
+        guard let value = token.fixedValue else { return nil }
+        var request = request
+        do { try request.headerFields.setSecret(.authorization, bearer ? "Bearer \(value)" : value, what: "the token") } catch { return .failure(error) }
+        return .success(request)
     }
 }
 

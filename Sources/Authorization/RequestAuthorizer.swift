@@ -26,6 +26,16 @@ public struct AuthorizedRequest: Sendable {
 public protocol RequestAuthorizer: Sendable {
     /// Authorizes `request` with `body` for the time `date`.
     func authorize(_ request: HTTPRequest, body: OutgoingBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest
+
+    /// Authorizes a body-less `request` at once when nothing needs waiting for (a fixed key
+    /// or token): the outcome ``authorize(_:body:at:)`` would give, or nil when only that
+    /// call can tell. The default is nil.
+    func authorizeWithoutSuspending(_ request: HTTPRequest) -> Result<HTTPRequest, AuthorizationError>?
+}
+
+extension RequestAuthorizer {
+    /// Nil: the authorizer decides only through ``authorize(_:body:at:)``.
+    public func authorizeWithoutSuspending(_ request: HTTPRequest) -> Result<HTTPRequest, AuthorizationError>? { nil }
 }
 
 /// Why a request could not be authorized. Never carries a key, token or secret.
@@ -57,6 +67,9 @@ public struct NoAuthorizer: RequestAuthorizer {
     public func authorize(_ request: HTTPRequest, body: OutgoingBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest {
         AuthorizedRequest(request: request, body: body)
     }
+
+    /// The request as it is.
+    public func authorizeWithoutSuspending(_ request: HTTPRequest) -> Result<HTTPRequest, AuthorizationError>? { .success(request) }
 }
 
 extension HTTPFields {

@@ -54,12 +54,7 @@ public struct InboundAuthorizer: Sendable {
     /// hashes a body as it arrives, without holding it, decides with this.
     public func authorize(_ request: HTTPRequest, bodySHA256: String?) async -> Result<Principal, InboundRejection> {
         if let verifier, Self.isSigned(request) { return await verifySignature(request, bodySHA256: bodySHA256, with: verifier) }
-        if !apiKeys.isEmpty, let key = request.headerFields[Self.apiKeyField] {
-            guard let name = apiKeys.first(where: { ConstantTime.equals(Array($0.key.utf8), Array(key.utf8)) })?.value else {
-                return .failure(.forbiddenKey)
-            }
-            return .success(Principal(mode: .apiKey, name: name))
-        }
+        if let decision = apiKeyDecision(request) { return decision }
         if let tokenValidator, let token = Self.bearerToken(request) {
             do throws(TokenError) {
                 var validator = tokenValidator
@@ -73,13 +68,45 @@ public struct InboundAuthorizer: Sendable {
         return .failure(.missingToken(accepting: modes))
     }
 
+    /// The decision on a body-less `request` when it can be made without waiting (a SigV4
+    /// verifier with a table of credentials, API keys, a missing credential), the same as
+    /// ``authorize(_:bodySHA256:)`` would give; nil when only that call can decide (a JWT, whose
+    /// key set may need fetching, or a verifier that looks its credentials up).
+    package func authorizeWithoutSuspending(_ request: HTTPRequest) -> Result<Principal, InboundRejection>? {
+        if let verifier, Self.isSigned(request) {
+            if let rejection = Self.unverifiableBody(request) { return .failure(rejection) }
+            let hash = PayloadHash.emptySHA256
+            return verifier.verifyWithTable(request, payload: .sha256(hash), now: now()).map { Self.principal($0, request, bodySHA256: hash) }
+        }
+        if let decision = apiKeyDecision(request) { return decision }
+        if tokenValidator != nil, Self.bearerToken(request) != nil { return nil }
+        return .failure(.missingToken(accepting: modes))
+    }
+
+    /// The decision on an `x-api-key`, when API keys are accepted and the request has one.
+    private func apiKeyDecision(_ request: HTTPRequest) -> Result<Principal, InboundRejection>? {
+        guard !apiKeys.isEmpty, let key = request.headerFields[Self.apiKeyField] else { return nil }
+        guard let name = apiKeys.first(where: { ConstantTime.equals(Array($0.key.utf8), Array(key.utf8)) })?.value else {
+            return .failure(.forbiddenKey)
+        }
+        return .success(Principal(mode: .apiKey, name: name))
+    }
+
     private func verifySignature(_ request: HTTPRequest, bodySHA256: String?, with verifier: SigV4Verifier) async -> Result<Principal, InboundRejection> {
         let bodyHash = bodySHA256 ?? PayloadHash.emptySHA256
         if let rejection = Self.unverifiableBody(request) { return .failure(rejection) }
-        switch await verifier.verify(request, payload: .sha256(bodyHash), now: now()) {
+        return Self.principal(await verifier.verify(request, payload: .sha256(bodyHash), now: now()), request, bodySHA256: bodyHash)
+    }
+
+    /// A verification's outcome as the principal or a rejection; a verified signature still
+    /// fails when the body does not hash to the `x-amz-content-sha256` it covers.
+    private static func principal(
+        _ verification: Result<String, VerificationFailure>, _ request: HTTPRequest, bodySHA256: String
+    ) -> Result<Principal, InboundRejection> {
+        switch verification {
         case .failure(let failure): return .failure(.signature(failure))
         case .success(let accessKeyId):
-            if let rejection = Self.contentHashMismatch(request, bodySHA256: bodyHash) { return .failure(rejection) }
+            if let rejection = contentHashMismatch(request, bodySHA256: bodySHA256) { return .failure(rejection) }
             return .success(Principal(mode: .iam, name: accessKeyId))
         }
     }

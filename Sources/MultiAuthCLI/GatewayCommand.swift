@@ -64,8 +64,9 @@ struct GatewayCommand: AsyncParsableCommand {
             do throws(ReverseProxyError) { forwarder = try UpstreamForwarder(upstream: server.upstream, sender: sender, maxBodySize: maxBody) } catch {
                 throw CLIError("--upstream", error)
             }
+            let gateway = GatewayResponder(authorizer: authorizer, forwarder: forwarder)
             try await LocalServer.run(
-                GatewayResponder(authorizer: authorizer, forwarder: forwarder), listen: address, options: server,
+                gateway, inline: gateway.inlineForwarding(timeout: server.upstreamTimeout, logger: logger), listen: address, options: server,
                 name: "multiauth-gateway", detail: "modes \(modes)", logger: logger)
         }
     }

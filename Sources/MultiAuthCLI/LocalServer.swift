@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import MultiAuthAsyncHTTPClient
 import NIOCore
@@ -15,13 +16,16 @@ enum LocalServer {
     /// Serves `responder` on `listen` until a stop signal; prints `<name>: listening on http://HOST:PORT, <detail>`
     /// on standard error once the port is open (the actual port when `listen` asked for 0).
     static func run<Responder: HTTPResponder>(
-        _ responder: Responder, listen: ListenAddress, options: ServerOptions, name: String, detail: String, logger: Logger
+        _ responder: Responder, inline: InlineForwarding?, listen: ListenAddress, options: ServerOptions, name: String, detail: String,
+        logger: Logger
     ) async throws where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
         let headLimit = TimeAmount.nanoseconds(Int64(options.requestHeadTimeout * 1e9))
         let connections = ConnectionLimit.Counter(limit: options.maxConnections, logger: logger)
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionLimit(connections), RequestHeadDeadline(limit: headLimit)], idleTimeout: idleTimeout)
         let app = Application(
             responder: responder,
-            server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionLimit(connections), RequestHeadDeadline(limit: headLimit)], idleTimeout: idleTimeout)),
+            server: inline.map { .http1(configuration: http1, inlineForwarding: $0) } ?? .http1(configuration: http1),
             configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: name),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? listen.port

@@ -47,7 +47,8 @@ struct ProxyCommand: AsyncParsableCommand {
                 responder = try SigningProxyResponder(
                     upstream: server.upstream, client: client, maxBodySize: maxBody, spoolThreshold: upload.chunked ? 0 : 1 << 20)
             } catch { throw CLIError("--upstream", error) }
-            try await LocalServer.run(responder, listen: address, options: server, name: "multiauth-proxy", detail: "auth \(access.auth.rawValue)", logger: logger)
+            let inline = responder.inlineForwarding(timeout: server.upstreamTimeout, logger: logger)
+            try await LocalServer.run(responder, inline: inline, listen: address, options: server, name: "multiauth-proxy", detail: "auth \(access.auth.rawValue)", logger: logger)
         }
     }
 }

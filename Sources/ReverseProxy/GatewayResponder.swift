@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import InboundAuthorization
+import Logging
 import MultiAuthHummingbird
 
 /// The verifying gateway: an ``InboundAuthorization/InboundAuthorizer`` in front of an
@@ -36,6 +37,23 @@ public struct GatewayResponder: HTTPResponder {
             return Response(rejection, logger: context.logger)
         case .success(let principal):
             return await forwarder.forward(request.head, body: body, principal: principal, logger: context.logger)
+        }
+    }
+}
+
+extension GatewayResponder {
+    /// Inline forwarding of body-less requests (``InlineForwarding``) that the authorizer can
+    /// decide at once (SigV4/SigV4a against a table of credentials, API keys, a missing
+    /// credential); JWTs keep the full path. Nil for an https upstream.
+    public func inlineForwarding(timeout: Double, logger: Logger) -> InlineForwarding? {
+        InlineForwarding(forwarder: forwarder, timeout: timeout, logger: logger) { [authorizer, forwarder] head in
+            switch authorizer.authorizeWithoutSuspending(head) {
+            case nil: return .fullPath
+            case .failure(let rejection):
+                logger.info("request rejected", metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
+                return .answer(rejection.responseHead, body: rejection.body)
+            case .success(let principal): return .forward(forwarder.upstreamRequest(for: head, principal: principal))
+            }
         }
     }
 }

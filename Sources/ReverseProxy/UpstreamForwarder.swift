@@ -210,8 +210,14 @@ public struct UpstreamForwarder: Sendable {
     }
 
     static func error(_ status: HTTPResponse.Status, _ type: String, _ message: String) -> Response {
+        let response = errorResponse(status, type, message)
+        return Response(status: status, headers: response.head.headerFields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+    }
+
+    /// An error answer in API Gateway's form: the status, `x-amzn-ErrorType` and `{"message": …}`.
+    static func errorResponse(_ status: HTTPResponse.Status, _ type: String, _ message: String) -> (head: HTTPResponse, body: [UInt8]) {
         let rejection = InboundRejection(status: status, errorType: type, message: message, reason: message)
-        return Response(status: status, headers: rejection.responseHead.headerFields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: rejection.body)))
+        return (rejection.responseHead, rejection.body)
     }
 }
 

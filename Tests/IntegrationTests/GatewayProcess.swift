@@ -43,8 +43,11 @@ final class GatewayProcess: @unchecked Sendable {
     private func waitForURL() throws -> String {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            if let range = log.range(of: "listening on http://") {
-                let rest = log[range.upperBound...]
+            // One read of the log: it grows as the process writes, so indices into one read
+            // are not valid in the next.
+            let text = log
+            if let range = text.range(of: "listening on http://") {
+                let rest = text[range.upperBound...]
                 if let end = rest.firstIndex(where: { $0 == "," || $0 == "\n" }) { return "http://" + rest[..<end] }
             }
             guard process.isRunning else { throw GatewayStartFailure(log: log) }

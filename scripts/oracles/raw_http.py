@@ -4,10 +4,31 @@ line, or "closed" when the server closed the connection without an answer, or "t
 Usage: raw_http.py HOST PORT KIND [SECONDS]
 KIND: malformed (a broken request line), big-header (one 1 MiB header), long-body (a body
 longer than its Content-Length), short-body (half the announced body, then the sending side
-closed), slow (a head sent one byte every 0.2 s, never finished)."""
+closed), slow (a head sent one byte every 0.2 s, never finished), pipelined (three requests with the
+API key `k` in one write, a POST with a body between two GETs: prints each response's status
+and the target the upstream echoed, in the order they came, as "200 /p1,200 /p2,200 /p3"), reuse (GET, GET, then a body-less POST, one after another on one
+connection, printed the same way)."""
+import json
 import socket
 import sys
 import time
+
+
+
+def read_response(stream):
+    """One response from `stream`: its status and the target its JSON body names ("-" for none)."""
+    status = stream.readline().split(b" ")[1].decode()
+    length = 0
+    while (line := stream.readline()) not in (b"\r\n", b""):
+        name, _, value = line.decode("latin-1").partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value)
+    body = stream.read(length)
+    try:
+        return status, json.loads(body).get("target", "-")
+    except ValueError:
+        return status, "-"
+
 
 host, port, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 limit = float(sys.argv[4]) if len(sys.argv) > 4 else 10
@@ -22,6 +43,22 @@ try:
     elif kind == "short-body":
         sock.sendall(b"POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n01234")
         sock.shutdown(socket.SHUT_WR)
+    elif kind == "pipelined":
+        sock.sendall(
+            b"GET /p1 HTTP/1.1\r\nHost: h\r\nx-api-key: k\r\n\r\n"
+            b"POST /p2 HTTP/1.1\r\nHost: h\r\nx-api-key: k\r\nContent-Length: 3\r\n\r\nabc"
+            b"GET /p3 HTTP/1.1\r\nHost: h\r\nx-api-key: k\r\n\r\n")
+        stream = sock.makefile("rb")
+        print(",".join(" ".join(read_response(stream)) for _ in range(3)))
+        sys.exit(0)
+    elif kind == "reuse":
+        stream = sock.makefile("rb")
+        answers = []
+        for method, path in (("GET", "/keepalive/a"), ("GET", "/keepalive/b"), ("POST", "/keepalive/c")):
+            sock.sendall(f"{method} {path} HTTP/1.1\r\nHost: h\r\nx-api-key: k\r\nContent-Length: 0\r\n\r\n".encode())
+            answers.append(" ".join(read_response(stream)))
+        print(",".join(answers))
+        sys.exit(0)
     elif kind == "slow":
         start = time.time()
         for byte in b"GET /slow HTTP/1.1\r\nHost: h\r\nX-Slow: " + b"a" * 1000:

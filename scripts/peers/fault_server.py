@@ -7,6 +7,10 @@ adversarial run (issue 19). It reads one request head and then, by path:
   /always500/...   answers 500 with a small JSON error, every time
   /capture/...     answers 200 with the raw bytes of the request head as the body
   /discovery/...   an OpenID discovery document whose endpoints name gopher:// and file:// URLs
+  /keepalive/...   answers 200 and keeps the connection open, then closes it without an
+                   answer when the next request head arrives on it (a kept-alive connection the
+                   server dropped just as a client reused it)
+  /delay/MS        answers 200 after MS milliseconds
 
 Any other path gets 404. It never reads a body beyond the head."""
 import argparse
@@ -48,6 +52,13 @@ def serve(conn, port):
             size = int(path.split("/")[2])
             conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n".encode())
             conn.sendall(b"x" * (size // 2))
+        elif path.startswith("/keepalive"):
+            body = json.dumps({"target": path}).encode()
+            conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+            read_head(conn)
+        elif path.startswith("/delay/"):
+            threading.Event().wait(int(path.split("/")[2]) / 1000)
+            reply(conn, 200, json.dumps({"target": path}).encode())
         elif path.startswith("/always500"):
             reply(conn, 500, b'{"message": "Internal Server Error"}')
         elif path.startswith("/capture"):

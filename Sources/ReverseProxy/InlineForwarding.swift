@@ -1,0 +1,83 @@
+import HTTPTypes
+import Logging
+import NIOCore
+
+/// What the proxy and the gateway do with a body-less request without leaving the
+/// connection's event loop: decide on it (authorize or verify), then send it to the upstream
+/// over a connection held for that client connection, and write the upstream's response back
+/// as it arrives. No task, no thread hop and no copy of the body on the way; a request this
+/// cannot take (one with a body, an `Expect` or `Upgrade`, an https upstream, a mode that must
+/// wait on something) goes the full way, through the Hummingbird responder.
+///
+/// Built into the server by ``InlineForwardingChannel``; one ``InlineForwardingHandler`` per
+/// connection does the work.
+public struct InlineForwarding: Sendable {
+    /// What happens to one request.
+    public enum Decision: Sendable {
+        /// Send this request (already authorized, addressed to the upstream) on.
+        case forward(HTTPRequest)
+        /// Answer the client with this response and body; nothing goes upstream.
+        case answer(HTTPResponse, body: [UInt8])
+        /// Leave the request to the full path (the Hummingbird responder).
+        case fullPath
+        /// Decide after something asynchronous (a token read, a credential refresh): the
+        /// function runs once, in a task, and its decision is carried out on the event loop.
+        case later(@Sendable () async -> Decision)
+    }
+
+    /// The upstream's host and port (plain HTTP only: an https upstream takes the full path).
+    let host: String
+    let port: Int
+    /// The most time from sending a request to the upstream's last response byte.
+    let timeout: TimeAmount
+    /// Decides on each body-less request head, on the event loop: it must not block.
+    let decide: @Sendable (HTTPRequest) -> Decision
+    let logger: Logger
+
+    /// Inline forwarding to `forwarder`'s upstream, or nil when that upstream is https (TLS
+    /// to the upstream is left to the full path's client). `decide` runs on the connection's
+    /// event loop for every body-less request head and must return without blocking.
+    public init?(
+        forwarder: UpstreamForwarder, timeout: Double, logger: Logger, decide: @escaping @Sendable (HTTPRequest) -> Decision
+    ) {
+        guard forwarder.upstream.scheme == "http" else { return nil }
+        let host = forwarder.upstream.host
+        self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        port = forwarder.upstream.port ?? 80
+        self.timeout = .nanoseconds(Int64(timeout * 1e9))
+        self.decide = decide
+        self.logger = logger
+    }
+
+    /// True for a request whose whole exchange can happen inline: no body (no
+    /// `Transfer-Encoding`, a `Content-Length` of 0 or none), nothing asking for an interim
+    /// response or a protocol switch, and not `CONNECT`.
+    static func takesInline(_ head: HTTPRequest) -> Bool {
+        guard head.method != .connect else { return false }
+        for field in head.headerFields {
+            switch field.name {
+            case .transferEncoding, .expect, .upgrade: return false
+            case .contentLength where field.value != "0": return false
+            default: continue
+            }
+        }
+        return true
+    }
+
+    /// The answer for a rejection or failure, as the full path gives it (API Gateway's form).
+    static func answer(_ status: HTTPResponse.Status, _ type: String, _ message: String) -> Decision {
+        let response = UpstreamForwarder.errorResponse(status, type, message)
+        return .answer(response.head, body: response.body)
+    }
+
+    /// The upstream's response fields as the client gets them: hop-by-hop ones dropped, the
+    /// upstream's `Content-Length` kept (the response is relayed byte for byte, so it holds).
+    static func relayedFields(_ fields: HTTPFields) -> HTTPFields {
+        var relayed = HTTPFields()
+        relayed.reserveCapacity(fields.count)
+        for field in fields where field.name == .contentLength || !UpstreamForwarder.hopByHop.contains(field.name.canonicalName) {
+            relayed.append(field)
+        }
+        return relayed
+    }
+}

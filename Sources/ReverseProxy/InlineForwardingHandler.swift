@@ -1,0 +1,256 @@
+import HTTPTypes
+import Logging
+import NIOCore
+import NIOHTTPTypes
+
+/// One client connection's inline exchanges (``InlineForwarding``).
+///
+/// Sits after Hummingbird's connection-state handler (which so sees every request and
+/// response, and keeps the idle timeout and graceful shutdown right) and before the channel's
+/// hand-over to the Hummingbird responder. A body-less request head arriving while no
+/// full-path request is open or unanswered is decided here; everything else is passed on
+/// untouched. Responses go out in request order: while an inline exchange runs, the parts of
+/// requests pipelined behind it are held (and reading paused), then replayed.
+final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// The inline exchange under way.
+    private struct Exchange {
+        let number: Int
+        let isHead: Bool
+        var requestEnded = false
+        var sent = false
+        var responseStarted = false
+        var responseEnded = false
+        var deadline: Scheduled<Void>?
+        /// The request as sent, while it may still be sent again: once, when a reused
+        /// connection turns out closed before any of the response came.
+        var request: HTTPRequest?
+        var onReusedConnection = false
+    }
+
+    private let forwarding: InlineForwarding
+    private var context: ChannelHandlerContext?
+    private var exchange: Exchange?
+    private var exchangesStarted = 0
+    /// Full-path requests whose response has not ended, and whether one is still being read.
+    private var fullPathResponsesDue = 0
+    private var fullPathRequestOpen = false
+    /// Parts of requests pipelined behind an inline exchange, and a read held meanwhile.
+    private var heldParts: [HTTPRequestPart] = []
+    private var heldRead = false
+    private let upstream: UpstreamLink
+
+    init(_ forwarding: InlineForwarding) {
+        self.forwarding = forwarding
+        upstream = UpstreamLink(host: forwarding.host, port: forwarding.port, connectTimeout: forwarding.timeout)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        endEverything()
+        self.context = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        endEverything()
+        context.fireChannelInactive()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        // A slow client slows the upstream's response down instead of filling memory.
+        upstream.setReading(context.channel.isWritable)
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        take(unwrapInboundIn(data), context: context)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if let exchange, exchange.requestEnded { heldRead = true } else { context.read() }
+    }
+
+    /// The full path's response parts: its `.end` closes one full-path request.
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { fullPathResponsesDue -= 1 }
+        context.write(data, promise: promise)
+    }
+
+    // MARK: Requests
+
+    private func take(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
+        if exchange != nil {
+            if exchange!.requestEnded {
+                heldParts.append(part)
+            } else if case .end = part {
+                exchange!.requestEnded = true
+                finishIfDone()
+            }
+            return
+        }
+        if case .head(let head) = part, fullPathResponsesDue == 0, !fullPathRequestOpen, InlineForwarding.takesInline(head) {
+            let decision = forwarding.decide(head)
+            if case .fullPath = decision {} else {
+                exchangesStarted += 1
+                exchange = Exchange(number: exchangesStarted, isHead: head.method == .head)
+                carry(decision)
+                return
+            }
+        }
+        switch part {
+        case .head:
+            fullPathResponsesDue += 1
+            fullPathRequestOpen = true
+        case .end: fullPathRequestOpen = false
+        case .body: break
+        }
+        context.fireChannelRead(wrapInboundOut(part))
+    }
+
+    private func carry(_ decision: InlineForwarding.Decision) {
+        guard let context, let current = exchange?.number else { return }
+        switch decision {
+        case .forward(let request): send(request)
+        case .answer(let head, let body): answer(head, body: body)
+        case .fullPath:
+            // Only a `.later` decision can get here, after the head was taken: too late to hand on.
+            forwarding.logger.error("an inline decision asked for the full path after the request was taken")
+            carry(InlineForwarding.answer(.internalServerError, "InternalServerErrorException", "Internal server error"))
+        case .later(let work):
+            let promise = context.eventLoop.makePromise(of: InlineForwarding.Decision.self)
+            promise.completeWithTask { await work() }
+            promise.futureResult.assumeIsolated().whenSuccess { [self] decision in
+                if exchange?.number == current { carry(decision) }
+            }
+        }
+    }
+
+    /// Writes a whole response of our own.
+    private func answer(_ head: HTTPResponse, body: [UInt8]) {
+        guard let context, let exchange else { return }
+        var head = head
+        head.headerFields[.contentLength] = String(body.count)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if !body.isEmpty, !exchange.isHead { context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        self.exchange?.responseStarted = true
+        self.exchange?.responseEnded = true
+        finishIfDone()
+    }
+
+    private func send(_ request: HTTPRequest) {
+        guard let context, let number = exchange?.number else { return }
+        var request = request
+        if Self.bodyExpected.contains(request.method) { request.headerFields[.contentLength] = "0" }
+        exchange?.sent = true
+        exchange?.deadline = context.eventLoop.assumeIsolated().scheduleTask(in: forwarding.timeout) { [self] in
+            if exchange?.number == number { upstreamTimedOut() }
+        }
+        exchange?.request = request
+        exchange?.onReusedConnection = upstream.send(request, on: context.eventLoop, to: self)
+    }
+
+    /// Ends the exchange once both its request and its response have, and goes on with what
+    /// was held behind it.
+    private func finishIfDone() {
+        guard let current = exchange, current.requestEnded, current.responseEnded else { return }
+        current.deadline?.cancel()
+        exchange = nil
+        guard let context else { return }
+        let held = heldParts
+        heldParts = []
+        for part in held { take(part, context: context) }
+        if !held.isEmpty { context.fireChannelReadComplete() }
+        if heldRead, exchange == nil || !exchange!.requestEnded {
+            heldRead = false
+            context.read()
+        }
+    }
+
+    private func endEverything() {
+        exchange?.deadline?.cancel()
+        exchange = nil
+        heldParts = []
+        upstream.close()
+    }
+
+    /// Methods whose body-less requests say so with `Content-Length: 0` (RFC 9110 section 8.6).
+    private static let bodyExpected: Set<HTTPRequest.Method> = [.post, .put, .patch]
+
+    /// The methods RFC 9110 (section 9.2.2) allows a client to send again on its own.
+    private static let idempotent: Set<HTTPRequest.Method> = [.get, .head, .options, .trace, .put, .delete]
+
+    // MARK: The upstream's side (called by the upstream connection, on this event loop)
+
+    func upstreamConnectFailed(_ error: any Error) {
+        forwarding.logger.warning("upstream failed", metadata: ["error": "\(error)"])
+        failExchange(timedOut: false)
+    }
+
+    func upstreamRead(_ part: HTTPResponsePart) {
+        guard let context, let current = exchange, current.sent, !current.responseEnded else { return }
+        switch part {
+        case .head(let head):
+            guard head.status.kind != .informational else { return }
+            exchange?.responseStarted = true
+            context.write(wrapOutboundOut(.head(HTTPResponse(status: head.status, headerFields: InlineForwarding.relayedFields(head.headerFields)))), promise: nil)
+        case .body(let bytes):
+            if !current.isHead { context.write(wrapOutboundOut(.body(bytes)), promise: nil) }
+        case .end:
+            exchange?.responseEnded = true
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            finishIfDone()
+        }
+    }
+
+    func upstreamReadComplete() {
+        if exchange?.responseStarted == true { context?.flush() }
+    }
+
+    /// The upstream connection closed: an exchange waiting on it fails.
+    func upstreamClosed() {
+        guard let context, let current = exchange, current.sent, !current.responseEnded else { return }
+        if current.onReusedConnection, !current.responseStarted, let request = current.request, Self.idempotent.contains(request.method) {
+            // The upstream closed a kept-alive connection as the request went out (its idle
+            // timeout, most likely): an idempotent request goes once more, on a new connection.
+            exchange?.request = nil
+            exchange?.onReusedConnection = upstream.send(request, on: context.eventLoop, to: self)
+            return
+        }
+        forwarding.logger.warning("upstream failed", metadata: ["error": "the upstream closed the connection before the response ended"])
+        failExchange(timedOut: false)
+    }
+
+    private func upstreamTimedOut() {
+        forwarding.logger.warning("upstream failed", metadata: ["error": "no complete response within the upstream timeout"])
+        failExchange(timedOut: true)
+    }
+
+    /// Before the response has started, the client gets 502 (504 for a timeout); after, its
+    /// connection is closed, which it sees as a short response. The upstream connection is
+    /// dropped either way, so no late response is taken for a later request.
+    private func failExchange(timedOut: Bool) {
+        upstream.close()
+        guard let context, let current = exchange else { return }
+        guard !current.responseStarted else {
+            context.close(promise: nil)
+            return
+        }
+        exchange?.sent = false
+        if timedOut {
+            carry(InlineForwarding.answer(.gatewayTimeout, "IntegrationTimeout", "Endpoint request timed out"))
+        } else {
+            carry(InlineForwarding.answer(.badGateway, "BadGatewayException", "Bad Gateway"))
+        }
+    }
+}
+
+@available(*, unavailable)
+extension InlineForwardingHandler: Sendable {}

@@ -1,0 +1,71 @@
+import Foundation
+import HTTPTransport
+import HTTPTypes
+import Testing
+
+/// The inline path of `multiauth proxy` and `multiauth gateway` (body-less requests forwarded
+/// on the event loop over a connection held per client connection), where it differs from the
+/// full path: one client connection mixing both paths, upstream connections that close, a
+/// response larger than any buffer, and a stop signal while a request is under way.
+@Suite(.enabled(if: Peers.available && !Peers.upstream.isEmpty && Peers.faultAvailable, Peers.reason))
+struct InlineForwardingTests {
+    /// A GET, a POST with a body (the full path) and a GET, sent in one write on one
+    /// connection: three answers, in the order asked.
+    @Test func pipelinedRequestsOnBothPathsAreAnsweredInOrder() async throws {
+        let gateway = try GatewayProcess(["gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--api-key", "ci=k"])
+        defer { #expect(gateway.stop() == 0) }
+        #expect(try await GatewayHostileInputTests.raw(gateway, "pipelined") == "200 /p1,200 /p2,200 /p3")
+        #expect(try await GatewayHostileInputTests.raw(gateway, "pipelined") == "200 /p1,200 /p2,200 /p3")
+    }
+
+    /// The fault server answers on a kept-alive connection, then drops it when the next request
+    /// arrives: a GET goes again on a new connection and passes; a POST, which is not
+    /// idempotent, is not sent twice and gets 502.
+    @Test func aDroppedUpstreamConnectionIsRetriedForIdempotentRequestsOnly() async throws {
+        let proxy = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.fault, "--auth", "api-key", "--api-key", "k"])
+        defer { #expect(proxy.stop() == 0) }
+        #expect(try await GatewayHostileInputTests.raw(proxy, "reuse") == "200 /keepalive/a,200 /keepalive/b,502 -", "\(proxy.log)")
+    }
+
+    /// 20 MB from an upstream that closes after each response: every byte arrives, and the
+    /// next request on the same client connection is served on a new upstream connection.
+    @Test func aLargeResponseStreamsThroughWhole() async throws {
+        let proxy = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.fault, "--auth", "api-key", "--api-key", "k"])
+        defer { #expect(proxy.stop() == 0) }
+        let size = 20_000_000
+        let call = try await ProxyTests.curl(["-o", "/dev/null", "-o", "/dev/null", "-w", "%{size_download} ", proxy.url + "/stream/\(size)", proxy.url + "/stream/10"])
+        #expect(call.body.split(separator: " ").prefix(2) == ["\(size)", "10"], "\(call.body)")
+    }
+
+    /// An upstream that sends half of its announced body and closes: the client's connection is
+    /// cut (curl reports a partial transfer), and the proxy goes on serving.
+    @Test func aResponseCutOffUpstreamIsCutOffForTheClient() async throws {
+        let proxy = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.fault, "--auth", "api-key", "--api-key", "k"])
+        defer { #expect(proxy.stop() == 0) }
+        let cut = try await offPool { try Self.curlExitCode([proxy.url + "/cut/100000"]) }
+        #expect(cut == 18)  // CURLE_PARTIAL_FILE
+        #expect(try await ProxyTests.curl([proxy.url + "/delay/0"]).status == 200)
+    }
+
+    /// SIGTERM while a request is with the upstream: the request still gets its answer and the
+    /// process exits 0.
+    @Test func aStopSignalLetsTheRequestUnderWayFinish() async throws {
+        let gateway = try GatewayProcess(["gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.fault, "--api-key", "ci=k"])
+        let call = Task { try await ProxyTests.curl(["-H", "x-api-key: k", gateway.url + "/delay/1500"]) }
+        // The request is under way once the fault server holds it; a bounded wait for curl to connect.
+        try await Task.sleep(for: .milliseconds(500))
+        let exit = try await offPool { gateway.stop() }
+        let answer = try await call.value
+        #expect(answer.status == 200 && answer.body.contains("/delay/1500"), "\(answer) \(gateway.log)")
+        #expect(exit == 0)
+    }
+
+    private static func curlExitCode(_ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "-o", "/dev/null", "--max-time", "10"] + arguments
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
