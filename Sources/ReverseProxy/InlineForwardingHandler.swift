@@ -1,5 +1,6 @@
 import HTTPTypes
 import Logging
+import MultiAuthCore
 import NIOCore
 import NIOHTTPTypes
 
@@ -20,7 +21,10 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// The inline exchange under way.
     private struct Exchange {
         let number: Int
-        let isHead: Bool
+        let head: HTTPRequest
+        /// The client asked for the connection to close after this response.
+        let closesConnection: Bool
+        var isHead: Bool { head.method == .head }
         var requestEnded = false
         var sent = false
         var responseStarted = false
@@ -99,7 +103,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
             let decision = forwarding.decide(head)
             if case .fullPath = decision {} else {
                 exchangesStarted += 1
-                exchange = Exchange(number: exchangesStarted, isHead: head.method == .head)
+                exchange = Exchange(number: exchangesStarted, head: head, closesConnection: Self.asksToClose(head))
                 carry(decision)
                 return
             }
@@ -137,12 +141,39 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         guard let context, let exchange else { return }
         var head = head
         head.headerFields[.contentLength] = String(body.count)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        writeHead(head)
         if !body.isEmpty, !exchange.isHead { context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil) }
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        writeEnd()
+    }
+
+    private func writeHead(_ head: HTTPResponse) {
+        guard let context, let exchange else { return }
+        var head = head
+        if exchange.closesConnection { head.headerFields[.connection] = "close" }
         self.exchange?.responseStarted = true
+        forwarding.logger.debug(
+            "forwarded inline",
+            metadata: ["request": "\(exchange.head.method) \(Redaction.target(exchange.head.path ?? "/"))", "status": "\(head.status.code)"])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+    }
+
+    /// Ends the response, and the connection when the client asked for that.
+    private func writeEnd() {
+        guard let context, let exchange else { return }
         self.exchange?.responseEnded = true
+        if exchange.closesConnection {
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        } else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
         finishIfDone()
+    }
+
+    /// `Connection: close` among the request's fields (HTTP/1.1 section 9.6 of RFC 9112).
+    private static func asksToClose(_ head: HTTPRequest) -> Bool {
+        head.headerFields[values: .connection].contains { value in
+            value.split(separator: ",").contains { $0.filter { $0 != " " && $0 != "\t" }.lowercased() == "close" }
+        }
     }
 
     private func send(_ request: HTTPRequest) {
@@ -199,14 +230,11 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         switch part {
         case .head(let head):
             guard head.status.kind != .informational else { return }
-            exchange?.responseStarted = true
-            context.write(wrapOutboundOut(.head(HTTPResponse(status: head.status, headerFields: InlineForwarding.relayedFields(head.headerFields)))), promise: nil)
+            writeHead(HTTPResponse(status: head.status, headerFields: InlineForwarding.relayedFields(head.headerFields)))
         case .body(let bytes):
             if !current.isHead { context.write(wrapOutboundOut(.body(bytes)), promise: nil) }
         case .end:
-            exchange?.responseEnded = true
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            finishIfDone()
+            writeEnd()
         }
     }
 

@@ -18,6 +18,14 @@ struct InlineForwardingTests {
         #expect(try await GatewayHostileInputTests.raw(gateway, "pipelined") == "200 /p1,200 /p2,200 /p3")
     }
 
+    /// A request asking for `Connection: close` is answered, then the connection is closed
+    /// (without it, the client would wait for more until its 10 s limit and report "timeout").
+    @Test func connectionCloseIsHonoured() async throws {
+        let gateway = try GatewayProcess(["gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--api-key", "ci=k"])
+        defer { #expect(gateway.stop() == 0) }
+        #expect(try await GatewayHostileInputTests.raw(gateway, "close") == "HTTP/1.1 200 OK, then closed")
+    }
+
     /// The fault server answers on a kept-alive connection, then drops it when the next request
     /// arrives: a GET goes again on a new connection and passes; a POST, which is not
     /// idempotent, is not sent twice and gets 502.

@@ -7,7 +7,8 @@ longer than its Content-Length), short-body (half the announced body, then the s
 closed), slow (a head sent one byte every 0.2 s, never finished), pipelined (three requests with the
 API key `k` in one write, a POST with a body between two GETs: prints each response's status
 and the target the upstream echoed, in the order they came, as "200 /p1,200 /p2,200 /p3"), reuse (GET, GET, then a body-less POST, one after another on one
-connection, printed the same way)."""
+connection, printed the same way), close (a GET with `Connection: close`: its status line and
+", then closed" once the server closes the connection)."""
 import json
 import socket
 import sys
@@ -58,6 +59,13 @@ try:
             sock.sendall(f"{method} {path} HTTP/1.1\r\nHost: h\r\nx-api-key: k\r\nContent-Length: 0\r\n\r\n".encode())
             answers.append(" ".join(read_response(stream)))
         print(",".join(answers))
+        sys.exit(0)
+    elif kind == "close":
+        sock.sendall(b"GET /c HTTP/1.1\r\nHost: h\r\nx-api-key: k\r\nConnection: close\r\n\r\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+        print(data.split(b"\r\n", 1)[0].decode("latin-1") + ", then closed")
         sys.exit(0)
     elif kind == "slow":
         start = time.time()
