@@ -45,6 +45,20 @@ struct InlineForwardingTests {
         #expect(call.body.split(separator: " ").prefix(2) == ["\(size)", "10"], "\(call.body)")
     }
 
+    /// 100 MB from an upstream that writes as fast as it can, to a client reading at 50 MB/s:
+    /// the proxy stops reading the upstream while the client is behind, so its memory stays
+    /// flat (without that, it would hold most of the 100 MB).
+    @Test func aSlowClientSlowsTheUpstreamDownInsteadOfFillingMemory() async throws {
+        let proxy = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.fault, "--auth", "api-key", "--api-key", "k"])
+        defer { #expect(proxy.stop() == 0) }
+        let before = try #require(proxy.peakRSSKiB)
+        let size = 100_000_000
+        let call = try await ProxyTests.curl(["-o", "/dev/null", "--limit-rate", "50M", "-w", "%{size_download}", proxy.url + "/stream/\(size)"])
+        #expect(call.body == "\(size)")
+        let growth = try #require(proxy.peakRSSKiB) - before
+        #expect(growth < 32_000, "peak RSS grew by \(growth) KiB")
+    }
+
     /// An upstream that sends half of its announced body and closes: the client's connection is
     /// cut (curl reports a partial transfer), and the proxy goes on serving.
     @Test func aResponseCutOffUpstreamIsCutOffForTheClient() async throws {
