@@ -47,6 +47,22 @@ public final class AuthorizedHTTPClient: Sendable {
     /// The clock offset learned from the server, in seconds (server minus local).
     public var clockOffset: Double { skew.withLock { $0 } }
 
+    /// The time a request authorized now is signed for: the local clock plus ``clockOffset``.
+    public func signingDate() -> SigningDate {
+        SigningDate(secondsSince1970: Int64((clock.now() + clockOffset).rounded(.down)))
+    }
+
+    /// Learns the clock offset from `response` when it rejects the signing time, as ``send(_:body:responseBody:)``
+    /// does; true when it did, so that a request authorized again carries the corrected time.
+    /// For a caller that sends by itself (the proxy's inline path) and shows the client the
+    /// response only when this is false.
+    public func learnClockOffset(from response: ReceivedResponse) -> Bool {
+        guard let offset = ServerErrors.skewOffset(response, now: clock.now()) else { return false }
+        logger.debug("signing time rejected; signing again", metadata: ["clock-offset-seconds": "\(offset)", "status": "\(response.status)"])
+        skew.withLock { $0 = offset }
+        return true
+    }
+
     /// Authorizes and sends `request` with `body`; returns the response and what was sent.
     /// A successful body goes to `responseBody` as it arrives; error bodies are kept in
     /// memory (they decide retries and clock-skew corrections).
@@ -57,7 +73,7 @@ public final class AuthorizedHTTPClient: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let date = SigningDate(secondsSince1970: Int64((clock.now() + clockOffset).rounded(.down)))
+            let date = signingDate()
             let authorized: AuthorizedRequest
             do { authorized = try await authorizer.authorize(request, body: body, at: date) } catch { throw .authorization(error) }
             let outcome: Result<ReceivedResponse, HTTPTransportError>
@@ -67,9 +83,7 @@ public final class AuthorizedHTTPClient: Sendable {
             let canRepeat = !body.isConsumed && !authorized.body.isConsumed
             switch outcome {
             case .success(let response):
-                if !correctedSkew, canRepeat, let offset = ServerErrors.skewOffset(response, now: clock.now()) {
-                    logger.debug("signing time rejected; signing again", metadata: ["clock-offset-seconds": "\(offset)", "status": "\(response.status)"])
-                    skew.withLock { $0 = offset }
+                if !correctedSkew, canRepeat, learnClockOffset(from: response) {
                     correctedSkew = true
                     continue
                 }

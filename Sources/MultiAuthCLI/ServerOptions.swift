@@ -16,7 +16,7 @@ struct ServerOptions: ParsableArguments {
     var upstreamInsecure = false
     @Option(help: "The most client connections held open at once; past it a new connection is answered 503 and closed (keep it under the open-file limit, ulimit -n).")
     var maxConnections = 1000
-    @Option(help: "The most connections to the upstream used at once (kept open and reused); requests beyond them wait for one to come free.")
+    @Option(help: "The most connections to the upstream used at once for requests with a body, and for those the inline path does not take (kept open and reused); requests beyond them wait for one to come free. A body-less request on the inline path uses the upstream connection held for its client connection instead.")
     var upstreamConnections = 32
 
     /// The upstream sender's settings: the whole-exchange bound, the CA bundle, and whether

@@ -14,8 +14,11 @@ import NIOCore
 public struct InlineForwarding: Sendable {
     /// What happens to one request.
     public enum Decision: Sendable {
-        /// Send this request (already authorized, addressed to the upstream) on.
-        case forward(HTTPRequest)
+        /// Send this request (already authorized, addressed to the upstream) on. With a
+        /// `rejectionCheck`, a 400, 401 or 403 answer is read whole first (up to 64 KiB) and
+        /// handed to it: a decision it returns replaces the answer (the request signed again
+        /// for a corrected clock, say), nil passes the answer on.
+        case forward(HTTPRequest, rejectionCheck: RejectionCheck? = nil)
         /// Answer the client with this response and body; nothing goes upstream.
         case answer(HTTPResponse, body: [UInt8])
         /// Leave the request to the full path (the Hummingbird responder).
@@ -24,6 +27,13 @@ public struct InlineForwarding: Sendable {
         /// function runs once, in a task, and its decision is carried out on the event loop.
         case later(@Sendable () async -> Decision)
     }
+
+    /// Looks at an upstream's rejection (its head and whole body) before the client sees it.
+    public typealias RejectionCheck = @Sendable (HTTPResponse, [UInt8]) -> Decision?
+
+    /// The statuses a ``RejectionCheck`` is shown, and the most of such an answer held for it.
+    static let checkedStatuses: Set<Int> = [400, 401, 403]
+    static let checkedBodyLimit = 64 << 10
 
     /// The upstream's host and port (plain HTTP only: an https upstream takes the full path).
     let host: String

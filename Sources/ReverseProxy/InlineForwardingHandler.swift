@@ -34,6 +34,9 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         /// connection turns out closed before any of the response came.
         var request: HTTPRequest?
         var onReusedConnection = false
+        /// What looks at a rejection before the client sees it, and the rejection held for it.
+        var rejectionCheck: InlineForwarding.RejectionCheck?
+        var heldRejection: (head: HTTPResponse, body: ByteBuffer)?
     }
 
     private let forwarding: InlineForwarding
@@ -81,9 +84,11 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         if let exchange, exchange.requestEnded { heldRead = true } else { context.read() }
     }
 
-    /// The full path's response parts: its `.end` closes one full-path request.
+    /// The full path's response parts: its `.end` closes one full-path request. (Never below
+    /// zero: a response the full path makes without a request, to a broken one, closes the
+    /// connection anyway.)
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { fullPathResponsesDue -= 1 }
+        if case .end = unwrapOutboundIn(data) { fullPathResponsesDue = max(0, fullPathResponsesDue - 1) }
         context.write(data, promise: promise)
     }
 
@@ -121,7 +126,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     private func carry(_ decision: InlineForwarding.Decision) {
         guard let context, let current = exchange?.number else { return }
         switch decision {
-        case .forward(let request): send(request)
+        case .forward(let request, let check): send(request, rejectionCheck: check)
         case .answer(let head, let body): answer(head, body: body)
         case .fullPath:
             // Only a `.later` decision can get here, after the head was taken: too late to hand on.
@@ -152,7 +157,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         if exchange.closesConnection { head.headerFields[.connection] = "close" }
         self.exchange?.responseStarted = true
         forwarding.logger.debug(
-            "forwarded inline",
+            "answered inline",
             metadata: ["request": "\(exchange.head.method) \(Redaction.target(exchange.head.path ?? "/"))", "status": "\(head.status.code)"])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
     }
@@ -176,11 +181,13 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         }
     }
 
-    private func send(_ request: HTTPRequest) {
+    private func send(_ request: HTTPRequest, rejectionCheck: InlineForwarding.RejectionCheck?) {
         guard let context, let number = exchange?.number else { return }
         var request = request
         if Self.bodyExpected.contains(request.method) { request.headerFields[.contentLength] = "0" }
         exchange?.sent = true
+        exchange?.rejectionCheck = rejectionCheck
+        exchange?.deadline?.cancel()
         exchange?.deadline = context.eventLoop.assumeIsolated().scheduleTask(in: forwarding.timeout) { [self] in
             if exchange?.number == number { upstreamTimedOut() }
         }
@@ -230,12 +237,43 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         switch part {
         case .head(let head):
             guard head.status.kind != .informational else { return }
-            writeHead(HTTPResponse(status: head.status, headerFields: InlineForwarding.relayedFields(head.headerFields)))
-        case .body(let bytes):
-            if !current.isHead { context.write(wrapOutboundOut(.body(bytes)), promise: nil) }
+            let relayed = HTTPResponse(status: head.status, headerFields: InlineForwarding.relayedFields(head.headerFields))
+            if current.rejectionCheck != nil, InlineForwarding.checkedStatuses.contains(head.status.code) {
+                exchange?.heldRejection = (relayed, ByteBuffer())
+            } else {
+                writeHead(relayed)
+            }
+        case .body(var bytes):
+            if current.heldRejection != nil {
+                exchange?.heldRejection?.body.writeBuffer(&bytes)
+                if exchange!.heldRejection!.body.readableBytes > InlineForwarding.checkedBodyLimit { releaseHeldRejection() }
+            } else if !current.isHead {
+                context.write(wrapOutboundOut(.body(bytes)), promise: nil)
+            }
         case .end:
+            if let held = current.heldRejection, let check = current.rejectionCheck {
+                exchange?.heldRejection = nil
+                exchange?.rejectionCheck = nil
+                if let retry = check(held.head, Array(held.body.readableBytesView)) {
+                    exchange?.sent = false
+                    carry(retry)
+                    return
+                }
+                exchange?.heldRejection = held
+                releaseHeldRejection()
+            }
             writeEnd()
         }
+    }
+
+    /// Passes a rejection held for its check on as it is (too large to hold, or not the kind
+    /// the check acts on); what follows of it is relayed as it arrives.
+    private func releaseHeldRejection() {
+        guard let context, let held = exchange?.heldRejection else { return }
+        exchange?.heldRejection = nil
+        exchange?.rejectionCheck = nil
+        writeHead(held.head)
+        if !exchange!.isHead, held.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(held.body)), promise: nil) }
     }
 
     func upstreamReadComplete() {

@@ -10,7 +10,7 @@ import SigV4
 /// sign (curl, a browser, a GraphQL IDE) can reach a protected API through it.
 public struct SigningProxyResponder: HTTPResponder {
     let forwarder: UpstreamForwarder
-    let authorizer: any RequestAuthorizer
+    let client: AuthorizedHTTPClient
 
     /// A proxy to `upstream` whose requests `client` authorizes and sends (once: a client's
     /// request is not retried behind its back). Bodies over `spoolThreshold` bytes, or without
@@ -19,7 +19,7 @@ public struct SigningProxyResponder: HTTPResponder {
     public init(upstream: String, client: AuthorizedHTTPClient, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20)
         throws(ReverseProxyError)
     {
-        authorizer = client.authorizer
+        self.client = client
         forwarder = try UpstreamForwarder(upstream: upstream, maxBodySize: maxBodySize, spoolThreshold: spoolThreshold) { request, body, destination in
             try await client.send(request, body: body, responseBody: destination).response
         }
@@ -33,23 +33,35 @@ public struct SigningProxyResponder: HTTPResponder {
 
 extension SigningProxyResponder {
     /// Inline forwarding of body-less requests (``InlineForwarding``), authorized by the same
-    /// authorizer; nil for IAM, whose requests keep the full path (a signing time the server
-    /// rejects is corrected there, which needs the error response read whole), and for an
-    /// https upstream. An authorization that fails is answered 502, as on the full path.
+    /// authorizer: at once for a fixed API key or token, else after one asynchronous
+    /// authorization. An IAM request is signed for the client's corrected clock, and a
+    /// rejection of its signing time (read whole, as on the full path) teaches the client the
+    /// server's clock and sends the request once more, signed again. An authorization that
+    /// fails is answered 502, as on the full path. Nil for an https upstream.
     public func inlineForwarding(timeout: Double, logger: Logger) -> InlineForwarding? {
-        guard !(authorizer is IAMAuthorizer) else { return nil }
-        return InlineForwarding(forwarder: forwarder, timeout: timeout, logger: logger) { [authorizer, forwarder] head in
+        InlineForwarding(forwarder: forwarder, timeout: timeout, logger: logger) { [client, forwarder] head in
             let request = forwarder.upstreamRequest(for: head, principal: nil)
-            if let outcome = authorizer.authorizeWithoutSuspending(request) {
+            if let outcome = client.authorizer.authorizeWithoutSuspending(request) {
                 return Self.decision(outcome, logger: logger)
             }
-            return .later {
-                do throws(AuthorizationError) {
-                    return .forward(try await authorizer.authorize(request, body: .empty, at: .now()).request)
-                } catch {
-                    return Self.decision(.failure(error), logger: logger)
-                }
-            }
+            let correctsClock = client.authorizer is IAMAuthorizer
+            return .later { await Self.authorized(request, client: client, correctingClock: correctsClock, logger: logger) }
+        }
+    }
+
+    private static func authorized(
+        _ request: HTTPRequest, client: AuthorizedHTTPClient, correctingClock: Bool, logger: Logger
+    ) async -> InlineForwarding.Decision {
+        let signed: HTTPRequest
+        do throws(AuthorizationError) {
+            signed = try await client.authorizer.authorize(request, body: .empty, at: client.signingDate()).request
+        } catch {
+            return decision(.failure(error), logger: logger)
+        }
+        guard correctingClock else { return .forward(signed) }
+        return .forward(signed) { head, body in
+            guard client.learnClockOffset(from: ReceivedResponse(head: head, body: body)) else { return nil }
+            return .later { await authorized(request, client: client, correctingClock: false, logger: logger) }
         }
     }
 

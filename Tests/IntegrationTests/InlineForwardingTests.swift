@@ -59,6 +59,24 @@ struct InlineForwardingTests {
         #expect(growth < 32_000, "peak RSS grew by \(growth) KiB")
     }
 
+    /// The proxy in IAM mode in front of an API whose clock is 20 minutes off: its first answer
+    /// rejects the signing time, the proxy learns the offset from its `Date` field and signs
+    /// again, and the client sees only the 200 (a GET on the inline path, a POST with a body on
+    /// the full one).
+    @Test(.enabled(if: !Peers.skewedAPI.isEmpty, Peers.reason))
+    func anIAMProxyCorrectsItsClockFromTheUpstreamsRejection() async throws {
+        let proxy = try GatewayProcess(
+            ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.skewedAPI, "--auth", "iam", "--region", "us-east-1", "--service", "execute-api", "-v"],
+            environment: ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret])
+        defer { #expect(proxy.stop() == 0) }
+        let get = try await ProxyTests.curl([proxy.url + "/iam/skew"])
+        #expect(get.status == 200, "\(get.body) \(proxy.log)")
+        #expect(proxy.log.contains("signing time rejected") && proxy.log.contains("answered inline"), "\(proxy.log)")
+        let post = try await ProxyTests.curl(["-X", "POST", "--data-binary", "a body", proxy.url + "/iam/skew"])
+        #expect(post.status == 200, "\(post.body)")
+        #expect(!proxy.log.contains(Peers.secret))
+    }
+
     /// An upstream that sends half of its announced body and closes: the client's connection is
     /// cut (curl reports a partial transfer), and the proxy goes on serving.
     @Test func aResponseCutOffUpstreamIsCutOffForTheClient() async throws {

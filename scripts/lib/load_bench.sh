@@ -46,7 +46,7 @@ run_load_bench() {
     swift build -c release --product UpstreamBench >/dev/null
     swift build -c release --product PassthroughBench >/dev/null
     local up gw px pt pids=() secrets upstream_pid proxy_pid gateway_pid passthrough_pid
-    up=$(free_port); px=$(free_port); gw=$(free_port); pt=$(free_port)
+    read -r up px gw pt < <(free_ports 4)
     .build/release/UpstreamBench "$up" >/dev/null 2>&1 & pids+=($!)
     upstream_pid=$!
     .build/release/PassthroughBench "$pt" "http://127.0.0.1:$up" >/dev/null 2>&1 & pids+=($!)
@@ -62,6 +62,8 @@ run_load_bench() {
     wait_for "http://127.0.0.1:$px/bench/item" "proxy"
     wait_for "http://127.0.0.1:$pt/bench/item" "pass-through"
     sleep 1
+    # A server that could not start (its port taken) must not let another answer in its place.
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null || { say "a load-bench server (pid $pid) exited at start"; exit 1; }; done
     local signed
     signed=$(.venv/bin/python3 scripts/oracles/signed_call.py --signer botocore --url "http://127.0.0.1:$gw/bench/item" \
         --key AKIDLOADBENCH --secret load-bench-secret-not-real --print-only)

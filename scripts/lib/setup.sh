@@ -119,6 +119,15 @@ free_port() {
     .venv/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# N distinct free ports on one line: all held open while they are chosen, so no two are the
+# same (one free_port after another can hand out a port twice).
+free_ports() {
+    .venv/bin/python3 -c 'import socket, sys
+held = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in held: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in held))' "$1"
+}
+
 # Waits up to 30 s for URL to answer (curl given any further arguments); fails the run otherwise.
 wait_for() {
     local url=$1 name=$2
