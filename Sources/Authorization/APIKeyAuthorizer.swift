@@ -10,17 +10,18 @@ public struct APIKeyAuthorizer: RequestAuthorizer {
     public init(key: SecretSource) { self.key = key }
 
     public func authorize(_ request: HTTPRequest, body: OutgoingBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest {
-        var request = request
-        try request.headerFields.setSecret(.apiKey, try await key.read(), what: "the API key")
-        return AuthorizedRequest(request: request, body: body)
+        AuthorizedRequest(request: try Self.request(request, key: try await key.read()), body: body)
     }
 
     /// The request with `x-api-key` set, when the key is fixed.
     public func authorizeWithoutSuspending(_ request: HTTPRequest) -> Result<HTTPRequest, AuthorizationError>? {
-        guard let key = key.fixedValue else { return nil }
+        key.fixedValue.map { key in Result { () throws(AuthorizationError) in try Self.request(request, key: key) } }
+    }
+
+    private static func request(_ request: HTTPRequest, key: String) throws(AuthorizationError) -> HTTPRequest {
         var request = request
-        do { try request.headerFields.setSecret(.apiKey, key, what: "the API key") } catch { return .failure(error) }
-        return .success(request)
+        try request.headerFields.setSecret(.apiKey, key, what: "the API key")
+        return request
     }
 }
 
@@ -37,18 +38,18 @@ public struct TokenAuthorizer: RequestAuthorizer {
     }
 
     public func authorize(_ request: HTTPRequest, body: OutgoingBody, at date: SigningDate) async throws(AuthorizationError) -> AuthorizedRequest {
-        var request = request
-        let value = try await token.read()
-        try request.headerFields.setSecret(.authorization, bearer ? "Bearer \(value)" : value, what: "the token")
-        return AuthorizedRequest(request: request, body: body)
+        AuthorizedRequest(request: try self.request(request, token: try await token.read()), body: body)
     }
 
     /// The request with `Authorization` set, when the token is fixed.
     public func authorizeWithoutSuspending(_ request: HTTPRequest) -> Result<HTTPRequest, AuthorizationError>? {
-        guard let value = token.fixedValue else { return nil }
+        token.fixedValue.map { token in Result { () throws(AuthorizationError) in try self.request(request, token: token) } }
+    }
+
+    private func request(_ request: HTTPRequest, token: String) throws(AuthorizationError) -> HTTPRequest {
         var request = request
-        do { try request.headerFields.setSecret(.authorization, bearer ? "Bearer \(value)" : value, what: "the token") } catch { return .failure(error) }
-        return .success(request)
+        try request.headerFields.setSecret(.authorization, bearer ? "Bearer \(token)" : token, what: "the token")
+        return request
     }
 }
 

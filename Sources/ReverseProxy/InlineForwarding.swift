@@ -79,15 +79,4 @@ public struct InlineForwarding: Sendable {
         let response = UpstreamForwarder.errorResponse(status, type, message)
         return .answer(response.head, body: response.body)
     }
-
-    /// The upstream's response fields as the client gets them: hop-by-hop ones dropped, the
-    /// upstream's `Content-Length` kept (the response is relayed byte for byte, so it holds).
-    static func relayedFields(_ fields: HTTPFields) -> HTTPFields {
-        var relayed = HTTPFields()
-        relayed.reserveCapacity(fields.count)
-        for field in fields where field.name == .contentLength || !UpstreamForwarder.hopByHop.contains(field.name.canonicalName) {
-            relayed.append(field)
-        }
-        return relayed
-    }
 }

@@ -237,7 +237,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         switch part {
         case .head(let head):
             guard head.status.kind != .informational else { return }
-            let relayed = HTTPResponse(status: head.status, headerFields: InlineForwarding.relayedFields(head.headerFields))
+            let relayed = HTTPResponse(status: head.status, headerFields: UpstreamForwarder.forwardedFields(head.headerFields, keepingContentLength: true))
             if current.rejectionCheck != nil, InlineForwarding.checkedStatuses.contains(head.status.code) {
                 exchange?.heldRejection = (relayed, ByteBuffer())
             } else {
@@ -246,34 +246,35 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         case .body(var bytes):
             if current.heldRejection != nil {
                 exchange?.heldRejection?.body.writeBuffer(&bytes)
-                if exchange!.heldRejection!.body.readableBytes > InlineForwarding.checkedBodyLimit { releaseHeldRejection() }
+                if let held = exchange?.heldRejection, held.body.readableBytes > InlineForwarding.checkedBodyLimit {
+                    exchange?.heldRejection = nil
+                    exchange?.rejectionCheck = nil
+                    relay(held)
+                }
             } else if !current.isHead {
                 context.write(wrapOutboundOut(.body(bytes)), promise: nil)
             }
         case .end:
-            if let held = current.heldRejection, let check = current.rejectionCheck {
+            if let held = current.heldRejection {
                 exchange?.heldRejection = nil
                 exchange?.rejectionCheck = nil
-                if let retry = check(held.head, Array(held.body.readableBytesView)) {
+                if let retry = current.rejectionCheck?(held.head, Array(held.body.readableBytesView)) {
                     exchange?.sent = false
                     carry(retry)
                     return
                 }
-                exchange?.heldRejection = held
-                releaseHeldRejection()
+                relay(held)
             }
             writeEnd()
         }
     }
 
-    /// Passes a rejection held for its check on as it is (too large to hold, or not the kind
+    /// Passes on a rejection that was held for its check (too large to hold, or not the kind
     /// the check acts on); what follows of it is relayed as it arrives.
-    private func releaseHeldRejection() {
-        guard let context, let held = exchange?.heldRejection else { return }
-        exchange?.heldRejection = nil
-        exchange?.rejectionCheck = nil
+    private func relay(_ held: (head: HTTPResponse, body: ByteBuffer)) {
+        guard let context, let exchange else { return }
         writeHead(held.head)
-        if !exchange!.isHead, held.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(held.body)), promise: nil) }
+        if !exchange.isHead, held.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(held.body)), promise: nil) }
     }
 
     func upstreamReadComplete() {

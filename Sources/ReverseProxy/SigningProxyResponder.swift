@@ -34,9 +34,9 @@ public struct SigningProxyResponder: HTTPResponder {
 extension SigningProxyResponder {
     /// Inline forwarding of body-less requests (``InlineForwarding``), authorized by the same
     /// authorizer: at once for a fixed API key or token, else after one asynchronous
-    /// authorization. An IAM request is signed for the client's corrected clock, and a
-    /// rejection of its signing time (read whole, as on the full path) teaches the client the
-    /// server's clock and sends the request once more, signed again. An authorization that
+    /// authorization for the client's corrected clock; a rejection of the signing time (read
+    /// whole, as on the full path) teaches the client the server's clock and sends the request
+    /// once more, authorized again. An authorization that
     /// fails is answered 502, as on the full path. Nil for an https upstream.
     public func inlineForwarding(timeout: Double, logger: Logger) -> InlineForwarding? {
         InlineForwarding(forwarder: forwarder, timeout: timeout, logger: logger) { [client, forwarder] head in
@@ -44,8 +44,7 @@ extension SigningProxyResponder {
             if let outcome = client.authorizer.authorizeWithoutSuspending(request) {
                 return Self.decision(outcome, logger: logger)
             }
-            let correctsClock = client.authorizer is IAMAuthorizer
-            return .later { await Self.authorized(request, client: client, correctingClock: correctsClock, logger: logger) }
+            return .later { await Self.authorized(request, client: client, correctingClock: true, logger: logger) }
         }
     }
 

@@ -23,6 +23,8 @@ public struct UpstreamForwarder: Sendable {
     public typealias Send = @Sendable (HTTPRequest, OutgoingBody, ResponseDestination) async throws -> ReceivedResponse
 
     let upstream: WireURL
+    /// The upstream's path without a trailing `/`, which each received target is appended to.
+    let basePath: String
     let send: Send
     let maxBodySize: Int
     let spoolThreshold: Int
@@ -34,6 +36,8 @@ public struct UpstreamForwarder: Sendable {
         upstream: String, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20, send: @escaping Send
     ) throws(ReverseProxyError) {
         do { self.upstream = try WireURL(upstream) } catch { throw .invalidUpstream(Redaction.url(upstream)) }
+        let path = self.upstream.path
+        basePath = path.hasSuffix("/") ? String(path.dropLast()) : path
         self.send = send
         self.maxBodySize = maxBodySize
         self.spoolThreshold = spoolThreshold
@@ -132,10 +136,14 @@ public struct UpstreamForwarder: Sendable {
         return Self.error(.badGateway, "BadGatewayException", "Bad Gateway")
     }
 
-    /// The upstream's response fields less the hop-by-hop ones.
-    static func forwardedFields(_ upstream: HTTPFields) -> HTTPFields {
+    /// The upstream's response fields less the hop-by-hop ones; `Content-Length` is kept when
+    /// asked for (a response relayed byte for byte, where it still holds).
+    static func forwardedFields(_ upstream: HTTPFields, keepingContentLength: Bool = false) -> HTTPFields {
         var fields = HTTPFields()
-        for field in upstream where !hopByHop.contains(field.name.canonicalName) { fields.append(field) }
+        fields.reserveCapacity(upstream.count)
+        for field in upstream where (keepingContentLength && field.name == .contentLength) || !hopByHop.contains(field.name.canonicalName) {
+            fields.append(field)
+        }
         return fields
     }
 
@@ -197,9 +205,8 @@ public struct UpstreamForwarder: Sendable {
             fields[Self.principalField] = principal.name
             fields[Self.modeField] = principal.mode.rawValue
         }
-        let base = upstream.path.hasSuffix("/") ? String(upstream.path.dropLast()) : upstream.path
         return HTTPRequest(
-            method: head.method, scheme: upstream.scheme, authority: upstream.hostHeader, path: base + (head.path ?? "/"),
+            method: head.method, scheme: upstream.scheme, authority: upstream.hostHeader, path: basePath + (head.path ?? "/"),
             headerFields: fields)
     }
 
