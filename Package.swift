@@ -19,6 +19,7 @@ let package = Package(
         // An HTTPSender on AsyncHTTPClient, for processes already on SwiftNIO's event loops.
         .library(name: "MultiAuthAsyncHTTPClient", targets: ["MultiAuthAsyncHTTPClient"]),
         .executable(name: "multiauth", targets: ["multiauth"]),
+        .executable(name: "multiauth-server", targets: ["multiauth-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -139,15 +140,27 @@ let package = Package(
             name: "MultiAuthCLI",
             dependencies: [
                 "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "HTTPTransport",
-                "TokenProviders", "Logins", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes,
-                logging, "InboundAuthorization", "ReverseProxy", "MultiAuthAsyncHTTPClient", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
+                "TokenProviders", "Logins", "ClientFactory", "MultiAuthCore", httpTypes, logging, "InboundAuthorization",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: strict
         ),
-        // Top: the `multiauth` executable is a thin entry point over MultiAuthCLI.
+        // The commands that run servers and AppSync clients (NIO, Hummingbird, AsyncHTTPClient,
+        // websockets), in an executable of their own so `multiauth` starts without them.
+        .target(
+            name: "MultiAuthServerCLI",
+            dependencies: [
+                "MultiAuthCLI", "Authorization", "CredentialProviders", "HTTPTransport", "TokenProviders", "Logins", "ClientFactory",
+                "Realtime", "AppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes, logging, "InboundAuthorization",
+                "ReverseProxy", "MultiAuthAsyncHTTPClient", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        // Top: the `multiauth` executable is a thin entry point over MultiAuthCLI; it hands the
+        // server and AppSync commands to `multiauth-server`, installed beside it.
         .executableTarget(name: "multiauth", dependencies: ["MultiAuthCLI"], swiftSettings: strict),
+        .executableTarget(name: "multiauth-server", dependencies: ["MultiAuthServerCLI"], swiftSettings: strict),
         .executableTarget(
             name: "SigV4Bench",
             dependencies: ["SigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes],

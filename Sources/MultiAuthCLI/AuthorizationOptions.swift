@@ -13,33 +13,35 @@ import Foundation
 
 /// The auth mode of an outgoing call and what it needs (`--auth`, `--api-key`, `--token`,
 /// `--name`, `--profile`, …), shared by `request` and `proxy`, and the authorizer they make.
-struct AuthorizationOptions: ParsableArguments {
+package struct AuthorizationOptions: ParsableArguments {
+    package init() {}
+
     /// The modes a call can be authorized in.
-    enum Auth: String, ExpressibleByArgument, CaseIterable {
+    package enum Auth: String, ExpressibleByArgument, CaseIterable {
         case apiKey = "api-key", iam, userPools = "user-pools", oidc, lambda, none
     }
 
-    @Option(help: "api-key, iam, user-pools, oidc, lambda or none.") var auth: Auth = .none
+    @Option(help: "api-key, iam, user-pools, oidc, lambda or none.") package var auth: Auth = .none
     @Option(help: "The API key (else MULTIAUTH_API_KEY).") var apiKey: String?
-    @Option(help: "The token for user-pools, oidc or lambda.") var token: String?
+    @Option(help: "The token for user-pools, oidc or lambda.") package var token: String?
     @Option(help: "A command whose output is the token, run for every request (at most 30 s; it runs in its own process group and cannot prompt on the terminal).")
-    var tokenCommand: String?
+    package var tokenCommand: String?
     @Option(help: "Use the saved login NAME (see 'multiauth login') for user-pools, oidc or lambda.") var name: String?
     @Option(help: "With --name: the id (default) or access token.") var tokenType: AuthTokens.Kind = .id
-    @OptionGroup var store: StoreOptions
-    @Flag(help: "Send 'Authorization: Bearer <token>' instead of the raw token.") var bearer = false
-    @Option(help: "The shared-file profile for IAM credentials.") var profile: String?
-    @Option(help: "Signing region (inferred for execute-api and appsync-api hosts).") var region: String?
-    @Option(help: "Signing service (inferred for execute-api and appsync-api hosts).") var service: String?
+    @OptionGroup package var store: StoreOptions
+    @Flag(help: "Send 'Authorization: Bearer <token>' instead of the raw token.") package var bearer = false
+    @Option(help: "The shared-file profile for IAM credentials.") package var profile: String?
+    @Option(help: "Signing region (inferred for execute-api and appsync-api hosts).") package var region: String?
+    @Option(help: "Signing service (inferred for execute-api and appsync-api hosts).") package var service: String?
 
-    func validate() throws {
+    package func validate() throws {
         try ArgumentChecks.wireText(region, "--region")
         try ArgumentChecks.wireText(service, "--service")
     }
 
     /// The authorizer for calls to `host`. `tokenCommandLimit` bounds each run of
     /// `--token-command`; `payloadSigning` is how IAM signs bodies.
-    func authorizer(
+    package func authorizer(
         forHost host: String, logger: Logger, tokenCommandLimit: Double = CommandTimeout.defaultSeconds,
         payloadSigning: IAMAuthorizer.PayloadSigning = .signed
     ) async throws -> any RequestAuthorizer {

@@ -4,21 +4,23 @@ import SigV4
 
 /// `--chunked` and its settings: an S3 streaming (aws-chunked) upload, as `multiauth request`
 /// and `multiauth proxy` send one.
-struct ChunkedUploadOptions: ParsableArguments {
+package struct ChunkedUploadOptions: ParsableArguments {
+    package init() {}
+
     @Flag(help: "Send the body as an S3 streaming (aws-chunked) upload, signed chunk by chunk in constant memory (IAM only; a retry re-signs it and reads the file again from the start).")
-    var chunked = false
+    package var chunked = false
     @Option(help: "With --chunked: bytes per chunk (at least 8192).") var chunkSize: Int = 65_536
-    @Option(help: "With --chunked: send an x-amz-checksum trailer, crc32 or sha256.") var trailer: TrailingChecksum?
+    @Option(help: "With --chunked: send an x-amz-checksum trailer, crc32 or sha256.") package var trailer: TrailingChecksum?
     @Flag(help: "With --chunked and --trailer: leave the chunks unsigned (STREAMING-UNSIGNED-PAYLOAD-TRAILER).") var unsignedChunks = false
 
-    func validate() throws {
+    package func validate() throws {
         try ArgumentChecks.count(chunkSize, "--chunk-size", in: AWSChunkedUpload.minimumChunkSize...(64 << 20))
         if unsignedChunks, trailer == nil { throw ValidationError("--unsigned-chunks needs --trailer") }
     }
 
     /// How IAM covers the body: its hash, or (`--chunked`) an aws-chunked stream.
     /// - Throws: a usage error for `--chunked` with another mode than `--auth iam`.
-    func payloadSigning(auth: AuthorizationOptions.Auth) throws -> IAMAuthorizer.PayloadSigning {
+    package func payloadSigning(auth: AuthorizationOptions.Auth) throws -> IAMAuthorizer.PayloadSigning {
         guard chunked else { return .signed }
         if auth != .iam { throw CLIError(message: "--chunked needs --auth iam", exitCode: 2) }
         switch (trailer, unsignedChunks) {

@@ -5,12 +5,12 @@ import MultiAuthCore
 /// commands and store waits all count. At the limit the work is cancelled (transfers abort,
 /// subprocesses are stopped, partial output files are discarded as the work unwinds) and
 /// the command fails with exit 28 and a message naming what timed out and the flag.
-enum CommandTimeout {
+package enum CommandTimeout {
     /// What commands that fetch a small answer (login, token, graphql) allow by default.
-    static let defaultSeconds: Double = 30
+    package static let defaultSeconds: Double = 30
 
     /// Runs `work` within `seconds` (0: no limit).
-    static func run<T: Sendable>(
+    package static func run<T: Sendable>(
         _ seconds: Double, what: @autoclosure () -> String, flag: String, _ work: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let outcome = await Deadline.run(seconds: seconds) { () async -> Result<T, any Error> in
@@ -24,7 +24,7 @@ enum CommandTimeout {
 
     /// The transport for a command's small calls: connect within 10 s, each call within
     /// `seconds` (0: only the stall limit).
-    static func transport(_ seconds: Double = defaultSeconds) -> CurlHTTPClient {
+    package static func transport(_ seconds: Double = defaultSeconds) -> CurlHTTPClient {
         CurlHTTPClient(options: .bounded(total: seconds))
     }
 }

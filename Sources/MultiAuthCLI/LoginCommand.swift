@@ -195,22 +195,24 @@ struct LoginCommand: AsyncParsableCommand {
 }
 
 /// The options every login-related command shares: the store and the login's name.
-struct LoginOptions: ParsableArguments {
-    @Option(help: "The name the login is kept under.") var name: String = "default"
-    @OptionGroup var store: StoreOptions
+package struct LoginOptions: ParsableArguments {
+    package init() {}
 
-    static var environmentSecret: String? {
+    @Option(help: "The name the login is kept under.") package var name: String = "default"
+    @OptionGroup package var store: StoreOptions
+
+    package static var environmentSecret: String? {
         guard let value = ProcessInfo.processInfo.environment["MULTIAUTH_CLIENT_SECRET"], !value.isEmpty else { return nil }
         return value
     }
 
     /// Runs a token operation, turning its error into a one-line CLI error.
-    func run<T: Sendable>(_ body: () async throws(TokenError) -> T) async throws -> T {
+    package func run<T: Sendable>(_ body: () async throws(TokenError) -> T) async throws -> T {
         do { return try await body() } catch { throw CLIError(message: error.description, exitCode: error.exitCode) }
     }
 
     /// Opens the store's logins.
-    func logins() throws -> LoginStore {
+    package func logins() throws -> LoginStore {
         let source = try PassphraseSource.keySource(
             keyFile: store.keyFile, passphraseFile: store.passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
             prompt: "Store passphrase: ", confirm: false)
@@ -218,7 +220,7 @@ struct LoginOptions: ParsableArguments {
     }
 
     /// Saves a new login and says so on standard error (never printing a token).
-    func save(_ record: LoginRecord, in opened: LoginStore? = nil) async throws {
+    package func save(_ record: LoginRecord, in opened: LoginStore? = nil) async throws {
         let logins = try opened ?? logins()
         try await run { () async throws(TokenError) in try await logins.save(record, name: name) }
         let who = (try? record.tokens.claims(of: record.tokens.idToken == nil ? .access : .id))?.displayName ?? "the client"
@@ -228,7 +230,7 @@ struct LoginOptions: ParsableArguments {
     /// The saved login `name` as a refreshing provider.
     /// `logins`, when given, is the store already opened (its passphrase asked for before a
     /// time limit starts: a prompt is not a wait for a server).
-    func provider(refreshMargin: Int64 = 120, in opened: LoginStore? = nil) async throws -> (LoginRecord, RefreshingTokenProvider) {
+    package func provider(refreshMargin: Int64 = 120, in opened: LoginStore? = nil) async throws -> (LoginRecord, RefreshingTokenProvider) {
         let logins = try opened ?? logins()
         let record = try await run { () async throws(TokenError) in try await logins.load(name: name) }
         return (record, logins.provider(

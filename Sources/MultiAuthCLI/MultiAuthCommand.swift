@@ -14,11 +14,10 @@ public struct MultiAuthCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "multiauth",
         abstract: "Authorize HTTP calls to AWS-style APIs: SigV4 signing, API keys, Cognito and OIDC tokens, an encrypted store, and one AppSync client per auth mode.",
+        discussion: ServerCommand.helpSection,
         subcommands: [
             SignCommand.self, RequestCommand.self, CredentialsCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
             LoginCommand.self, TokenCommand.self, WhoAmICommand.self, LogoutCommand.self,
-            ClientsCommand.self, GraphQLCommand.self, SubscribeCommand.self, ClearCachesCommand.self, RealtimeURLCommand.self,
-            EventsCommand.self, GatewayCommand.self, ProxyCommand.self,
         ]
     )
 
@@ -27,35 +26,19 @@ public struct MultiAuthCommand: AsyncParsableCommand {
     /// Parses `arguments`, runs the command, and returns the process exit code.
     ///
     /// Every failure is reported as one line on standard error naming the problem and the
-    /// argument it came from; help and version requests print in full and exit 0.
+    /// argument it came from; help and version requests print in full and exit 0. The server
+    /// and AppSync commands are handed to `multiauth-server` unparsed (``ServerCommand``).
     public static func main(arguments: [String]) async -> Int32 {
+        if ServerCommand.named(in: arguments) != nil {
+            do { try ServerCommand.handOver(arguments) } catch { return CommandProcess.report(error) }
+        }
         if let name = arguments.first, commandsOpeningTheStore.contains(name) {
             // The store's first decryption waits for OpenSSL to build its cipher table (0.85 ms,
             // as long as the rest of `token`'s work): build it on the other core while the
             // arguments are parsed.
             DispatchQueue.global(qos: .userInitiated).async { AESGCM.prepare() }
         }
-        do {
-            var command = try parse(arguments)
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-            return 0
-        } catch let error as CLIError {
-            StandardError.emit("multiauth: error: \(error)")
-            return error.exitCode
-        } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                print(fullMessage(for: error))
-                return 0
-            }
-            StandardError.emit("multiauth: error: \(message(for: error))")
-            // Usage errors exit 2, as the store's exit-code contract (and most tools) say.
-            return code == .validationFailure ? 2 : code.rawValue
-        }
+        return await CommandProcess.run(Self.self) { try parse(arguments) }
     }
 
     /// Commands that decrypt the credential store as their first real work.
@@ -74,21 +57,63 @@ public struct MultiAuthCommand: AsyncParsableCommand {
         return try parseAsRoot(StoreCommand.movingSharedOptions(arguments))
     }
 
+    /// The parent that `sign` and `token` name as their "super-command". Parsed as the root,
+    /// a command with one skips argument-parser's check for `--generate-completion-script`,
+    /// which reflects two commands of its own and was half of `sign`'s start-up instructions.
+    /// The flag still works: the direct parse refuses it and the parse from the top handles
+    /// it. Under `multiauth` the name is never shown (only a root's super-command is).
+    static let directParseParent = "multiauth"
+
     /// The process entry point.
     public static func runAsProcess() async -> Never {
         let code = await main(arguments: Array(CommandLine.arguments.dropFirst()))
-        terminateProcess(code)
+        CommandProcess.terminate(code)
     }
 }
 
-/// Ends the process with `code` (a free function, so `exit` is the C one).
-func terminateProcess(_ code: Int32) -> Never {
-    exit(code)
+/// Running a parsed command as a process: the exit code and the one-line error report both
+/// executables share.
+package enum CommandProcess {
+    /// Parses with `parse`, runs the command, and returns the exit code; `Root` words the
+    /// usage errors and help.
+    package static func run<Root: ParsableCommand>(_ root: Root.Type, parse: () throws -> any ParsableCommand) async -> Int32 {
+        do {
+            var command = try parse()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch let error as CLIError {
+            return report(error)
+        } catch {
+            let code = Root.exitCode(for: error)
+            if code == .success {
+                print(Root.fullMessage(for: error))
+                return 0
+            }
+            StandardError.emit("multiauth: error: \(Root.message(for: error))")
+            // Usage errors exit 2, as the store's exit-code contract (and most tools) say.
+            return code == .validationFailure ? 2 : code.rawValue
+        }
+    }
+
+    /// Writes `error` as one line on standard error and returns its exit code.
+    package static func report(_ error: CLIError) -> Int32 {
+        StandardError.emit("multiauth: error: \(error)")
+        return error.exitCode
+    }
+
+    /// Ends the process with `code` (`exit` here is the C one).
+    package static func terminate(_ code: Int32) -> Never {
+        exit(code)
+    }
 }
 
 /// Writes whole lines to standard error.
-enum StandardError {
-    static func emit(_ line: String) {
+package enum StandardError {
+    package static func emit(_ line: String) {
         let bytes = Array((line + "\n").utf8)
         _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }

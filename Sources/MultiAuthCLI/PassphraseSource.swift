@@ -98,8 +98,8 @@ enum TerminalPrompt {
 }
 
 /// Standard input and output as bytes, without FileHandle.
-enum FileHandleless {
-    static func readStandardInput() -> [UInt8] {
+package enum FileHandleless {
+    package static func readStandardInput() -> [UInt8] {
         var contents: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -111,13 +111,13 @@ enum FileHandleless {
         return contents
     }
 
-    static func writeStandardOutput(_ bytes: [UInt8]) {
+    package static func writeStandardOutput(_ bytes: [UInt8]) {
         _ = writeAll(bytes, to: STDOUT_FILENO)
     }
 
     /// Writes every byte to `descriptor` (retrying after a signal); false, with `errno` set,
     /// when the descriptor refuses.
-    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+    package static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { raw in

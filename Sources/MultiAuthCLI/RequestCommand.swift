@@ -85,7 +85,7 @@ struct RequestCommand: AsyncParsableCommand {
         let outcome: (response: ReceivedResponse, sent: AuthorizedRequest)
         do { outcome = try await client.send(request, body: body, responseBody: destination) } catch {
             file?.discard()
-            throw CLIError(message: error.description.replacing(file?.partialPath ?? "\u{0}", with: output ?? ""), exitCode: Self.transportExitCode(for: error))
+            throw CLIError(message: error.description.replacing(file?.partialPath ?? "\u{0}", with: output ?? ""), exitCode: CurlExitCode.of(error))
         }
         if verbose { TraceLog.printRequest(outcome.sent.request) }
         try finish(outcome.response, file: file)
@@ -157,7 +157,13 @@ struct RequestCommand: AsyncParsableCommand {
             forHost: request.wireHost, logger: logger, tokenCommandLimit: limit, payloadSigning: try upload.payloadSigning(auth: access.auth))
     }
 
-    static func transportExitCode(for error: RequestError) -> Int32 {
+}
+
+/// curl's exit codes for a failed transfer, which `request` exits with (the server commands
+/// use the timeout's too).
+package enum CurlExitCode {
+    /// The code for `error`: 28 for a timeout, 7 for a refused connection, and so on; 1 otherwise.
+    package static func of(_ error: RequestError) -> Int32 {
         if case .authorization(.tokenCommandTimedOut) = error { return 28 }
         if case .authorization(.credentials(.timedOut)) = error { return 28 }
         guard case .transport(let transport) = error else { return 1 }
@@ -173,4 +179,3 @@ struct RequestCommand: AsyncParsableCommand {
         }
     }
 }
-

@@ -11,6 +11,7 @@ import SigningVectors
 struct SignCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign",
+        _superCommandName: MultiAuthCommand.directParseParent,
         abstract: "Sign an HTTP request with AWS Signature Version 4 and print it.",
         discussion: """
             The URL is taken as it goes on the wire: its path and query are never decoded and \

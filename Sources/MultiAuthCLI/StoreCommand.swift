@@ -174,24 +174,26 @@ extension StoreCommand {
 }
 
 /// The options every `store` subcommand shares.
-struct StoreOptions: ParsableArguments {
+package struct StoreOptions: ParsableArguments {
+    package init() {}
+
     @Option(
         name: [.customLong("path"), .customLong("store")],
         help: "The store file (default: MULTIAUTH_STORE, else $XDG_DATA_HOME/multiauth/credentials.store).")
-    var path: String?
+    package var path: String?
     @Option(help: "Unlock with this key file (64 hex digits, mode 0600) instead of a passphrase.") var keyFile: String?
     @Option(help: "Read the passphrase from this file (mode 0600) instead of MULTIAUTH_STORE_PASSPHRASE or a prompt; from either, one trailing line ending is removed and an empty passphrase is refused.")
-    var passphraseFile: String?
+    package var passphraseFile: String?
     @Option(help: "Seconds to wait for another process's lock (0 to 600).") var lockTimeout: Double = 5
 
-    func validate() throws {
+    package func validate() throws {
         try ArgumentChecks.seconds(lockTimeout, "--lock-timeout", in: 0...600)
     }
 
-    var storePath: String { path ?? CredentialStore.defaultPath }
+    package var storePath: String { path ?? CredentialStore.defaultPath }
 
     /// Opens the store, runs `body`, and turns store errors into the documented exit codes.
-    func run<T: Sendable>(_ body: (CredentialStore) async throws -> T) async throws -> T {
+    package func run<T: Sendable>(_ body: (CredentialStore) async throws -> T) async throws -> T {
         let source = try PassphraseSource.keySource(
             keyFile: keyFile, passphraseFile: passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
             prompt: "Store passphrase: ", confirm: false)
@@ -203,11 +205,13 @@ struct StoreOptions: ParsableArguments {
 }
 
 /// `--environment K=V` (repeatable).
-struct EnvironmentOptions: ParsableArguments {
-    @Option(name: .customLong("environment"), help: "An environment field K=V the item belongs to (repeatable).")
-    var pairs: [String] = []
+package struct EnvironmentOptions: ParsableArguments {
+    package init() {}
 
-    func parsed() throws -> StoreEnvironment {
+    @Option(name: .customLong("environment"), help: "An environment field K=V the item belongs to (repeatable).")
+    package var pairs: [String] = []
+
+    package func parsed() throws -> StoreEnvironment {
         var fields: [String: String] = [:]
         for pair in pairs {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {

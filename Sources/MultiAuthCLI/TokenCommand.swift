@@ -20,7 +20,7 @@ import Darwin
 /// `multiauth token`: print a valid token of a saved login, refreshing it first if needed.
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "token", abstract: "Print a valid token of a saved login (refreshed first when it is about to expire).")
+        commandName: "token", _superCommandName: MultiAuthCommand.directParseParent, abstract: "Print a valid token of a saved login (refreshed first when it is about to expire).")
     @Option(help: "id (default) or access.") var type: AuthTokens.Kind = .id
     @Option(help: "Time limit in seconds for the whole command, a refresh and store waits included; exit 28 when it passes.")
     var maxTime: Double = CommandTimeout.defaultSeconds

@@ -4,16 +4,16 @@ import MultiAuthCore
 
 /// `-v`: the library's debug log (signing stages, re-signing, retries, refreshes) and the
 /// request as sent, on standard error, every secret through ``Redaction``.
-enum TraceLog {
+package enum TraceLog {
     /// A logger on standard error: everything from debug up with `-v`, else warnings only.
-    static func logger(verbose: Bool) -> Logger {
+    package static func logger(verbose: Bool) -> Logger {
         var logger = Logger(label: "multiauth") { _ in TraceLogHandler() }
         logger.logLevel = verbose ? .debug : .warning
         return logger
     }
 
     /// `> METHOD target` and `> Name: value` lines.
-    static func printRequest(_ request: HTTPRequest) {
+    package static func printRequest(_ request: HTTPRequest) {
         var lines = ["> \(request.method.rawValue) \(Redaction.target(request.path ?? "/"))"]
         if let authority = request.authority { lines.append("> Host: \(authority)") }
         lines += Redaction.lines(request.headerFields).map { "> " + $0 }

@@ -68,8 +68,11 @@ build_static_cli() {
             pkg_config_path="$folder/pkgconfig${pkg_config_path:+:$pkg_config_path}"
         fi
     fi
-    PKG_CONFIG_PATH=$pkg_config_path swift build -c release --product multiauth --static-swift-stdlib \
-        --scratch-path .build-static "${flags[@]}" "$@"
+    local product
+    for product in multiauth multiauth-server; do  # multiauth hands its server commands to the second
+        PKG_CONFIG_PATH=$pkg_config_path swift build -c release --product "$product" --static-swift-stdlib \
+            --scratch-path .build-static "${flags[@]}" "$@"
+    done
 }
 
 # Python packages for the test oracles and the benchmark peer, in a git-ignored .venv.

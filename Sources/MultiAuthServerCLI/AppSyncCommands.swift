@@ -1,3 +1,4 @@
+import MultiAuthCLI
 import Logins
 import MultiAuthCore
 import ArgumentParser
@@ -28,7 +29,7 @@ struct ConfigOptions: ParsableArguments {
 /// `multiauth clients`: the clients a configuration defines, with their databases and problems.
 struct ClientsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "clients", abstract: "List the AppSync clients of an awsconfiguration.json: mode, URL, prefix, databases, problems.")
+        commandName: "clients", abstract: ServerCommand.clients.abstract)
     @OptionGroup var options: ConfigOptions
 
     func run() async throws {
@@ -48,7 +49,7 @@ struct ClientsCommand: AsyncParsableCommand {
 /// `multiauth graphql`: one query or mutation through the client of an entry or mode.
 struct GraphQLCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "graphql", abstract: "Run a GraphQL query or mutation through the AppSync client of an entry or auth mode.")
+        commandName: "graphql", abstract: ServerCommand.graphql.abstract)
     @OptionGroup var access: ClientAccessOptions
     @Option(help: "The operation text, or @FILE.") var query: String?
     @Flag(help: "Send the client's queued offline mutations, in order, and say how many went (also done before every mutation).")
@@ -99,7 +100,7 @@ struct GraphQLCommand: AsyncParsableCommand {
     /// 28 for a timeout, as `request` says; 1 for anything else.
     static func exitCode(for error: AppSyncClientError) -> Int32 {
         guard case .request(_, _, let failure) = error else { return 1 }
-        return RequestCommand.transportExitCode(for: failure) == 28 ? 28 : 1
+        return CurlExitCode.of(failure) == 28 ? 28 : 1
     }
 
     private func print(_ result: GraphQLResult) {
@@ -123,7 +124,7 @@ extension GraphQLResult {
 /// `multiauth clear-caches`: empty the caches of every entry or one.
 struct ClearCachesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "clear-caches", abstract: "Empty the query, offline-mutation and subscription caches of the configuration's clients.")
+        commandName: "clear-caches", abstract: ServerCommand.clearCaches.abstract)
     @OptionGroup var options: ConfigOptions
     @Option(help: "Only this entry.") var client: String?
     @Flag(help: "The query caches.") var queries = false
@@ -145,7 +146,7 @@ struct ClearCachesCommand: AsyncParsableCommand {
 /// `multiauth realtime-url`: the websocket connection URL of an entry's client.
 struct RealtimeURLCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "realtime-url", abstract: "Print the AppSync realtime (websocket) connection URL for an entry, authorized for its mode.")
+        commandName: "realtime-url", abstract: ServerCommand.realtimeURL.abstract)
     @OptionGroup var graphql: RealtimeOptions
 
     func run() async throws {

@@ -1,3 +1,4 @@
+import MultiAuthCLI
 import ArgumentParser
 import HTTPTransport
 

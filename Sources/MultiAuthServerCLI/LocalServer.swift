@@ -1,3 +1,4 @@
+import MultiAuthCLI
 import Hummingbird
 import HummingbirdCore
 import Logging

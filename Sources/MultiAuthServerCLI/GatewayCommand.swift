@@ -1,3 +1,4 @@
+import MultiAuthCLI
 import ArgumentParser
 import HTTPTransport
 import HTTPTypes
@@ -19,7 +20,7 @@ import Foundation
 struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
-        abstract: "Verify every request (SigV4/SigV4a, API keys, JWTs) and forward only verified ones to an upstream.",
+        abstract: ServerCommand.gateway.abstract,
         discussion: """
             Rejections are answered as API Gateway answers them: 403 (401 for a missing JWT) with \
             x-amzn-ErrorType and a JSON message. Verified requests reach the upstream with \

@@ -1,3 +1,4 @@
+import MultiAuthCLI
 import AppSyncEvents
 import ArgumentParser
 import Authorization
@@ -16,7 +17,7 @@ import Foundation
 /// `multiauth events`: AppSync Events channels.
 struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "events", abstract: "Publish to and subscribe to AppSync Events channels, in any auth mode.",
+        commandName: "events", abstract: ServerCommand.events.abstract,
         subcommands: [EventsPublishCommand.self, EventsSubscribeCommand.self])
 }
 

@@ -1,3 +1,4 @@
+import MultiAuthCLI
 import ArgumentParser
 import ClientFactory
 import Logging
@@ -10,7 +11,7 @@ import Realtime
 struct SubscribeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subscribe",
-        abstract: "Subscribe through the AppSync client of an entry or auth mode; print each data message as one JSON line.",
+        abstract: ServerCommand.subscribe.abstract,
         discussion: """
             The connection is kept alive as AppSync's keep-alive says, and replaced after a drop or a \
             silent connection, subscribing again with fresh authorization. Exits 0 after --count \

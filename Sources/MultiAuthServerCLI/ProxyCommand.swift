@@ -1,3 +1,4 @@
+import MultiAuthCLI
 import ArgumentParser
 import Authorization
 import HTTPTransport
@@ -9,7 +10,7 @@ import ReverseProxy
 struct ProxyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proxy",
-        abstract: "Forward every request received to an upstream, authorized in any mode (IAM, API key, user pools, OIDC, Lambda).",
+        abstract: ServerCommand.proxy.abstract,
         discussion: """
             The upstream gets its base path plus the received path and query, byte for byte, with \
             Host rewritten and hop-by-hop headers dropped; then the request is authorized as \

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The commands that run in the `multiauth-server` executable: the proxy, the gateway and the
+/// AppSync clients, which need SwiftNIO, Hummingbird, AsyncHTTPClient and SQLite.
+///
+/// `multiauth` hands them over (`execv`, same arguments) before parsing anything. Kept out of
+/// `multiauth`'s binary, those modules no longer lengthen the Swift runtime's scans of the
+/// protocol-conformance records that every first type lookup makes, which is most of what
+/// `sign` and `token` spend starting up.
+package enum ServerCommand: String, CaseIterable, Sendable {
+    case proxy, gateway, clients, graphql, subscribe, events
+    case clearCaches = "clear-caches"
+    case realtimeURL = "realtime-url"
+
+    /// The one-line summary both executables' help shows.
+    package var abstract: String {
+        switch self {
+        case .proxy: "Forward every request received to an upstream, authorized in any mode (IAM, API key, user pools, OIDC, Lambda)."
+        case .gateway: "Verify every request (SigV4/SigV4a, API keys, JWTs) and forward only verified ones to an upstream."
+        case .clients: "List the AppSync clients of an awsconfiguration.json: mode, URL, prefix, databases, problems."
+        case .graphql: "Run a GraphQL query or mutation through the AppSync client of an entry or auth mode."
+        case .subscribe: "Subscribe through the AppSync client of an entry or auth mode; print each data message as one JSON line."
+        case .events: "Publish to and subscribe to AppSync Events channels, in any auth mode."
+        case .clearCaches: "Empty the query, offline-mutation and subscription caches of the configuration's clients."
+        case .realtimeURL: "Print the AppSync realtime (websocket) connection URL for an entry, authorized for its mode."
+        }
+    }
+
+    /// The name of the executable that runs these commands, installed beside `multiauth`.
+    package static let executableName = "multiauth-server"
+
+    /// The server command `arguments` ask for, directly or through `help NAME`.
+    static func named(in arguments: [String]) -> ServerCommand? {
+        let name = arguments.first == "help" ? arguments.dropFirst().first : arguments.first
+        return name.flatMap(ServerCommand.init(rawValue:))
+    }
+
+    /// `multiauth --help`'s paragraph naming these commands (argument-parser rewraps it, so
+    /// it is one sentence, not a table).
+    static var helpSection: String {
+        "The server and AppSync commands \(allCases.map(\.rawValue).joined(separator: ", ")) are run by "
+            + "\(executableName), installed beside multiauth; 'multiauth help COMMAND' describes each."
+    }
+
+    /// Replaces this process with `multiauth-server` running `arguments`; returns only by
+    /// throwing when that executable cannot be started.
+    static func handOver(_ arguments: [String]) throws(CLIError) -> Never {
+        let path = try serverExecutablePath()
+        var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) }
+        argv.append(nil)
+        execv(path, argv)
+        let reason = String(cString: strerror(errno))
+        throw CLIError(message: "cannot start \(path) (\(reason)); build it with 'swift build --product \(executableName)' and install it beside multiauth, or name it in MULTIAUTH_SERVER")
+    }
+
+    /// `MULTIAUTH_SERVER` when set, else `multiauth-server` in this executable's folder.
+    private static func serverExecutablePath() throws(CLIError) -> String {
+        if let named = getenv("MULTIAUTH_SERVER"), named.pointee != 0 { return String(cString: named) }
+        guard let own = ownExecutablePath(), let slash = own.lastIndex(of: "/") else {
+            throw CLIError(message: "cannot find this executable's folder to start \(executableName); name it in MULTIAUTH_SERVER")
+        }
+        return String(own[...slash]) + executableName
+    }
+
+    private static func ownExecutablePath() -> String? {
+        #if os(Linux)
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #else
+        return CommandLine.arguments.first.flatMap { realpath($0, nil) }.map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        }
+        #endif
+    }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import MultiAuthCLI
+
+/// The commands of `multiauth-server`: the proxy, the gateway and the AppSync clients.
+///
+/// Users run them as `multiauth proxy …`; `multiauth` hands them over to this executable
+/// (see `ServerCommand`). Messages and help name the command as `multiauth` does.
+public struct MultiAuthServerCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "multiauth",
+        abstract: "The server and AppSync commands of multiauth.",
+        subcommands: [
+            ProxyCommand.self, GatewayCommand.self, ClientsCommand.self, GraphQLCommand.self, SubscribeCommand.self,
+            EventsCommand.self, ClearCachesCommand.self, RealtimeURLCommand.self,
+        ]
+    )
+
+    public init() {}
+
+    /// Parses `arguments`, runs the command, and returns the process exit code, reporting
+    /// failures as `multiauth` does.
+    public static func main(arguments: [String]) async -> Int32 {
+        await CommandProcess.run(Self.self) { try parseAsRoot(arguments) }
+    }
+
+    /// The process entry point.
+    public static func runAsProcess() async -> Never {
+        let code = await main(arguments: Array(CommandLine.arguments.dropFirst()))
+        CommandProcess.terminate(code)
+    }
+}

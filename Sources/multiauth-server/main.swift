@@ -1,0 +1,3 @@
+import MultiAuthServerCLI
+
+await MultiAuthServerCommand.runAsProcess()
