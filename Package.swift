@@ -121,11 +121,16 @@ let package = Package(
             dependencies: ["SigV4", "HTTPTransport", "MultiAuthCore", httpTypes, logging, .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict
         ),
+        // awsconfiguration.json read and checked: its AppSync entries and sign-in sections.
+        .target(
+            name: "ClientConfiguration",
+            dependencies: ["Authorization", "TokenProviders", "MultiAuthCore"],
+            swiftSettings: strict),
         // One AppSync client per auth mode from awsconfiguration.json, with its own SQLite caches.
         .target(
             name: "ClientFactory",
             dependencies: [
-                "SigV4", "HTTPTransport", "CredentialProviders", "TokenProviders", "Authorization", "Realtime", "MultiAuthCrypto",
+                "ClientConfiguration", "SigV4", "HTTPTransport", "CredentialProviders", "TokenProviders", "Authorization", "Realtime", "MultiAuthCrypto",
                 "MultiAuthCore", httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
@@ -140,7 +145,7 @@ let package = Package(
             name: "MultiAuthCLI",
             dependencies: [
                 "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "HTTPTransport",
-                "TokenProviders", "Logins", "ClientFactory", "MultiAuthCore", httpTypes, logging, "InboundAuthorization",
+                "TokenProviders", "Logins", "ClientConfiguration", "MultiAuthCore", httpTypes, logging, "InboundAuthorization",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             swiftSettings: strict

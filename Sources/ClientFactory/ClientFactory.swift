@@ -1,3 +1,5 @@
+// awsconfiguration.json's model is part of this module's API: `import ClientFactory` keeps bringing it.
+@_exported import ClientConfiguration
 import Authorization
 import CredentialProviders
 import HTTPTransport

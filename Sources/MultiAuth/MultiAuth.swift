@@ -11,6 +11,7 @@
 @_exported import TokenProviders
 @_exported import Logins
 @_exported import Authorization
+@_exported import ClientConfiguration
 @_exported import ClientFactory
 @_exported import Realtime
 @_exported import AppSyncEvents

@@ -1,7 +1,7 @@
 import Logins
 import MultiAuthCore
 import ArgumentParser
-import ClientFactory
+import ClientConfiguration
 import CredentialStore
 import HTTPTransport
 import MultiAuthCrypto
