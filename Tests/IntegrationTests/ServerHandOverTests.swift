@@ -1,0 +1,47 @@
+import Testing
+
+/// `multiauth` hands the server and AppSync commands to `multiauth-server`: the user sees one
+/// command, with the second executable's help, errors and exit codes.
+@Suite struct ServerHandOverTests {
+    @Test func aServerCommandsHelpComesFromTheServerExecutable() async throws {
+        let run = try await CLITests.run(["proxy", "--help"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("USAGE: multiauth proxy"), "\(run.stdout)")
+        #expect(run.stdout.contains("--upstream"))
+        let help = try await CLITests.run(["help", "gateway"])
+        #expect(help.status == 0, "\(help.stderr)")
+        #expect(help.stdout.contains("--iam-credentials"), "\(help.stdout)")
+    }
+
+    @Test func theTopLevelHelpNamesEveryServerCommand() async throws {
+        let run = try await CLITests.run(["--help"])
+        #expect(run.status == 0)
+        let flattened = run.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for name in ["proxy,", "gateway,", "clients,", "graphql,", "subscribe,", "events,", "clear-caches,", "realtime-url"] {
+            #expect(flattened.contains(name), "\(name) missing from: \(run.stdout)")
+        }
+        #expect(flattened.contains("multiauth-server"))
+    }
+
+    @Test func aServerCommandsUsageErrorReadsAsMultiauthsAndExits2() async throws {
+        let run = try await CLITests.run(["gateway", "--listen", "127.0.0.1:0"])
+        #expect(run.status == 2)
+        #expect(run.stderr.hasPrefix("multiauth: error: "), "\(run.stderr)")
+        #expect(run.stderr.contains("--upstream"))
+    }
+
+    @Test func aMissingServerExecutableIsNamedWithTheWayToProvideIt() async throws {
+        let run = try await CLITests.run(["proxy", "--upstream", "http://127.0.0.1:9"], environment: ["MULTIAUTH_SERVER": "/nonexistent/multiauth-server"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("cannot start /nonexistent/multiauth-server"), "\(run.stderr)")
+        #expect(run.stderr.contains("MULTIAUTH_SERVER"))
+        #expect(run.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func commandsOfMultiauthItselfAreNotHandedOver() async throws {
+        // A server executable that cannot start would fail any command handed to it.
+        let run = try await CLITests.run(CLITests.base + ["--url", "https://example.amazonaws.com/"], environment: ["MULTIAUTH_SERVER": "/nonexistent"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("Authorization:AWS4-HMAC-SHA256 "))
+    }
+}
