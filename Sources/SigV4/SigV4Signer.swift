@@ -180,9 +180,6 @@ public struct SigV4Signer: Sendable {
         let stages = try request.withSigningView { (view) throws(SigningError) in
             try self.stages(view, fields: fields, location: .headers, payloadHash: payloadHash, date: date)
         }
-        // The string is made from the bytes with the standard library's fast ASCII path and
-        // then checked once by HTTPField. (A `lenientValue:` field from the bytes was slower:
-        // swift-http-types validates those through a generic, unspecialized path.)
         // The value is a legal field value by construction: fixed ASCII, hex, and the key id,
         // region and service, which `Setup` refuses with a control character in them. So the
         // lenient check (no NUL, CR or LF) passes exactly what the strict one would, at a
