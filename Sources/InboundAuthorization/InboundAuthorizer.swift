@@ -59,8 +59,7 @@ public struct InboundAuthorizer: Sendable {
             do throws(TokenError) {
                 var validator = tokenValidator
                 if let keySet { validator = validator.using(await keySet.keys(for: try JSONWebToken(parsing: token).header.kid)) }
-                let claims = try validator.validate(token)
-                return .success(Principal(mode: .jwt, name: claims.subject ?? "(no sub)"))
+                return Self.tokenDecision(token, validator)
             } catch {
                 return .failure(.invalidToken(error.description))
             }
@@ -69,9 +68,10 @@ public struct InboundAuthorizer: Sendable {
     }
 
     /// The decision on a body-less `request` when it can be made without waiting (a SigV4
-    /// verifier with a table of credentials, API keys, a missing credential), the same as
-    /// ``authorize(_:bodySHA256:)`` would give; nil when only that call can decide (a JWT, whose
-    /// key set may need fetching, or a verifier that looks its credentials up).
+    /// verifier with a table of credentials, API keys, a JWT whose key is held and fresh, a
+    /// missing credential), the same as ``authorize(_:bodySHA256:)`` would give; nil when only
+    /// that call can decide (a JWT whose key set is due for a fetch, or a verifier that looks
+    /// its credentials up).
     package func authorizeWithoutSuspending(_ request: HTTPRequest) -> Result<Principal, InboundRejection>? {
         if let verifier, Self.isSigned(request) {
             if let rejection = Self.unverifiableBody(request) { return .failure(rejection) }
@@ -79,8 +79,22 @@ public struct InboundAuthorizer: Sendable {
             return verifier.verifyWithTable(request, payload: .sha256(hash), now: now()).map { Self.principal($0, request, bodySHA256: hash) }
         }
         if let decision = apiKeyDecision(request) { return decision }
-        if tokenValidator != nil, Self.bearerToken(request) != nil { return nil }
+        if let tokenValidator, let token = Self.bearerToken(request) {
+            guard let keySet else { return Self.tokenDecision(token, tokenValidator) }
+            guard let kid = try? JSONWebToken(parsing: token).header.kid, let keys = keySet.keysWithoutWaiting(for: kid) else { return nil }
+            return Self.tokenDecision(token, tokenValidator.using(keys))
+        }
         return .failure(.missingToken(accepting: modes))
+    }
+
+    /// The principal a bearer `token` proves under `validator`'s keys, or why it is refused.
+    private static func tokenDecision(_ token: String, _ validator: IDTokenValidator) -> Result<Principal, InboundRejection> {
+        do throws(TokenError) {
+            let claims = try validator.validate(token)
+            return .success(Principal(mode: .jwt, name: claims.subject ?? "(no sub)"))
+        } catch {
+            return .failure(.invalidToken(error.description))
+        }
     }
 
     /// The decision on an `x-api-key`, when API keys are accepted and the request has one.

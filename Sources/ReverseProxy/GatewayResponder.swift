@@ -43,8 +43,9 @@ public struct GatewayResponder: HTTPResponder {
 
 extension GatewayResponder {
     /// Inline forwarding of body-less requests (``InlineForwarding``) that the authorizer can
-    /// decide at once (SigV4/SigV4a against a table of credentials, API keys, a missing
-    /// credential); JWTs keep the full path. Nil for an https upstream.
+    /// decide at once (SigV4/SigV4a against a table of credentials, API keys, JWTs whose key
+    /// is held and fresh, a missing credential); a JWT whose key set is due for a fetch keeps
+    /// the full path. Nil for an https upstream.
     public func inlineForwarding(timeout: Double, logger: Logger) -> InlineForwarding? {
         InlineForwarding(forwarder: forwarder, timeout: timeout, logger: logger) { [authorizer, forwarder] head in
             switch authorizer.authorizeWithoutSuspending(head) {

@@ -1,5 +1,6 @@
 import HTTPTransport
 import MultiAuthCore
+import Synchronization
 
 /// A provider's key set from its JWKS URL, for a server that checks tokens for as long as it
 /// runs: fetched again once it is `maxAge` old, and early when a token names a key the set
@@ -18,6 +19,8 @@ public actor JSONWebKeySetCache {
     private let refetchInterval: Double
     private let clock: TimeSource
     private let fetch: Fetch
+    /// The keys held and when they were fetched, readable without entering the actor.
+    private nonisolated let published: Mutex<(keys: JSONWebKeySet, fetchedAt: Double)>
 
     /// Fetches the key set once, then keeps it as described above.
     /// - Throws: the first fetch's ``TokenError``.
@@ -27,6 +30,7 @@ public actor JSONWebKeySetCache {
         held = try await fetch()
         lastFetch = clock.now()
         lastAttempt = lastFetch
+        published = Mutex((held, lastFetch))
         self.maxAge = maxAge
         self.refetchInterval = refetchInterval
         self.clock = clock
@@ -52,8 +56,20 @@ public actor JSONWebKeySetCache {
         if case .success(let fresh) = result {
             held = fresh
             lastFetch = lastAttempt
+            published.withLock { $0 = (fresh, lastAttempt) }
         }
         return held
+    }
+
+    /// The keys to check a token naming key `kid` (or none) with, when ``keys(for:)`` would
+    /// return them at once: the set holds that key and is younger than `maxAge`. Nil when a
+    /// fetch may be due, which only ``keys(for:)`` can wait for. For callers that must not
+    /// suspend, such as a check made on a SwiftNIO event loop.
+    public nonisolated func keysWithoutWaiting(for kid: String?) -> JSONWebKeySet? {
+        let (keys, fetchedAt) = published.withLock { $0 }
+        guard clock.now() - fetchedAt < maxAge else { return nil }
+        if let kid, !keys.keys.contains(where: { $0.kid == kid }) { return nil }
+        return keys
     }
 
     /// How many fetches were made after the first (for tests and diagnostics).

@@ -207,6 +207,8 @@ struct GatewayTests {
         defer { #expect(fixture.gateway.stop() == 0) }
         let good = try await Self.send(.get, fixture.base + "/me", fields: [.authorization: setup.idToken])
         #expect(good.status == 200, "\(fixture.gateway.log)")
+        // The key set was fetched at start, so the token is checked on the event loop.
+        #expect(fixture.gateway.log.contains("answered inline"), "\(fixture.gateway.log)")
         let echo = try #require(JSONSerialization.jsonObject(with: Data(good.body)) as? [String: Any])
         #expect((echo["headers"] as? [String: String])?["x-multiauth-mode"] == "JWT")
         var parts = setup.idToken.split(separator: ".").map(String.init)

@@ -42,6 +42,20 @@ import TokenProviders
         #expect(await cache.refetches == 0)
     }
 
+    @Test func keysAreGivenWithoutWaitingOnlyWhenNoFetchIsDue() async throws {
+        let provider = Provider()
+        let cache = try await provider.cache()
+        provider.at(3_599)
+        #expect(cache.keysWithoutWaiting(for: "k0").map(Self.kids) == ["k0"])
+        #expect(cache.keysWithoutWaiting(for: nil).map(Self.kids) == ["k0"])
+        #expect(cache.keysWithoutWaiting(for: "k1") == nil)  // a key the set lacks: a fetch may be due
+        provider.at(3_600)
+        #expect(cache.keysWithoutWaiting(for: "k0") == nil)  // as old as maxAge
+        #expect(Self.kids(await cache.keys(for: "k0")) == ["k0", "k1"])  // the waiting call fetches
+        #expect(cache.keysWithoutWaiting(for: "k1").map(Self.kids) == ["k0", "k1"])
+        #expect(await cache.refetches == 1)
+    }
+
     @Test func anUnknownKeyIsFetchedAtMostOnceAMinute() async throws {
         let provider = Provider()
         let cache = try await provider.cache()
