@@ -16,6 +16,8 @@ public struct InboundAuthorizer: Sendable {
     let apiKeys: [String: String]
     let tokenValidator: IDTokenValidator?
     let keySet: JSONWebKeySetCache?
+    /// JWTs validated before: a client sends the same token with every request.
+    let validatedTokens = ValidatedTokenCache()
     let now: @Sendable () -> SigningDate
 
     /// Creates an authorizer. `apiKeys` maps each accepted key to its name (the principal
@@ -59,7 +61,7 @@ public struct InboundAuthorizer: Sendable {
             do throws(TokenError) {
                 var validator = tokenValidator
                 if let keySet { validator = validator.using(await keySet.keys(for: try JSONWebToken(parsing: token).header.kid)) }
-                return Self.tokenDecision(token, validator)
+                return tokenDecision(token, validator)
             } catch {
                 return .failure(.invalidToken(error.description))
             }
@@ -80,17 +82,17 @@ public struct InboundAuthorizer: Sendable {
         }
         if let decision = apiKeyDecision(request) { return decision }
         if let tokenValidator, let token = Self.bearerToken(request) {
-            guard let keySet else { return Self.tokenDecision(token, tokenValidator) }
+            guard let keySet else { return tokenDecision(token, tokenValidator) }
             guard let kid = try? JSONWebToken(parsing: token).header.kid, let keys = keySet.keysWithoutWaiting(for: kid) else { return nil }
-            return Self.tokenDecision(token, tokenValidator.using(keys))
+            return tokenDecision(token, tokenValidator.using(keys))
         }
         return .failure(.missingToken(accepting: modes))
     }
 
     /// The principal a bearer `token` proves under `validator`'s keys, or why it is refused.
-    private static func tokenDecision(_ token: String, _ validator: IDTokenValidator) -> Result<Principal, InboundRejection> {
+    private func tokenDecision(_ token: String, _ validator: IDTokenValidator) -> Result<Principal, InboundRejection> {
         do throws(TokenError) {
-            let claims = try validator.validate(token)
+            let claims = try validatedTokens.claims(of: token, validator: validator)
             return .success(Principal(mode: .jwt, name: claims.subject ?? "(no sub)"))
         } catch {
             return .failure(.invalidToken(error.description))

@@ -93,9 +93,15 @@ public struct IDTokenValidator: Sendable {
     /// - Throws: ``TokenError/invalidToken(reason:)`` naming the first check that failed.
     @discardableResult
     public func validate(_ token: String, nonce: String? = nil) throws(TokenError) -> JWTClaims {
+        try validateNamingKey(token, nonce: nonce).claims
+    }
+
+    /// ``validate(_:nonce:)``, also giving the key of the set that the signature verified
+    /// under (nil when the token names no key).
+    func validateNamingKey(_ token: String, nonce: String? = nil) throws(TokenError) -> (claims: JWTClaims, key: JSONWebKey?) {
         let jwt = try JSONWebToken(parsing: token)
         guard Self.algorithms.contains(jwt.header.alg) else { throw .invalidToken(reason: "algorithm \(jwt.header.alg) is not accepted") }
-        let key = try signingKey(for: jwt.header)
+        let (key, entry) = try signingKey(for: jwt.header)
         guard key.isValidSignature(jwt.signature, for: jwt.signingInput) else { throw .invalidToken(reason: "the signature does not verify") }
         let claims = jwt.claims
         guard claims.issuer == issuer else { throw .invalidToken(reason: "issuer '\(claims.issuer ?? "")' is not '\(issuer)'") }
@@ -103,22 +109,26 @@ public struct IDTokenValidator: Sendable {
         guard let expiry = claims.expiresAt else { throw .invalidToken(reason: "no exp claim") }
         guard expiry + leeway > now() else { throw .invalidToken(reason: "expired at \(expiry)") }
         if let nonce, claims.nonce != nonce { throw .invalidToken(reason: "the nonce does not match this login") }
-        return claims
+        return (claims, entry)
     }
 
-    private func signingKey(for header: JSONWebToken.Header) throws(TokenError) -> JWSPublicKey {
+    /// The latest moment (Unix seconds) at which a token expiring at `expiry` still passes.
+    func lastAcceptedMoment(expiry: Int64) -> Int64 { expiry + leeway - 1 }
+
+    /// The public key to check a token with, and the set's entry for it when the token names one.
+    private func signingKey(for header: JSONWebToken.Header) throws(TokenError) -> (JWSPublicKey, JSONWebKey?) {
         let candidates = keys.keys.filter { $0.use == nil || $0.use == "sig" }
         if let kid = header.kid {
             guard let key = candidates.first(where: { $0.kid == kid }) else {
                 throw .invalidToken(reason: "the provider's key set has no key '\(kid)'")
             }
-            return try key.publicKey(for: header.alg)
+            return (try key.publicKey(for: header.alg), key)
         }
         // No kid: acceptable only when exactly one key could have signed it.
         let suitable = candidates.compactMap { try? $0.publicKey(for: header.alg) }
         guard suitable.count == 1, let only = suitable.first else {
             throw .invalidToken(reason: "the token names no key and the key set has \(suitable.count) that could match")
         }
-        return only
+        return (only, nil)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuthCrypto
+import Synchronization
 import Testing
 @testable import TokenProviders
 
@@ -147,5 +148,40 @@ import Testing
                 #expect(!error.description.contains(testCase.token))
             }
         }
+    }
+
+    /// The gateway's cache of validated tokens gives joserfc's verdicts, cold and warm, and
+    /// stops passing a remembered token once its expiry (with the leeway) has gone by or its
+    /// key has left the key set.
+    @Test func validatedTokenCacheAgreesWithJoserfcAndForgetsWhatNoLongerPasses() async throws {
+        let start: Int64 = 1_800_000_000
+        let output = try JSONDecoder().decode(
+            JoseOutput.self,
+            from: Data(try await Peers.python("scripts/oracles/jose_tokens.py", ["https://issuer.example", "client-1", "nonce-1", String(start)]).utf8))
+        let clock = Mutex(start)
+        let validator = IDTokenValidator(issuer: "https://issuer.example", clientId: "client-1", keys: output.jwks, now: { clock.withLock { $0 } })
+        let cache = ValidatedTokenCache()
+        // The cache checks no nonce (a server has none to compare), so that case is left out.
+        let cases = output.cases.filter { $0.name != "nonce of another login" }
+        for _ in 0..<2 {
+            for testCase in cases {
+                let passed = (try? cache.claims(of: testCase.token, validator: validator)) != nil
+                #expect(passed == testCase.valid, "\(testCase.name)")
+            }
+        }
+        #expect(cache.count == cases.filter(\.valid).count)
+
+        // exp = start - 30 with a 60 s leeway: accepted up to start + 29, remembered or not.
+        let nearlyExpired = try #require(cases.first { $0.name == "expired 30 s ago, within the leeway" }?.token)
+        clock.withLock { $0 = start + 29 }
+        #expect((try? cache.claims(of: nearlyExpired, validator: validator)) != nil)
+        clock.withLock { $0 = start + 30 }
+        #expect(throws: TokenError.self) { try cache.claims(of: nearlyExpired, validator: validator) }
+
+        // A key set without "rs1": its remembered tokens are checked again, and fail.
+        let rotated = validator.using(JSONWebKeySet(keys: output.jwks.keys.filter { $0.kid != "rs1" }))
+        let rs256 = try #require(cases.first { $0.name == "rs256 valid" }?.token)
+        #expect(throws: TokenError.self) { try cache.claims(of: rs256, validator: rotated) }
+        #expect((try? cache.claims(of: rs256, validator: validator)) != nil)
     }
 }
