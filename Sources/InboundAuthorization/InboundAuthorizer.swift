@@ -83,17 +83,27 @@ public struct InboundAuthorizer: Sendable {
         if let decision = apiKeyDecision(request) { return decision }
         if let tokenValidator, let token = Self.bearerToken(request) {
             guard let keySet else { return tokenDecision(token, tokenValidator) }
+            // A token seen before needs no parse: the fresh set must still hold its key.
+            if let keys = keySet.keysWithoutWaiting(for: nil),
+                let claims = validatedTokens.rememberedClaims(of: token, validator: tokenValidator.using(keys))
+            {
+                return .success(Self.principal(claims))
+            }
             guard let kid = try? JSONWebToken(parsing: token).header.kid, let keys = keySet.keysWithoutWaiting(for: kid) else { return nil }
             return tokenDecision(token, tokenValidator.using(keys))
         }
         return .failure(.missingToken(accepting: modes))
     }
 
+    /// The principal of a valid JWT: its subject.
+    private static func principal(_ claims: JWTClaims) -> Principal {
+        Principal(mode: .jwt, name: claims.subject ?? "(no sub)")
+    }
+
     /// The principal a bearer `token` proves under `validator`'s keys, or why it is refused.
     private func tokenDecision(_ token: String, _ validator: IDTokenValidator) -> Result<Principal, InboundRejection> {
         do throws(TokenError) {
-            let claims = try validatedTokens.claims(of: token, validator: validator)
-            return .success(Principal(mode: .jwt, name: claims.subject ?? "(no sub)"))
+            return .success(Self.principal(try validatedTokens.claims(of: token, validator: validator)))
         } catch {
             return .failure(.invalidToken(error.description))
         }

@@ -30,11 +30,7 @@ public final class ValidatedTokenCache: Sendable {
     /// - Throws: the ``TokenError`` of ``IDTokenValidator/validate(_:nonce:)``.
     public func claims(of token: String, validator: IDTokenValidator) throws(TokenError) -> JWTClaims {
         let digest = SHA256Hasher.hash(token.utf8)
-        if let entry = entries.withLock({ $0[digest] }), validator.now() <= entry.lastAcceptedMoment,
-            validator.keys.keys.contains(entry.key)
-        {
-            return entry.claims
-        }
+        if let claims = remembered(digest, validator: validator) { return claims }
         let (claims, key) = try validator.validateNamingKey(token)
         if let key, let expiry = claims.expiresAt {
             let entry = Entry(claims: claims, key: key, lastAcceptedMoment: validator.lastAcceptedMoment(expiry: expiry))
@@ -44,6 +40,20 @@ public final class ValidatedTokenCache: Sendable {
             }
         }
         return claims
+    }
+
+    /// The claims of `token` when it was validated before and still passes (see above), nil
+    /// otherwise; never validates. Reading the token is not needed for this, so a server can
+    /// ask before parsing it.
+    public func rememberedClaims(of token: String, validator: IDTokenValidator) -> JWTClaims? {
+        remembered(SHA256Hasher.hash(token.utf8), validator: validator)
+    }
+
+    private func remembered(_ digest: SHA256Digest, validator: IDTokenValidator) -> JWTClaims? {
+        guard let entry = entries.withLock({ $0[digest] }), validator.now() <= entry.lastAcceptedMoment,
+            validator.keys.keys.contains(entry.key)
+        else { return nil }
+        return entry.claims
     }
 
     /// How many tokens are remembered (for tests and diagnostics).

@@ -5,7 +5,8 @@
 # Hummingbird + AsyncHTTPClient pass-through with no authorization (Benchmarks/PassthroughBench):
 # the stack of the full path, which requests with a body still take (these body-less GETs take
 # the inline path, on the event loop). Sourced by
-# scripts/bench after the static CLI is built; prints the "proxy:" and "gateway:" lines, and
+# scripts/bench after the static CLI is built; prints the "proxy:" and "gateway:" lines (and the
+# gateway checking a JWT on every request), and
 # the CPU time each process spent per request (from /proc/PID/stat).
 
 # wrk's median latency in ms and requests per second: "P50_MS RPS NON2XX".
@@ -45,8 +46,8 @@ run_load_bench() {
     command -v wrk >/dev/null || { say "installing wrk"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq wrk >/dev/null; }
     swift build -c release --product UpstreamBench >/dev/null
     swift build -c release --product PassthroughBench >/dev/null
-    local up gw px pt pids=() secrets upstream_pid proxy_pid gateway_pid passthrough_pid
-    read -r up px gw pt < <(free_ports 4)
+    local up gw px pt js gj pids=() secrets keys upstream_pid proxy_pid gateway_pid passthrough_pid jwt_gateway_pid
+    read -r up px gw pt js gj < <(free_ports 6)
     .build/release/UpstreamBench "$up" >/dev/null 2>&1 & pids+=($!)
     upstream_pid=$!
     .build/release/PassthroughBench "$pt" "http://127.0.0.1:$up" >/dev/null 2>&1 & pids+=($!)
@@ -58,9 +59,19 @@ run_load_bench() {
     proxy_pid=$!
     .build-static/release/multiauth gateway --listen "127.0.0.1:$gw" --upstream "http://127.0.0.1:$up" --iam-credentials "$secrets" >/dev/null 2>&1 & pids+=($!)
     gateway_pid=$!
+    # The same gateway checking an RS256 JWT instead, its key set served on loopback.
+    keys=$(mktemp -d)
+    local token
+    token=$(.venv/bin/python3 scripts/oracles/jwt_token.py "$keys" https://issuer.bench bench-client)
+    .venv/bin/python3 -m http.server "$js" --bind 127.0.0.1 --directory "$keys" >/dev/null 2>&1 & pids+=($!)
+    wait_for "http://127.0.0.1:$js/jwks.json" "key set"
+    .build-static/release/multiauth gateway --listen "127.0.0.1:$gj" --upstream "http://127.0.0.1:$up" \
+        --jwks-url "http://127.0.0.1:$js/jwks.json" --issuer https://issuer.bench --audience bench-client >/dev/null 2>&1 & pids+=($!)
+    jwt_gateway_pid=$!
     wait_for "http://127.0.0.1:$up/bench/item" "bench upstream"
     wait_for "http://127.0.0.1:$px/bench/item" "proxy"
     wait_for "http://127.0.0.1:$pt/bench/item" "pass-through"
+    wait_for "http://127.0.0.1:$gj/bench/item" "JWT gateway"
     sleep 1
     # A server that could not start (its port taken) must not let another answer in its place.
     for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null || { say "a load-bench server (pid $pid) exited at start"; exit 1; }; done
@@ -71,21 +82,22 @@ run_load_bench() {
     while IFS= read -r line; do headers+=(-H "$line"); done < <(.venv/bin/python3 -c 'import json, sys
 for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {value}")' "$signed")
     say "load: direct, through the bare pass-through, the proxy and the gateway (wrk, ${LOAD_SECONDS:-5} s each, twice)"
-    local direct passed proxied gated
+    local direct passed proxied gated jwted
     for round in 1 2; do
         direct+="$(wrk_with_cpu "$upstream_pid $upstream_pid" "http://127.0.0.1:$up/bench/item")|"
         passed+="$(wrk_with_cpu "$passthrough_pid $upstream_pid" "http://127.0.0.1:$pt/bench/item")|"
         proxied+="$(wrk_with_cpu "$proxy_pid $upstream_pid" "http://127.0.0.1:$px/bench/item")|"
         gated+="$(wrk_with_cpu "$gateway_pid $upstream_pid" "${headers[@]}" "http://127.0.0.1:$gw/bench/item")|"
+        jwted+="$(wrk_with_cpu "$jwt_gateway_pid $upstream_pid" -H "Authorization: Bearer $token" "http://127.0.0.1:$gj/bench/item")|"
     done
     kill "${pids[@]}" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
-    rm -f "$secrets"
-    .venv/bin/python3 - "$direct" "$proxied" "$gated" "$passed" <<'PY'
+    rm -rf "$secrets" "$keys"
+    .venv/bin/python3 - "$direct" "$proxied" "$gated" "$passed" "$jwted" <<'PY'
 import statistics, sys
 def rounds(text):
     return [tuple(float(x) for x in part.split()) for part in text.strip("|").split("|")]
-direct, proxied, gated, passed = (rounds(a) for a in sys.argv[1:5])
+direct, proxied, gated, passed, jwted = (rounds(a) for a in sys.argv[1:6])
 d50, drps = statistics.median(r[0] for r in direct), statistics.median(r[1] for r in direct)
 p50, prps = statistics.median(r[0] for r in proxied), statistics.median(r[1] for r in proxied)
 g50, grps = statistics.median(r[0] for r in gated), statistics.median(r[1] for r in gated)
@@ -94,6 +106,9 @@ print(f"1 KiB GETs on loopback, wrk 1 thread 16 connections, medians of 2 rounds
       f"proxy {prps:,.0f} req/s p50 {p50:.2f} ms; gateway {grps:,.0f} req/s p50 {g50:.2f} ms ({refused:.0f} not 2xx)")
 print(f"proxy: p50 added {p50 - d50:.2f} ms, throughput {100 * prps / drps:.0f}% of direct")
 print(f"gateway: {grps:.0f} verified req/s (SigV4 header on every request), p50 {g50:.2f} ms")
+j50, jrps = statistics.median(r[0] for r in jwted), statistics.median(r[1] for r in jwted)
+print(f"gateway with a JWT (RS256, the same token on every request, as a client sends it): {jrps:,.0f} req/s, p50 {j50:.2f} ms, "
+      f"{statistics.median(r[3] for r in jwted):.0f} us gateway CPU per request ({sum(r[2] for r in jwted):.0f} not 2xx)")
 cpu = lambda rounds, i: statistics.median(r[i] for r in rounds)
 print(f"CPU per request: direct, the upstream {cpu(direct, 3):.0f} us; through the proxy, the proxy {cpu(proxied, 3):.0f} us "
       f"and the upstream {cpu(proxied, 4):.0f} us; through the gateway, the gateway {cpu(gated, 3):.0f} us and the upstream {cpu(gated, 4):.0f} us")
