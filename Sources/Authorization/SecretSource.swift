@@ -33,9 +33,7 @@ public struct SecretSource: Sendable {
     }
 }
 
-extension SecretSource: CustomStringConvertible, CustomReflectable {
+extension SecretSource: RedactedDescribing {
     /// Says whether the value is fixed, never what it is.
     public var description: String { fixedValue == nil ? "SecretSource(read on each request)" : "SecretSource(fixed \(Redaction.placeholder))" }
-    /// No children: `dump` shows ``description``.
-    public var customMirror: Mirror { Redaction.mirror(of: self) }
 }

@@ -3,10 +3,8 @@ import TokenProviders
 
 // A login prints its provider's configuration (secrets redacted) and its tokens' redacted form.
 
-extension LoginRecord: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension LoginRecord: RedactedDescribing {
     public var description: String { "LoginRecord(flow: \(flow), provider: \(provider), tokens: \(tokens))" }
-    public var debugDescription: String { description }
-    public var customMirror: Mirror { Redaction.mirror(of: self) }
 }
 
 extension LoginRecord.Provider: CustomStringConvertible {

@@ -115,3 +115,15 @@ public enum Redaction {
         return isSensitive(header: String(name)) && name != "authorization" ? "\(name):\(placeholder)" : String(line)
     }
 }
+
+/// A type whose `description` leaves its secrets out. Its `debugDescription` is that same
+/// description, and its mirror has no children, so `dump` and debuggers show the description
+/// rather than the stored fields.
+public protocol RedactedDescribing: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {}
+
+extension RedactedDescribing {
+    /// The redacted description.
+    public var debugDescription: String { description }
+    /// No children: `dump` and debuggers show the description.
+    public var customMirror: Mirror { Redaction.mirror(of: self) }
+}

@@ -4,7 +4,7 @@ import MultiAuthCore
 ///
 /// `description` and `debugDescription` show the access key id only; the secret and the
 /// token never appear in logs, errors, `dump` output or a debugger's view.
-public struct AWSCredentials: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct AWSCredentials: Sendable, Equatable, RedactedDescribing {
     /// The access key id (not secret).
     public var accessKeyId: String
     /// The secret access key.
@@ -23,11 +23,6 @@ public struct AWSCredentials: Sendable, Equatable, CustomStringConvertible, Cust
         "AWSCredentials(accessKeyId: \(accessKeyId), secretAccessKey: \(Redaction.placeholder)"
             + (sessionToken == nil ? ")" : ", sessionToken: \(Redaction.placeholder))")
     }
-
-    public var debugDescription: String { description }
-
-    /// No children: `dump` and debuggers show ``description``.
-    public var customMirror: Mirror { Redaction.mirror(of: self) }
 
     func validate() throws(SigningError) {
         guard !accessKeyId.isEmpty else { throw .missingCredentials("access key id is empty") }

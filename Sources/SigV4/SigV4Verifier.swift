@@ -3,7 +3,7 @@ import HTTPTypes
 import MultiAuthCrypto
 
 /// What a verifier knows about an access key id.
-public struct VerifierCredential: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct VerifierCredential: Sendable, RedactedDescribing {
     /// The secret that signs for the key id.
     public let secretAccessKey: String
     /// When set, the request must carry exactly this session token.
@@ -17,10 +17,6 @@ public struct VerifierCredential: Sendable, CustomStringConvertible, CustomDebug
 
     /// Always redacted.
     public var description: String { "VerifierCredential(\(Redaction.placeholder))" }
-    /// Always redacted.
-    public var debugDescription: String { description }
-    /// No children: `dump` and debuggers show ``description``.
-    public var customMirror: Mirror { Redaction.mirror(of: self) }
 }
 
 /// Why a request was rejected. Never includes a secret or the expected signature.

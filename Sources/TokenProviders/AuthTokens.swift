@@ -8,7 +8,7 @@ import Foundation
 /// The tokens of one login: what a user pool or an OpenID provider returned.
 ///
 /// `description` never shows a token; use ``claims(of:)`` for what is safe to display.
-public struct AuthTokens: Sendable, Codable, Equatable, CustomStringConvertible {
+public struct AuthTokens: Sendable, Codable, Equatable, RedactedDescribing {
     /// The OpenID Connect ID token (a JWT), when the provider issued one.
     public var idToken: String?
     /// The access token (a JWT for Cognito; any string for OIDC).

@@ -11,12 +11,9 @@ import Foundation
 /// `startUrl`, `region`, `accessToken`, `expiresAt`, and for refreshing `clientId`,
 /// `clientSecret`, `registrationExpiresAt`, `refreshToken`. Fields MultiAuth does not know are
 /// kept when the file is written back. ``description`` never shows a token or secret.
-public struct SSOToken: Sendable, CustomStringConvertible, CustomReflectable {
+public struct SSOToken: Sendable, RedactedDescribing {
     /// Every field of the file.
     var fields: [String: JSONValue]
-
-    /// No children: `dump` and debuggers show ``description``.
-    public var customMirror: Mirror { Redaction.mirror(of: self) }
 
     /// The access token (the portal's `x-amz-sso_bearer_token`).
     public var accessToken: String { fields["accessToken"]?.stringValue ?? "" }

@@ -18,7 +18,7 @@ public enum CognitoMFAKind: String, Sendable, Codable, CaseIterable {
 
 /// TOTP set-up (MFA_SETUP): the secret to enter in an authenticator app. ``description``
 /// never shows the secret.
-public struct CognitoTOTPSetup: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
+public struct CognitoTOTPSetup: Sendable, Equatable, RedactedDescribing {
     /// The base32 secret from AssociateSoftwareToken.
     public let secret: String
     /// The user the secret is for.
@@ -34,9 +34,6 @@ public struct CognitoTOTPSetup: Sendable, Equatable, CustomStringConvertible, Cu
     }
 
     public var description: String { "TOTP set-up for \(username) (secret \(Redaction.placeholder))" }
-    /// No children: `dump` and debuggers show ``description``.
-    public var customMirror: Mirror { Redaction.mirror(of: self) }
-
 }
 
 /// Answers the challenges of a Cognito sign-in: the CLI with flags, commands and terminal

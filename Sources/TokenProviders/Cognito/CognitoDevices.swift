@@ -3,7 +3,7 @@ import MultiAuthCrypto
 
 /// A device Cognito remembers for a user: its key, its group key and the random password
 /// whose SRP verifier the pool holds. ``description`` never shows the password.
-public struct CognitoRememberedDevice: Sendable, Codable, Equatable, CustomStringConvertible, CustomReflectable {
+public struct CognitoRememberedDevice: Sendable, Codable, Equatable, RedactedDescribing {
     /// DeviceKey (`REGION_UUID`).
     public let deviceKey: String
     /// DeviceGroupKey.
@@ -19,8 +19,6 @@ public struct CognitoRememberedDevice: Sendable, Codable, Equatable, CustomStrin
     }
 
     public var description: String { "device \(deviceKey) (password \(Redaction.placeholder))" }
-    /// No children: `dump` and debuggers show ``description``.
-    public var customMirror: Mirror { Redaction.mirror(of: self) }
 }
 
 /// A device the pool offered to track (`NewDeviceMetadata`), not yet confirmed.
