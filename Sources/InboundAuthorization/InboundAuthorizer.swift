@@ -89,7 +89,9 @@ public struct InboundAuthorizer: Sendable {
             {
                 return .success(Self.principal(claims))
             }
-            guard let kid = try? JSONWebToken(parsing: token).header.kid, let keys = keySet.keysWithoutWaiting(for: kid) else { return nil }
+            let kid: String?
+            do throws(TokenError) { kid = try JSONWebToken(parsing: token).header.kid } catch { return .failure(.invalidToken(error.description)) }
+            guard let kid, let keys = keySet.keysWithoutWaiting(for: kid) else { return nil }
             return tokenDecision(token, tokenValidator.using(keys))
         }
         return .failure(.missingToken(accepting: modes))

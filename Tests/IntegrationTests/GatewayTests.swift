@@ -216,6 +216,9 @@ struct GatewayTests {
         let forged = try await Self.send(.get, fixture.base + "/me", fields: [.authorization: "Bearer " + parts.joined(separator: ".")])
         #expect(forged.status == 401)
         #expect(forged.header("x-amzn-ErrorType") == "UnauthorizedException")
+        let garbled = try await Self.send(.get, fixture.base + "/me", fields: [.authorization: "Bearer not.a-jwt"])
+        #expect(garbled.status == 401)
+        #expect(garbled.header("x-amzn-ErrorType") == "UnauthorizedException")
         #expect(try await fixture.arrivals() == 1)
     }
 
