@@ -11,26 +11,24 @@ public actor JSONWebKeySetCache {
     /// Fetches the key set.
     public typealias Fetch = @Sendable () async throws(TokenError) -> JSONWebKeySet
 
-    private var held: JSONWebKeySet
-    private var lastFetch: Double
     private var lastAttempt: Double
     private var inFlight: Task<Result<JSONWebKeySet, TokenError>, Never>?
     private let maxAge: Double
     private let refetchInterval: Double
     private let clock: TimeSource
     private let fetch: Fetch
-    /// The keys held and when they were fetched, readable without entering the actor.
-    private nonisolated let published: Mutex<(keys: JSONWebKeySet, fetchedAt: Double)>
+    /// The keys held and when they were fetched: the actor writes them, and callers that must
+    /// not suspend read them without entering it.
+    private nonisolated let held: Mutex<(keys: JSONWebKeySet, fetchedAt: Double)>
 
     /// Fetches the key set once, then keeps it as described above.
     /// - Throws: the first fetch's ``TokenError``.
     public init(
         maxAge: Double = 3_600, refetchInterval: Double = 60, clock: TimeSource = .system, fetch: @escaping Fetch
     ) async throws(TokenError) {
-        held = try await fetch()
-        lastFetch = clock.now()
-        lastAttempt = lastFetch
-        published = Mutex((held, lastFetch))
+        let keys = try await fetch()
+        lastAttempt = clock.now()
+        held = Mutex((keys, lastAttempt))
         self.maxAge = maxAge
         self.refetchInterval = refetchInterval
         self.clock = clock
@@ -48,17 +46,15 @@ public actor JSONWebKeySetCache {
     /// The keys to check a token naming key `kid` (or none) with.
     public func keys(for kid: String?) async -> JSONWebKeySet {
         let now = clock.now()
-        let lacksKey = kid.map { kid in !held.keys.contains { $0.kid == kid } } ?? false
-        guard lacksKey || now - lastFetch >= maxAge, now - lastAttempt >= refetchInterval || inFlight != nil else { return held }
+        let (keys, fetchedAt) = held.withLock { $0 }
+        guard isFetchDue(keys, fetchedAt: fetchedAt, kid: kid, now: now), now - lastAttempt >= refetchInterval || inFlight != nil else {
+            return keys
+        }
         let task = inFlight ?? startFetch(at: now)
         let result = await task.value
         if inFlight == task { inFlight = nil }
-        if case .success(let fresh) = result {
-            held = fresh
-            lastFetch = lastAttempt
-            published.withLock { $0 = (fresh, lastAttempt) }
-        }
-        return held
+        if case .success(let fresh) = result { held.withLock { $0 = (fresh, lastAttempt) } }
+        return held.withLock { $0.keys }
     }
 
     /// The keys to check a token naming key `kid` (or none) with, when ``keys(for:)`` would
@@ -66,10 +62,13 @@ public actor JSONWebKeySetCache {
     /// fetch may be due, which only ``keys(for:)`` can wait for. For callers that must not
     /// suspend, such as a check made on a SwiftNIO event loop.
     public nonisolated func keysWithoutWaiting(for kid: String?) -> JSONWebKeySet? {
-        let (keys, fetchedAt) = published.withLock { $0 }
-        guard clock.now() - fetchedAt < maxAge else { return nil }
-        if let kid, !keys.keys.contains(where: { $0.kid == kid }) { return nil }
-        return keys
+        let (keys, fetchedAt) = held.withLock { $0 }
+        return isFetchDue(keys, fetchedAt: fetchedAt, kid: kid, now: clock.now()) ? nil : keys
+    }
+
+    /// True when `keys`, fetched at `fetchedAt`, are `maxAge` old or lack key `kid`.
+    private nonisolated func isFetchDue(_ keys: JSONWebKeySet, fetchedAt: Double, kid: String?, now: Double) -> Bool {
+        now - fetchedAt >= maxAge || kid.map { kid in !keys.keys.contains { $0.kid == kid } } ?? false
     }
 
     /// How many fetches were made after the first (for tests and diagnostics).

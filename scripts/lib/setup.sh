@@ -118,8 +118,9 @@ stop_peers() {
     PEER_PIDS=()
 }
 
+# One free port on 127.0.0.1.
 free_port() {
-    .venv/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+    free_ports 1
 }
 
 # N distinct free ports on one line: all held open while they are chosen, so no two are the
