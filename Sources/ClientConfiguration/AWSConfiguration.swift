@@ -148,6 +148,15 @@ struct ConfigurationReader {
         }
     }
 
+    /// `key` as a region name (``RegionName``): it becomes part of hostnames.
+    func region(_ object: [String: JSONValue], path: String) throws(ConfigurationError) -> String {
+        let value = try string(object, "Region", path: path) ?? ""
+        guard RegionName.isValid(value) else {
+            throw .invalid(file: file, path: "\(path).Region", problem: InvalidRegionError(source: "Region", value: value).problem)
+        }
+        return value
+    }
+
     func appSyncEntry(name: String, _ value: JSONValue) throws(ConfigurationError) -> AppSyncEntry {
         let path = "AppSync.\(name)"
         guard case .object(let object) = value else { throw .invalid(file: file, path: path, problem: "must be an object") }
@@ -155,7 +164,7 @@ struct ConfigurationReader {
         guard url.hasPrefix("https://") || url.hasPrefix("http://") else {
             throw .invalid(file: file, path: "\(path).ApiUrl", problem: "must be an http(s) URL")
         }
-        let region = try string(object, "Region", path: path) ?? ""
+        let region = try region(object, path: path)
         let modeName = try string(object, "AuthMode", path: path) ?? ""
         guard let mode = AuthMode(rawValue: modeName) else {
             throw .invalid(
@@ -190,14 +199,14 @@ struct ConfigurationReader {
         return UserPoolSection(
             poolId: try string(block, "PoolId", path: path) ?? "", appClientId: try string(block, "AppClientId", path: path) ?? "",
             appClientSecret: try string(block, "AppClientSecret", path: path, required: false),
-            region: try string(block, "Region", path: path) ?? "", endpoint: try string(block, "Endpoint", path: path, required: false))
+            region: try region(block, path: path), endpoint: try string(block, "Endpoint", path: path, required: false))
     }
 
     func identityPool(_ value: JSONValue?) throws(ConfigurationError) -> IdentityPoolSection? {
         guard case .object(let provider)? = value else { return nil }
         let path = "CredentialsProvider.CognitoIdentity.Default"
         guard let block = try defaultBlock(provider["CognitoIdentity"], path: "CredentialsProvider.CognitoIdentity") else { return nil }
-        return IdentityPoolSection(poolId: try string(block, "PoolId", path: path) ?? "", region: try string(block, "Region", path: path) ?? "")
+        return IdentityPoolSection(poolId: try string(block, "PoolId", path: path) ?? "", region: try region(block, path: path))
     }
 
     func oidc(_ value: JSONValue?) throws(ConfigurationError) -> OIDCSection? {

@@ -3,11 +3,14 @@ import TokenProviders
 extension AWSConfiguration {
     /// The `CognitoUserPool` section as a sign-in configuration (what `multiauth login
     /// cognito --config` uses), or nil when the file has none.
+    /// - Throws: ``TokenError/invalidParameter(provider:message:)`` when the pool's region is
+    ///   not a region name.
     public var cognitoSignIn: CognitoUserPoolConfiguration? {
-        userPool.map {
-            CognitoUserPoolConfiguration(
-                userPoolId: $0.poolId, clientId: $0.appClientId, clientSecret: $0.appClientSecret,
-                region: $0.region.isEmpty ? nil : $0.region, endpoint: $0.endpoint)
+        get throws(TokenError) {
+            guard let section = userPool else { return nil }
+            return try CognitoUserPoolConfiguration(
+                userPoolId: section.poolId, clientId: section.appClientId, clientSecret: section.appClientSecret,
+                region: section.region.isEmpty ? nil : section.region, endpoint: section.endpoint)
         }
     }
 

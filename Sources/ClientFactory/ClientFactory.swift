@@ -143,7 +143,7 @@ public struct ClientFactory: Sendable {
             guard let key = apiKey ?? entry.apiKey else { throw .missingProvider(entry: entry.name, mode: .apiKey, need: "an ApiKey") }
             return APIKeyAuthorizer(key: .fixed(key))
         case .awsIAM:
-            return IAMAuthorizer(credentials: iamCredentials(), region: entry.region, service: "appsync", logger: logger)
+            return IAMAuthorizer(credentials: try iamCredentials(), region: entry.region, service: "appsync", logger: logger)
         case .amazonCognitoUserPools, .openIDConnect, .awsLambda:
             guard let provider = tokenProviders[entry.authMode] else {
                 throw .missingProvider(entry: entry.name, mode: entry.authMode, need: "a token provider (log in with 'multiauth login' or pass one)")
@@ -152,11 +152,14 @@ public struct ClientFactory: Sendable {
         }
     }
 
-    private func iamCredentials() -> any CredentialsProvider {
+    private func iamCredentials() throws(ClientFactoryError) -> any CredentialsProvider {
         if let credentials { return credentials }
         if let pool = configuration.identityPool {
-            return CachingCredentialsProvider(
-                CognitoIdentityCredentialsProvider(identityPoolId: pool.poolId, region: pool.region, http: http), logger: logger)
+            let identity: CognitoIdentityCredentialsProvider
+            do { identity = try CognitoIdentityCredentialsProvider(identityPoolId: pool.poolId, region: pool.region, http: http) } catch {
+                throw .configuration(.invalid(file: configuration.file, path: "CredentialsProvider.CognitoIdentity.Default.Region", problem: error.description))
+            }
+            return CachingCredentialsProvider(identity, logger: logger)
         }
         return DefaultCredentialsChain.make(http: http, logger: logger)
     }

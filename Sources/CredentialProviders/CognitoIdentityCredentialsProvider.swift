@@ -19,15 +19,20 @@ public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
     private var identityId: String?
 
     /// Creates a provider for `identityPoolId` (`REGION:UUID`).
+    /// - Throws: ``CredentialsError/invalidSetting(source:problem:)`` when `region` is not a
+    ///   region name.
     public init(
         identityPoolId: String, region: String, logins: [String: String] = [:], endpoint: ServiceEndpoint? = nil,
         http: any HTTPSender
-    ) {
+    ) throws(CredentialsError) {
         self.identityPoolId = identityPoolId
         self.logins = logins
-        call = AWSServiceCall(
-            service: "cognito-identity", region: region,
-            endpoint: endpoint ?? .resolve(service: "cognito-identity", region: region), http: http)
+        let resolved: ServiceEndpoint
+        do throws(InvalidRegionError) {
+            try RegionName.validated(region, source: "the identity pool's region")
+            if let endpoint { resolved = endpoint } else { resolved = try .resolve(service: "cognito-identity", region: region) }
+        } catch { throw CredentialsError(error) }
+        call = AWSServiceCall(service: "cognito-identity", region: region, endpoint: resolved, http: http)
     }
 
     private struct IdentityRequest: Encodable {

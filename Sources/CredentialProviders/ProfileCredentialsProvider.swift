@@ -37,12 +37,18 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         return try await resolve(profile, files: files, chain: [])
     }
 
+    /// The profile's `region`, else `AWS_REGION` or `AWS_DEFAULT_REGION`, else `us-east-1`, checked.
+    private func profileRegion(_ settings: [String: String], profile name: String) throws(CredentialsError) -> String {
+        if let region = nonEmpty(settings["region"]) { return try checkedRegion(region, source: "profile '\(name)' region") }
+        return try SharedConfigFiles.environmentRegion(environment) ?? "us-east-1"
+    }
+
     private func resolve(_ name: String, files: SharedConfigFiles, chain: [String]) async throws(CredentialsError) -> ExpiringCredentials {
         guard !chain.contains(name) else { throw .profileCycle(chain + [name]) }
         guard let settings = files.profiles[name] else { throw .profileNotFound(profile: name, files: files.paths) }
-        let region = settings["region"] ?? nonEmpty(environment["AWS_REGION"]) ?? nonEmpty(environment["AWS_DEFAULT_REGION"]) ?? "us-east-1"
-        let endpoint = files.endpoint(for: "sts", profile: name, region: region, environment: environment)
-        let sts = STSClient(region: region, endpoint: endpoint, http: http)
+        let region = try profileRegion(settings, profile: name)
+        let endpoint = try files.endpoint(for: "sts", profile: name, region: region, environment: environment)
+        let sts = try STSClient(region: region, endpoint: endpoint, http: http)
         let sessionName = settings["role_session_name"] ?? "multiauth-\(Int(Date().timeIntervalSince1970))"
         if let roleArn = settings["role_arn"] {
             if let tokenFile = settings["web_identity_token_file"] {
@@ -66,7 +72,7 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
             guard let account = nonEmpty(settings["sso_account_id"]), let role = nonEmpty(settings["sso_role_name"]) else {
                 throw .incompleteProfile(profile: name, problem: "an SSO profile needs sso_account_id and sso_role_name for credentials")
             }
-            let endpoints = SSOEndpoints(region: sso.region, environment: environment, profile: name, files: files)
+            let endpoints = try SSOEndpoints(region: sso.region, environment: environment, profile: name, files: files)
             return try await SSOCredentialsProvider(
                 configuration: sso, accountId: account, roleName: role, loginCommand: "multiauth login sso --profile \(name)",
                 environment: environment, endpoints: endpoints, http: http
@@ -157,8 +163,8 @@ struct WebIdentityEnvironmentProvider: CredentialsProvider {
         guard let data = FileManager.default.contents(atPath: tokenFile) else {
             throw .notFound("cannot read AWS_WEB_IDENTITY_TOKEN_FILE \(tokenFile)")
         }
-        let region = nonEmpty(environment["AWS_REGION"]) ?? nonEmpty(environment["AWS_DEFAULT_REGION"]) ?? "us-east-1"
-        let sts = STSClient(region: region, endpoint: .resolve(service: "sts", region: region, environment: environment), http: http)
+        let region = try SharedConfigFiles.environmentRegion(environment) ?? "us-east-1"
+        let sts = try STSClient(region: region, environment: environment, http: http)
         return try await sts.assumeRoleWithWebIdentity(
             roleArn: roleArn, sessionName: environment["AWS_ROLE_SESSION_NAME"] ?? "multiauth-web-identity",
             token: String(decoding: data, as: UTF8.self).trimmedWhitespace)

@@ -12,9 +12,18 @@ import Foundation
 struct STSClient {
     let call: AWSServiceCall
 
-    init(region: String, endpoint: ServiceEndpoint? = nil, http: any HTTPSender) {
-        call = AWSServiceCall(
-            service: "sts", region: region, endpoint: endpoint ?? .resolve(service: "sts", region: region), http: http)
+    /// - Throws: ``CredentialsError/invalidSetting(source:problem:)`` when `region` is not a
+    ///   region name, even with an explicit `endpoint` (it is signed into the scope).
+    init(
+        region: String, endpoint: ServiceEndpoint? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+        http: any HTTPSender
+    ) throws(CredentialsError) {
+        let resolved: ServiceEndpoint
+        do throws(InvalidRegionError) {
+            if let endpoint { resolved = endpoint } else { resolved = try .resolve(service: "sts", region: region, environment: environment) }
+        } catch { throw CredentialsError(error) }
+        _ = try checkedRegion(region, source: "the region for sts")
+        call = AWSServiceCall(service: "sts", region: region, endpoint: resolved, http: http)
     }
 
     /// AssumeRole, signed with `source`.

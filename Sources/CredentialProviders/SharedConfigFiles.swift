@@ -122,19 +122,30 @@ extension SharedConfigFiles {
     /// `AWS_ENDPOINT_URL_<SERVICE ID>`, `AWS_ENDPOINT_URL`, the profile's `services` section
     /// (`sts =` / `  endpoint_url = ...`), the profile's `endpoint_url`, then the regional
     /// endpoint.
-    public func endpoint(for service: String, profile: String?, region: String, environment: [String: String]) -> ServiceEndpoint {
+    /// - Throws: ``CredentialsError/invalidSetting(source:problem:)`` when `region` is not a
+    ///   region name.
+    public func endpoint(for service: String, profile: String?, region: String, environment: [String: String]) throws(CredentialsError)
+        -> ServiceEndpoint
+    {
         let settings = profile.flatMap { profiles[$0] } ?? [:]
         let section = settings["services"].flatMap { services[$0] } ?? [:]
         let key = ServiceEndpoint.serviceID(service).lowercased() + ".endpoint_url"
-        return .resolve(service: service, region: region, environment: environment, profileEndpoint: section[key] ?? settings["endpoint_url"])
+        do throws(InvalidRegionError) {
+            return try .resolve(service: service, region: region, environment: environment, profileEndpoint: section[key] ?? settings["endpoint_url"])
+        } catch { throw CredentialsError(error) }
     }
 
     /// The region configured outside the request, in the AWS SDKs' order: `AWS_REGION`,
     /// `AWS_DEFAULT_REGION`, then the profile's `region` (`profile`, else `AWS_PROFILE`, else
     /// `default`). Nil when none names one.
-    public static func configuredRegion(profile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        if let region = nonEmpty(environment["AWS_REGION"]) ?? nonEmpty(environment["AWS_DEFAULT_REGION"]) { return region }
-        let name = profile ?? nonEmpty(environment["AWS_PROFILE"]) ?? "default"
-        return (try? load(environment: environment))?.profiles[name]?["region"].flatMap(nonEmpty)
+    /// - Throws: ``CredentialsError/invalidSetting(source:problem:)`` when the first source that
+    ///   names one names something that is not a region name.
+    public static func configuredRegion(
+        profile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(CredentialsError) -> String? {
+        if let region = try environmentRegion(environment) { return region }
+        let name = profileName(profile, environment)
+        guard let region = (try? load(environment: environment))?.profiles[name]?["region"].flatMap(nonEmpty) else { return nil }
+        return try checkedRegion(region, source: "profile '\(name)' region")
     }
 }

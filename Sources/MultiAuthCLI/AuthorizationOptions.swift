@@ -31,7 +31,7 @@ package struct AuthorizationOptions: ParsableArguments {
     @OptionGroup package var store: StoreOptions
     @Flag(help: "Send 'Authorization: Bearer <token>' instead of the raw token.") package var bearer = false
     @Option(help: "The shared-file profile for IAM credentials.") package var profile: String?
-    @Option(help: "Signing region (inferred for execute-api and appsync-api hosts).") package var region: String?
+    @Option(help: "Signing region (inferred for execute-api and appsync-api hosts).", transform: regionArgument) package var region: String?
     @Option(help: "Signing service (inferred for execute-api and appsync-api hosts).") package var service: String?
 
     package func validate() throws {
@@ -76,7 +76,7 @@ package struct AuthorizationOptions: ParsableArguments {
     private func signingScope(forHost host: String) async throws -> (region: String, service: String) {
         let inferred = EndpointInference.regionAndService(host: host)
         var resolved = region ?? inferred?.region
-        if resolved == nil { resolved = await SharedConfigFiles.resolvedRegion(profile: profile) }
+        if resolved == nil { resolved = try await SharedConfigFiles.resolvedRegion(profile: profile) }
         guard let region = resolved else {
             throw CLIError(
                 "--region",

@@ -18,7 +18,7 @@ struct CredentialsCommand: AsyncParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, process }
 
     @Option(help: "The shared-file profile (default: AWS_PROFILE, else the chain from the environment on).") var profile: String?
-    @Option(help: "The region to report (default: AWS_REGION, AWS_DEFAULT_REGION, the profile's, then the instance's).") var region: String?
+    @Option(help: "The region to report (default: AWS_REGION, AWS_DEFAULT_REGION, the profile's, then the instance's).", transform: regionArgument) var region: String?
     @Option(help: "text (default) or process.") var format: Format = .text
     @Option(help: "Time limit in seconds, credential_process and STS calls included; exit 28 when it passes.")
     var maxTime: Double = CommandTimeout.defaultSeconds
@@ -37,7 +37,7 @@ struct CredentialsCommand: AsyncParsableCommand {
         }
         switch format {
         case .text:
-            let region = await resolvedRegion()
+            let region = try await resolvedRegion()
             FileHandleless.writeStandardOutput(Array(summary(value, region: region).utf8))
         case .process: FileHandleless.writeStandardOutput(try Self.processJSON(value) + [0x0a])
         }
@@ -57,9 +57,9 @@ struct CredentialsCommand: AsyncParsableCommand {
 
     /// `--region`, `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`, then the
     /// instance's (IMDS).
-    private func resolvedRegion() async -> String? {
+    private func resolvedRegion() async throws -> String? {
         if let region { return region }
-        return await SharedConfigFiles.resolvedRegion(profile: profile)
+        do { return try await SharedConfigFiles.resolvedRegion(profile: profile) } catch { throw CLIError(message: error.description) }
     }
 
     /// The JSON a `credential_process` prints: Version 1, the keys, the token and the expiry.

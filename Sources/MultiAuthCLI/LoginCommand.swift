@@ -28,7 +28,7 @@ struct LoginCommand: AsyncParsableCommand {
         @Option(help: "The user pool id (REGION_ID).") var userPoolId: String?
         @Option(help: "The app client id.") var clientId: String?
         @Option(help: "The app client secret, if the client has one (else MULTIAUTH_CLIENT_SECRET).") var clientSecret: String?
-        @Option(help: "The pool's region (default: from the pool id).") var region: String?
+        @Option(help: "The pool's region (default: from the pool id).", transform: regionArgument) var region: String?
         @Option(help: "The Cognito endpoint (default: https://cognito-idp.REGION.amazonaws.com/).") var endpoint: String?
         @Option(help: "The user name, email or other alias.") var username: String
         @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
@@ -68,11 +68,14 @@ struct LoginCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let section = try config.map { try ConfigurationFile.load($0).cognitoSignIn ?? Self.noSection($0) }
+            let section = try config.map { path in
+                let file = try ConfigurationFile.load(path)
+                return try file.cognitoSignIn ?? Self.noSection(file)
+            }
             guard let userPoolId = userPoolId ?? section?.userPoolId, let clientId = clientId ?? section?.clientId else {
                 throw CLIError(message: "give --user-pool-id and --client-id, or --config with a CognitoUserPool section", exitCode: 2)
             }
-            let configuration = CognitoUserPoolConfiguration(
+            let configuration = try CognitoUserPoolConfiguration(
                 userPoolId: userPoolId, clientId: clientId,
                 clientSecret: clientSecret ?? LoginOptions.environmentSecret ?? section?.clientSecret,
                 region: region ?? section?.region, endpoint: endpoint ?? (region == nil ? section?.endpoint : nil))
@@ -122,8 +125,10 @@ struct LoginCommand: AsyncParsableCommand {
             try await login.save(LoginRecord(provider: .cognito(configuration), flow: flow.rawValue, tokens: tokens), in: logins)
         }
 
-        private static func noSection(_ file: String) throws -> CognitoUserPoolConfiguration {
-            throw CLIError("--config", "\(file) has no CognitoUserPool section")
+        /// The section's own problem when it has one (a bad region, a missing key), else that it is absent.
+        private static func noSection(_ file: AWSConfiguration) throws -> CognitoUserPoolConfiguration {
+            if let problem = file.problems.first(where: { "\($0)".contains("CognitoUserPool") }) { throw CLIError("--config", problem) }
+            throw CLIError("--config", "\(file.file) has no CognitoUserPool section")
         }
 
         private static func prompt(_ text: String) throws -> [UInt8] {

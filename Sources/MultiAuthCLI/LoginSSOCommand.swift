@@ -30,7 +30,7 @@ extension LoginCommand {
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
             let (configuration, profile) = try sessionConfiguration(environment)
-            let login = SSODeviceLogin(configuration: configuration, environment: environment, profile: profile, http: CommandTimeout.transport())
+            let login = try SSODeviceLogin(configuration: configuration, environment: environment, profile: profile, http: CommandTimeout.transport())
             let openBrowser = !noBrowser
             let path: String
             do {

@@ -29,7 +29,7 @@ struct SignCommand: AsyncParsableCommand {
     var headers: [String] = []
     @Option(help: "Request body text.") var data: String?
     @Option(help: "Read the body from this file (hashed in chunks, never held in memory).") var dataFile: String?
-    @Option(help: "Signing region.") var region: String?
+    @Option(help: "Signing region.", transform: regionArgument) var region: String?
     @Option(help: "sigv4 (AWS4-HMAC-SHA256) or sigv4a (AWS4-ECDSA-P256-SHA256).") var algorithm: Algorithm = .sigv4
     @Option(help: "SigV4a: the regions the signature is valid in, such as 'us-east-1,us-west-2' or '*'.")
     var regionSet: String?

@@ -16,7 +16,7 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(help: "The received request in the test suites' request.txt format.") var request: String
     @Option(help: "The secret access key the signer should have used.") var secret: String?
     @Option(help: "Also require this access key id.") var accessKeyId: String?
-    @Option(help: "The expected region of the credential scope.") var region: String
+    @Option(help: "The expected region of the credential scope.", transform: regionArgument) var region: String
     @Option(help: "The expected service of the credential scope.") var service: String
     @Option(help: "The time of receipt, YYYYMMDDTHHMMSSZ (default: now).") var now: String?
     @Flag(inversion: .prefixedNo, help: "Normalize the path before verifying (default: on, off for s3).")

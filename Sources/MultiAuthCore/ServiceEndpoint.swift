@@ -14,10 +14,13 @@ public struct ServiceEndpoint: Sendable {
     /// order: `AWS_ENDPOINT_URL_<SERVICE ID>`, `AWS_ENDPOINT_URL`, the profile's `endpoint_url`
     /// (`profileEndpoint`), then the service's regional endpoint. With
     /// `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true`, always the regional endpoint.
+    /// - Throws: ``InvalidRegionError`` when `region` is not a region name, whichever endpoint
+    ///   is chosen (botocore refuses it too): hostnames are built only from checked parts.
     public static func resolve(
         service: String, region: String, environment: [String: String] = ProcessInfo.processInfo.environment,
         profileEndpoint: String? = nil
-    ) -> ServiceEndpoint {
+    ) throws(InvalidRegionError) -> ServiceEndpoint {
+        try RegionName.validated(region, source: "the region for \(service)")
         let variable = "AWS_ENDPOINT_URL_" + serviceID(service)
         let ignoresConfigured = environment["AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"]?.lowercased() == "true"
         let configured = [environment[variable], environment["AWS_ENDPOINT_URL"], profileEndpoint].compactMap(\.self).first(where: { !$0.isEmpty })

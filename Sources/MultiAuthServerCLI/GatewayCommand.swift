@@ -42,7 +42,7 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "JWKS URL of the user pool or OIDC provider whose tokens pass (with --issuer and --audience).") var jwksUrl: String?
     @Option(help: "The accepted JWT issuer.") var issuer: String?
     @Option(help: "The accepted JWT audience (the app client id).") var audience: String?
-    @Option(help: "Region signatures must be scoped to.") var region = "us-east-1"
+    @Option(help: "Region signatures must be scoped to.", transform: regionArgument) var region = "us-east-1"
     @Option(help: "Service signatures must be scoped to.") var service = "execute-api"
     @Option(help: "The largest request body accepted, in bytes (API Gateway's 10 MiB by default; bodies over 1 MiB are hashed into a 0600 temporary file as they arrive, never held in memory).")
     var maxBody = 10 << 20

@@ -181,9 +181,9 @@ struct MotoCredentialTests {
     @Test func cognitoIdentityCredentialsSignACallTheVerifierAccepts() async throws {
         let setup = try #require(Peers.setup)
         let endpoint = ServiceEndpoint(url: Peers.moto)
-        let unauthenticated = CognitoIdentityCredentialsProvider(
+        let unauthenticated = try CognitoIdentityCredentialsProvider(
             identityPoolId: setup.identityPoolId, region: "us-east-1", endpoint: endpoint, http: http)
-        let signedIn = CognitoIdentityCredentialsProvider(
+        let signedIn = try CognitoIdentityCredentialsProvider(
             identityPoolId: setup.identityPoolId, region: "us-east-1",
             logins: ["cognito-idp.us-east-1.amazonaws.com/\(setup.userPoolId)": setup.idToken], endpoint: endpoint, http: http)
         for provider in [unauthenticated, signedIn] {
@@ -199,7 +199,7 @@ struct MotoCredentialTests {
     }
 
     @Test func serviceErrorsAreTyped() async throws {
-        let provider = CognitoIdentityCredentialsProvider(
+        let provider = try CognitoIdentityCredentialsProvider(
             identityPoolId: "us-east-1:00000000-0000-0000-0000-000000000000", region: "us-east-1",
             endpoint: ServiceEndpoint(url: Peers.moto), http: http)
         await #expect(throws: CredentialsError.self) { try await provider.credentials() }

@@ -45,7 +45,7 @@ import TokenProviders
 
     @Test func loginAndConfigurationTypesDumpWithoutSecrets() throws {
         let tokens = AuthTokens(idToken: nil, accessToken: Self.secrets[1], refreshToken: Self.secrets[3], expiresAt: 1_700_000_000)
-        let pool = CognitoUserPoolConfiguration(userPoolId: "us-east-1_dump", clientId: "client", clientSecret: Self.secrets[2])
+        let pool = try CognitoUserPoolConfiguration(userPoolId: "us-east-1_dump", clientId: "client", clientSecret: Self.secrets[2])
         let oidc = OIDCConfiguration(issuer: "https://issuer.example", clientId: "client", clientSecret: Self.secrets[2])
         let configuration = try AWSConfiguration.parse(Array("""
             {"AppSync": {"Default": {"ApiUrl": "https://a.example/graphql", "Region": "us-east-1", "AuthMode": "API_KEY", "ApiKey": "\(Self.secrets[4])"}},

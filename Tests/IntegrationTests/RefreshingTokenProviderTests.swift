@@ -69,7 +69,7 @@ import TokenProviders
     @Test func secretsNeverAppearInDescriptions() throws {
         let secret = "s3cr3t-value-that-must-not-print"
         let tokens = AuthTokens(idToken: secret + "-id", accessToken: secret + "-access", refreshToken: secret + "-refresh", expiresAt: 1)
-        let cognito = CognitoUserPoolConfiguration(userPoolId: "us-east-1_x", clientId: "c", clientSecret: secret)
+        let cognito = try CognitoUserPoolConfiguration(userPoolId: "us-east-1_x", clientId: "c", clientSecret: secret)
         let oidc = OIDCConfiguration(issuer: "https://i", clientId: "c", clientSecret: secret)
         let pkce = try PKCE()
         let texts = [

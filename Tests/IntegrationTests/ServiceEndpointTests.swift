@@ -29,7 +29,7 @@ import Testing
         let environment = variables.merging(["AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent"]) { $1 }
         let reference = try await Self.botocore(environment)
         for service in Self.services {
-            let ours = ServiceEndpoint.resolve(service: service, region: "us-east-1", environment: environment).url
+            let ours = try ServiceEndpoint.resolve(service: service, region: "us-east-1", environment: environment).url
             #expect(Self.trimmed(ours) == reference[service], "\(service)")
         }
     }
@@ -55,7 +55,7 @@ import Testing
         let reference = try await Self.botocore(environment)
         let loaded = try SharedConfigFiles.load(environment: environment)
         for service in Self.services {
-            let ours = loaded.endpoint(for: service, profile: "local", region: "us-east-1", environment: environment)
+            let ours = try loaded.endpoint(for: service, profile: "local", region: "us-east-1", environment: environment)
             #expect(Self.trimmed(ours.url) == reference[service], "\(service)")
         }
     }

@@ -30,7 +30,7 @@ final class CountingHTTPClient: HTTPSender {
 
     func authenticator(secret: Bool = false, wrongSecret: Bool = false) throws -> CognitoUserPoolAuthenticator {
         let setup = try #require(setup)
-        let configuration = CognitoUserPoolConfiguration(
+        let configuration = try CognitoUserPoolConfiguration(
             userPoolId: setup.userPoolId, clientId: secret ? setup.secretClientId : setup.clientId,
             clientSecret: secret ? (wrongSecret ? "not-the-secret" : setup.clientSecret) : nil, endpoint: Peers.moto)
         return CognitoUserPoolAuthenticator(configuration: configuration, http: http)
@@ -90,7 +90,7 @@ final class CountingHTTPClient: HTTPSender {
         let tokens = try await cognito.signIn(username: "alice", password: Array("Str0ng-Passw0rd!".utf8), flow: .password)
         let logins = try cognito.configuration.identityLogins(tokens)
         #expect(logins == ["cognito-idp.us-east-1.amazonaws.com/\(setup.userPoolId)": try tokens.token(.id)])
-        let identity = CognitoIdentityCredentialsProvider(
+        let identity = try CognitoIdentityCredentialsProvider(
             identityPoolId: setup.identityPoolId, region: "us-east-1", logins: logins, endpoint: ServiceEndpoint(url: Peers.moto),
             http: CurlHTTPClient())
         #expect(try await identity.credentials().credentials.accessKeyId == "TESTACCESSKEY12345")

@@ -114,7 +114,7 @@ func apiExample() async throws {
 func tokensExample(store: CredentialStore, clientId: String, password: String) async throws {
     // Tokens: sign in once, keep the login in the store, hand a refreshing provider to an authorizer.
     let cognito = CognitoUserPoolAuthenticator(
-        configuration: CognitoUserPoolConfiguration(userPoolId: "us-east-1_abc", clientId: clientId), http: CurlHTTPClient())
+        configuration: try CognitoUserPoolConfiguration(userPoolId: "us-east-1_abc", clientId: clientId), http: CurlHTTPClient())
     let tokens = try await cognito.signIn(username: "alice", password: Array(password.utf8), flow: .srp)
     let logins = LoginStore(store: store)
     try await logins.save(LoginRecord(provider: .cognito(cognito.configuration), flow: "srp", tokens: tokens), name: "default")

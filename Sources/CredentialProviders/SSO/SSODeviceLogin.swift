@@ -32,10 +32,10 @@ public struct SSODeviceLogin: Sendable {
     public init(
         configuration: SSOSessionConfiguration, environment: [String: String], profile: String? = nil, http: any HTTPSender,
         clock: TimeSource = .system
-    ) {
+    ) throws(CredentialsError) {
         self.configuration = configuration
         cache = SSOTokenCache(environment: environment)
-        oidc = SSOOIDCClient(endpoint: SSOEndpoints(region: configuration.region, environment: environment, profile: profile).oidc, http: http)
+        oidc = try SSOOIDCClient(endpoint: SSOEndpoints(region: configuration.region, environment: environment, profile: profile).oidc, http: http)
         self.clock = clock
     }
 

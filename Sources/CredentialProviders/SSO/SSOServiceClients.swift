@@ -15,10 +15,10 @@ struct SSOEndpoints {
     let oidc: ServiceEndpoint
     let portal: ServiceEndpoint
 
-    init(region: String, environment: [String: String], profile: String?, files: SharedConfigFiles? = nil) {
+    init(region: String, environment: [String: String], profile: String?, files: SharedConfigFiles? = nil) throws(CredentialsError) {
         let files = files ?? (try? SharedConfigFiles.load(environment: environment)) ?? SharedConfigFiles(profiles: [:], ssoSessions: [:], services: [:], paths: [])
-        oidc = files.endpoint(for: "sso-oidc", profile: profile, region: region, environment: environment)
-        portal = files.endpoint(for: "sso", profile: profile, region: region, environment: environment)
+        oidc = try files.endpoint(for: "sso-oidc", profile: profile, region: region, environment: environment)
+        portal = try files.endpoint(for: "sso", profile: profile, region: region, environment: environment)
     }
 }
 

@@ -38,7 +38,7 @@ public struct SSOSessionConfiguration: Sendable, Equatable {
         guard let region = nonEmpty(settings["sso_region"]) else {
             throw .incompleteProfile(profile: name, problem: "sso_start_url without sso_region")
         }
-        return SSOSessionConfiguration(sessionName: nil, startURL: startURL, region: region)
+        return SSOSessionConfiguration(sessionName: nil, startURL: startURL, region: try checkedRegion(region, source: "profile '\(name)' sso_region"))
     }
 
     /// The `[sso-session NAME]` section.
@@ -53,6 +53,7 @@ public struct SSOSessionConfiguration: Sendable, Equatable {
         let scopes = section["sso_registration_scopes"].map {
             $0.split(separator: ",").map { $0.trimmedWhitespace }.filter { !$0.isEmpty }
         }
-        return SSOSessionConfiguration(sessionName: session, startURL: startURL, region: region, registrationScopes: scopes ?? ["sso:account:access"])
+        let checked = try checkedRegion(region, source: "[sso-session \(session)] sso_region")
+        return SSOSessionConfiguration(sessionName: session, startURL: startURL, region: checked, registrationScopes: scopes ?? ["sso:account:access"])
     }
 }

@@ -29,10 +29,10 @@ public struct SSOTokenProvider: Sendable {
     public init(
         configuration: SSOSessionConfiguration, loginCommand: String, environment: [String: String], profile: String? = nil,
         http: any HTTPSender, clock: TimeSource = .system
-    ) {
-        self.init(
+    ) throws(CredentialsError) {
+        try self.init(
             configuration: configuration, loginCommand: loginCommand, cache: SSOTokenCache(environment: environment),
-            oidc: SSOOIDCClient(endpoint: SSOEndpoints(region: configuration.region, environment: environment, profile: profile).oidc, http: http),
+            oidc: try SSOOIDCClient(endpoint: SSOEndpoints(region: configuration.region, environment: environment, profile: profile).oidc, http: http),
             clock: clock)
     }
 
@@ -115,10 +115,10 @@ public struct SSOCredentialsProvider: CredentialsProvider {
     public init(
         configuration: SSOSessionConfiguration, accountId: String, roleName: String, loginCommand: String,
         environment: [String: String], profile: String? = nil, http: any HTTPSender, clock: TimeSource = .system
-    ) {
-        self.init(
+    ) throws(CredentialsError) {
+        try self.init(
             configuration: configuration, accountId: accountId, roleName: roleName, loginCommand: loginCommand, environment: environment,
-            endpoints: SSOEndpoints(region: configuration.region, environment: environment, profile: profile), http: http, clock: clock)
+            endpoints: try SSOEndpoints(region: configuration.region, environment: environment, profile: profile), http: http, clock: clock)
     }
 
     /// The same, with endpoints already resolved (the profile provider has the files loaded).

@@ -19,13 +19,22 @@ public struct CognitoUserPoolConfiguration: Sendable, Codable, Equatable {
     ///   - region: default: the part of `userPoolId` before `_`.
     ///   - endpoint: default: `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, `AWS_ENDPOINT_URL`,
     ///     then `https://cognito-idp.REGION.amazonaws.com/`.
-    public init(userPoolId: String, clientId: String, clientSecret: String? = nil, region: String? = nil, endpoint: String? = nil) {
+    /// - Throws: ``TokenError/invalidParameter(provider:message:)`` when the region (given, or
+    ///   the pool id's prefix) is not a region name (``RegionName``).
+    public init(
+        userPoolId: String, clientId: String, clientSecret: String? = nil, region: String? = nil, endpoint: String? = nil
+    ) throws(TokenError) {
         self.userPoolId = userPoolId
         self.clientId = clientId
         self.clientSecret = clientSecret
+        let source = region == nil ? "the user pool id's region prefix" : "the user pool's region"
         let resolvedRegion = region ?? userPoolId.split(separator: "_").first.map(String.init) ?? "us-east-1"
-        self.region = resolvedRegion
-        self.endpoint = endpoint ?? ServiceEndpoint.resolve(service: "cognito-idp", region: resolvedRegion).url
+        do {
+            self.region = try RegionName.validated(resolvedRegion, source: source)
+            if let endpoint { self.endpoint = endpoint } else { self.endpoint = try ServiceEndpoint.resolve(service: "cognito-idp", region: resolvedRegion).url }
+        } catch {
+            throw .invalidParameter(provider: "Cognito user pool configuration", message: String(describing: error))
+        }
     }
 
     /// The pool name used by SRP: the part of the pool id after `_`.
