@@ -9,7 +9,19 @@ let package = Package(
     name: "MultiAuth",
     platforms: [.macOS(.v15)],
     products: [
+        // Everything but the SwiftNIO products below.
         .library(name: "MultiAuth", targets: ["MultiAuth"]),
+        // Products a user picks by need (the README's product table says which brings what).
+        // The signer, presigner, chunked signing and the verifier: swift-http-types, swift-log and libcrypto only.
+        .library(name: "MultiAuthSigV4", targets: ["SigV4"]),
+        // The AWS credential chain and its providers.
+        .library(name: "MultiAuthCredentials", targets: ["CredentialProviders"]),
+        // Cognito and OIDC sign-in, refresh, and logins saved in the store.
+        .library(name: "MultiAuthTokens", targets: ["TokenProviders", "Logins"]),
+        // The encrypted credential store.
+        .library(name: "MultiAuthStore", targets: ["CredentialStore"]),
+        // AppSync: the client factory, its SQLite caches (GRDB), real-time and Events.
+        .library(name: "MultiAuthAppSync", targets: ["ClientFactory", "Realtime", "AppSyncEvents"]),
         // The WebSocket for real-time subscriptions, on swift-websocket (SwiftNIO): only users who subscribe build NIO.
         .library(name: "MultiAuthWebSocket", targets: ["MultiAuthWebSocket"]),
         // Hummingbird middleware that verifies SigV4/SigV4a, API keys and JWTs (SwiftNIO underneath).
@@ -32,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
@@ -229,6 +242,23 @@ let package = Package(
             dependencies: ["CredentialStore"],
             path: "Benchmarks/StoreBench",
             swiftSettings: strict
+        ),
+        // The apps in Examples/, written as a user writes them; ExamplesTests runs them.
+        .executableTarget(
+            name: "HummingbirdServiceExample",
+            dependencies: ["MultiAuth", "MultiAuthHummingbird", .product(name: "Hummingbird", package: "hummingbird")],
+            path: "Examples/HummingbirdService"
+        ),
+        // The generated client's sources are committed (Generated/, from openapi.yaml by
+        // swift-openapi-generator), so no build compiles the generator.
+        .executableTarget(
+            name: "OpenAPIClientExample",
+            dependencies: [
+                "MultiAuth", "MultiAuthOpenAPI", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+            ],
+            path: "Examples/OpenAPIClient",
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
         ),
         // README.md's Swift examples, compiled against the MultiAuth product as a user writes them.
         // (The re-exported modules are listed too only so incremental builds notice their changes.)

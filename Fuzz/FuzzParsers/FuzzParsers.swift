@@ -130,7 +130,8 @@ func LLVMFuzzerRunDriver(
 #endif
 
 /// The entry point. Under libFuzzer (FUZZING) it hands over to libFuzzer's driver, since
-/// SwiftPM routes an executable's `main` to this type; otherwise it replays input files.
+/// SwiftPM routes an executable's `main` to this type; otherwise it replays input files and
+/// can run a bounded random pass over them (``ReplayAndMutate``).
 @main
 struct FuzzEntry {
     static func main() {
@@ -140,12 +141,7 @@ struct FuzzEntry {
         let status = LLVMFuzzerRunDriver(&argc, &argv, { fuzz($0, $1) })
         if status != 0 { fatalError("libFuzzer driver exited with \(status)") }
         #else
-        for path in CommandLine.arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else { continue }
-            let bytes = [UInt8](data)
-            bytes.withUnsafeBytes { _ = fuzz($0.baseAddress, $0.count) }
-            print("replayed \(path)")
-        }
+        ReplayAndMutate.main(Array(CommandLine.arguments.dropFirst()))
         #endif
     }
 }

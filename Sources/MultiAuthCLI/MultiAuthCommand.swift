@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import MultiAuthCore
 import MultiAuthCrypto
 #if canImport(Glibc)
 import Glibc
@@ -15,6 +16,7 @@ public struct MultiAuthCommand: AsyncParsableCommand {
         commandName: "multiauth",
         abstract: "Authorize HTTP calls to AWS-style APIs: SigV4 signing, API keys, Cognito and OIDC tokens, an encrypted store, and one AppSync client per auth mode.",
         discussion: ServerCommand.helpSection,
+        version: ReleaseVersion.current,
         subcommands: [
             SignCommand.self, RequestCommand.self, CredentialsCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
             LoginCommand.self, TokenCommand.self, WhoAmICommand.self, LogoutCommand.self,
@@ -36,7 +38,7 @@ public struct MultiAuthCommand: AsyncParsableCommand {
             // The store's first decryption waits for OpenSSL to build its cipher table (0.85 ms,
             // as long as the rest of `token`'s work): build it on the other core while the
             // arguments are parsed.
-            DispatchQueue.global(qos: .userInitiated).async { AESGCM.prepare() }
+            CommandProcess.startWarmUp { AESGCM.prepare() }
         }
         return await CommandProcess.run(Self.self) { try parse(arguments) }
     }
@@ -66,6 +68,7 @@ public struct MultiAuthCommand: AsyncParsableCommand {
 
     /// The process entry point.
     public static func runAsProcess() async -> Never {
+        CommandProcess.forbidCoreDumps()
         let code = await main(arguments: Array(CommandLine.arguments.dropFirst()))
         CommandProcess.terminate(code)
     }
@@ -93,7 +96,11 @@ package enum CommandProcess {
                 print(Root.fullMessage(for: error))
                 return 0
             }
-            StandardError.emit("multiauth: error: \(Root.message(for: error))")
+            // argument-parser quotes a refused value as given: its control characters are escaped
+            // here, line by line, so a value cannot write to the terminal or forge a line.
+            let message = Root.message(for: error).split(separator: "\n", omittingEmptySubsequences: false)
+                .map { Redaction.quoted(String($0), limit: 4_096) }.joined(separator: "\n")
+            StandardError.emit("multiauth: error: \(message)")
             // Usage errors exit 2, as the store's exit-code contract (and most tools) say.
             return code == .validationFailure ? 2 : code.rawValue
         }
@@ -105,9 +112,26 @@ package enum CommandProcess {
         return error.exitCode
     }
 
-    /// Ends the process with `code` (`exit` here is the C one).
+    /// Ends the process with `code` (`exit` here is the C one), once any warm-up has
+    /// finished: `exit` runs OpenSSL's clean-up, which must not free the tables a warm-up
+    /// thread is still building (a crash at exit, 1–9% of early failures, before this wait).
     package static func terminate(_ code: Int32) -> Never {
+        warmUps.wait()
         exit(code)
+    }
+
+    private static let warmUps = DispatchGroup()
+
+    /// Runs `work` on another thread now; ``terminate(_:)`` waits for it.
+    package static func startWarmUp(_ work: @escaping @Sendable () -> Void) {
+        DispatchQueue.global(qos: .userInitiated).async(group: warmUps, execute: work)
+    }
+
+    /// For a process that may hold secrets in memory: no core file, whatever the shell's
+    /// limit (a core would write that memory to disk).
+    package static func forbidCoreDumps() {
+        var none = rlimit(rlim_cur: 0, rlim_max: 0)
+        _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &none)
     }
 }
 

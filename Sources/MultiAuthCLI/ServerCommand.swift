@@ -54,6 +54,7 @@ package enum ServerCommand: String, CaseIterable, Sendable {
         let path = try serverExecutablePath()
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) }
         argv.append(nil)
+        ReleaseVersion.markHandOver()
         execv(path, argv)
         let reason = String(cString: strerror(errno))
         throw CLIError(message: "cannot start \(path) (\(reason)); build it with 'swift build --product \(executableName)' and install it beside multiauth, or name it in MULTIAUTH_SERVER")

@@ -9,6 +9,7 @@ public struct MultiAuthServerCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "multiauth",
         abstract: "The server and AppSync commands of multiauth.",
+        version: ReleaseVersion.current,
         subcommands: [
             ProxyCommand.self, GatewayCommand.self, ClientsCommand.self, GraphQLCommand.self, SubscribeCommand.self,
             EventsCommand.self, ClearCachesCommand.self, RealtimeURLCommand.self,
@@ -20,11 +21,13 @@ public struct MultiAuthServerCommand: AsyncParsableCommand {
     /// Parses `arguments`, runs the command, and returns the process exit code, reporting
     /// failures as `multiauth` does.
     public static func main(arguments: [String]) async -> Int32 {
-        await CommandProcess.run(Self.self) { try parseAsRoot(arguments) }
+        if let mismatch = ReleaseVersion.handOverMismatch() { return CommandProcess.report(mismatch) }
+        return await CommandProcess.run(Self.self) { try parseAsRoot(arguments) }
     }
 
     /// The process entry point.
     public static func runAsProcess() async -> Never {
+        CommandProcess.forbidCoreDumps()
         let code = await main(arguments: Array(CommandLine.arguments.dropFirst()))
         CommandProcess.terminate(code)
     }

@@ -2,7 +2,7 @@ import CredentialStore
 import Foundation
 import Testing
 
-@Suite struct StoreBehaviourTests {
+@Suite(.timeLimit(.minutes(5))) struct StoreBehaviourTests {
     let production = StoreEnvironment(["region": "us-east-1", "userPoolId": "us-east-1_prod", "appClientId": "abc"])
 
     @Test func roundTripThroughAFreshProcessView() async throws {

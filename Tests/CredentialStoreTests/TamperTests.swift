@@ -4,7 +4,7 @@ import Testing
 
 /// Every single-byte change and every truncation is detected, and the damaged file is
 /// never rewritten by the library.
-@Suite struct TamperTests {
+@Suite(.timeLimit(.minutes(5))) struct TamperTests {
     @Test func everySingleByteFlipIsDetectedAndTheFileIsLeftAlone() async throws {
         let folder = TemporaryFolder()
         let store = try await keyFileStore(in: folder)

@@ -3,7 +3,7 @@ import Testing
 
 /// `multiauth request` against the verifying API server on 127.0.0.1: API Gateway's checks,
 /// recomputed with botocore (IAM), a key list (API_KEY) and moto's JWKS (user pools).
-@Suite(.enabled(if: Peers.available, Peers.reason))
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason))
 struct APICallTests {
     var iamEnvironment: [String: String] {
         ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret,
@@ -183,7 +183,7 @@ enum AnyCodableValue: Decodable, Equatable {
 
 /// libcurl is opened at the first request only: `sign` never loads it, `request` does (the
 /// dynamic loader's own trace, LD_DEBUG=files, says which libraries a process opened).
-@Suite(.enabled(if: Peers.available, Peers.reason)) struct LazyLibcurlTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason)) struct LazyLibcurlTests {
     @Test func signDoesNotLoadLibcurlAndRequestDoes() async throws {
         let sign = try await CLITests.run(CLITests.base + ["--url", "https://example.amazonaws.com/"], environment: ["LD_DEBUG": "files"])
         #expect(sign.status == 0, "\(sign.stderr.suffix(300))")

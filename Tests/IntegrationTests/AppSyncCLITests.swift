@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `multiauth clients`, `graphql` and `clear-caches` end to end.
-@Suite(.enabled(if: Peers.appSyncAvailable, Peers.reason)) struct AppSyncCLITests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.appSyncAvailable, Peers.reason)) struct AppSyncCLITests {
     @Test func clientsGraphqlAndClearCaches() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-cli-appsync-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -10,7 +10,7 @@ import Testing
 
 /// What the authorized client does with bodies that cannot be replayed, end short, or vanish,
 /// against the verifying API server (its /flaky route answers 503 first).
-@Suite(.enabled(if: Peers.available, Peers.reason)) struct BodyReplayTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason)) struct BodyReplayTests {
     /// Produces `count` bytes of `a`.
     final class PatternReader: BodyReader {
         private var remaining: Int

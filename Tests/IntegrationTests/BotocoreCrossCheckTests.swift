@@ -4,7 +4,7 @@ import Testing
 
 /// Signs 240 generated requests (execute-api, appsync, s3; header and query mode) and
 /// compares every stage with botocore's answers, computed by scripts/oracles/botocore_sigv4.py.
-@Suite struct BotocoreCrossCheckTests {
+@Suite(.timeLimit(.minutes(5))) struct BotocoreCrossCheckTests {
     struct OracleCase: Decodable {
         let id: Int
         let service: String

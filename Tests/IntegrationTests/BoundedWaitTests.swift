@@ -4,7 +4,7 @@ import Testing
 /// Every wait is bounded (issue 19, finding 4). The server here is scripts/peers/fault_server.py,
 /// standing in for a backend that accepts connections and never answers. The limits checked are
 /// correctness bounds with wide margins (a run that hangs is killed at `limit`), not speed.
-@Suite(.enabled(if: Peers.faultAvailable && Peers.available, Peers.reason)) struct BoundedWaitTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.faultAvailable && Peers.available, Peers.reason)) struct BoundedWaitTests {
     static func timed(_ arguments: [String], environment: [String: String] = [:]) async throws -> (run: CLITests.Run, seconds: Double) {
         let run = try await CLITests.run(arguments, environment: environment, limit: 60)
         return (run, run.seconds)

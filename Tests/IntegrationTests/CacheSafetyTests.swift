@@ -7,7 +7,7 @@ import Testing
 /// The AppSync cache is checked like the store (issue 19, finding 6): a planted database in a
 /// folder others can write, or a database of another user, is refused before it is read.
 /// No peer is needed: the check runs when the client is made.
-@Suite struct CacheSafetyTests {
+@Suite(.timeLimit(.minutes(5))) struct CacheSafetyTests {
     static func factory(_ fixture: AppSyncFixture, folder: String) -> ClientFactory {
         ClientFactory(
             configuration: fixture.configuration, cacheDirectory: folder,

@@ -7,7 +7,7 @@ import Testing
 
 /// `multiauth request --chunked` against the verifying API server, which decodes aws-chunked
 /// bodies and checks every chunk signature, the checksum trailer and its signature.
-@Suite(.enabled(if: Peers.available, Peers.reason)) struct ChunkedUploadTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason)) struct ChunkedUploadTests {
     var iamEnvironment: [String: String] { ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret] }
 
     static func file(bytes: Int) throws -> String {
@@ -58,7 +58,7 @@ import Testing
 /// Bodies through the authorization layer: a chunked upload is an ordinary IAM call (retried,
 /// re-signed after clock skew), standard input is spooled and replayed, and bad bodies get
 /// typed errors with nothing left behind.
-@Suite(.enabled(if: Peers.available, Peers.reason)) struct RequestBodyTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason)) struct RequestBodyTests {
     var iamEnvironment: [String: String] { ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret] }
 
     /// The SHA-256 of a file from coreutils' `sha256sum` (not our own code).

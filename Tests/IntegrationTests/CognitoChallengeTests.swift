@@ -6,7 +6,7 @@ import Testing
 /// The other Cognito challenges against the Cognito stand-in: SMS and email MFA (codes read
 /// from the peer's outbox, as a user reads a text), SELECT_MFA_TYPE, CUSTOM_AUTH rounds, and
 /// USER_AUTH's choice of first factor.
-@Suite(.enabled(if: !Peers.cognito.isEmpty, Peers.reason), .serialized) struct CognitoChallengeTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: !Peers.cognito.isEmpty, Peers.reason), .serialized) struct CognitoChallengeTests {
     static let password = "Str0ng-Passw0rd!"
 
     static func user(_ factors: [String: Any]) async throws -> String {

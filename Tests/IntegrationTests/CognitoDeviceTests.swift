@@ -6,7 +6,7 @@ import Testing
 /// Remembered devices against the Cognito stand-in (scripts/peers/cognito_server.py), which
 /// checks every SRP proof, TOTP code and device key; pycognito and boto3 go through the same
 /// flow against it in the same suite, to show the peer is faithful.
-@Suite(.enabled(if: !Peers.cognito.isEmpty, Peers.reason), .serialized) struct CognitoDeviceTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: !Peers.cognito.isEmpty, Peers.reason), .serialized) struct CognitoDeviceTests {
     static let password = "Str0ng-Passw0rd!"
 
     /// A new TOTP user of the peer, and its TOTP secret.

@@ -6,7 +6,7 @@ import Testing
 /// challenges answered from a command (codes made by `cryptography` too), from a wrong flag,
 /// from the kept secret (codes made by our RFC 6238 generator, which moto must accept), and
 /// not at all.
-@Suite(.enabled(if: Peers.available, Peers.reason), .serialized) struct CognitoMFATests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason), .serialized) struct CognitoMFATests {
     static let password = "Str0ng-Passw0rd!"
     static let motoSecret = "asdfasdfasdf"  // moto's COGNITO_TOTP_MFA_SECRET
     static var codeCommand: String { "\(Paths.python) \(Paths.repository.path)/scripts/oracles/totp_code.py \(motoSecret)" }

@@ -5,7 +5,7 @@ import Testing
 
 /// awsconfiguration.json parsing and validation: every message names the file and the JSON
 /// path, in the AppSync SDK's order of checks.
-@Suite struct ConfigurationTests {
+@Suite(.timeLimit(.minutes(5))) struct ConfigurationTests {
     func parse(_ text: String) throws(ConfigurationError) -> AWSConfiguration {
         try AWSConfiguration.parse(Array(text.utf8), file: "cfg.json")
     }

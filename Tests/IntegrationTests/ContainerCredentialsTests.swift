@@ -6,14 +6,14 @@ import Testing
 
 /// The suites that read the container endpoint's token file, and the one test that rotates
 /// it: one test at a time, so no reader sees the file change under it.
-@Suite(.serialized) enum ContainerTokenUsers {}
+@Suite(.timeLimit(.minutes(5)), .serialized) enum ContainerTokenUsers {}
 
 extension ContainerTokenUsers {
     /// Container credentials (ECS task roles, EKS Pod Identity) against the stand-in endpoint
     /// (scripts/peers/container_server.py), with botocore's own ContainerProvider run against the
     /// same endpoint and environment in each test: both must get the same credentials, or both
     /// refuse. No test sends anything beyond 127.0.0.1: refused hosts are refused before a request.
-    @Suite(.enabled(if: Peers.containerAvailable && Peers.available, Peers.reason)) struct ContainerCredentialsTests {
+    @Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.containerAvailable && Peers.available, Peers.reason)) struct ContainerCredentialsTests {
         static func botocore(_ environment: [String: String]) async throws -> [String: String] {
             try await Peers.oracle("scripts/oracles/botocore_container.py", environment: environment)
         }

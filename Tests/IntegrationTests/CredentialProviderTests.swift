@@ -27,7 +27,7 @@ final class AWSFiles: Sendable {
     }
 }
 
-@Suite struct SharedFileProviderTests {
+@Suite(.timeLimit(.minutes(5))) struct SharedFileProviderTests {
     let http = CurlHTTPClient()
 
     @Test func staticKeysFromANamedProfileAndTheCredentialsFileWins() async throws {
@@ -122,7 +122,7 @@ actor CountingSource: CredentialsProvider {
     }
 }
 
-@Suite struct CachingProviderTests {
+@Suite(.timeLimit(.minutes(5))) struct CachingProviderTests {
     /// Credentials that expire `lifetime` seconds after the test clock's 1,000,000.
     static func source(lifetime: Double) -> CountingSource { CountingSource(lifetime: lifetime, start: 1_000_000) }
 
@@ -150,7 +150,7 @@ actor CountingSource: CredentialsProvider {
 }
 
 /// STS and Cognito Identity against moto in server mode on 127.0.0.1.
-@Suite(.enabled(if: Peers.available, Peers.reason))
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason))
 struct MotoCredentialTests {
     let http = CurlHTTPClient()
 

@@ -20,7 +20,7 @@ struct SharedFiles {
 extension ContainerTokenUsers {
     /// `multiauth credentials`: which source answered, never the secret; `--format process` is a
     /// credential_process that botocore itself consumes.
-    @Suite(.enabled(if: Peers.containerAvailable && Peers.available, Peers.reason)) struct CredentialsCommandTests {
+    @Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.containerAvailable && Peers.available, Peers.reason)) struct CredentialsCommandTests {
         /// botocore's own session chain (as boto3 makes it) with `environment`.
         static func botocoreSession(_ environment: [String: String]) async throws -> [String: String] {
             try await Peers.oracle("scripts/oracles/botocore_session_credentials.py", environment: environment)

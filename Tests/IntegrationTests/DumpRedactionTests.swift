@@ -9,7 +9,7 @@ import TokenProviders
 /// `dump` (and a debugger, which reads the same mirrors) never shows a secret: each type that
 /// holds one, alone and inside the signer, its result and the verifier. Before, `dump` listed
 /// the stored fields whatever `description` said.
-@Suite struct DumpRedactionTests {
+@Suite(.timeLimit(.minutes(5))) struct DumpRedactionTests {
     static let secrets = ["dump-secret-key-0000000000", "dump-session-token-1111111", "dump-client-secret-22222", "dump-refresh-33333",
                           "dump-api-key-44444"]
 

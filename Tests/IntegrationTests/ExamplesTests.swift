@@ -3,39 +3,29 @@ import HTTPTransport
 import HTTPTypes
 import Testing
 
-/// The packages in `Examples/`, built by `scripts/test` (`scripts/examples`) as an app would
-/// build them, run against peers we did not write: the generated OpenAPI client against the
-/// botocore-verifying API server, and the Hummingbird service against botocore's and
-/// aws-c-auth's signatures.
-@Suite(.enabled(if: Peers.available, Peers.reason))
+/// The apps in `Examples/` (executable targets of the root package, built by `scripts/test`
+/// with everything else), run against peers we did not write: the generated OpenAPI client
+/// against the botocore-verifying API server, and the Hummingbird service against botocore's
+/// and aws-c-auth's signatures.
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason))
 struct ExamplesTests {
-    static func binary(_ package: String, _ product: String) throws -> URL {
-        let url = Paths.repository.appendingPathComponent("Examples/\(package)/.build/debug/\(product)")
-        try #require(Paths.exists(url), "\(url.path) is missing: scripts/examples builds it (scripts/test runs it)")
+    /// An example's executable, beside `multiauth` in the same build folder.
+    static func binary(_ product: String) throws -> URL {
+        let url = Paths.multiauth.deletingLastPathComponent().appendingPathComponent(product)
+        try #require(Paths.exists(url), "\(url.path) is missing: swift build builds it (scripts/test runs it)")
         return url
     }
 
     static func run(_ executable: URL, environment: [String: String]) async throws -> (status: Int32, output: String) {
-        try await offPool { try runWaiting(executable, environment: environment) }
-    }
-
-    private static func runWaiting(_ executable: URL, environment: [String: String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = executable
-        var env = ProcessInfo.processInfo.environment
-        for key in ["AWS_PROFILE", "AWS_SESSION_TOKEN"] { env[key] = nil }
-        process.environment = env.merging(environment) { $1 }
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        var base = ProcessInfo.processInfo.environment
+        for key in ["AWS_PROFILE", "AWS_SESSION_TOKEN"] { base[key] = nil }
+        let env = base.merging(environment) { $1 }
+        let finished = try await offPool { try ChildProcess.run(executable, [], environment: env) }
+        return (finished.status, String(decoding: finished.stdout, as: UTF8.self))
     }
 
     @Test func theGeneratedClientCallsTheVerifyingServerSignedAndWithAKey() async throws {
-        let client = try Self.binary("OpenAPIClient", "OpenAPIClientExample")
+        let client = try Self.binary("OpenAPIClientExample")
         let environment = [
             "ITEMS_API_URL": Peers.api, "ITEMS_API_KEY": Peers.apiKey,
             "AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret, "AWS_REGION": "us-east-1",
@@ -59,7 +49,7 @@ struct ExamplesTests {
         defer { try? FileManager.default.removeItem(at: keys) }
         let service = try GatewayProcess(
             [], environment: ["HELLO_KEYS_FILE": keys.path, "HELLO_API_KEY": "hello-key-123", "HELLO_PORT": "0"],
-            executable: try Self.binary("HummingbirdService", "HummingbirdServiceExample"))
+            executable: try Self.binary("HummingbirdServiceExample"))
         defer { _ = service.stop() }
 
         for signer in [["--signer", "botocore"], ["--signer", "awscrt", "--algorithm", "v4a"], ["--signer", "awscrt", "--form", "query"]] {

@@ -29,6 +29,12 @@ final class GatewayProcess: @unchecked Sendable {
         url = try waitForURL()
     }
 
+    /// A line of `/proc/PID/limits` (`Max core file size ...`), or nil once it has exited.
+    func limit(_ name: String) -> String? {
+        let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
+        return text?.split(separator: "\n").first { $0.hasPrefix(name) }.map(String.init)
+    }
+
     /// The process's peak resident memory so far (VmHWM), in KiB.
     var peakRSSKiB: Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
@@ -39,6 +45,18 @@ final class GatewayProcess: @unchecked Sendable {
 
     /// What it printed on standard error so far.
     var log: String { lock.withLock { String(decoding: stderr, as: UTF8.self) } }
+
+    /// True once the log holds `text`; false if it does not within `seconds`. The process
+    /// writes a line before the answer it describes, but the pipe reaches us on its own
+    /// schedule, so a line about an exchange can arrive after the exchange has ended.
+    func logShows(_ text: String, within seconds: Double = 10) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !log.contains(text) {
+            if Date() >= deadline { return false }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
 
     private func waitForURL() throws -> String {
         let deadline = Date().addingTimeInterval(60)

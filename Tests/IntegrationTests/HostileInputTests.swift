@@ -9,7 +9,7 @@ import Testing
 
 /// Classes of hostile input found by the adversarial run (issue 19), each with a test that
 /// fails on the code before the fix.
-@Suite struct HostileInputTests {
+@Suite(.timeLimit(.minutes(5))) struct HostileInputTests {
     /// `--max-time inf` and its kin trapped converting a Double to Int (SIGILL).
     @Test(arguments: [
         ["--max-time", "inf"], ["--max-time", "nan"], ["--max-time", "1e300"], ["--max-time=-1"],

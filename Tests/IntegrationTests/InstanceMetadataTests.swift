@@ -11,7 +11,7 @@ import Synchronization
 /// tokens required and expiring, a v1-only prefix, a malformed one, a silent one), with
 /// botocore's own session chain run against the same endpoint in each case: both must get the
 /// same credentials, or both none. Nothing here reaches beyond 127.0.0.1.
-@Suite(.enabled(if: !Peers.imds.isEmpty && Peers.available, Peers.reason), .serialized) struct InstanceMetadataTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: !Peers.imds.isEmpty && Peers.available, Peers.reason), .serialized) struct InstanceMetadataTests {
     /// Variables that leave IMDS (at `prefix` of the peer) as the only source.
     static func onlyIMDS(_ prefix: String = "", _ extra: [String: String] = [:]) -> [String: String] {
         [

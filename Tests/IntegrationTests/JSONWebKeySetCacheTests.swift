@@ -7,7 +7,7 @@ import TokenProviders
 /// When the gateway's key set is fetched again. The fetch is a stand-in that numbers its
 /// answers (a provider cannot be made to rotate its keys on cue); the clock is driven by hand.
 /// The fetch itself, against a real provider's JWKS URL, is the last case.
-@Suite struct JSONWebKeySetCacheTests {
+@Suite(.timeLimit(.minutes(5))) struct JSONWebKeySetCacheTests {
     final class Provider: Sendable {
         let fetches = Mutex(0)
         let time = Mutex(0.0)

@@ -9,7 +9,7 @@ final class TempStore: Sendable {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-login-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let created = try await CLITests.run(["store", "init", "--store", folder + "/store", "--key-file", folder + "/key"])
-        guard created.status == 0 else { throw Peers.PeerError.scriptFailed("store init: \(created.stderr)", created.status) }
+        guard created.status == 0 else { throw Peers.PeerError.scriptFailed("store init", created.status, created.stderr) }
     }
 
     deinit { try? FileManager.default.removeItem(atPath: folder) }
@@ -63,7 +63,7 @@ final class RunningCLI: @unchecked Sendable {
 
 /// `multiauth login`, `token`, `whoami`, `logout` and `request --name` end to end, against
 /// moto (Cognito) and nanoidp (OIDC).
-@Suite(.enabled(if: Peers.available && Peers.oidcAvailable, Peers.reason)) struct LoginCLITests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available && Peers.oidcAvailable, Peers.reason)) struct LoginCLITests {
     @Test func cognitoLoginReadsTheCognitoUserPoolSectionOfAwsconfiguration() async throws {
         let setup = try #require(Peers.setup)
         let store = try await TempStore()

@@ -11,7 +11,7 @@ import TokenProviders
 /// Refreshing a saved login happens under the store's lock (issue 19, finding 3), against
 /// nanoidp with strict refresh-token rotation: a spent refresh token is refused, so a login
 /// refreshed twice from the same token, or whose rotated token was lost, breaks.
-@Suite(.enabled(if: Peers.available && Peers.oidcAvailable, Peers.reason)) struct LoginRefreshTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available && Peers.oidcAvailable, Peers.reason)) struct LoginRefreshTests {
     /// Forwards to libcurl and counts token-endpoint refreshes.
     final class CountingSender: HTTPSender {
         let refreshes = Atomic<Int>(0)

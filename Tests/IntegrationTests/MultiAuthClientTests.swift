@@ -43,7 +43,7 @@ final class AppSyncFixture: Sendable {
 }
 
 /// The seed scenario and the client factory's guarantees, against the AppSync-like peer.
-@Suite(.enabled(if: Peers.appSyncAvailable && Peers.oidcAvailable, Peers.reason)) struct MultiAuthClientTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.appSyncAvailable && Peers.oidcAvailable, Peers.reason)) struct MultiAuthClientTests {
     static let getPost = "query GetPost($id: ID!) { getPost(id: $id) { id author title content url ups downs version } }"
     static let addPost = """
         mutation AddPost($id: ID!, $author: String!, $title: String, $url: String, $ups: Int, $downs: Int) {

@@ -4,7 +4,7 @@ import Testing
 
 /// Every case of both official suites, at every stage, in header and query mode.
 /// Each case is its own test, so a failure names the case and prints the diff.
-@Suite struct OfficialSuiteTests {
+@Suite(.timeLimit(.minutes(5))) struct OfficialSuiteTests {
     static func cases(_ folder: URL) -> [VectorCase] {
         (try? VectorLoader.loadCases(in: folder.path)) ?? []
     }

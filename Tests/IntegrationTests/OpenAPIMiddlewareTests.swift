@@ -13,7 +13,7 @@ import Testing
 /// operation's request (its path relative to the server URL) goes through the middleware, then
 /// a transport that joins it to the base URL and sends it to the API server stand-in, which
 /// checks IAM signatures with botocore, and API keys.
-@Suite(.enabled(if: Peers.available, Peers.reason))
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason))
 struct OpenAPIMiddlewareTests {
     /// A minimal `ClientTransport`: base URL + operation path, sent with libcurl.
     struct CurlTransport: ClientTransport {

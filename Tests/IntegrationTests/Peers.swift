@@ -54,23 +54,16 @@ enum Peers {
     }
 
     private static func pythonWaiting(_ script: String, _ arguments: [String], input: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.python)
-        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path] + arguments
-        let out = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = out
-        process.standardInput = stdin
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw PeerError.scriptFailed(script, process.terminationStatus) }
-        return String(decoding: data, as: UTF8.self)
+        let finished = try ChildProcess.run(
+            URL(fileURLWithPath: Paths.python), Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path] + arguments,
+            input: Data(input.utf8))
+        guard finished.status == 0 else {
+            throw PeerError.scriptFailed(script, finished.status, String(decoding: finished.stderr.suffix(2_000), as: UTF8.self))
+        }
+        return String(decoding: finished.stdout, as: UTF8.self)
     }
 
-    enum PeerError: Error { case scriptFailed(String, Int32) }
+    enum PeerError: Error { case scriptFailed(String, Int32, String) }
 
     static var setup: MotoSetup? {
         guard let path = environment["MULTIAUTH_TEST_MOTO_SETUP"], let data = FileManager.default.contents(atPath: path) else { return nil }
@@ -123,19 +116,13 @@ extension Peers {
     }
 
     private static func oracleWaiting(_ script: String, arguments: [String], environment: [String: String]) throws -> [String: String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Paths.python)
-        process.arguments = Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path] + arguments
         // botocore's chain ends at instance metadata: only a test that names the local IMDS peer may reach one.
         let base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AWS_") }.merging(["AWS_EC2_METADATA_DISABLED": "true"]) { $1 }
-        process.environment = base.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: String] else {
-            throw PeerError.scriptFailed(script, process.terminationStatus)
+        let finished = try ChildProcess.run(
+            URL(fileURLWithPath: Paths.python), Paths.pythonArguments + [Paths.repository.appendingPathComponent(script).path] + arguments,
+            environment: base.merging(environment) { $1 })
+        guard let object = try JSONSerialization.jsonObject(with: finished.stdout) as? [String: String] else {
+            throw PeerError.scriptFailed(script, finished.status, String(decoding: finished.stderr.suffix(2_000), as: UTF8.self))
         }
         return object
     }

@@ -6,22 +6,15 @@ import Testing
 
 /// `multiauth proxy` between plain clients (curl, an unsigned HTTP client) and the API server
 /// stand-in, which checks IAM signatures with botocore, API keys and user-pool JWTs.
-@Suite(.enabled(if: Peers.available, Peers.reason))
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason))
 struct ProxyTests {
     static func curl(_ arguments: [String]) async throws -> (status: Int, body: String) {
         try await offPool { try curlWaiting(arguments) }
     }
 
     private static func curlWaiting(_ arguments: [String]) throws -> (status: Int, body: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "-w", "\n%{http_code}"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        let finished = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-w", "\n%{http_code}"] + arguments)
+        let text = String(decoding: finished.stdout, as: UTF8.self)
         guard let split = text.lastIndex(of: "\n") else { return (0, text) }  // arguments that replaced the -w format
         return (Int(text[text.index(after: split)...]) ?? 0, String(text[..<split]))
     }
@@ -130,8 +123,7 @@ struct ProxyTests {
         defer { #expect(proxy.stop() == 0) }
         let port = String(proxy.url.split(separator: ":").last ?? "")
         _ = try await Peers.python("scripts/oracles/raw_http.py", ["127.0.0.1", port, "short-body", "10"])
-        let deadline = Date().addingTimeInterval(10)
-        while !proxy.log.contains("request body refused"), Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        _ = try await proxy.logShows("request body refused")
         #expect(proxy.log.contains("cannot read the received body"), "\(proxy.log)")
         #expect(!proxy.log.contains("larger than"), "\(proxy.log)")
     }

@@ -4,7 +4,7 @@ import Testing
 
 /// `multiauth subscribe` and `multiauth events` as a user runs them, and gql's AppSync
 /// real-time client (an implementation we did not write) against the same peer.
-@Suite(.enabled(if: Peers.appSyncAvailable, Peers.reason)) struct RealtimeCLITests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.appSyncAvailable, Peers.reason)) struct RealtimeCLITests {
     static let iamEnvironment = ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret]
 
     static func configFile(_ fixture: AppSyncFixture) throws -> String {

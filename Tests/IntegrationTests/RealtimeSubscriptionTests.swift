@@ -10,7 +10,7 @@ import Testing
 
 /// AppSync GraphQL subscriptions through the library, against the peer's real-time protocol
 /// (its IAM handshakes and starts checked with botocore).
-@Suite(.enabled(if: Peers.appSyncAvailable, Peers.reason)) struct RealtimeSubscriptionTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.appSyncAvailable, Peers.reason)) struct RealtimeSubscriptionTests {
     static let onCreate = "subscription OnCreate($author: String) { onCreatePost(author: $author) { id author title url ups } }"
     static let addPost = """
         mutation AddPost($id: ID!, $author: String!, $title: String, $url: String, $ups: Int) {
@@ -184,7 +184,7 @@ import Testing
 }
 
 /// The NIO connector on its own: failures are typed, bounded, and never quote the URL's query.
-@Suite struct WebSocketConnectorTests {
+@Suite(.timeLimit(.minutes(5))) struct WebSocketConnectorTests {
     @Test func aRefusedConnectionFailsAtOnceWithoutQuotingTheAuthorizationQuery() async throws {
         let url = "ws://127.0.0.1:1/graphql/realtime?header=c2VjcmV0LWtleQ==&payload=e30="
         await #expect {

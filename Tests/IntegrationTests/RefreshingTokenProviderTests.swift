@@ -7,7 +7,7 @@ import TokenProviders
 /// The refresh wrapper's own rules. The refresher here is a stand-in (it numbers its
 /// answers): the single-flight and rotation behaviour against a real provider is covered by
 /// OIDCPeerTests; these cases need failures a real provider cannot be made to produce on cue.
-@Suite struct RefreshingTokenProviderTests {
+@Suite(.timeLimit(.minutes(5))) struct RefreshingTokenProviderTests {
     final class NumberingRefresher: TokenRefresher {
         let calls = Mutex(0)
         func refresh(_ tokens: AuthTokens) async throws(TokenError) -> AuthTokens {
@@ -65,7 +65,7 @@ import TokenProviders
 }
 
 /// Values that hold secrets print without them.
-@Suite struct RedactionTests {
+@Suite(.timeLimit(.minutes(5))) struct RedactionTests {
     @Test func secretsNeverAppearInDescriptions() throws {
         let secret = "s3cr3t-value-that-must-not-print"
         let tokens = AuthTokens(idToken: secret + "-id", accessToken: secret + "-access", refreshToken: secret + "-refresh", expiresAt: 1)

@@ -6,7 +6,7 @@ import Testing
 /// `x@127.0.0.1:PORT#` would send the call, and the secrets in it, to another host. Every
 /// source is checked against botocore's rule before anything is sent; the listener named by
 /// the hostile value must see no connection, and the error names the source.
-@Suite struct RegionInjectionTests {
+@Suite(.timeLimit(.minutes(5))) struct RegionInjectionTests {
     /// botocore's `validate_region_name` pattern, checked by hand against the rule's parts.
     @Test func theRuleIsBotocores() {
         for valid in ["us-east-1", "eu-west-3", "a", "1", "cn-north-1", String(repeating: "a", count: 63), "us-gov-west-1"] {

@@ -5,7 +5,7 @@ import Testing
 
 /// ``ResponseRelay`` on its own: what the sender hands over arrives in order and whole, and
 /// either side stopping is seen by the other.
-@Suite struct ResponseRelayTests {
+@Suite(.timeLimit(.minutes(5))) struct ResponseRelayTests {
     struct Broken: Error, Equatable {}
 
     @Test func chunksArriveInOrderAfterTheHead() async throws {

@@ -96,7 +96,7 @@ struct SSOHome {
 /// IAM Identity Center profiles against the stand-in (scripts/peers/sso_server.py), with
 /// botocore's own session chain on the same HOME, files and endpoints in each test: the same
 /// credentials, and one token cache shared both ways.
-@Suite(.enabled(if: !Peers.sso.isEmpty && Peers.available, Peers.reason), .serialized) struct SSOCredentialsTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: !Peers.sso.isEmpty && Peers.available, Peers.reason), .serialized) struct SSOCredentialsTests {
     static func botocore(_ environment: [String: String], profile: String = "dev") async throws -> [String: String] {
         try await Peers.oracle("scripts/oracles/botocore_session_credentials.py", environment: environment.merging(["AWS_PROFILE": profile]) { $1 })
     }
@@ -234,7 +234,7 @@ struct SSOHome {
 /// `multiauth login sso`: the device authorization against the stand-in, whose wire format
 /// botocore's own sso-oidc and sso clients accept in the same test; botocore then uses the
 /// login we cached.
-@Suite(.enabled(if: !Peers.sso.isEmpty && Peers.available, Peers.reason), .serialized) struct SSOLoginTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: !Peers.sso.isEmpty && Peers.available, Peers.reason), .serialized) struct SSOLoginTests {
     @Test func thePeerSpeaksTheServicesWireFormatToBotocore() async throws {
         let result = try await Peers.oracle(
             "scripts/oracles/botocore_sso_device_flow.py", arguments: ["123456789012", "Admin", SSOHome.startURL],

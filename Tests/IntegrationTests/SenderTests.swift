@@ -13,7 +13,7 @@ import Testing
 /// peers: the botocore-verifying API server accepts what they sign and send, bodies go out
 /// whole and exactly as long as announced, responses land where they were asked to, and every
 /// failure is the same typed ``HTTPTransportError``.
-@Suite(.enabled(if: Peers.available && Peers.faultAvailable, Peers.reason)) struct SenderTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available && Peers.faultAvailable, Peers.reason)) struct SenderTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
         case curl, asyncHTTPClient
         var testDescription: String { rawValue }

@@ -1,8 +1,39 @@
+import Foundation
 import Testing
 
 /// `multiauth` hands the server and AppSync commands to `multiauth-server`: the user sees one
 /// command, with the second executable's help, errors and exit codes.
-@Suite struct ServerHandOverTests {
+@Suite(.timeLimit(.minutes(5))) struct ServerHandOverTests {
+    @Test func bothExecutablesPrintTheSameVersion() async throws {
+        let ours = try await CLITests.run(["--version"])
+        #expect(ours.status == 0 && !ours.stdout.isEmpty, "\(ours.stderr)")
+        let server = Paths.multiauth.deletingLastPathComponent().appendingPathComponent("multiauth-server")
+        let theirs = try await offPool { try ChildProcess.run(server, ["--version"]) }
+        #expect(theirs.status == 0)
+        #expect(String(decoding: theirs.stdout, as: UTF8.self) == ours.stdout)
+    }
+
+    /// `multiauth` tells the executable it hands over to which release it is, and a
+    /// `multiauth-server` of another release refuses to run instead of running silently.
+    @Test func halvesOfDifferentReleasesAreRefused() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handover-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let script = folder.appendingPathComponent("multiauth-server")
+        try Data("#!/bin/sh\nprintf '%s\\n' \"$MULTIAUTH_HANDOVER_VERSION\"\n".utf8).write(to: script)
+        chmod(script.path, 0o755)
+        let version = try await CLITests.run(["--version"]).stdout
+        let passed = try await CLITests.run(["proxy"], environment: ["MULTIAUTH_SERVER": script.path])
+        #expect(passed.stdout == version, "\(passed.stdout) \(passed.stderr)")
+
+        let server = Paths.multiauth.deletingLastPathComponent().appendingPathComponent("multiauth-server")
+        let environment = ProcessInfo.processInfo.environment.merging(["MULTIAUTH_HANDOVER_VERSION": "0.0.1"]) { $1 }
+        let refused = try await offPool { try ChildProcess.run(server, ["proxy", "--help"], environment: environment) }
+        let message = String(decoding: refused.stderr, as: UTF8.self)
+        #expect(refused.status == 1)
+        #expect(message.contains("multiauth-server is version") && message.contains("multiauth is version 0.0.1"), "\(message)")
+    }
+
     @Test func aServerCommandsHelpComesFromTheServerExecutable() async throws {
         let run = try await CLITests.run(["proxy", "--help"])
         #expect(run.status == 0, "\(run.stderr)")

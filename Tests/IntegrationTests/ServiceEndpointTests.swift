@@ -5,7 +5,7 @@ import Testing
 
 /// The endpoint of every AWS service MultiAuth calls itself, against the endpoint botocore's
 /// own clients resolve from the same variables and files.
-@Suite(.enabled(if: Peers.available, Peers.reason)) struct ServiceEndpointTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason)) struct ServiceEndpointTests {
     static let services = ["sts", "sso", "sso-oidc", "cognito-identity", "cognito-idp"]
 
     static func botocore(_ environment: [String: String]) async throws -> [String: String] {

@@ -3,7 +3,7 @@ import Testing
 
 /// `multiauth store` end to end: the exit-code contract, secrets only where asked for,
 /// many processes at once, and a write that fails for lack of space.
-@Suite struct StoreCLITests {
+@Suite(.timeLimit(.minutes(5))) struct StoreCLITests {
     final class Scratch: Sendable {
         let path: String
         init() {

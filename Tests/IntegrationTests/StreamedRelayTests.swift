@@ -4,7 +4,7 @@ import Testing
 /// Responses go back through `multiauth proxy` and `multiauth gateway` as they arrive. The
 /// upstream is scripts/peers/fault_server.py: `/stream/N` sends N bytes as fast as they are
 /// read, `/cut/N` announces N bytes and closes after half.
-@Suite(.enabled(if: Peers.faultAvailable && Peers.available, Peers.reason)) struct StreamedRelayTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.faultAvailable && Peers.available, Peers.reason)) struct StreamedRelayTests {
     static let size = 300 << 20
 
     /// curl's exit status, bytes received and HTTP status, the body thrown away.

@@ -6,7 +6,7 @@ import Testing
 /// Response bodies go out as they arrive, and what is parsed in memory has a limit (issue 19,
 /// finding 7). The server is scripts/peers/fault_server.py, standing in for a backend that
 /// answers far more than anyone should hold (`/stream/N` sends N bytes).
-@Suite(.enabled(if: Peers.faultAvailable && Peers.available, Peers.reason)) struct StreamedResponseTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.faultAvailable && Peers.available, Peers.reason)) struct StreamedResponseTests {
     static func measured(_ arguments: [String]) async throws -> (status: Int32, bytes: Int, maxRSSKiB: Int) {
         try await offPool { try measuredWaiting(arguments) }
     }

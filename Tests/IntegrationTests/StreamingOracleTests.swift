@@ -7,7 +7,7 @@ import Testing
 /// SHA-256) with scripts/oracles/aws_chunked.py: botocore's AwsChunkedWrapper for the
 /// unsigned trailer mode, botocore's S3 signer for every seed signature, and the S3 API
 /// reference's chunk and trailer formulas for the signed modes.
-@Suite struct StreamingOracleTests {
+@Suite(.timeLimit(.minutes(5))) struct StreamingOracleTests {
     struct Case: Codable {
         let mode: String, checksum: String?, size: Int, chunk_size: Int, method: String, url: String
         let headers: [[String]], amz_date: String, region: String, secret: String

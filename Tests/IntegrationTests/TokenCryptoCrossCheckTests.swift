@@ -6,7 +6,7 @@ import Testing
 
 /// Cognito SRP, SECRET_HASH and ID-token validation checked against independent
 /// implementations: pycognito (SRP) and joserfc (JOSE), both run from the project's .venv.
-@Suite struct TokenCryptoCrossCheckTests {
+@Suite(.timeLimit(.minutes(5))) struct TokenCryptoCrossCheckTests {
     struct SRPCase: Codable {
         let a: String, pool_id: String, user_id: String, password: String, b: String, salt: String, secret_block: String
         let unix_time: Int64, client_id: String, client_secret: String

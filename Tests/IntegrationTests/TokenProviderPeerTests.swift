@@ -24,7 +24,7 @@ final class CountingHTTPClient: HTTPSender {
 }
 
 /// Cognito user pools against moto in server mode.
-@Suite(.enabled(if: Peers.available, Peers.reason)) struct CognitoPeerTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason)) struct CognitoPeerTests {
     let setup = Peers.setup
     let http = CurlHTTPClient()
 
@@ -111,7 +111,7 @@ final class CountingHTTPClient: HTTPSender {
 }
 
 /// OpenID Connect against nanoidp.
-@Suite(.enabled(if: Peers.oidcAvailable, Peers.oidcReason)) struct OIDCPeerTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.oidcAvailable, Peers.oidcReason)) struct OIDCPeerTests {
     static func configuration(confidential: Bool = true) -> OIDCConfiguration {
         OIDCConfiguration(
             issuer: Peers.oidcIssuer, clientId: confidential ? Peers.oidcConfidentialClient : Peers.oidcPublicClient,

@@ -6,7 +6,7 @@ import Testing
 /// `runBlocking` must not starve: with many of its calls blocked (hung servers, locks held
 /// elsewhere), the next call still gets a thread. On the global concurrent queue it waited for
 /// one of them to finish (libdispatch keeps about one thread per core there).
-@Suite struct BlockingTests {
+@Suite(.timeLimit(.minutes(5))) struct BlockingTests {
     final class Started: Sendable {
         let count = Atomic<Int>(0)
     }

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 
 /// The refresh engine under an injected clock: no test here sleeps.
-@Suite struct ExpiringValueCacheTests {
+@Suite(.timeLimit(.minutes(5))) struct ExpiringValueCacheTests {
     /// A clock the test sets.
     final class ManualClock: Sendable {
         private let seconds = Mutex<Double>(1_000)

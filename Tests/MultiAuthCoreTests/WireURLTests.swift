@@ -4,7 +4,7 @@ import Testing
 
 /// Requests from wire URLs: split by hand-derived expectations (RFC 3986's authority and
 /// request target), never re-encoded.
-@Suite struct WireURLTests {
+@Suite(.timeLimit(.minutes(5))) struct WireURLTests {
     @Test(arguments: [
         ("https://abc.execute-api.us-east-1.amazonaws.com/prod/items?b=2&a=1", "https", "abc.execute-api.us-east-1.amazonaws.com", "/prod/items?b=2&a=1"),
         ("HTTP://Host:8080", "http", "Host:8080", "/"),

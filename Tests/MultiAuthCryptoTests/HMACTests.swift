@@ -3,7 +3,7 @@ import MultiAuthCrypto
 import Testing
 
 /// HMAC-SHA256 against RFC 4231's test cases, and against OpenSSL's own `HMAC()`.
-@Suite struct HMACTests {
+@Suite(.timeLimit(.minutes(5))) struct HMACTests {
     static let longKey = [UInt8](repeating: 0xaa, count: 131)
 
     @Test(arguments: [

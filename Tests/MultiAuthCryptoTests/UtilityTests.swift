@@ -1,7 +1,7 @@
 import MultiAuthCrypto
 import Testing
 
-@Suite struct UtilityTests {
+@Suite(.timeLimit(.minutes(5))) struct UtilityTests {
     @Test func hexRoundTrip() throws {
         let bytes: [UInt8] = [0x00, 0x0f, 0xa0, 0xff, 0x7e]
         #expect(Hex.encode(bytes) == "000fa0ff7e")

@@ -6,7 +6,7 @@ import MultiAuthOpenAPI
 import Hummingbird
 import Testing
 
-// Every Swift example of README.md, compiled here as a user would write it against the
+// Every Swift example of README.md and docs/library.md, compiled here as a user would write it against the
 // MultiAuth product. Each function holds one README block verbatim (its import lines
 // aside); the test below fails when the README and this file drift apart. The functions
 // are compiled, not run: they need real AWS endpoints.
@@ -154,12 +154,14 @@ func realtimeExample(apiKey: String) async throws {
     for try await event in try await events.subscribe(channel: "/default/*") { print(event) }
 }
 
-@Suite struct ReadmeExamplesTests {
-    /// The README's Swift blocks, each without its import and `#if` lines, with indentation
-    /// and blank lines dropped.
+@Suite(.timeLimit(.minutes(5))) struct ReadmeExamplesTests {
+    /// The Swift blocks of README.md and docs/library.md, each without its import and `#if`
+    /// lines, with indentation and blank lines dropped.
     static func readmeBlocks() throws -> [[String]] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let text = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let text = try ["README.md", "docs/library.md"].map {
+            try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8)
+        }.joined(separator: "\n")
         var blocks: [[String]] = []
         var current: [String]?
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -175,12 +177,22 @@ func realtimeExample(apiKey: String) async throws {
         return blocks
     }
 
+    /// The README's manifest lines name a product the package has.
+    @Test func theReadmeNamesARealProduct() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(readme.contains(#".product(name: "MultiAuthSigV4", package: "multiauth")"#))
+        #expect(manifest.contains(#".library(name: "MultiAuthSigV4", targets: ["SigV4"])"#))
+    }
+
     @Test func everyReadmeSwiftBlockIsCompiledHere() throws {
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         let lines = source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let compiled = "\n" + lines.joined(separator: "\n") + "\n"
-        let blocks = try Self.readmeBlocks()
-        #expect(blocks.count == 9, "README Swift blocks: \(blocks.count); add new ones to this file")
+        // The manifest lines of "Add it to a package" are not code to compile here.
+        let blocks = try Self.readmeBlocks().filter { !$0.joined().contains(".package(url:") }
+        #expect(blocks.count == 9, "Swift blocks in README.md and docs/library.md: \(blocks.count); add new ones to this file")
         for block in blocks {
             #expect(compiled.contains("\n" + block.joined(separator: "\n") + "\n"), "not compiled here: \(block.first ?? "")")
         }

@@ -5,7 +5,7 @@ import Realtime
 import Testing
 
 /// The engine on frames a well-behaved peer never sends, with waits counted on a stepping clock.
-@Suite struct ConnectionTests {
+@Suite(.timeLimit(.minutes(5))) struct ConnectionTests {
     static let dialect = AppSyncGraphQLDialect(apiURL: "http://127.0.0.1:9/graphql", mode: .apiKey, authorizer: NoAuthorizer())
     static let ack = #"{"type":"connection_ack","payload":{"connectionTimeoutMs":1000}}"#
 

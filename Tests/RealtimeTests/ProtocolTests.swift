@@ -5,7 +5,7 @@ import Realtime
 import Testing
 
 /// The protocol pieces that need no server: backoff, frame parsing, operation kinds.
-@Suite struct ProtocolTests {
+@Suite(.timeLimit(.minutes(5))) struct ProtocolTests {
     @Test func backoffDoublesFromItsBaseUpToItsCapWithEqualJitter() {
         let backoff = ReconnectBackoff(base: .milliseconds(100), cap: .seconds(5))
         // Hand-derived: step = min(5 s, 100 ms × 2^attempt); wait = step/2 + step/2 × random.

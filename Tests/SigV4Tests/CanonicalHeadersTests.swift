@@ -4,7 +4,7 @@ import Testing
 
 /// Canonical header rules: lowercase names, sorted; values trimmed with inner whitespace
 /// runs collapsed; repeated names joined with "," in the order received.
-@Suite struct CanonicalHeadersTests {
+@Suite(.timeLimit(.minutes(5))) struct CanonicalHeadersTests {
     @Test func whitespaceIncludingTabsAndFoldedLinesCollapses() throws {
         let lines = try canonicalHeaderLines([("Host", "example.com"), ("My-Header", " \t a  \t b\n   c  ")])
         #expect(lines.contains("my-header:a b c"))

@@ -5,7 +5,7 @@ import Testing
 /// The S3 API reference's worked example of a streaming upload ("Signature Calculations
 /// for the Authorization Header: Transferring Payload in Multiple Chunks"): 66,560 bytes of
 /// 'a' in 64 KiB chunks, with its published seed and chunk signatures.
-@Suite struct ChunkSignerTests {
+@Suite(.timeLimit(.minutes(5))) struct ChunkSignerTests {
     let signer = SigV4Signer(
         credentials: AWSCredentials(accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
         region: "us-east-1", service: "s3")

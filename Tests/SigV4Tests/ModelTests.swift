@@ -2,7 +2,7 @@ import Foundation
 import SigV4
 import Testing
 
-@Suite struct ModelTests {
+@Suite(.timeLimit(.minutes(5))) struct ModelTests {
     @Test(arguments: [
         (0, "19700101T000000Z"), (951_782_400, "20000229T000000Z"), (1_440_938_160, "20150830T123600Z"),
         (4_102_444_799, "20991231T235959Z"),

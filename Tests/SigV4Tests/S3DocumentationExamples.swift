@@ -3,7 +3,7 @@ import Testing
 
 /// The worked examples of the Amazon S3 API reference ("Signature Calculations for the
 /// Authorization Header" and "Query string request authentication"): published signatures.
-@Suite struct S3DocumentationExamples {
+@Suite(.timeLimit(.minutes(5))) struct S3DocumentationExamples {
     static let credentials = AWSCredentials(
         accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
     static let date = SigningDate(secondsSince1970: 1_369_353_600)  // 2013-05-24T00:00:00Z

@@ -4,7 +4,7 @@ import Testing
 
 /// SigV4a: key derivation against the published public key, signatures that verify, and
 /// region-set validation. ECDSA is randomized, so signature bytes are never compared.
-@Suite struct SigV4aTests {
+@Suite(.timeLimit(.minutes(5))) struct SigV4aTests {
     /// The public key of aws-c-auth's v4a suite (`public-key.json`) for the documentation's key pair.
     static let suiteX = "b6618f6a65740a99e650b33b6b4b5bd0d43b176d721a3edfea7e7d2d56d936b1"
     static let suiteY = "865ed22a7eadc9c5cb9d2cbaca1b3699139fedc5043dc6661864218330c8e518"

@@ -6,7 +6,7 @@ import Testing
 /// SigV4a verification on aws-c-auth's own signed `get-vanilla` requests (the whole v4a
 /// suite runs in IntegrationTests.VerifierSuiteTests): ECDSA signatures are checked with the
 /// public key derived from the secret, never recomputed.
-@Suite struct SigV4aVerifierTests {
+@Suite(.timeLimit(.minutes(5))) struct SigV4aVerifierTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("../shared/vectors/aws-signing-test-suite/v4a/get-vanilla").standardizedFileURL
     static let now = SigningDate(secondsSince1970: 1_440_938_160 + 60)

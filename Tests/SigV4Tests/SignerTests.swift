@@ -4,7 +4,7 @@ import MultiAuthCrypto
 import SigV4
 import Testing
 
-@Suite struct SignerTests {
+@Suite(.timeLimit(.minutes(5))) struct SignerTests {
     let signer = SigV4Signer(credentials: exampleCredentials, region: "us-east-1", service: "service")
 
     /// A result reads its string to sign and scope from its signer's fixed bytes, which it

@@ -2,7 +2,7 @@ import MultiAuthCrypto
 import SigV4
 import Testing
 
-@Suite struct SigningKeyCacheTests {
+@Suite(.timeLimit(.minutes(5))) struct SigningKeyCacheTests {
     @Test func cachedKeysEqualFreshDerivations() {
         let cache = SigningKeyCache(capacity: 2)
         let message = Array("string to sign".utf8)

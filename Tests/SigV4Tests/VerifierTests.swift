@@ -4,7 +4,7 @@ import Testing
 
 /// The verifier accepts whatever the signer signs and rejects any single-byte change to
 /// method, path, query, a signed header or a hashed body.
-@Suite struct VerifierTests {
+@Suite(.timeLimit(.minutes(5))) struct VerifierTests {
     static let secret = "verifier-test-secret-0000000000000000000"
     /// The two ways a verifier finds a secret; every test runs with both.
     enum LookupForm: CaseIterable, Sendable {

@@ -111,6 +111,7 @@ ensure_awscrt() {
 }
 
 PEER_PIDS=()
+PEER_WAITS=()
 
 stop_peers() {
     for pid in "${PEER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -144,44 +145,28 @@ wait_for() {
     return 1
 }
 
-# Starts moto and two verifying API servers (one with its clock 20 minutes ahead) on
-# 127.0.0.1 and exports MULTIAUTH_TEST_* for the integration tests. Call stop_peers on exit.
+# Starts every test peer on 127.0.0.1, all at once: first those that need nothing from another
+# (moto, nanoidp and our stand-ins), then, once moto is prepared, the two verifying API
+# servers (one with its clock 20 minutes ahead) and the AppSync server, which check moto's
+# tokens. Exports MULTIAUTH_TEST_* for the integration tests. Call stop_peers on exit.
 start_peers() {
     local logs=$1
     mkdir -p "$logs"
-    local moto_port api_port skewed_port
+    PEER_WAITS=()
+    local moto_port
     moto_port=$(free_port)
     # TOTP codes are checked (moto's fixed secret), so MFA tests can fail on a wrong code.
     MOTO_COGNITO_IDP_USER_POOL_ENABLE_TOTP=true .venv/bin/moto_server -H 127.0.0.1 -p "$moto_port" >"$logs/moto.log" 2>&1 &
     PEER_PIDS+=($!)
     export MULTIAUTH_TEST_MOTO_URL="http://127.0.0.1:$moto_port"
-    wait_for "$MULTIAUTH_TEST_MOTO_URL/moto-api/" moto
-    .venv/bin/python3 scripts/peers/moto_setup.py "$MULTIAUTH_TEST_MOTO_URL" >"$logs/moto-setup.json"
-    MULTIAUTH_TEST_MOTO_SETUP="$(cd "$logs" && pwd)/moto-setup.json"
-    export MULTIAUTH_TEST_MOTO_SETUP
-    local jwks
-    jwks=$(.venv/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jwks_url"])' "$logs/moto-setup.json")
-    # The test key pairs: one of ours, and the fixed one moto's Cognito Identity hands out.
+    start_nanoidp "$logs"
     export MULTIAUTH_TEST_KEY_ID=AKIDMULTIAUTHTEST MULTIAUTH_TEST_SECRET=multiauth-test-secret-not-real-0000000000
     export MULTIAUTH_TEST_API_KEY=test-api-key-0123456789
-    for variant in plain skewed; do
-        local port offset=0
-        port=$(free_port)
-        [ "$variant" = skewed ] && offset=1200
-        .venv/bin/python3 scripts/peers/api_server.py --port "$port" --clock-offset "$offset" \
-            --key "$MULTIAUTH_TEST_KEY_ID:$MULTIAUTH_TEST_SECRET" --key TESTACCESSKEY12345:ABCSECRETKEY \
-            --api-key "$MULTIAUTH_TEST_API_KEY" --jwks-url "$jwks" >"$logs/api-$variant.log" 2>&1 &
-        PEER_PIDS+=($!)
-        wait_for "http://127.0.0.1:$port/open/" "API server ($variant)"
-        if [ "$variant" = plain ]; then export MULTIAUTH_TEST_API_URL="http://127.0.0.1:$port"; else export MULTIAUTH_TEST_SKEWED_API_URL="http://127.0.0.1:$port"; fi
-    done
-    start_nanoidp "$logs"
-    start_appsync "$logs" "$jwks"
+    local key="$MULTIAUTH_TEST_KEY_ID:$MULTIAUTH_TEST_SECRET"
     start_peer FAULT fault_server.py /capture/ "fault server" "$logs"
     export MULTIAUTH_TEST_CONTAINER_TOKEN_FILE="$(cd "$logs" && pwd)/container-token"
     printf %s "pod-identity-token-1" >"$MULTIAUTH_TEST_CONTAINER_TOKEN_FILE"
     chmod 600 "$MULTIAUTH_TEST_CONTAINER_TOKEN_FILE"
-    local key="$MULTIAUTH_TEST_KEY_ID:$MULTIAUTH_TEST_SECRET"
     start_peer CONTAINER container_server.py /fail500 "container credentials server" "$logs" \
         --token-file "$MULTIAUTH_TEST_CONTAINER_TOKEN_FILE" --key "$key"
     start_peer IMDS imds_server.py /_peer/stats "instance metadata server" "$logs" --key "$key"
@@ -189,14 +174,47 @@ start_peers() {
     start_peer COGNITO cognito_server.py "/_peer/devices?username=none" "Cognito device server" "$logs"
     start_peer UPSTREAM upstream_server.py "/_peer/count" "gateway upstream" "$logs"
     start_tls_upstream "$logs"
+
+    wait_for "$MULTIAUTH_TEST_MOTO_URL/moto-api/" moto
+    .venv/bin/python3 scripts/peers/moto_setup.py "$MULTIAUTH_TEST_MOTO_URL" >"$logs/moto-setup.json"
+    MULTIAUTH_TEST_MOTO_SETUP="$(cd "$logs" && pwd)/moto-setup.json"
+    export MULTIAUTH_TEST_MOTO_SETUP
+    local jwks
+    jwks=$(.venv/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jwks_url"])' "$logs/moto-setup.json")
+    wait_for_peers
+    for variant in plain skewed; do
+        local port offset=0
+        port=$(free_port)
+        [ "$variant" = skewed ] && offset=1200
+        .venv/bin/python3 scripts/peers/api_server.py --port "$port" --clock-offset "$offset" \
+            --key "$key" --key TESTACCESSKEY12345:ABCSECRETKEY \
+            --api-key "$MULTIAUTH_TEST_API_KEY" --jwks-url "$jwks" >"$logs/api-$variant.log" 2>&1 &
+        PEER_PIDS+=($!)
+        PEER_WAITS+=("http://127.0.0.1:$port/open/|API server ($variant)")
+        if [ "$variant" = plain ]; then export MULTIAUTH_TEST_API_URL="http://127.0.0.1:$port"; else export MULTIAUTH_TEST_SKEWED_API_URL="http://127.0.0.1:$port"; fi
+    done
+    start_appsync "$logs" "$jwks"
+    wait_for_peers
     # Nothing run under the peers may reach the real instance metadata address: tests that
     # want IMDS name the local one.
     export AWS_EC2_METADATA_DISABLED=true
     say "peers: moto $MULTIAUTH_TEST_MOTO_URL, nanoidp $MULTIAUTH_TEST_OIDC_ISSUER, AppSync $MULTIAUTH_TEST_APPSYNC_URL, API $MULTIAUTH_TEST_API_URL, skewed API $MULTIAUTH_TEST_SKEWED_API_URL, faults $MULTIAUTH_TEST_FAULT_URL"
 }
 
+# Waits for every peer started since start_peers began (PEER_WAITS: "URL|name|curl args").
+wait_for_peers() {
+    local entry url name extra
+    for entry in "${PEER_WAITS[@]}"; do
+        IFS='|' read -r url name extra <<<"$entry"
+        # shellcheck disable=SC2086
+        wait_for "$url" "$name" $extra
+    done
+    PEER_WAITS=()
+}
+
 # Starts one of our stand-ins, scripts/peers/SCRIPT, on a free port with ARGS, exports
-# MULTIAUTH_TEST_<NAME>_URL and waits until PATH answers. Its log goes to LOGS/<script>.log.
+# MULTIAUTH_TEST_<NAME>_URL; wait_for_peers waits until PATH answers. Its log goes to
+# LOGS/<script>.log.
 start_peer() {
     local name=$1 script=$2 path=$3 what=$4 logs=$5 port
     shift 5
@@ -204,7 +222,7 @@ start_peer() {
     .venv/bin/python3 "scripts/peers/$script" --port "$port" "$@" >"$logs/${script%.py}.log" 2>&1 &
     PEER_PIDS+=($!)
     export "MULTIAUTH_TEST_${name}_URL=http://127.0.0.1:$port"
-    wait_for "http://127.0.0.1:$port$path" "$what"
+    PEER_WAITS+=("http://127.0.0.1:$port$path|$what")
 }
 
 # Starts the upstream stand-in over HTTPS with a self-signed certificate for 127.0.0.1, made
@@ -221,7 +239,7 @@ start_tls_upstream() {
     export MULTIAUTH_TEST_TLS_UPSTREAM_URL="https://127.0.0.1:$port"
     MULTIAUTH_TEST_TLS_CA="$(cd "$logs" && pwd)/tls-cert.pem"
     export MULTIAUTH_TEST_TLS_CA
-    wait_for "$MULTIAUTH_TEST_TLS_UPSTREAM_URL/_peer/count" "HTTPS upstream" --cacert "$MULTIAUTH_TEST_TLS_CA"
+    PEER_WAITS+=("$MULTIAUTH_TEST_TLS_UPSTREAM_URL/_peer/count|HTTPS upstream|--cacert $MULTIAUTH_TEST_TLS_CA")
 }
 
 # Starts nanoidp (the OpenID provider peer) with the config in scripts/peers/nanoidp and
@@ -237,7 +255,7 @@ start_nanoidp() {
     (cd "$home" && exec "$nanoidp" --config ./config >"nanoidp.log" 2>&1) &
     PEER_PIDS+=($!)
     export MULTIAUTH_TEST_OIDC_ISSUER="http://127.0.0.1:$port"
-    wait_for "$MULTIAUTH_TEST_OIDC_ISSUER/.well-known/openid-configuration" nanoidp
+    PEER_WAITS+=("$MULTIAUTH_TEST_OIDC_ISSUER/.well-known/openid-configuration|nanoidp")
 }
 
 # Starts the AppSync-like GraphQL server (API key, IAM, moto's and nanoidp's JWTs) and
@@ -250,5 +268,5 @@ start_appsync() {
         --jwks-url "$MULTIAUTH_TEST_OIDC_ISSUER/.well-known/jwks.json" >"$logs/appsync.log" 2>&1 &
     PEER_PIDS+=($!)
     export MULTIAUTH_TEST_APPSYNC_URL="http://127.0.0.1:$port/graphql"
-    wait_for "http://127.0.0.1:$port/" "AppSync server"
+    PEER_WAITS+=("http://127.0.0.1:$port/|AppSync server")
 }
