@@ -69,9 +69,11 @@ let package = Package(
         .target(name: "SigV4", dependencies: ["MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .target(name: "SigningVectors", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
         .target(name: "CredentialStore", dependencies: ["MultiAuthCrypto", "MultiAuthCore", logging], swiftSettings: strict),
+        // JWTs checked as a server checks them (key sets, signatures, claims): no transport, no sign-in.
+        .target(name: "JSONWebTokens", dependencies: ["MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
         .target(
             name: "TokenProviders",
-            dependencies: ["MultiAuthCrypto", "MultiAuthCore", "HTTPTransport", httpTypes, logging],
+            dependencies: ["JSONWebTokens", "MultiAuthCrypto", "MultiAuthCore", "HTTPTransport", httpTypes, logging],
             swiftSettings: strict),
         // Saved logins: the token providers' results kept in the credential store.
         .target(
@@ -98,7 +100,7 @@ let package = Package(
             swiftSettings: strict),
         // Server side: whether a received request may pass (SigV4/SigV4a, API keys, JWTs), as API Gateway decides.
         .target(
-            name: "InboundAuthorization", dependencies: ["SigV4", "TokenProviders", "MultiAuthCrypto", "MultiAuthCore", httpTypes],
+            name: "InboundAuthorization", dependencies: ["SigV4", "JSONWebTokens", "MultiAuthCrypto", "MultiAuthCore", httpTypes],
             swiftSettings: strict),
         .target(
             name: "MultiAuthHummingbird",

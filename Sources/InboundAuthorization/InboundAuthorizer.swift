@@ -2,7 +2,7 @@ import HTTPTypes
 import MultiAuthCore
 import MultiAuthCrypto
 import SigV4
-import TokenProviders
+import JSONWebTokens
 
 /// Decides whether a request a server received may pass, in the modes API Gateway accepts:
 /// SigV4 and SigV4a signatures (header or presigned), API keys in `x-api-key`, and JWTs from
@@ -58,7 +58,7 @@ public struct InboundAuthorizer: Sendable {
         if let verifier, Self.isSigned(request) { return await verifySignature(request, bodySHA256: bodySHA256, with: verifier) }
         if let decision = apiKeyDecision(request) { return decision }
         if let tokenValidator, let token = Self.bearerToken(request) {
-            do throws(TokenError) {
+            do throws(InvalidTokenError) {
                 var validator = tokenValidator
                 if let keySet { validator = validator.using(await keySet.keys(for: try JSONWebToken(parsing: token).header.kid)) }
                 return tokenDecision(token, validator)
@@ -90,7 +90,7 @@ public struct InboundAuthorizer: Sendable {
                 return .success(Self.principal(claims))
             }
             let kid: String?
-            do throws(TokenError) { kid = try JSONWebToken(parsing: token).header.kid } catch { return .failure(.invalidToken(error.description)) }
+            do throws(InvalidTokenError) { kid = try JSONWebToken(parsing: token).header.kid } catch { return .failure(.invalidToken(error.description)) }
             guard let kid, let keys = keySet.keysWithoutWaiting(for: kid) else { return nil }
             return tokenDecision(token, tokenValidator.using(keys))
         }
@@ -104,7 +104,7 @@ public struct InboundAuthorizer: Sendable {
 
     /// The principal a bearer `token` proves under `validator`'s keys, or why it is refused.
     private func tokenDecision(_ token: String, _ validator: IDTokenValidator) -> Result<Principal, InboundRejection> {
-        do throws(TokenError) {
+        do throws(InvalidTokenError) {
             return .success(Self.principal(try validatedTokens.claims(of: token, validator: validator)))
         } catch {
             return .failure(.invalidToken(error.description))

@@ -36,17 +36,32 @@ extension LoginCommand {
             do {
                 path = try await CommandTimeout.run(timeout, what: "the SSO login", flag: "--timeout") {
                     try await login.run { prompt in
-                        StandardError.emit("To sign in, visit \(prompt.verificationURI) and enter the code \(prompt.userCode)")
+                        // The server's text is shown escaped: it must not write to the terminal.
+                        StandardError.emit(
+                            "To sign in, visit \(Redaction.quoted(prompt.verificationURI)) and enter the code \(Redaction.quoted(prompt.userCode))")
                         if let complete = prompt.verificationURIComplete {
-                            StandardError.emit("(or open \(complete))")
+                            StandardError.emit("(or open \(Redaction.quoted(complete)))")
                             if openBrowser { BrowserLauncher.open(complete) }
                         }
                     }
                 }
             } catch let error as CredentialsError {
-                throw CLIError(message: error.description, exitCode: { if case .timedOut = error { 28 } else { 1 } }())
+                throw CLIError(message: error.description, exitCode: Self.exitCode(error))
             }
             StandardError.emit("Signed in to \(configuration.startURL); the login is cached in \(path)")
+        }
+
+        /// The login commands' exit codes: 3 refused, 4 the device code expired, 5 the service
+        /// answered wrongly, 7 unreachable, 28 timed out, 1 otherwise (a setting).
+        static func exitCode(_ error: CredentialsError) -> Int32 {
+            switch error {
+            case .serviceError(_, let code, _) where code.contains("AccessDenied") || code == "access_denied": 3
+            case .serviceError(_, let code, _) where code.contains("ExpiredToken") || code == "expired_token": 4
+            case .serviceError: 5
+            case .transport: 7
+            case .timedOut: 28
+            default: 1
+            }
         }
 
         /// The login to make, and the profile it came from (nil for --sso-session).

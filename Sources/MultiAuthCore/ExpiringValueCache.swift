@@ -38,6 +38,8 @@ public final class ExpiringValueCache<Value: Sendable, Failure: Error>: Sendable
     struct State: Sendable {
         @usableFromInline var cached: Expiring<Value>?
         var inFlight: Task<Result<Expiring<Value>, Failure>, Never>?
+        /// Callers waiting for `inFlight`: when the last of them is cancelled, so is it.
+        var waiters = 0
         var refreshCount = 0
 
         init(cached: Expiring<Value>?) { self.cached = cached }
@@ -92,7 +94,7 @@ public final class ExpiringValueCache<Value: Sendable, Failure: Error>: Sendable
     public func current() async throws(Failure) -> Expiring<Value> {
         let now = clock.now()
         let step: Step = state.withLock { state in
-            guard let cached = state.cached else { return .wait(ensureRefresh(&state, reason: "nothing cached"), nil) }
+            guard let cached = state.cached else { return .wait(joinRefresh(&state, reason: "nothing cached"), nil) }
             guard let expiresAt = cached.expiresAt else { return .use(cached) }
             let remaining = expiresAt - now
             if remaining > advisoryWindow { return .use(cached) }
@@ -100,12 +102,12 @@ public final class ExpiringValueCache<Value: Sendable, Failure: Error>: Sendable
                 _ = ensureRefresh(&state, reason: "advisory window")
                 return .use(cached)
             }
-            return .wait(ensureRefresh(&state, reason: "mandatory window"), cached)
+            return .wait(joinRefresh(&state, reason: "mandatory window"), cached)
         }
         switch step {
         case .use(let cached): return cached
         case .wait(let task, let previous):
-            switch await task.value {
+            switch await wait(for: task) {
             case .success(let fresh): return fresh
             case .failure(let error):
                 if let previous, keepsCurrent(error), previous.expiresAt.map({ $0 > clock.now() }) ?? true {
@@ -134,9 +136,41 @@ public final class ExpiringValueCache<Value: Sendable, Failure: Error>: Sendable
         case wait(Task<Result<Expiring<Value>, Failure>, Never>, Expiring<Value>?)
     }
 
+    /// The refresh in flight, or a new one, counting the caller among its waiters.
+    private func joinRefresh(_ state: inout State, reason: String) -> Task<Result<Expiring<Value>, Failure>, Never> {
+        let task = ensureRefresh(&state, reason: reason)
+        state.waiters += 1
+        return task
+    }
+
+    /// The refresh's result. A caller cancelled meanwhile (a command's deadline) stops
+    /// counting as a waiter; when it was the last, the refresh is cancelled too (a
+    /// credential_process is stopped, a transfer aborted), so the wait ends with the
+    /// refresh's failure instead of outliving the deadline.
+    private func wait(for task: Task<Result<Expiring<Value>, Failure>, Never>) async -> Result<Expiring<Value>, Failure> {
+        let ticket = WaitTicket()
+        let result = await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            if ticket.leave() { self.leave(task, cancelling: true) }
+        }
+        if ticket.leave() { leave(task, cancelling: false) }
+        return result
+    }
+
+    private func leave(_ task: Task<Result<Expiring<Value>, Failure>, Never>, cancelling: Bool) {
+        let last = state.withLock { state in
+            guard state.inFlight == task else { return false }  // finished: its waiters no longer count
+            state.waiters -= 1
+            return state.waiters == 0
+        }
+        if cancelling, last { task.cancel() }
+    }
+
     /// The refresh in flight, or a new one.
     private func ensureRefresh(_ state: inout State, reason: String) -> Task<Result<Expiring<Value>, Failure>, Never> {
         if let running = state.inFlight { return running }
+        state.waiters = 0
         state.refreshCount += 1
         logger.debug("refreshing", metadata: ["trigger": "\(reason)"])
         let previous = state.cached
@@ -156,5 +190,19 @@ public final class ExpiringValueCache<Value: Sendable, Failure: Error>: Sendable
         }
         state.inFlight = task
         return task
+    }
+}
+
+/// One caller's wait for a refresh: it leaves exactly once, by cancellation or by the end of
+/// the wait, whichever comes first.
+private final class WaitTicket: Sendable {
+    private let left = Mutex(false)
+
+    /// True the first time only.
+    func leave() -> Bool {
+        left.withLock { left in
+            defer { left = true }
+            return !left
+        }
     }
 }

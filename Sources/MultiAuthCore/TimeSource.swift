@@ -26,3 +26,9 @@ public struct TimeSource: Sendable {
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }
+
+/// Whole seconds since 1970 on ``TimeSource/system``: the default clock of every token
+/// provider and validator.
+public func unixNow() -> Int64 {
+    Int64(TimeSource.system.now())
+}

@@ -48,7 +48,8 @@ public struct AuthTokens: Sendable, Codable, Equatable, RedactedDescribing {
     /// The claims of the token of `kind`, decoded without checking its signature: for
     /// display and expiry only.
     public func claims(of kind: Kind) throws(TokenError) -> JWTClaims {
-        try JSONWebToken(parsing: token(kind)).claims
+        let text = try token(kind)
+        do throws(InvalidTokenError) { return try JSONWebToken(parsing: text).claims } catch { throw TokenError(error) }
     }
 
     /// Replaces what a refresh returned, keeping the old refresh token when no new one came
@@ -63,9 +64,4 @@ public struct AuthTokens: Sendable, Codable, Equatable, RedactedDescribing {
         "AuthTokens(id: \(Redaction.secret(idToken)), access: \(Redaction.placeholder), "
             + "refresh: \(Redaction.secret(refreshToken)), expiresAt: \(expiresAt))"
     }
-}
-
-/// Whole seconds since 1970 on ``TimeSource/system``: the default clock of every provider.
-public func unixNow() -> Int64 {
-    Int64(TimeSource.system.now())
 }

@@ -1,3 +1,8 @@
+// Server-side JWT checking lives in JSONWebTokens, apart from sign-in; the tokens a sign-in
+// returns are checked with it, so its types are part of this module's API.
+@_exported import JSONWebTokens
+import MultiAuthCore
+
 /// Gives fresh tokens. Implementations are async and safe to call from any task; none
 /// blocks a thread while a token is fetched.
 public protocol TokenProvider: Sendable {

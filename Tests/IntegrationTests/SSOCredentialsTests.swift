@@ -268,8 +268,50 @@ struct SSOHome {
         try Data((config + "[sso-session denied]\nsso_start_url = https://d-corp.awsapps.com/denied\nsso_region = us-east-1\n").utf8)
             .write(to: URL(fileURLWithPath: home.home + "/.aws/config"))
         let run = try await CLITests.run(["login", "sso", "--no-browser", "--sso-session", "denied"], environment: home.environment)
-        #expect(run.status == 1 && run.stderr.contains("AccessDeniedException"), "\(run.stderr)")
+        #expect(run.status == 3 && run.stderr.contains("AccessDeniedException"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: home.cacheFolder))
+    }
+
+    /// A login against a start URL whose suffix makes the stand-in answer `how`.
+    func hostileLogin(_ how: String, environment: [String: String] = [:]) async throws -> (CLITests.Run, SSOHome) {
+        let home = try SSOHome()
+        let config = try String(contentsOfFile: home.home + "/.aws/config", encoding: .utf8)
+        try Data((config + "[sso-session odd]\nsso_start_url = https://d-corp.awsapps.com/\(how)\nsso_region = us-east-1\n").utf8)
+            .write(to: URL(fileURLWithPath: home.home + "/.aws/config"))
+        let run = try await CLITests.run(
+            ["login", "sso", "--sso-session", "odd"], environment: home.environment.merging(environment) { $1 }, limit: 60)
+        return (run, home)
+    }
+
+    /// A server's `file:` URL never reaches the browser, and its terminal escapes are shown
+    /// escaped; the login itself still succeeds.
+    @Test func aHostileVerificationURLIsNeitherOpenedNorPrintedRaw() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let browser = folder.appendingPathComponent("browser")
+        try Data("#!/bin/sh\nprintf '%s\\n' \"$@\" >> \(folder.path)/opened\n".utf8).write(to: browser)
+        chmod(browser.path, 0o755)
+        let (run, home) = try await hostileLogin("hostile-uri", environment: ["BROWSER": browser.path])
+        defer { home.remove() }
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!run.stderr.contains("\u{1b}") && run.stderr.contains("\\u{1b}"), "\(run.stderr)")
+        #expect(run.stderr.contains("not opening file:///etc/passwd"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("opened").path))
+    }
+
+    @Test func anAlreadyExpiredTokenIsRefusedAndNotCached() async throws {
+        let (run, home) = try await hostileLogin("expired-token")
+        defer { home.remove() }
+        #expect(run.status == 5 && run.stderr.contains("already expired"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: home.cacheFolder))
+    }
+
+    @Test func anAbsurdPollIntervalIsNamedAtOnce() async throws {
+        let (run, home) = try await hostileLogin("slow-interval")
+        defer { home.remove() }
+        #expect(run.status == 5 && run.stderr.contains("9999 s between polls"), "\(run.stderr)")
+        #expect(run.seconds < 20)
     }
 
     @Test func aProfileWithoutSSOIsAUsageError() async throws {

@@ -140,7 +140,7 @@ import Testing
         let validator = IDTokenValidator(issuer: "https://issuer.example", clientId: "client-1", keys: output.jwks, now: { now })
         try #require(output.cases.count >= 16)
         for testCase in output.cases {
-            let result = Result { () throws(TokenError) in try validator.validate(testCase.token, nonce: "nonce-1") }
+            let result = Result { () throws(InvalidTokenError) in try validator.validate(testCase.token, nonce: "nonce-1") }
             switch result {
             case .success: #expect(testCase.valid, "accepted: \(testCase.name)")
             case .failure(let error):
@@ -176,12 +176,12 @@ import Testing
         clock.withLock { $0 = start + 29 }
         #expect((try? cache.claims(of: nearlyExpired, validator: validator)) != nil)
         clock.withLock { $0 = start + 30 }
-        #expect(throws: TokenError.self) { try cache.claims(of: nearlyExpired, validator: validator) }
+        #expect(throws: InvalidTokenError.self) { try cache.claims(of: nearlyExpired, validator: validator) }
 
         // A key set without "rs1": its remembered tokens are checked again, and fail.
         let rotated = validator.using(JSONWebKeySet(keys: output.jwks.keys.filter { $0.kid != "rs1" }))
         let rs256 = try #require(cases.first { $0.name == "rs256 valid" }?.token)
-        #expect(throws: TokenError.self) { try cache.claims(of: rs256, validator: rotated) }
+        #expect(throws: InvalidTokenError.self) { try cache.claims(of: rs256, validator: rotated) }
         #expect((try? cache.claims(of: rs256, validator: validator)) != nil)
     }
 }

@@ -11,6 +11,8 @@ adversarial run (issue 19). It reads one request head and then, by path:
                    answer when the next request head arrives on it (a kept-alive connection the
                    server dropped just as a client reused it)
   /delay/MS        answers 200 after MS milliseconds
+  /trickle/N       announces N bytes of JSON and sends them one a second (a slow-loris
+                   answer that never stalls long enough for a stall limit)
 
 Any other path gets 404. It never reads a body beyond the head."""
 import argparse
@@ -59,6 +61,12 @@ def serve(conn, port):
         elif path.startswith("/delay/"):
             threading.Event().wait(int(path.split("/")[2]) / 1000)
             reply(conn, 200, json.dumps({"target": path}).encode())
+        elif path.startswith("/trickle/"):
+            count = int(path.split("/")[2])
+            conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {count}\r\n\r\n".encode())
+            for _ in range(count):
+                conn.sendall(b" ")
+                threading.Event().wait(1)
         elif path.startswith("/always500"):
             reply(conn, 500, b'{"message": "Internal Server Error"}')
         elif path.startswith("/capture"):

@@ -10,6 +10,10 @@ Rules it enforces:
 - a device code is "authorization_pending" on its first CreateToken poll and approved on the
   next (a user approving in the browser); a start URL ending in /denied is refused
   (AccessDeniedException);
+- hostile answers, by start URL suffix, for the client's defences: /hostile-uri gets a
+  verificationUriComplete of file:///etc/passwd and a verificationUri and user code holding
+  a terminal escape; /expired-token gets an access token with expiresIn 0; /slow-interval
+  asks for 9,999 s between polls;
 - refresh tokens rotate: each one works once, and its use hands out a new one;
 - GetRoleCredentials needs a live access token in `x-amz-sso_bearer_token`, else
   UnauthorizedException (401); `expiration` is in milliseconds.
@@ -91,8 +95,14 @@ class Handler(QuietHandler):
         self.server.devices[code] = {"client": body["clientId"], "polls": 0, "start_url": body.get("startUrl", ""),
                                      "expires": time.time() + 600}
         uri = f"http://127.0.0.1:{self.server.server_port}/start/#/device"
-        self.reply(200, {"deviceCode": code, "userCode": user_code, "verificationUri": uri,
-                         "verificationUriComplete": uri + "?user_code=" + user_code, "expiresIn": 600, "interval": 1})
+        answer = {"deviceCode": code, "userCode": user_code, "verificationUri": uri,
+                  "verificationUriComplete": uri + "?user_code=" + user_code, "expiresIn": 600, "interval": 1}
+        start_url = body.get("startUrl", "")
+        if start_url.endswith("/hostile-uri"):
+            answer.update(verificationUri=uri + "\x1b[2J", userCode=user_code + "\x1b[31m", verificationUriComplete="file:///etc/passwd")
+        elif start_url.endswith("/slow-interval"):
+            answer["interval"] = 9999
+        self.reply(200, answer)
 
     def create_token(self, body):
         if not self.client_is_valid(body):
@@ -108,6 +118,9 @@ class Handler(QuietHandler):
             if device["polls"] == 1:
                 return self.error(400, "AuthorizationPendingException", "authorization_pending", None)
             del self.server.devices[body["deviceCode"]]
+            if device["start_url"].endswith("/expired-token"):
+                tokens = self.tokens_for(body["clientId"])
+                return self.reply(200, dict(tokens, expiresIn=0))
         elif grant == "refresh_token":
             owner = self.server.refresh_tokens.pop(body.get("refreshToken"), None)
             if owner != body["clientId"]:

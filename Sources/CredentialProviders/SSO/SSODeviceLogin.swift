@@ -35,7 +35,7 @@ public struct SSODeviceLogin: Sendable {
     ) throws(CredentialsError) {
         self.configuration = configuration
         cache = SSOTokenCache(environment: environment)
-        oidc = try SSOOIDCClient(endpoint: SSOEndpoints(region: configuration.region, environment: environment, profile: profile).oidc, http: http)
+        oidc = SSOOIDCClient(endpoint: try SSOEndpoints(region: configuration.region, environment: environment, profile: profile).oidc, http: http)
         self.clock = clock
     }
 
@@ -49,6 +49,11 @@ public struct SSODeviceLogin: Sendable {
         let device = try await oidc.startDeviceAuthorization(registration, startURL: configuration.startURL)
         show(Prompt(userCode: device.userCode, verificationURI: device.verificationUri, verificationURIComplete: device.verificationUriComplete))
         let token = try await poll(device, registration: registration)
+        guard token.expiresIn > 0 else {
+            throw .serviceError(
+                service: SSOOIDCClient.service, code: "UnusableAnswer",
+                message: "CreateToken issued an access token that has already expired (expiresIn \(token.expiresIn))")
+        }
         var fields: [String: JSONValue] = [
             "startUrl": .string(configuration.startURL), "region": .string(configuration.region),
             "accessToken": .string(token.accessToken), "expiresAt": .string(stamp(clock.now() + Double(token.expiresIn))),
@@ -65,6 +70,11 @@ public struct SSODeviceLogin: Sendable {
     /// until approved, refused, or the device code's lifetime is over.
     private func poll(_ device: SSOOIDCClient.DeviceAuthorization, registration: SSOOIDCClient.Registration) async throws(CredentialsError) -> SSOOIDCClient.Token {
         var interval = max(1, device.interval ?? 5)
+        guard interval < device.expiresIn else {
+            throw .serviceError(
+                service: SSOOIDCClient.service, code: "UnusableAnswer",
+                message: "StartDeviceAuthorization asks for \(interval) s between polls, past the code's lifetime of \(device.expiresIn) s")
+        }
         let deadline = clock.now() + Double(device.expiresIn)
         while true {
             do throws(CredentialsError) {

@@ -30,10 +30,10 @@ public struct SSOTokenProvider: Sendable {
         configuration: SSOSessionConfiguration, loginCommand: String, environment: [String: String], profile: String? = nil,
         http: any HTTPSender, clock: TimeSource = .system
     ) throws(CredentialsError) {
-        try self.init(
+        let endpoints = try SSOEndpoints(region: configuration.region, environment: environment, profile: profile)
+        self.init(
             configuration: configuration, loginCommand: loginCommand, cache: SSOTokenCache(environment: environment),
-            oidc: try SSOOIDCClient(endpoint: SSOEndpoints(region: configuration.region, environment: environment, profile: profile).oidc, http: http),
-            clock: clock)
+            oidc: SSOOIDCClient(endpoint: endpoints.oidc, http: http), clock: clock)
     }
 
     init(configuration: SSOSessionConfiguration, loginCommand: String, cache: SSOTokenCache, oidc: SSOOIDCClient, clock: TimeSource) {
@@ -116,9 +116,10 @@ public struct SSOCredentialsProvider: CredentialsProvider {
         configuration: SSOSessionConfiguration, accountId: String, roleName: String, loginCommand: String,
         environment: [String: String], profile: String? = nil, http: any HTTPSender, clock: TimeSource = .system
     ) throws(CredentialsError) {
-        try self.init(
+        let endpoints = try SSOEndpoints(region: configuration.region, environment: environment, profile: profile)
+        self.init(
             configuration: configuration, accountId: accountId, roleName: roleName, loginCommand: loginCommand, environment: environment,
-            endpoints: try SSOEndpoints(region: configuration.region, environment: environment, profile: profile), http: http, clock: clock)
+            endpoints: endpoints, http: http, clock: clock)
     }
 
     /// The same, with endpoints already resolved (the profile provider has the files loaded).

@@ -1,3 +1,4 @@
+import MultiAuthCore
 import HTTPTransport
 import MultiAuthCrypto
 

@@ -1,3 +1,4 @@
+import MultiAuthCore
 import HTTPTransport
 
 /// An OpenID Connect / OAuth 2.0 client for one provider: discovery, the authorization-code
@@ -79,7 +80,10 @@ public struct OpenIDConnectClient: TokenRefresher {
         switch result {
         case .failure(let failure): throw mapped(failure)
         case .success(let response):
-            if let idToken = response.id_token { try validator().validate(idToken, nonce: nonce) }
+            if let idToken = response.id_token {
+                let validator = try validator()
+                do throws(InvalidTokenError) { try validator.validate(idToken, nonce: nonce) } catch { throw TokenError(error) }
+            }
             return AuthTokens(
                 idToken: response.id_token, accessToken: response.access_token, refreshToken: response.refresh_token,
                 expiresAt: now() + (response.expires_in ?? 3600))

@@ -1,4 +1,3 @@
-import HTTPTransport
 import MultiAuthCore
 import Synchronization
 
@@ -8,11 +7,11 @@ import Synchronization
 /// tokens arrive (a flood of forged key ids costs the provider one fetch a minute). One fetch
 /// is in flight at a time; when a fetch fails, the keys held are kept.
 public actor JSONWebKeySetCache {
-    /// Fetches the key set.
-    public typealias Fetch = @Sendable () async throws(TokenError) -> JSONWebKeySet
+    /// Fetches the key set; its error is the caller's (a transport's, a provider's).
+    public typealias Fetch = @Sendable () async throws -> JSONWebKeySet
 
     private var lastAttempt: Double
-    private var inFlight: Task<Result<JSONWebKeySet, TokenError>, Never>?
+    private var inFlight: Task<Result<JSONWebKeySet, any Error>, Never>?
     private let maxAge: Double
     private let refetchInterval: Double
     private let clock: TimeSource
@@ -22,10 +21,10 @@ public actor JSONWebKeySetCache {
     private nonisolated let held: Mutex<(keys: JSONWebKeySet, fetchedAt: Double)>
 
     /// Fetches the key set once, then keeps it as described above.
-    /// - Throws: the first fetch's ``TokenError``.
+    /// - Throws: the first fetch's error.
     public init(
         maxAge: Double = 3_600, refetchInterval: Double = 60, clock: TimeSource = .system, fetch: @escaping Fetch
-    ) async throws(TokenError) {
+    ) async throws {
         let keys = try await fetch()
         lastAttempt = clock.now()
         held = Mutex((keys, lastAttempt))
@@ -33,14 +32,6 @@ public actor JSONWebKeySetCache {
         self.refetchInterval = refetchInterval
         self.clock = clock
         self.fetch = fetch
-    }
-
-    /// A cache of the key set at `url`, fetched through `sender`.
-    public init(url: String, sender: any HTTPSender, maxAge: Double = 3_600, clock: TimeSource = .system) async throws(TokenError) {
-        let http = OAuthHTTP(http: sender, provider: "the key set")
-        try await self.init(maxAge: maxAge, clock: clock) { () throws(TokenError) in
-            try await http.getJSON(JSONWebKeySet.self, from: url, what: "the key set")
-        }
     }
 
     /// The keys to check a token naming key `kid` (or none) with.
@@ -74,12 +65,12 @@ public actor JSONWebKeySetCache {
     /// How many fetches were made after the first (for tests and diagnostics).
     public private(set) var refetches = 0
 
-    private func startFetch(at now: Double) -> Task<Result<JSONWebKeySet, TokenError>, Never> {
+    private func startFetch(at now: Double) -> Task<Result<JSONWebKeySet, any Error>, Never> {
         lastAttempt = now
         refetches += 1
         let fetch = fetch
-        let task = Task { () -> Result<JSONWebKeySet, TokenError> in
-            do throws(TokenError) { return .success(try await fetch()) } catch { return .failure(error) }
+        let task = Task { () -> Result<JSONWebKeySet, any Error> in
+            do { return .success(try await fetch()) } catch { return .failure(error) }
         }
         inFlight = task
         return task

@@ -1,3 +1,4 @@
+import MultiAuthCore
 import MultiAuthCrypto
 
 /// A JSON Web Key Set (RFC 7517), as served at a provider's `jwks_uri`.
@@ -43,7 +44,7 @@ public struct JSONWebKey: Sendable, Decodable, Equatable {
     }
 
     /// The key for OpenSSL, checked to suit `algorithm`.
-    func publicKey(for algorithm: String) throws(TokenError) -> JWSPublicKey {
+    func publicKey(for algorithm: String) throws(InvalidTokenError) -> JWSPublicKey {
         if let alg, alg != algorithm { throw .invalidToken(reason: "key '\(kid ?? "")' is for \(alg), the token is \(algorithm)") }
         do {
             switch (algorithm, kty) {
@@ -90,15 +91,15 @@ public struct IDTokenValidator: Sendable {
 
     /// The token's claims, once every check passed.
     /// - Parameter nonce: the nonce sent in the authorization request, if any.
-    /// - Throws: ``TokenError/invalidToken(reason:)`` naming the first check that failed.
+    /// - Throws: ``InvalidTokenError`` naming the first check that failed.
     @discardableResult
-    public func validate(_ token: String, nonce: String? = nil) throws(TokenError) -> JWTClaims {
+    public func validate(_ token: String, nonce: String? = nil) throws(InvalidTokenError) -> JWTClaims {
         try validateNamingKey(token, nonce: nonce).claims
     }
 
     /// ``validate(_:nonce:)``, also giving the key of the set that the signature verified
     /// under (nil when the token names no key).
-    func validateNamingKey(_ token: String, nonce: String? = nil) throws(TokenError) -> (claims: JWTClaims, key: JSONWebKey?) {
+    func validateNamingKey(_ token: String, nonce: String? = nil) throws(InvalidTokenError) -> (claims: JWTClaims, key: JSONWebKey?) {
         let jwt = try JSONWebToken(parsing: token)
         guard Self.algorithms.contains(jwt.header.alg) else { throw .invalidToken(reason: "algorithm \(jwt.header.alg) is not accepted") }
         let (key, entry) = try signingKey(for: jwt.header)
@@ -116,7 +117,7 @@ public struct IDTokenValidator: Sendable {
     func lastAcceptedMoment(expiry: Int64) -> Int64 { expiry + leeway - 1 }
 
     /// The public key to check a token with, and the set's entry for it when the token names one.
-    private func signingKey(for header: JSONWebToken.Header) throws(TokenError) -> (JWSPublicKey, JSONWebKey?) {
+    private func signingKey(for header: JSONWebToken.Header) throws(InvalidTokenError) -> (JWSPublicKey, JSONWebKey?) {
         let candidates = keys.keys.filter { $0.use == nil || $0.use == "sig" }
         if let kid = header.kid {
             guard let key = candidates.first(where: { $0.kid == kid }) else {

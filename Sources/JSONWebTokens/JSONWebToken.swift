@@ -28,8 +28,8 @@ public struct JSONWebToken: Sendable {
     }
 
     /// Parses `text` (three base64url parts separated by dots).
-    /// - Throws: ``TokenError/invalidToken(reason:)`` naming the part that is malformed.
-    public init(parsing text: String) throws(TokenError) {
+    /// - Throws: ``InvalidTokenError`` naming the part that is malformed.
+    public init(parsing text: String) throws(InvalidTokenError) {
         let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .invalidToken(reason: "a JWT has 3 dot-separated parts, this has \(parts.count)") }
         header = try Self.decodeJSON(Header.self, part: parts[0], name: "header")
@@ -38,7 +38,7 @@ public struct JSONWebToken: Sendable {
         signingInput = Array(text.utf8[parts[0].startIndex..<parts[1].endIndex])
     }
 
-    private static func decodeJSON<T: Decodable>(_ type: T.Type, part: Substring.UTF8View.SubSequence, name: String) throws(TokenError) -> T {
+    private static func decodeJSON<T: Decodable>(_ type: T.Type, part: Substring.UTF8View.SubSequence, name: String) throws(InvalidTokenError) -> T {
         guard part.count <= 64 * 1024, part.allSatisfy({ $0 != UInt8(ascii: "=") }) else {
             throw .invalidToken(reason: "the \(name) is not base64url")
         }

@@ -27,8 +27,8 @@ public final class ValidatedTokenCache: Sendable {
 
     /// The claims of `token`, as `validator.validate(token)` gives them: from the cache when
     /// the token was validated before and still passes as described above.
-    /// - Throws: the ``TokenError`` of ``IDTokenValidator/validate(_:nonce:)``.
-    public func claims(of token: String, validator: IDTokenValidator) throws(TokenError) -> JWTClaims {
+    /// - Throws: the ``InvalidTokenError`` of ``IDTokenValidator/validate(_:nonce:)``.
+    public func claims(of token: String, validator: IDTokenValidator) throws(InvalidTokenError) -> JWTClaims {
         let digest = SHA256Hasher.hash(token.utf8)
         if let claims = remembered(digest, validator: validator) { return claims }
         let (claims, key) = try validator.validateNamingKey(token)
