@@ -64,10 +64,11 @@ public struct AWSConfiguration: Sendable {
 
     /// Reads and parses `path`.
     public static func load(path: String) throws(ConfigurationError) -> AWSConfiguration {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .unreadable(file: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
+        switch BoundedFileRead.contents(atPath: path, limit: BoundedFileRead.configLimit) {
+        case .success(let data): return try parse(data, file: path)
+        case .failure(.unreadable(let reason)): throw .unreadable(file: path, reason: reason)
+        case .failure(let failure): throw .unreadable(file: path, reason: failure.description)
         }
-        return try parse([UInt8](data), file: path)
     }
 
     /// Parses `bytes` (named `file` in messages).

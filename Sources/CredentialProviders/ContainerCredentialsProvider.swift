@@ -81,10 +81,12 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
         var token: String?
         var source = "AWS_CONTAINER_AUTHORIZATION_TOKEN"
         if let path = environment["AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"] {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw .notFound("cannot read AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(path)")
+            switch BoundedFileRead.contents(atPath: path, limit: BoundedFileRead.secretLimit) {
+            case .success(let data): token = String(decoding: data, as: UTF8.self)
+            case .failure(.tooLarge(let limit)):
+                throw .invalidSetting(source: "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(path)", problem: BoundedFileRead.Failure.tooLarge(limit: limit).description)
+            case .failure: throw .notFound("cannot read AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(path)")
             }
-            token = String(decoding: data, as: UTF8.self)
             source = "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(path)"
         } else {
             token = environment["AWS_CONTAINER_AUTHORIZATION_TOKEN"]

@@ -43,8 +43,16 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         return try SharedConfigFiles.environmentRegion(environment) ?? "us-east-1"
     }
 
+    /// The most profiles a `source_profile` chain may pass through.
+    static let maxChainLength = 64
+
     private func resolve(_ name: String, files: SharedConfigFiles, chain: [String]) async throws(CredentialsError) -> ExpiringCredentials {
         guard !chain.contains(name) else { throw .profileCycle(chain + [name]) }
+        // Real chains are a few profiles long; the cap keeps a hostile file's cost small
+        // (each level holds the chain, so 10,000 levels once took 874 MB).
+        guard chain.count < Self.maxChainLength else {
+            throw .incompleteProfile(profile: chain[0], problem: "its source_profile chain is longer than \(Self.maxChainLength) profiles")
+        }
         guard let settings = files.profiles[name] else { throw .profileNotFound(profile: name, files: files.paths) }
         let region = try profileRegion(settings, profile: name)
         let endpoint = try files.endpoint(for: "sts", profile: name, region: region, environment: environment)
@@ -112,10 +120,10 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
     }
 
     private func readToken(_ path: String, profile: String) throws(CredentialsError) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .incompleteProfile(profile: profile, problem: "cannot read web_identity_token_file \(path)")
+        switch BoundedFileRead.contents(atPath: path, limit: BoundedFileRead.secretLimit) {
+        case .success(let data): return String(decoding: data, as: UTF8.self).trimmedWhitespace
+        case .failure(let failure): throw .incompleteProfile(profile: profile, problem: "web_identity_token_file \(path) \(failure)")
         }
-        return String(decoding: data, as: UTF8.self).trimmedWhitespace
     }
 }
 

@@ -44,8 +44,11 @@ public struct SharedConfigFiles: Sendable {
     typealias Section = (header: String, values: [String: String])
 
     static func sections(path: String) throws(CredentialsError) -> [Section] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
-        return try sections(contents: String(decoding: data, as: UTF8.self), path: path)
+        switch BoundedFileRead.contents(atPath: path, limit: BoundedFileRead.configLimit) {
+        case .success(let data): return try sections(contents: String(decoding: data, as: UTF8.self), path: path)
+        case .failure(.tooLarge(let limit)): throw .malformedFile(path: path, line: 0, problem: BoundedFileRead.Failure.tooLarge(limit: limit).description)
+        case .failure: return []
+        }
     }
 
     /// Parses file contents into profiles; `path` names the file in errors.

@@ -1,3 +1,4 @@
+import MultiAuthCore
 import MultiAuthCrypto
 
 #if canImport(FoundationEssentials)
@@ -40,10 +41,11 @@ public enum StoreKeyFile {
         guard try FileSafety.checkSecretFile(path) else {
             throw .keyUnavailable("no key file at \(path): create it with 'multiauth store init --key-file \(path)'")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .keyUnavailable("cannot read key file \(path)")
+        var text: [UInt8]
+        switch BoundedFileRead.contents(atPath: path, limit: 4 << 10) {
+        case .success(let data): text = data
+        case .failure(let failure): throw .keyUnavailable("key file \(path) \(failure)")
         }
-        var text = [UInt8](data)
         defer { SecureMemory.zero(&text) }
         while let last = text.last, last == 0x0a || last == 0x0d || last == 0x20 { text.removeLast() }
         guard text.count == 64, let key = try? Hex.decode(String(decoding: text, as: UTF8.self)) else {

@@ -45,6 +45,15 @@ public struct InboundAuthorizer: Sendable {
         verifier != nil && Self.isSigned(request)
     }
 
+    /// Why a signed `request` is refused on its head alone (``SigV4/SigV4Verifier/failureBeforeBody(_:now:)``):
+    /// a server asks before it reads a byte of the body, so a request that cannot pass costs
+    /// no spooling. Nil when the request is not signed, or when only its body can decide.
+    public func rejectionBeforeBody(_ request: HTTPRequest) async -> InboundRejection? {
+        guard let verifier, Self.isSigned(request) else { return nil }
+        if let rejection = Self.unverifiableBody(request) { return rejection }
+        return await verifier.failureBeforeBody(request, now: now()).map { .signature($0) }
+    }
+
     /// The principal `request` proves, or why it is turned away. `body` is the body as
     /// received, when ``needsBody(_:)`` asked for it.
     public func authorize(_ request: HTTPRequest, body: [UInt8]?) async -> Result<Principal, InboundRejection> {

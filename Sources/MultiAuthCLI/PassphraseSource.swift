@@ -1,3 +1,4 @@
+import MultiAuthCore
 import CredentialStore
 import MultiAuthCrypto
 
@@ -45,10 +46,13 @@ enum PassphraseSource {
 
     private static func fromFile(_ path: String) throws -> [UInt8] {
         do {
-            guard try StoreFileCheck.secretFileExists(path), let data = FileManager.default.contents(atPath: path) else {
+            guard try StoreFileCheck.secretFileExists(path) else {
                 throw CLIError(message: "--passphrase-file: cannot read \(path)", exitCode: 8)
             }
-            return try SecretInput.text([UInt8](data), from: path)
+            switch BoundedFileRead.contents(atPath: path, limit: BoundedFileRead.secretLimit) {
+            case .success(let data): return try SecretInput.text(data, from: path)
+            case .failure(let failure): throw CLIError(message: "--passphrase-file: \(path) \(failure)", exitCode: 8)
+            }
         } catch let error as StoreError {
             throw CLIError(message: error.description, exitCode: error.exitCode)
         }

@@ -1,3 +1,4 @@
+import MultiAuthCore
 import CredentialProviders
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -78,8 +79,10 @@ struct SignPlan {
     }
 
     private func requestFromFile(_ file: String, context: SigningContext?) throws -> SignableRequest {
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw CLIError("--request", "cannot read '\(file)'")
+        let data: [UInt8]
+        switch BoundedFileRead.contents(atPath: file, limit: BoundedFileRead.requestLimit) {
+        case .success(let bytes): data = bytes
+        case .failure(let failure): throw CLIError("--request", "'\(file)' \(failure)")
         }
         do {
             let text = try HTTPRequestText(parsing: Array(data))

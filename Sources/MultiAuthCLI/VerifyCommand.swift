@@ -1,3 +1,4 @@
+import MultiAuthCore
 import ArgumentParser
 import SigV4
 
@@ -23,7 +24,11 @@ struct VerifyCommand: AsyncParsableCommand {
     var normalizePath: Bool?
 
     func run() async throws {
-        guard let data = FileManager.default.contents(atPath: request) else { throw CLIError("--request", "cannot read '\(request)'") }
+        let data: [UInt8]
+        switch BoundedFileRead.contents(atPath: request, limit: BoundedFileRead.requestLimit) {
+        case .success(let bytes): data = bytes
+        case .failure(let failure): throw CLIError("--request", "'\(request)' \(failure)")
+        }
         let received: SignableRequest
         do { received = try HTTPRequestText(parsing: Array(data)).signableRequest() } catch { throw CLIError("--request", error) }
         guard let secret = secret ?? ProcessInfo.processInfo.environment["AWS_SECRET_ACCESS_KEY"] else {

@@ -117,8 +117,12 @@ struct GatewayCommand: AsyncParsableCommand {
     /// `{"AKID": "secret"}` from a file only its owner can read.
     static func readCredentials(_ path: String) throws -> [String: String] {
         do { _ = try PathSafety.checkFile(path, forbiddenMode: 0o077) } catch { throw CLIError("--iam-credentials", error) }
-        guard let data = FileManager.default.contents(atPath: path),
-            let table = try? JSONDecoder().decode([String: String].self, from: data), !table.isEmpty
+        let data: [UInt8]
+        switch BoundedFileRead.contents(atPath: path, limit: BoundedFileRead.configLimit) {
+        case .success(let bytes): data = bytes
+        case .failure(let failure): throw CLIError("--iam-credentials", "'\(path)' \(failure)")
+        }
+        guard let table = try? JSONDecoder().decode([String: String].self, from: Data(data)), !table.isEmpty
         else { throw CLIError("--iam-credentials", "'\(path)' is not a JSON object of access key ids and secrets") }
         return table
     }

@@ -7,10 +7,11 @@ import MultiAuthHummingbird
 /// The verifying gateway: an ``InboundAuthorization/InboundAuthorizer`` in front of an
 /// ``UpstreamForwarder``. Only verified requests reach the upstream.
 ///
-/// A signed request's body is received first (in memory up to the forwarder's spool
-/// threshold, else into a 0600 spool file) and hashed as it arrives, so a body of any size up
-/// to the limit is checked without being held whole; the request goes on only once its
-/// signature and body hash are verified.
+/// A signed request is first checked on its head (authorization, key id, scope, date window,
+/// announced length): one that cannot pass is refused before its body is read. Otherwise the
+/// body is received (in memory up to the forwarder's spool threshold, else into a 0600 spool
+/// file) and hashed as it arrives, so a body of any size up to the limit is checked without
+/// being held whole; the request goes on only once its signature and body hash are verified.
 public struct GatewayResponder: HTTPResponder {
     let authorizer: InboundAuthorizer
     let forwarder: UpstreamForwarder
@@ -29,6 +30,8 @@ public struct GatewayResponder: HTTPResponder {
             case .success(let principal): return await forwarder.forward(request, principal: principal, logger: context.logger)
             }
         }
+        // Everything the head decides is decided before a byte of the body is read.
+        if let rejection = await authorizer.rejectionBeforeBody(request.head) { return Response(rejection, logger: context.logger) }
         let body: UpstreamForwarder.ReceivedBody
         do { body = try await forwarder.receive(request, hashing: true) } catch { return UpstreamForwarder.refusal(error, logger: context.logger) }
         switch await authorizer.authorize(request.head, bodySHA256: body.sha256) {

@@ -120,6 +120,21 @@ public struct SigV4Verifier: Sendable {
         await verify(request, payload: payload, now: now) { Self.namesHost(request, $0) }
     }
 
+    /// Every check a request's head decides, before its body is read: the authorization
+    /// parsed, the credential scope (region or region set, service) and the date window, the
+    /// key id known with its session token, `host` signed. Nil when only the signature, which
+    /// covers the body's hash, remains; a server then reads the body and calls ``verify(_:payload:now:)``.
+    public func failureBeforeBody(_ request: HTTPRequest, now: SigningDate) async -> VerificationFailure? {
+        let parsing = request.withSigningView { view in Self.namesHost(request, view) ? ReceivedAuthorization.parse(view) : .failure(.hostNotSigned) }
+        let function: @Sendable (String) async -> VerifierCredential?
+        switch lookup {
+        case .table(let table): function = { table[$0] }
+        case .function(let lookup): function = lookup
+        }
+        guard case .failure(let failure) = await checkedAuthorization(parsing, now: now, function: function) else { return nil }
+        return failure
+    }
+
     /// Verifies a request in the signer's own form (the raw request text of the suites).
     package func verify(_ request: SignableRequest, now: SigningDate) async -> Result<String, VerificationFailure> {
         await verify(request, payload: request.payload, now: now) { _ in true }

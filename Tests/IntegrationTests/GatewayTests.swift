@@ -169,7 +169,10 @@ struct GatewayTests {
         #expect(tampered.status == 403 && tampered.errorType == "InvalidSignatureException")
         #expect(try await fixture.arrivals() == 2)
         let growth = try #require(fixture.gateway.peakRSSKiB) - before
-        #expect(growth < 32 * 1024, "peak RSS grew \(growth) KiB")  // holding the body whole grows it by 64 MiB or more
+        // Holding the body whole grows it by 64 MiB or more. Alone this run grows it by 2-7 MiB;
+        // beside three other tests on 2 cores, NIO buffers what the spool has not yet written
+        // (40 MiB seen once), so the bound sits between the two.
+        #expect(growth < 48 * 1024, "peak RSS grew \(growth) KiB")
         print("gateway peak RSS grew \(growth) KiB over two 64 MiB signed bodies")
     }
 
@@ -240,6 +243,21 @@ struct GatewayHostileInputTests {
     static func raw(_ gateway: GatewayProcess, _ kind: String) async throws -> String {
         let port = String(gateway.url.split(separator: ":").last ?? "")
         return try await Peers.python("scripts/oracles/raw_http.py", ["127.0.0.1", port, kind, "10"]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A signed head that cannot pass (an unknown key id, a date outside the window) is
+    /// answered 403 at once: the 1 MB body it announces is never sent, so a gateway that read
+    /// the body before deciding would time out here (and once held 100 MB of spool files for
+    /// ten such clients).
+    @Test func aHeadThatCannotPassIsRefusedBeforeTheBody() async throws {
+        let fixture = try GatewayTests.Fixture()
+        defer { #expect(fixture.gateway.stop() == 0) }
+        let port = String(fixture.gateway.url.split(separator: ":").last ?? "")
+        for kind in ["unknown-key", "stale-date"] {
+            let answer = try await Peers.python("scripts/oracles/raw_http.py", ["127.0.0.1", port, kind, "10", GatewayTests.keyId])
+            #expect(answer.hasPrefix("HTTP/1.1 403"), "\(kind): \(answer)")
+        }
+        #expect(try await fixture.arrivals() == 0)
     }
 
     @Test func badRequestsAndAHungUpstreamGetBoundedAnswers() async throws {

@@ -8,7 +8,9 @@ closed), slow (a head sent one byte every 0.2 s, never finished), pipelined (thr
 API key `k` in one write, a POST with a body between two GETs: prints each response's status
 and the target the upstream echoed, in the order they came, as "200 /p1,200 /p2,200 /p3"), reuse (GET, GET, then a body-less POST, one after another on one
 connection, printed the same way), close (a GET with `Connection: close`: its status line and
-", then closed" once the server closes the connection)."""
+", then closed" once the server closes the connection), unknown-key and stale-date (the head of
+a POST announcing a 1 MB body, SigV4-signed by key id AKIDUNKNOWN, or dated 2015; no body is
+ever sent, so only a server that decides on the head answers)."""
 import json
 import socket
 import sys
@@ -67,6 +69,13 @@ try:
             data += chunk
         print(data.split(b"\r\n", 1)[0].decode("latin-1") + ", then closed")
         sys.exit(0)
+    elif kind in ("unknown-key", "stale-date"):
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) if kind == "unknown-key" else "20150830T123600Z"
+        key = "AKIDUNKNOWN" if kind == "unknown-key" else sys.argv[5]
+        sock.sendall(
+            f"POST /x HTTP/1.1\r\nHost: h\r\nX-Amz-Date: {stamp}\r\nContent-Length: 1000000\r\n"
+            f"Authorization: AWS4-HMAC-SHA256 Credential={key}/{stamp[:8]}/us-east-1/execute-api/aws4_request, "
+            f"SignedHeaders=host;x-amz-date, Signature={'0' * 64}\r\n\r\n".encode())
     elif kind == "slow":
         start = time.time()
         for byte in b"GET /slow HTTP/1.1\r\nHost: h\r\nX-Slow: " + b"a" * 1000:
