@@ -5,17 +5,17 @@ import TokenProviders
 /// TOTP secrets kept in the credential store at the user's request (`--store-totp-secret`),
 /// so codes can be made without an authenticator app for unattended sign-ins. Kept under the
 /// pool's environment and the login's name; never printed.
-public struct TOTPSecrets: Sendable {
+package struct TOTPSecrets: Sendable {
     /// The store service name; the account is the login's name.
-    public static let service = "multiauth.totp"
+    package static let service = "multiauth.totp"
     /// The store.
-    public let store: CredentialStore
+    package let store: CredentialStore
 
     /// Secrets in `store`.
-    public init(store: CredentialStore) { self.store = store }
+    package init(store: CredentialStore) { self.store = store }
 
     /// Keeps `secret` (base32) for the login `name` of `configuration`'s pool.
-    public func save(_ secret: String, name: String, configuration: CognitoUserPoolConfiguration) async throws(TokenError) {
+    package func save(_ secret: String, name: String, configuration: CognitoUserPoolConfiguration) async throws(TokenError) {
         var bytes = Array(secret.utf8)
         defer { SecureMemory.zero(&bytes) }
         do {
@@ -24,7 +24,7 @@ public struct TOTPSecrets: Sendable {
     }
 
     /// A generator for the secret kept for `name`, or nil when none is kept.
-    public func generator(name: String, configuration: CognitoUserPoolConfiguration) async throws(TokenError) -> TOTPGenerator? {
+    package func generator(name: String, configuration: CognitoUserPoolConfiguration) async throws(TokenError) -> TOTPGenerator? {
         guard var bytes = try await store.itemIfPresent(service: Self.service, account: name, environment: configuration.environment) else {
             return nil
         }

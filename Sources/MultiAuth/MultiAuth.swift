@@ -3,7 +3,6 @@
 @_exported import HTTPTypes
 @_exported import Logging
 @_exported import MultiAuthCore
-@_exported import MultiAuthCrypto
 @_exported import SigV4
 @_exported import CredentialStore
 @_exported import HTTPTransport

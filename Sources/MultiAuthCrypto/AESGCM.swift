@@ -1,18 +1,18 @@
 import CLibCrypto
 
 /// AES-256-GCM authenticated encryption on OpenSSL's EVP interface.
-public enum AESGCM {
+package enum AESGCM {
     /// Key size in bytes.
-    public static let keySize = 32
+    package static let keySize = 32
     /// Nonce size in bytes (96 bits, the size GCM is designed for).
-    public static let nonceSize = 12
+    package static let nonceSize = 12
     /// Authentication tag size in bytes.
-    public static let tagSize = 16
+    package static let tagSize = 16
 
     /// Has OpenSSL build its table of ciphers now. OpenSSL 3 builds it at the first use of
     /// any cipher, about 1 ms of work; a program that knows it will soon seal or open can run
     /// this on another thread meanwhile. Safe from any thread, and a no-op after the first call.
-    public static func prepare() {
+    package static func prepare() {
         if let cipher = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil) { EVP_CIPHER_free(cipher) }
     }
 
@@ -20,7 +20,7 @@ public enum AESGCM {
     /// - Returns: the ciphertext (same length as the plaintext) and the 16-byte tag.
     /// - Throws: ``CryptoError/invalidLength(expected:actual:)`` for a wrong key or nonce
     ///   size, ``CryptoError/cipherFailure`` if OpenSSL reports an error.
-    public static func seal(
+    package static func seal(
         _ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], associatedData: [UInt8]
     ) throws(CryptoError) -> (ciphertext: [UInt8], tag: [UInt8]) {
         try checkSizes(key: key, nonce: nonce)
@@ -47,7 +47,7 @@ public enum AESGCM {
     /// Decrypts and verifies. Nothing is returned unless the tag matches.
     /// - Throws: ``CryptoError/authenticationFailed`` when the ciphertext, the tag or the
     ///   associated data was altered, or the key is wrong.
-    public static func open(
+    package static func open(
         _ ciphertext: [UInt8], tag: [UInt8], key: [UInt8], nonce: [UInt8], associatedData: [UInt8]
     ) throws(CryptoError) -> [UInt8] {
         try checkSizes(key: key, nonce: nonce)
@@ -83,9 +83,9 @@ public enum AESGCM {
 }
 
 /// Zeroing of secret buffers with `OPENSSL_cleanse`, which the optimizer cannot remove.
-public enum SecureMemory {
+package enum SecureMemory {
     /// Overwrites every byte of `bytes` with zero.
-    public static func zero(_ bytes: inout [UInt8]) {
+    package static func zero(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { raw in
             if let base = raw.baseAddress { OPENSSL_cleanse(base, raw.count) }
         }

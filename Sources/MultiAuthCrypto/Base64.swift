@@ -1,5 +1,5 @@
 /// Base64 (RFC 4648 §4) and base64url (§5) over bytes, without Foundation.
-public enum Base64 {
+package enum Base64 {
     private static let standardAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
     private static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     private static let decodeTable: [UInt8] = {
@@ -11,18 +11,18 @@ public enum Base64 {
     }()
 
     /// Standard base64 with `=` padding.
-    public static func encode<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+    package static func encode<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
         encode(Array(bytes), alphabet: standardAlphabet, pad: true)
     }
 
     /// base64url without padding, as JWTs and PKCE use it.
-    public static func encodeURL<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+    package static func encodeURL<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
         encode(Array(bytes), alphabet: urlAlphabet, pad: false)
     }
 
     /// Decodes either alphabet, with or without padding.
     /// - Throws: ``CryptoError/invalidBase64`` on any other character or an impossible length.
-    public static func decode(_ text: some StringProtocol) throws(CryptoError) -> [UInt8] {
+    package static func decode(_ text: some StringProtocol) throws(CryptoError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count * 3 / 4)
         var accumulator: UInt32 = 0

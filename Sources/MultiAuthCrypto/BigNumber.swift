@@ -2,7 +2,7 @@ import CLibCrypto
 
 /// An arbitrary-precision non-negative integer on OpenSSL's BIGNUM, for SRP. The value is
 /// cleared (`BN_clear_free`) when the number is released, since SRP exponents are secrets.
-public final class BigNumber: @unchecked Sendable {
+package final class BigNumber: @unchecked Sendable {
     // Never mutated after init; OpenSSL only reads it, so sharing across threads is safe.
     let raw: OpaquePointer
 
@@ -11,13 +11,13 @@ public final class BigNumber: @unchecked Sendable {
     deinit { BN_clear_free(raw) }
 
     /// The number whose big-endian bytes are `bytes`.
-    public convenience init(bytes: [UInt8]) throws(CryptoError) {
+    package convenience init(bytes: [UInt8]) throws(CryptoError) {
         guard let raw = BN_bin2bn(bytes, Int32(bytes.count), nil) else { throw .cipherFailure }
         self.init(taking: raw)
     }
 
     /// The number written in hexadecimal (either case, no prefix).
-    public convenience init(hex: String) throws(CryptoError) {
+    package convenience init(hex: String) throws(CryptoError) {
         var raw: OpaquePointer?
         let consumed = hex.withCString { BN_hex2bn(&raw, $0) }
         guard consumed == hex.utf8.count, consumed > 0, let raw else {
@@ -28,16 +28,16 @@ public final class BigNumber: @unchecked Sendable {
     }
 
     /// A small number.
-    public convenience init(_ value: UInt) throws(CryptoError) {
+    package convenience init(_ value: UInt) throws(CryptoError) {
         guard let raw = BN_new(), BN_set_word(raw, value) == 1 else { throw .cipherFailure }
         self.init(taking: raw)
     }
 
     /// True for zero.
-    public var isZero: Bool { BN_is_zero(raw) == 1 }
+    package var isZero: Bool { BN_is_zero(raw) == 1 }
 
     /// The minimal big-endian bytes (empty for zero).
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var out = [UInt8](repeating: 0, count: Int((BN_num_bits(raw) + 7) / 8))
         _ = BN_bn2bin(raw, &out)
         return out
@@ -45,20 +45,20 @@ public final class BigNumber: @unchecked Sendable {
 
     /// The 3072-bit MODP group's prime of RFC 3526 (the same prime as RFC 5054's 3072-bit
     /// SRP group).
-    public static func rfc3526Prime3072() throws(CryptoError) -> BigNumber {
+    package static func rfc3526Prime3072() throws(CryptoError) -> BigNumber {
         guard let raw = BN_get_rfc3526_prime_3072(nil) else { throw .cipherFailure }
         return BigNumber(taking: raw)
     }
 
     /// The big-endian bytes left-padded with zeros to `length`.
-    public func bytes(paddedTo length: Int) throws(CryptoError) -> [UInt8] {
+    package func bytes(paddedTo length: Int) throws(CryptoError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: length)
         guard BN_bn2binpad(raw, &out, Int32(length)) == Int32(length) else { throw .invalidLength(expected: length, actual: bytes.count) }
         return out
     }
 
     /// Lowercase hexadecimal without leading zeros ("0" for zero).
-    public var hex: String {
+    package var hex: String {
         let digits = bytes
         guard !digits.isEmpty else { return "0" }
         let text = Hex.encode(digits)
@@ -66,32 +66,32 @@ public final class BigNumber: @unchecked Sendable {
     }
 
     /// `self` mod `modulus`.
-    public func mod(_ modulus: BigNumber) throws(CryptoError) -> BigNumber {
+    package func mod(_ modulus: BigNumber) throws(CryptoError) -> BigNumber {
         try Self.compute { result, context in BN_nnmod(result, raw, modulus.raw, context) }
     }
 
     /// `self`^`exponent` mod `modulus`, in constant time (the exponent may be secret).
-    public func power(_ exponent: BigNumber, modulo modulus: BigNumber) throws(CryptoError) -> BigNumber {
+    package func power(_ exponent: BigNumber, modulo modulus: BigNumber) throws(CryptoError) -> BigNumber {
         try Self.compute { result, context in BN_mod_exp_mont_consttime(result, raw, exponent.raw, modulus.raw, context, nil) }
     }
 
     /// (`self` × `other`) mod `modulus`.
-    public func multiply(_ other: BigNumber, modulo modulus: BigNumber) throws(CryptoError) -> BigNumber {
+    package func multiply(_ other: BigNumber, modulo modulus: BigNumber) throws(CryptoError) -> BigNumber {
         try Self.compute { result, context in BN_mod_mul(result, raw, other.raw, modulus.raw, context) }
     }
 
     /// (`self` − `other`) mod `modulus`, never negative.
-    public func subtract(_ other: BigNumber, modulo modulus: BigNumber) throws(CryptoError) -> BigNumber {
+    package func subtract(_ other: BigNumber, modulo modulus: BigNumber) throws(CryptoError) -> BigNumber {
         try Self.compute { result, context in BN_mod_sub(result, raw, other.raw, modulus.raw, context) }
     }
 
     /// `self` + `other`.
-    public func adding(_ other: BigNumber) throws(CryptoError) -> BigNumber {
+    package func adding(_ other: BigNumber) throws(CryptoError) -> BigNumber {
         try Self.compute { result, _ in BN_add(result, raw, other.raw) }
     }
 
     /// `self` × `other`.
-    public func multiplying(_ other: BigNumber) throws(CryptoError) -> BigNumber {
+    package func multiplying(_ other: BigNumber) throws(CryptoError) -> BigNumber {
         try Self.compute { result, context in BN_mul(result, raw, other.raw, context) }
     }
 

@@ -1,6 +1,6 @@
 /// CRC-32 (IEEE 802.3, the polynomial zlib and S3's `x-amz-checksum-crc32` use), computed
 /// incrementally with slicing-by-8 tables.
-public struct CRC32: Sendable {
+package struct CRC32: Sendable {
     private static let tables: [[UInt32]] = {
         var tables = [[UInt32]](repeating: [UInt32](repeating: 0, count: 256), count: 8)
         for index in 0..<256 {
@@ -20,10 +20,10 @@ public struct CRC32: Sendable {
     private var state: UInt32 = 0xFFFF_FFFF
 
     /// An empty checksum.
-    public init() {}
+    package init() {}
 
     /// Adds `bytes`.
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         var crc = state
         var index = 0
         let count = bytes.count
@@ -45,13 +45,13 @@ public struct CRC32: Sendable {
     }
 
     /// Adds `bytes`.
-    public mutating func update(_ bytes: [UInt8]) {
+    package mutating func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update($0) }
     }
 
     /// The checksum of everything added.
-    public var value: UInt32 { state ^ 0xFFFF_FFFF }
+    package var value: UInt32 { state ^ 0xFFFF_FFFF }
 
     /// The checksum as 4 big-endian bytes (how S3 encodes it before base64).
-    public var bytes: [UInt8] { [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+    package var bytes: [UInt8] { [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
 }

@@ -1,5 +1,5 @@
 /// Failures of the crypto module. No case ever carries key material.
-public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A fixed-size value was given the wrong number of bytes.
     case invalidLength(expected: Int, actual: Int)
     /// Text that should be hexadecimal is not.
@@ -19,7 +19,7 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Text that should be base32 (RFC 4648) is not.
     case invalidBase32
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidLength(let expected, let actual): "expected \(expected) bytes, got \(actual)"
         case .invalidHex: "not valid hexadecimal text"

@@ -4,19 +4,19 @@ import CLibCrypto
 ///
 /// Keying costs two SHA-256 compressions once; every message after that costs only the
 /// message and one outer compression, with no allocation. The hash itself is OpenSSL's.
-public struct HMACSHA256Key: Sendable, CustomStringConvertible, CustomReflectable {
+package struct HMACSHA256Key: Sendable, CustomStringConvertible, CustomReflectable {
     private static let blockSize = 64
     @usableFromInline var inner: SHA256Hasher
     @usableFromInline var outer: SHA256Hasher
 
     /// The pad states are as good as the key: neither a description nor a mirror shows them.
-    public var description: String { "HMACSHA256Key" }
+    package var description: String { "HMACSHA256Key" }
     /// No children (see ``description``).
-    public var customMirror: Mirror { Mirror(self, children: KeyValuePairs<String, Any>()) }
+    package var customMirror: Mirror { Mirror(self, children: KeyValuePairs<String, Any>()) }
 
     /// Prepares a key from raw key bytes. The padded key lives in a stack buffer that is
     /// zeroed before returning.
-    public init(key: UnsafeRawBufferPointer) {
+    package init(key: UnsafeRawBufferPointer) {
         var inner = SHA256Hasher()
         var outer = SHA256Hasher()
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.blockSize) { block in
@@ -39,7 +39,7 @@ public struct HMACSHA256Key: Sendable, CustomStringConvertible, CustomReflectabl
     }
 
     /// Prepares a key from a byte sequence (for example a string's UTF-8 view).
-    public init<Bytes: Sequence<UInt8>>(key: Bytes) {
+    package init<Bytes: Sequence<UInt8>>(key: Bytes) {
         if let prepared = key.withContiguousStorageIfAvailable({ HMACSHA256Key(key: UnsafeRawBufferPointer($0)) }) {
             self = prepared
         } else {
@@ -48,13 +48,13 @@ public struct HMACSHA256Key: Sendable, CustomStringConvertible, CustomReflectabl
     }
 
     /// Prepares a key from a previous MAC, as SigV4 key derivation chains them.
-    public init(key digest: SHA256Digest) {
+    package init(key digest: SHA256Digest) {
         self = digest.withUnsafeBytes { HMACSHA256Key(key: $0) }
     }
 
     /// Returns HMAC-SHA256(key, message).
     @inlinable
-    public func authenticationCode(for message: UnsafeRawBufferPointer) -> SHA256Digest {
+    package func authenticationCode(for message: UnsafeRawBufferPointer) -> SHA256Digest {
         var innerHash = inner
         innerHash.update(message)
         let innerDigest = innerHash.finalize()
@@ -64,7 +64,7 @@ public struct HMACSHA256Key: Sendable, CustomStringConvertible, CustomReflectabl
     }
 
     /// Returns HMAC-SHA256(key, message) for a byte sequence.
-    public func authenticationCode<Bytes: Sequence<UInt8>>(for message: Bytes) -> SHA256Digest {
+    package func authenticationCode<Bytes: Sequence<UInt8>>(for message: Bytes) -> SHA256Digest {
         if let digest = message.withContiguousStorageIfAvailable({
             authenticationCode(for: UnsafeRawBufferPointer($0))
         }) {

@@ -1,10 +1,10 @@
 /// Lowercase hexadecimal encoding and decoding on bytes.
-public enum Hex {
+package enum Hex {
     /// Writes the lowercase hex form of `bytes`, two digits per byte, at `target`, which must
     /// have room for `2 * bytes.count` bytes. Each whole 16 bytes (a SHA-256 digest is two) go
     /// through SIMD lanes; the rest byte by byte.
     @inlinable
-    public static func write(_ bytes: UnsafeRawBufferPointer, to target: UnsafeMutablePointer<UInt8>) {
+    package static func write(_ bytes: UnsafeRawBufferPointer, to target: UnsafeMutablePointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         var index = 0
         #if _endian(little)
@@ -40,7 +40,7 @@ public enum Hex {
     }
 
     /// Appends the lowercase hex form of `bytes` to `output`.
-    public static func append(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+    package static func append(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         let start = output.count
         output.append(contentsOf: repeatElement(0, count: 2 * bytes.count))
         output.withUnsafeMutableBufferPointer { buffer in
@@ -50,7 +50,7 @@ public enum Hex {
     }
 
     /// Returns the lowercase hex form of `bytes`.
-    public static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+    package static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
         var out = [UInt8]()
         out.reserveCapacity(bytes.count * 2)
         append(bytes, to: &out)
@@ -58,13 +58,13 @@ public enum Hex {
     }
 
     /// Returns the lowercase hex form of a byte sequence.
-    public static func encode<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+    package static func encode<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
         Array(bytes).withUnsafeBytes { encode($0) }
     }
 
     /// Decodes hexadecimal text (either case).
     /// - Throws: ``CryptoError/invalidHex`` for an odd length or a non-hex character.
-    public static func decode(_ text: String) throws(CryptoError) -> [UInt8] {
+    package static func decode(_ text: String) throws(CryptoError) -> [UInt8] {
         let utf8 = Array(text.utf8)
         guard utf8.count % 2 == 0 else { throw .invalidHex }
         var out = [UInt8]()

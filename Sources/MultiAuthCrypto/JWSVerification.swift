@@ -2,7 +2,7 @@ import CLibCrypto
 
 /// Public keys that check JSON Web Signatures (RFC 7518): RS256 (RSASSA-PKCS1-v1_5 with
 /// SHA-256) and ES256 (ECDSA P-256 with SHA-256, signature as raw r ‖ s).
-public enum JWSPublicKey: Sendable, Equatable {
+package enum JWSPublicKey: Sendable, Equatable {
     /// An RSA key from its modulus and public exponent (big-endian bytes).
     case rsa(modulus: [UInt8], exponent: [UInt8])
     /// A P-256 key from its affine coordinates (32 bytes each).
@@ -10,7 +10,7 @@ public enum JWSPublicKey: Sendable, Equatable {
 
     /// True when `signature` is a valid signature of `message` under this key. Any malformed
     /// input (a wrong-size signature, a key off the curve) is simply not valid.
-    public func isValidSignature(_ signature: [UInt8], for message: some Sequence<UInt8>) -> Bool {
+    package func isValidSignature(_ signature: [UInt8], for message: some Sequence<UInt8>) -> Bool {
         let digest = SHA256Hasher.hash(message)
         switch self {
         case .rsa(let modulus, let exponent): return Self.verifyRSA(signature, digest: digest, modulus: modulus, exponent: exponent)

@@ -4,17 +4,17 @@ import CLibCrypto
 ///
 /// The key is immutable after creation, and OpenSSL's ECDSA signing only reads it, so one
 /// instance serves concurrent signers. The private scalar is freed with `BN_clear_free`.
-public final class P256SigningKey: @unchecked Sendable {
+package final class P256SigningKey: @unchecked Sendable {
     private let key: OpaquePointer
 
     /// The affine public-key coordinates, 32 bytes each, big-endian.
-    public let publicKey: (x: [UInt8], y: [UInt8])
+    package let publicKey: (x: [UInt8], y: [UInt8])
 
     /// Makes a key from a key-derivation candidate `k` (32 bytes, big-endian) the way AWS
     /// SigV4a does: when k ≤ n − 2 the private key is d = k + 1 (so 1 ≤ d ≤ n − 1);
     /// otherwise the candidate is rejected and `nil` tells the caller to try the next counter.
     /// - Throws: ``CryptoError/cipherFailure`` if OpenSSL fails.
-    public static func fromCandidate(_ candidate: [UInt8]) throws(CryptoError) -> P256SigningKey? {
+    package static func fromCandidate(_ candidate: [UInt8]) throws(CryptoError) -> P256SigningKey? {
         guard candidate.count == 32 else { throw .invalidLength(expected: 32, actual: candidate.count) }
         guard let group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1) else { throw .cipherFailure }
         defer { EC_GROUP_free(group) }
@@ -51,7 +51,7 @@ public final class P256SigningKey: @unchecked Sendable {
     deinit { EC_KEY_free(key) }
 
     /// A DER-encoded ECDSA signature of `digest` (randomized: two calls give different bytes).
-    public func signature(for digest: SHA256Digest) throws(CryptoError) -> [UInt8] {
+    package func signature(for digest: SHA256Digest) throws(CryptoError) -> [UInt8] {
         var status: Int32 = 0
         // One allocation: OpenSSL writes into the array's storage, and the count is set to
         // the length it reports (at most ECDSA_size, the capacity).
@@ -68,7 +68,7 @@ public final class P256SigningKey: @unchecked Sendable {
 
     /// True when `signature` (DER) is a valid ECDSA signature of `digest` under the public
     /// key (x, y), each 32 bytes big-endian.
-    public static func verify(signature: [UInt8], digest: SHA256Digest, publicX: [UInt8], publicY: [UInt8]) -> Bool {
+    package static func verify(signature: [UInt8], digest: SHA256Digest, publicX: [UInt8], publicY: [UInt8]) -> Bool {
         guard publicX.count == 32, publicY.count == 32,
             let key = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1)
         else { return false }

@@ -2,9 +2,9 @@ import CLibCrypto
 
 /// SHA-1, for names only: the AWS CLI names its SSO token cache files by the SHA-1 of the
 /// session name or start URL. Never used for anything that must resist collisions.
-public enum CacheKeyDigest {
+package enum CacheKeyDigest {
     /// The SHA-1 of `text`'s UTF-8 bytes as 40 lowercase hexadecimal characters.
-    public static func sha1Hex(_ text: String) -> String {
+    package static func sha1Hex(_ text: String) -> String {
         var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
         let bytes = Array(text.utf8)
         bytes.withUnsafeBufferPointer { input in

@@ -1,9 +1,9 @@
 import CLibCrypto
 
 /// A 32-byte SHA-256 digest held inline, without a heap allocation.
-public struct SHA256Digest: Sendable, Hashable {
+package struct SHA256Digest: Sendable, Hashable {
     /// The digest size in bytes.
-    public static let byteCount = 32
+    package static let byteCount = 32
 
     @usableFromInline var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
@@ -11,7 +11,7 @@ public struct SHA256Digest: Sendable, Hashable {
 
     /// Creates a digest from exactly 32 bytes.
     /// - Throws: ``CryptoError/invalidLength(expected:actual:)`` for any other length.
-    public init(bytes: some Collection<UInt8>) throws(CryptoError) {
+    package init(bytes: some Collection<UInt8>) throws(CryptoError) {
         guard bytes.count == Self.byteCount else {
             throw .invalidLength(expected: Self.byteCount, actual: bytes.count)
         }
@@ -22,21 +22,21 @@ public struct SHA256Digest: Sendable, Hashable {
 
     /// Calls `body` with the 32 digest bytes.
     @inlinable
-    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try Swift.withUnsafeBytes(of: storage, body)
     }
 
     /// The digest bytes as an array.
-    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+    package var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
     /// The digest as 64 lowercase hexadecimal characters.
-    public var hex: String { withUnsafeBytes { Hex.encode($0) } }
+    package var hex: String { withUnsafeBytes { Hex.encode($0) } }
 
-    public static func == (lhs: SHA256Digest, rhs: SHA256Digest) -> Bool {
+    package static func == (lhs: SHA256Digest, rhs: SHA256Digest) -> Bool {
         lhs.withUnsafeBytes { l in rhs.withUnsafeBytes { r in ConstantTime.equals(l, r) } }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
@@ -45,25 +45,25 @@ public struct SHA256Digest: Sendable, Hashable {
 ///
 /// The low-level context is a plain C struct, so a hasher is a value: copying it forks the
 /// hash state, which is how ``HMACSHA256Key`` reuses its precomputed pads.
-public struct SHA256Hasher: Sendable {
+package struct SHA256Hasher: Sendable {
     @usableFromInline var context = SHA256_CTX()
 
     /// Starts a new hash.
     @inlinable
-    public init() {
+    package init() {
         SHA256_Init(&context)
     }
 
     /// Adds bytes to the hash.
     @inlinable
-    public mutating func update(_ data: UnsafeRawBufferPointer) {
+    package mutating func update(_ data: UnsafeRawBufferPointer) {
         guard let base = data.baseAddress, data.count > 0 else { return }
         SHA256_Update(&context, base, data.count)
     }
 
     /// Adds a byte sequence, using its contiguous storage when it has one.
     @inlinable
-    public mutating func update<Bytes: Sequence<UInt8>>(_ data: Bytes) {
+    package mutating func update<Bytes: Sequence<UInt8>>(_ data: Bytes) {
         let done: Void? = data.withContiguousStorageIfAvailable { update(UnsafeRawBufferPointer($0)) }
         if done == nil {
             let copy = Array(data)
@@ -73,7 +73,7 @@ public struct SHA256Hasher: Sendable {
 
     /// Finishes the hash and returns the digest. The hasher itself is left unchanged.
     @inlinable
-    public func finalize() -> SHA256Digest {
+    package func finalize() -> SHA256Digest {
         var copy = context
         var digest = SHA256Digest()
         withUnsafeMutableBytes(of: &digest.storage) { raw in
@@ -87,7 +87,7 @@ public struct SHA256Hasher: Sendable {
 extension SHA256Hasher {
     /// One-shot SHA-256 of the bytes in `data`.
     @inlinable
-    public static func hash(_ data: UnsafeRawBufferPointer) -> SHA256Digest {
+    package static func hash(_ data: UnsafeRawBufferPointer) -> SHA256Digest {
         var hasher = SHA256Hasher()
         hasher.update(data)
         return hasher.finalize()
@@ -95,7 +95,7 @@ extension SHA256Hasher {
 
     /// One-shot SHA-256 of a byte collection (arrays, `Data`, string UTF-8 views).
     @inlinable
-    public static func hash<Bytes: Sequence<UInt8>>(_ data: Bytes) -> SHA256Digest {
+    package static func hash<Bytes: Sequence<UInt8>>(_ data: Bytes) -> SHA256Digest {
         var hasher = SHA256Hasher()
         hasher.update(data)
         return hasher.finalize()

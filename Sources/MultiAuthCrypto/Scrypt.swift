@@ -1,32 +1,32 @@
 import CLibCrypto
 
 /// scrypt (RFC 7914) on OpenSSL's `EVP_PBE_scrypt`.
-public enum Scrypt {
+package enum Scrypt {
     /// scrypt cost parameters.
-    public struct Parameters: Sendable, Equatable, CustomStringConvertible {
+    package struct Parameters: Sendable, Equatable, CustomStringConvertible {
         /// log2 of the CPU/memory cost N.
-        public var log2N: UInt8
+        package var log2N: UInt8
         /// Block size r.
-        public var r: UInt32
+        package var r: UInt32
         /// Parallelism p.
-        public var p: UInt32
+        package var p: UInt32
 
         /// Creates parameters.
-        public init(log2N: UInt8, r: UInt32, p: UInt32) {
+        package init(log2N: UInt8, r: UInt32, p: UInt32) {
             self.log2N = log2N
             self.r = r
             self.p = p
         }
 
         /// The memory scrypt needs: 128 · r · N bytes (plus a little for p).
-        public var memoryBytes: UInt64 { 128 * UInt64(r) * (UInt64(1) << UInt64(log2N)) }
+        package var memoryBytes: UInt64 { 128 * UInt64(r) * (UInt64(1) << UInt64(log2N)) }
 
-        public var description: String { "N=2^\(log2N), r=\(r), p=\(p)" }
+        package var description: String { "N=2^\(log2N), r=\(r), p=\(p)" }
     }
 
     /// Derives `length` bytes from `passphrase` and `salt`.
     /// - Throws: ``CryptoError/kdfFailure`` if OpenSSL rejects the parameters.
-    public static func deriveKey(
+    package static func deriveKey(
         passphrase: [UInt8], salt: [UInt8], parameters: Parameters, length: Int = 32
     ) throws(CryptoError) -> [UInt8] {
         var key = [UInt8](repeating: 0, count: length)

@@ -3,28 +3,28 @@ import CLibCrypto
 /// RFC 6238 time-based one-time passwords as authenticator apps and Cognito use them:
 /// HMAC-SHA1 over the 30-second step count, dynamically truncated to 6 digits. The secret
 /// never appears in ``description``.
-public struct TOTPGenerator: Sendable, CustomStringConvertible {
+package struct TOTPGenerator: Sendable, CustomStringConvertible {
     private let key: [UInt8]
     /// Digits per code.
-    public let digits: Int
+    package let digits: Int
     /// Seconds per step.
-    public let step: Int64
+    package let step: Int64
 
     /// A generator for a base32 secret (as Cognito's AssociateSoftwareToken gives it;
     /// padding, spaces and case do not matter).
-    public init(base32Secret: String, digits: Int = 6, step: Int64 = 30) throws(CryptoError) {
+    package init(base32Secret: String, digits: Int = 6, step: Int64 = 30) throws(CryptoError) {
         self.init(key: try Base32.decode(base32Secret), digits: digits, step: step)
     }
 
     /// A generator for raw key bytes.
-    public init(key: [UInt8], digits: Int = 6, step: Int64 = 30) {
+    package init(key: [UInt8], digits: Int = 6, step: Int64 = 30) {
         self.key = key
         self.digits = digits
         self.step = step
     }
 
     /// The code for `unixTime` (seconds since 1970).
-    public func code(at unixTime: Int64) -> String {
+    package func code(at unixTime: Int64) -> String {
         var counter = [UInt8](repeating: 0, count: 8)
         var steps = UInt64(max(0, unixTime / step))
         for index in stride(from: 7, through: 0, by: -1) {
@@ -44,17 +44,17 @@ public struct TOTPGenerator: Sendable, CustomStringConvertible {
     }
 
     /// Seconds left in the step that contains `unixTime`.
-    public func secondsLeft(at unixTime: Int64) -> Int64 { step - unixTime % step }
+    package func secondsLeft(at unixTime: Int64) -> Int64 { step - unixTime % step }
 
-    public var description: String { "TOTPGenerator(<redacted>, \(digits) digits, \(step) s)" }
+    package var description: String { "TOTPGenerator(<redacted>, \(digits) digits, \(step) s)" }
 }
 
 /// RFC 4648 base32 (the alphabet A–Z, 2–7), as TOTP secrets are written.
-public enum Base32 {
+package enum Base32 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
 
     /// Decodes `text`, ignoring `=` padding, spaces and case.
-    public static func decode(_ text: String) throws(CryptoError) -> [UInt8] {
+    package static func decode(_ text: String) throws(CryptoError) -> [UInt8] {
         var output: [UInt8] = []
         var buffer: UInt32 = 0
         var bits = 0

@@ -5,13 +5,13 @@ import Synchronization
 /// counter mode over HMAC-SHA256, keyed with `"AWS4A" + secret`, label
 /// `AWS4-ECDSA-P256-SHA256`, context = access key id ‖ counter byte, 256 output bits; a
 /// candidate above n − 2 moves on to the next counter, otherwise d = candidate + 1.
-public enum SigV4aKeyDerivation {
+package enum SigV4aKeyDerivation {
     static let label = Array("AWS4-ECDSA-P256-SHA256".utf8)
 
     /// Derives the signing key.
     /// - Throws: ``SigningError/keyDerivationFailed`` when no counter yields a key (never
     ///   expected: each candidate fails with probability about 2^-32) or OpenSSL fails.
-    public static func derive(accessKeyId: String, secret: String) throws(SigningError) -> P256SigningKey {
+    package static func derive(accessKeyId: String, secret: String) throws(SigningError) -> P256SigningKey {
         var keyBytes = Array("AWS4A".utf8) + Array(secret.utf8)
         let hmac = HMACSHA256Key(key: keyBytes)
         SecureMemory.zero(&keyBytes)
@@ -51,7 +51,7 @@ public final class SigV4aKeyCache: Sendable {
     }
 
     /// The key for the pair, derived on a miss.
-    public func key(accessKeyId: String, secret: String) throws(SigningError) -> P256SigningKey {
+    package func key(accessKeyId: String, secret: String) throws(SigningError) -> P256SigningKey {
         if let hit = entries.withLock({ $0.last { $0.accessKeyId == accessKeyId && $0.secret == secret } }) {
             return hit.key
         }

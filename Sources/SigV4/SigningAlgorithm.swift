@@ -33,7 +33,7 @@ public enum SigningAlgorithm: Sendable, Equatable {
 }
 
 /// A signature value: an HMAC (SigV4) or a DER-encoded ECDSA signature (SigV4a).
-public enum SignatureValue: Sendable, Equatable {
+package enum SignatureValue: Sendable, Equatable {
     case hmac(SHA256Digest)
     case ecdsa([UInt8])
 

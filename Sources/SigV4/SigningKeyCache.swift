@@ -3,9 +3,9 @@ import Synchronization
 
 /// Stage 3a: the derived signing key,
 /// `HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request")`.
-public enum SigningKeyDerivation {
+package enum SigningKeyDerivation {
     /// Derives the signing key, returned as a ready-to-use HMAC key state.
-    public static func derive(secret: String, scopeDate: String, region: String, service: String) -> HMACSHA256Key {
+    package static func derive(secret: String, scopeDate: String, region: String, service: String) -> HMACSHA256Key {
         derive(secretKey: secretKey(secret), scopeDate: scopeDate, region: region, service: service)
     }
 
@@ -57,7 +57,7 @@ public final class SigningKeyCache: Sendable {
     public var count: Int { entries.withLock { $0.count } }
 
     /// Returns the signing key for the scope, deriving and caching it on a miss.
-    public func key(secret: String, scopeDate: String, region: String, service: String) -> HMACSHA256Key {
+    package func key(secret: String, scopeDate: String, region: String, service: String) -> HMACSHA256Key {
         let hit = entries.withLock { list in
             list.last { $0.scopeDate == scopeDate && $0.region == region && $0.service == service && $0.secret == secret }
         }

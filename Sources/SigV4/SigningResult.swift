@@ -10,7 +10,7 @@ public struct SigningResult: Sendable {
     /// Stage 1, as bytes.
     public let canonicalRequestBytes: [UInt8]
     /// Stage 3: the HMAC (SigV4) or DER-encoded ECDSA signature (SigV4a).
-    public let signatureValue: SignatureValue
+    package let signatureValue: SignatureValue
     let signedHeadersRange: Range<Int>
     /// The signer's fixed part: the algorithm line and the scope after its date.
     let setup: SigV4Signer.Setup

@@ -15,13 +15,13 @@ import Darwin
 /// H(poolName ‖ userId ‖ ":" ‖ password)); S = (B − k·gˣ)^(a + u·x); the password
 /// authentication key = HKDF(S, salt: u, info: "Caldera Derived Key")[0..<16]; and the
 /// claim signature = HMAC(key, poolName ‖ userId ‖ secretBlock ‖ timestamp).
-public struct CognitoSRP: Sendable {
+package struct CognitoSRP: Sendable {
     /// The group's prime N (RFC 5054's 3072-bit group, the same prime as RFC 3526's).
     static let prime: BigNumber? = try? BigNumber.rfc3526Prime3072()
 
     private let a: BigNumber
     /// A = gᵃ mod N, the public value sent as SRP_A.
-    public let largeA: BigNumber
+    package let largeA: BigNumber
     private let group: Group
 
     struct Group {
@@ -31,7 +31,7 @@ public struct CognitoSRP: Sendable {
     }
 
     /// A fresh client with a random 1024-bit secret a.
-    public init() throws(TokenError) {
+    package init() throws(TokenError) {
         let secret: [UInt8]
         do { secret = try SecureRandom.bytes(count: 128) } catch { throw .local(error.description) }
         try self.init(secret: secret)
@@ -56,19 +56,19 @@ public struct CognitoSRP: Sendable {
     }
 
     /// What the server sends in its PASSWORD_VERIFIER challenge.
-    public struct Challenge: Sendable {
+    package struct Challenge: Sendable {
         /// SRP_B, hexadecimal.
-        public var serverB: String
+        package var serverB: String
         /// SALT, hexadecimal.
-        public var salt: String
+        package var salt: String
         /// SECRET_BLOCK, base64.
-        public var secretBlock: String
+        package var secretBlock: String
         /// USER_ID_FOR_SRP: the user's internal name, which differs from what was typed when
         /// the user signed in with an alias such as an email address.
-        public var userIdForSRP: String
+        package var userIdForSRP: String
 
         /// The challenge's fields.
-        public init(serverB: String, salt: String, secretBlock: String, userIdForSRP: String) {
+        package init(serverB: String, salt: String, secretBlock: String, userIdForSRP: String) {
             self.serverB = serverB
             self.salt = salt
             self.secretBlock = secretBlock
@@ -87,7 +87,7 @@ public struct CognitoSRP: Sendable {
 
     /// PASSWORD_CLAIM_SIGNATURE for `challenge`, signed at `timestamp` (see ``timestamp(unixTime:)``).
     /// - Parameter poolName: the part of the user pool id after `_`.
-    public func claimSignature(
+    package func claimSignature(
         challenge: Challenge, password: [UInt8], poolName: String, timestamp: String
     ) throws(TokenError) -> String {
         try intermediates(challenge: challenge, password: password, poolName: poolName, timestamp: timestamp).signature
@@ -101,7 +101,7 @@ public struct CognitoSRP: Sendable {
 
     /// DEVICE_PASSWORD_VERIFIER's PASSWORD_CLAIM_SIGNATURE: the same proof, with the device
     /// group key and device key where the pool name and user id go, and the device password.
-    public func deviceClaimSignature(
+    package func deviceClaimSignature(
         challenge: Challenge, device: CognitoRememberedDevice, timestamp: String
     ) throws(TokenError) -> String {
         try deviceIntermediates(challenge: challenge, device: device, timestamp: timestamp).signature
@@ -179,7 +179,7 @@ public struct CognitoSRP: Sendable {
 
     /// The TIMESTAMP Cognito expects: `EEE MMM d HH:mm:ss UTC yyyy` in UTC, POSIX names, no
     /// leading zero on the day (`Tue Mar 5 09:04:03 UTC 2024`).
-    public static func timestamp(unixTime: Int64) -> String {
+    package static func timestamp(unixTime: Int64) -> String {
         var seconds = time_t(unixTime)
         var parts = tm()
         gmtime_r(&seconds, &parts)
