@@ -20,7 +20,7 @@ public struct MultiAuthCommand: AsyncParsableCommand {
         subcommands: [
             SignCommand.self, RequestCommand.self, CredentialsCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
             LoginCommand.self, TokenCommand.self, WhoAmICommand.self, LogoutCommand.self,
-        ]
+        ] + ServerCommand.entries
     )
 
     public init() {}

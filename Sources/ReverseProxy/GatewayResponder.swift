@@ -24,6 +24,7 @@ public struct GatewayResponder: HTTPResponder {
 
     /// Verifies, then forwards.
     public func respond(to request: Request, context: MultiAuthContext) async throws -> Response {
+        if let refusal = UpstreamForwarder.refusal(of: request.head) { return UpstreamForwarder.response(refusal) }
         guard authorizer.needsBody(request.head) else {
             switch await authorizer.authorize(request.head, bodySHA256: nil) {
             case .failure(let rejection): return Response(rejection, logger: context.logger)

@@ -105,7 +105,8 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
             return
         }
         if case .head(let head) = part, fullPathResponsesDue == 0, !fullPathRequestOpen, InlineForwarding.takesInline(head) {
-            let decision = forwarding.decide(head)
+            let decision = UpstreamForwarder.refusal(of: head).map { InlineForwarding.Decision.answer($0.head, body: $0.body) }
+                ?? forwarding.decide(head)
             if case .fullPath = decision {} else {
                 exchangesStarted += 1
                 exchange = Exchange(number: exchangesStarted, head: head, closesConnection: Self.asksToClose(head))

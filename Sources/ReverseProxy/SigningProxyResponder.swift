@@ -27,7 +27,8 @@ public struct SigningProxyResponder: HTTPResponder {
 
     /// Authorizes and forwards.
     public func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
-        await forwarder.forward(request, principal: nil, logger: context.logger)
+        if let refusal = UpstreamForwarder.refusal(of: request.head) { return UpstreamForwarder.response(refusal) }
+        return await forwarder.forward(request, principal: nil, logger: context.logger)
     }
 }
 

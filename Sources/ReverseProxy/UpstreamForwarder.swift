@@ -194,11 +194,39 @@ public struct UpstreamForwarder: Sendable {
         return ReceivedBody(body: spool.length == 0 ? .empty : spool.body, spool: spool, sha256: digest?.finish())
     }
 
-    /// The request as the upstream receives it.
+    /// The answer for a request target that cannot be forwarded, or nil: `CONNECT` (405; this
+    /// is no tunnel), the asterisk form of `OPTIONS *` (400), and a path with a dot segment,
+    /// raw or percent-encoded (400), which could take the request out of the upstream's base
+    /// path. Both the full and the inline path ask this first.
+    static func refusal(of head: HTTPRequest) -> (head: HTTPResponse, body: [UInt8])? {
+        if head.method == .connect { return errorResponse(.methodNotAllowed, "MethodNotAllowedException", "CONNECT is not supported") }
+        guard let path = head.path, path.hasPrefix("/") else {
+            return errorResponse(.badRequest, "BadRequestException", "only origin-form request targets (starting with /) are forwarded")
+        }
+        if hasDotSegment(path) { return errorResponse(.badRequest, "BadRequestException", "the path holds a . or .. segment") }
+        return nil
+    }
+
+    /// True when a segment of `path`'s path part is `.` or `..`, spelled raw or with `%2e`.
+    static func hasDotSegment(_ target: String) -> Bool {
+        let path = target.prefix { $0 != "?" && $0 != "#" }
+        return path.split(separator: "/", omittingEmptySubsequences: false).contains { segment in
+            let decoded = segment.lowercased().replacing("%2e", with: ".")
+            return decoded == "." || decoded == ".."
+        }
+    }
+
+    /// The request as the upstream receives it: hop-by-hop fields dropped, with every field
+    /// the client's `Connection` names (RFC 9110 §7.6.1), and the API key a gateway consumed.
     func upstreamRequest(for head: HTTPRequest, principal: Principal?) -> HTTPRequest {
         var fields = HTTPFields()
+        let connectionNamed = Set(head.headerFields[values: .connection].flatMap { $0.split(separator: ",") }.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        })
         for field in head.headerFields where !Self.hopByHop.contains(field.name.canonicalName)
-            && field.name != Self.principalField && field.name != Self.modeField {
+            && !connectionNamed.contains(field.name.canonicalName)
+            && field.name != Self.principalField && field.name != Self.modeField
+            && !(principal?.mode == .apiKey && field.name.canonicalName == "x-api-key") {
             fields.append(field)
         }
         if let principal {
@@ -217,8 +245,14 @@ public struct UpstreamForwarder: Sendable {
     }
 
     static func error(_ status: HTTPResponse.Status, _ type: String, _ message: String) -> Response {
-        let response = errorResponse(status, type, message)
-        return Response(status: status, headers: response.head.headerFields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
+        response(errorResponse(status, type, message))
+    }
+
+    /// A whole answer of our own as Hummingbird's response, with its length.
+    static func response(_ answer: (head: HTTPResponse, body: [UInt8])) -> Response {
+        var fields = answer.head.headerFields
+        fields[.contentLength] = String(answer.body.count)
+        return Response(status: answer.head.status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
     }
 
     /// An error answer in API Gateway's form: the status, `x-amzn-ErrorType` and `{"message": …}`.

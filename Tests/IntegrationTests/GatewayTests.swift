@@ -192,11 +192,16 @@ struct GatewayTests {
     @Test func anAPIKeyPassesUnderItsNameAndAClientCannotClaimAPrincipal() async throws {
         let fixture = try Fixture()
         defer { #expect(fixture.gateway.stop() == 0) }
-        let fields: HTTPFields = [.init("x-api-key")!: "gw-key-123", .init("X-MultiAuth-Principal")!: "admin", .init("X-MultiAuth-Mode")!: "AWS_IAM"]
+        let fields: HTTPFields = [
+            .init("x-api-key")!: "gw-key-123", .init("X-MultiAuth-Principal")!: "admin", .init("X-MultiAuth-Mode")!: "AWS_IAM",
+            .connection: "X-Hop", .init("X-Hop")!: "1",
+        ]
         let response = try await Self.send(.get, fixture.base + "/k", fields: fields)
         #expect(response.status == 200)
         let echo = try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
         let headers = try #require(echo["headers"] as? [String: String])
+        // The key the gateway consumed, and a field the client's Connection names, stop here.
+        #expect(headers["x-api-key"] == nil && headers["x-hop"] == nil, "\(headers)")
         #expect(headers["x-multiauth-principal"] == "ci")
         #expect(headers["x-multiauth-mode"] == "API_KEY")
         #expect(try await fixture.arrivals() == 1)
@@ -258,6 +263,18 @@ struct GatewayHostileInputTests {
             #expect(answer.hasPrefix("HTTP/1.1 403"), "\(kind): \(answer)")
         }
         #expect(try await fixture.arrivals() == 0)
+    }
+
+    /// Targets that cannot be forwarded get a complete answer (a forwarded one would be the
+    /// upstream's 200): CONNECT (405), `OPTIONS *` (400), and dot segments, raw or percent-encoded (400), which
+    /// would leave the upstream's base path.
+    @Test func targetsThatCannotBeForwardedAreRefused() async throws {
+        let fixture = try GatewayTests.Fixture()
+        defer { #expect(fixture.gateway.stop() == 0) }
+        for (kind, status) in [("connect", "405"), ("asterisk", "400"), ("dot-raw", "400"), ("dot-encoded", "400")] {
+            let answer = try await Self.raw(fixture.gateway, kind)
+            #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(kind): \(answer)")
+        }
     }
 
     @Test func badRequestsAndAHungUpstreamGetBoundedAnswers() async throws {

@@ -34,6 +34,15 @@ import Testing
         #expect(message.contains("multiauth-server is version") && message.contains("multiauth is version 0.0.1"), "\(message)")
     }
 
+    /// One list of commands: the completion scripts offer the server commands too.
+    @Test(arguments: ["bash", "zsh", "fish"]) func completionScriptsCoverEveryCommand(shell: String) async throws {
+        let run = try await CLITests.run(["--generate-completion-script", shell])
+        #expect(run.status == 0, "\(run.stderr)")
+        for name in ["sign", "token", "proxy", "gateway", "clients", "graphql", "subscribe", "events", "clear-caches", "realtime-url"] {
+            #expect(run.stdout.contains(name), "\(shell): \(name) missing")
+        }
+    }
+
     @Test func aServerCommandsHelpComesFromTheServerExecutable() async throws {
         let run = try await CLITests.run(["proxy", "--help"])
         #expect(run.status == 0, "\(run.stderr)")

@@ -36,4 +36,27 @@ import Testing
             for _ in 0..<blocked { gate.signal() }
         }
     }
+
+    /// Under a flood of blocked calls the pool's threads stay at its limit; the calls past it
+    /// wait their turn and all finish once the blocked ones are released.
+    @Test func threadsStayBoundedUnderAFlood() async throws {
+        let pool = BlockingPool(limit: 8)
+        let gate = DispatchSemaphore(value: 0)
+        let started = Started()
+        let finished = Started()
+        for _ in 0..<100 {
+            pool.submit {
+                started.count.add(1, ordering: .relaxed)
+                gate.wait()
+                finished.count.add(1, ordering: .relaxed)
+            }
+        }
+        for _ in 0..<2_000 where started.count.load(ordering: .relaxed) < 8 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(started.count.load(ordering: .relaxed) == 8)
+        #expect(pool.threadCount == 8)
+        for _ in 0..<100 { gate.signal() }
+        for _ in 0..<2_000 where finished.count.load(ordering: .relaxed) < 100 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(finished.count.load(ordering: .relaxed) == 100)
+        #expect(pool.threadCount == 8)
+    }
 }

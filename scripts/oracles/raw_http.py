@@ -10,7 +10,9 @@ and the target the upstream echoed, in the order they came, as "200 /p1,200 /p2,
 connection, printed the same way), close (a GET with `Connection: close`: its status line and
 ", then closed" once the server closes the connection), unknown-key and stale-date (the head of
 a POST announcing a 1 MB body, SigV4-signed by key id AKIDUNKNOWN, or dated 2015; no body is
-ever sent, so only a server that decides on the head answers)."""
+ever sent, so only a server that decides on the head answers), connect, asterisk, dot-raw and
+dot-encoded (a CONNECT, an OPTIONS *, and GETs whose path climbs with /../ or /%2E%2e/, all
+with the API key `gw-key-123`)."""
 import json
 import socket
 import sys
@@ -69,6 +71,10 @@ try:
             data += chunk
         print(data.split(b"\r\n", 1)[0].decode("latin-1") + ", then closed")
         sys.exit(0)
+    elif kind in ("connect", "asterisk", "dot-raw", "dot-encoded"):
+        target = {"connect": "CONNECT 127.0.0.1:9 HTTP/1.1", "asterisk": "OPTIONS * HTTP/1.1",
+                  "dot-raw": "GET /t/../escape HTTP/1.1", "dot-encoded": "GET /t/%2E%2e/escape HTTP/1.1"}[kind]
+        sock.sendall(f"{target}\r\nHost: h\r\nx-api-key: gw-key-123\r\n\r\n".encode())
     elif kind in ("unknown-key", "stale-date"):
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) if kind == "unknown-key" else "20150830T123600Z"
         key = "AKIDUNKNOWN" if kind == "unknown-key" else sys.argv[5]
