@@ -146,7 +146,7 @@ public struct ClientFactory: Sendable {
             return IAMAuthorizer(credentials: try iamCredentials(), region: entry.region, service: "appsync", logger: logger)
         case .amazonCognitoUserPools, .openIDConnect, .awsLambda:
             guard let provider = tokenProviders[entry.authMode] else {
-                throw .missingProvider(entry: entry.name, mode: entry.authMode, need: "a token provider (log in with 'multiauth login' or pass one)")
+                throw .missingProvider(entry: entry.name, mode: entry.authMode, need: "a token provider")
             }
             return TokenAuthorizer(token: .token(from: provider, kind: .id))
         }

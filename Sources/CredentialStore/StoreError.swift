@@ -31,7 +31,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .storeMissing(let path): "no store at \(path): create one with 'multiauth store init'"
+        case .storeMissing(let path): "no store at \(path)"
         case .storeExists(let path): "a store already exists at \(path); it was left as it is"
         case .itemNotFound(let service, let account): "no item for service '\(service)', account '\(account)'"
         case .wrongPassphrase(let path): "wrong passphrase or key file for \(path)"
@@ -44,7 +44,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(path) asks for key-derivation parameters beyond the safe caps (\(parameters))"
         case .environmentMismatch(let service, let account, let fields):
             "item '\(service)'/'\(account)' was stored for another environment (fields that differ: "
-                + "\(fields.joined(separator: ", "))); run 'multiauth store purge --other-environments' to remove stale items"
+                + "\(fields.joined(separator: ", ")))"
         case .insecurePermissions(let path, let problem, let fix): "\(path) \(problem): \(fix)"
         case .locked(let path, let waited):
             "\(path) is locked by another process (waited \((waited * 10).rounded() / 10) s)"

@@ -39,7 +39,7 @@ public enum StoreKeyFile {
     /// Reads the 32-byte key from `path` after the permission checks.
     static func read(_ path: String) throws(StoreError) -> [UInt8] {
         guard try FileSafety.checkSecretFile(path) else {
-            throw .keyUnavailable("no key file at \(path): create it with 'multiauth store init --key-file \(path)'")
+            throw .keyUnavailable("no key file at \(path)")
         }
         var text: [UInt8]
         switch BoundedFileRead.contents(atPath: path, limit: 4 << 10) {

@@ -213,7 +213,7 @@ package struct LoginOptions: ParsableArguments {
 
     /// Runs a token operation, turning its error into a one-line CLI error.
     package func run<T: Sendable>(_ body: () async throws(TokenError) -> T) async throws -> T {
-        do { return try await body() } catch { throw CLIError(message: error.description, exitCode: error.exitCode) }
+        do { return try await body() } catch { throw CLIError(message: error.messageWithHint, exitCode: error.exitCode) }
     }
 
     /// Opens the store's logins.

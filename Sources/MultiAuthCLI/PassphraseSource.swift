@@ -54,7 +54,7 @@ enum PassphraseSource {
             case .failure(let failure): throw CLIError(message: "--passphrase-file: \(path) \(failure)", exitCode: 8)
             }
         } catch let error as StoreError {
-            throw CLIError(message: error.description, exitCode: error.exitCode)
+            throw CLIError(message: error.messageWithHint, exitCode: error.exitCode)
         }
     }
 }

@@ -199,7 +199,7 @@ package struct StoreOptions: ParsableArguments {
             prompt: "Store passphrase: ", confirm: false)
         let store = CredentialStore(path: storePath, keySource: source, lockTimeout: lockTimeout)
         do { return try await body(store) } catch let error as StoreError {
-            throw CLIError(message: error.description, exitCode: error.exitCode)
+            throw CLIError(message: error.messageWithHint, exitCode: error.exitCode)
         }
     }
 }

@@ -57,7 +57,7 @@ public enum TokenError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooManyRequests(let provider): "\(provider): too many requests; try again later"
         case .invalidParameter(let provider, let message): "\(provider): invalid parameter: \(message)"
         case .service(let provider, let code, let message): "\(provider): \(code): \(message)"
-        case .loginRequired(let name, let reason): "login '\(name)' can no longer be refreshed (\(reason)): log in again with 'multiauth login'"
+        case .loginRequired(let name, let reason): "login '\(name)' can no longer be refreshed (\(reason))"
         case .unreachable(let provider, let problem): "\(provider) is unreachable: \(problem)"
         case .malformedResponse(let provider, let problem): "\(provider) sent a malformed response: \(problem)"
         case .invalidToken(let reason): "the token is not valid: \(reason)"

@@ -1,0 +1,30 @@
+import CredentialStore
+import TokenProviders
+
+// Library errors say what went wrong and where; what to type next is the CLI's to say. Each
+// message below is the library's, with the command that helps appended.
+
+extension StoreError {
+    /// The message with the `multiauth` command that helps, where one does.
+    var messageWithHint: String {
+        switch self {
+        case .storeMissing: "\(description): create one with 'multiauth store init'"
+        case .environmentMismatch: "\(description); 'multiauth store purge --other-environments' removes stale items"
+        case .keyUnavailable(let message) where message.hasPrefix("no key file at "):
+            "\(description): create it with 'multiauth store init --key-file \(message.dropFirst("no key file at ".count))'"
+        default: description
+        }
+    }
+}
+
+extension TokenError {
+    /// The message with the `multiauth` command that helps, where one does.
+    var messageWithHint: String {
+        switch self {
+        case .loginRequired: return "\(description): log in again with 'multiauth login'"
+        // The store's own error, carried as text through the login layer.
+        case .storage(let message) where message.hasPrefix("no store at "): return "\(message): create one with 'multiauth store init'"
+        default: return description
+        }
+    }
+}
