@@ -139,7 +139,7 @@ let package = Package(
         // awsconfiguration.json read and checked: its AppSync entries and sign-in sections.
         .target(
             name: "ClientConfiguration",
-            dependencies: ["Authorization", "TokenProviders", "MultiAuthCore"],
+            dependencies: ["TokenProviders", "MultiAuthCore"],
             swiftSettings: strict),
         // One AppSync client per auth mode from awsconfiguration.json, with its own SQLite caches.
         .target(
@@ -160,8 +160,8 @@ let package = Package(
             name: "MultiAuthCLI",
             dependencies: [
                 "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "HTTPTransport",
-                "TokenProviders", "Logins", "ClientConfiguration", "MultiAuthCore", httpTypes, logging, "InboundAuthorization",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Subprocess", package: "swift-subprocess"),
+                "TokenProviders", "Logins", "ClientConfiguration", "MultiAuthCore", httpTypes, logging,
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),

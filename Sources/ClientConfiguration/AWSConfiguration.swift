@@ -1,5 +1,4 @@
 import MultiAuthCore
-import Authorization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
