@@ -26,7 +26,9 @@ public actor RealtimeConnection {
         public var keepAliveTimeout: Duration
         /// The waits between connections.
         public var backoff: ReconnectBackoff
-        /// Messages kept for a subscriber that does not keep up (the newest are kept; drops are logged).
+        /// Messages kept for a subscriber that does not keep up. One more, and the subscription
+        /// ends with ``RealtimeError/subscriberBehind(endpoint:limit:)`` after the messages
+        /// kept: a message is never dropped unnoticed.
         public var bufferLimit: Int
 
         /// The defaults: 15 s for the ack, 5 min keep-alive, ``ReconnectBackoff``'s defaults, 4096 messages.
@@ -98,7 +100,8 @@ public actor RealtimeConnection {
         onEnd: @escaping @Sendable () -> Void
     ) -> AsyncThrowingStream<Element, any Error> {
         let id = UUID().uuidString.lowercased()
-        let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream(bufferingPolicy: .bufferingNewest(settings.bufferLimit))
+        // The oldest are kept: the subscriber reads every message up to the overflow, in order.
+        let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream(bufferingPolicy: .bufferingOldest(settings.bufferLimit))
         continuation.onTermination = { [weak self] _ in
             onEnd()
             Task { await self?.unsubscribe(id) }
@@ -246,9 +249,7 @@ public actor RealtimeConnection {
         case .subscribed(let id): logger.debug("subscribed", metadata: ["subscription": "\(id)"])
         case .data(let id, let payload):
             carriedTraffic = acknowledged
-            if subscriptions[id]?.deliver(payload) == false {
-                logger.warning("subscriber behind; oldest message dropped", metadata: ["subscription": "\(id)"])
-            }
+            if subscriptions[id]?.deliver(payload) == false { await endBehind(id) }
         case .subscriptionFailed(let id, let errors): end(id, .subscriptionRefused(endpoint: dialect.endpoint, errors: errors))
         case .completed(let id): end(id, nil)
         case .connectionFailed(let errors): return .connectionRefused(endpoint: dialect.endpoint, errors: errors)
@@ -281,6 +282,18 @@ public actor RealtimeConnection {
         if subscription.started, acknowledged, let channel = socket {
             try? await channel.send(dialect.unsubscribeFrame(id: id))
         }
+        if subscriptions.isEmpty { await socket?.close() }
+    }
+
+    /// Ends a subscription whose subscriber fell `bufferLimit` messages behind: the server is
+    /// told to stop, and the subscriber reads what was kept, then the error, once.
+    private func endBehind(_ id: String) async {
+        guard let subscription = subscriptions.removeValue(forKey: id) else { return }
+        logger.warning("subscriber fell behind; subscription ended", metadata: ["subscription": "\(id)", "kept": "\(settings.bufferLimit)"])
+        if subscription.started, acknowledged, let channel = socket {
+            try? await channel.send(dialect.unsubscribeFrame(id: id))
+        }
+        subscription.finish(.subscriberBehind(endpoint: dialect.endpoint, limit: settings.bufferLimit))
         if subscriptions.isEmpty { await socket?.close() }
     }
 

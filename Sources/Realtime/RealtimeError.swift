@@ -49,6 +49,9 @@ public enum RealtimeError: Error, Sendable, CustomStringConvertible {
     case authorization(AuthorizationError)
     /// A frame could not be sent.
     case sendFailed(endpoint: String, reason: String)
+    /// The subscriber fell more than `limit` messages behind; the subscription was ended
+    /// after the messages kept, so that none is lost unnoticed.
+    case subscriberBehind(endpoint: String, limit: Int)
 
     public var description: String {
         switch self {
@@ -60,6 +63,8 @@ public enum RealtimeError: Error, Sendable, CustomStringConvertible {
         case .notASubscription(let what): "not a subscription: \(what)"
         case .authorization(let error): "cannot authorize the real-time call: \(error.description)"
         case .sendFailed(let endpoint, let reason): "cannot send to \(endpoint): \(Redaction.quoted(reason))"
+        case .subscriberBehind(let endpoint, let limit):
+            "the subscriber fell more than \(limit) messages behind \(endpoint); the subscription was ended after the messages kept"
         }
     }
 
@@ -67,7 +72,7 @@ public enum RealtimeError: Error, Sendable, CustomStringConvertible {
     public var isFinal: Bool {
         switch self {
         case .connectionRefused(_, let errors): errors.contains(where: \.isUnauthorized)
-        case .subscriptionRefused, .notASubscription, .authorization, .gaveUp: true
+        case .subscriptionRefused, .notASubscription, .authorization, .gaveUp, .subscriberBehind: true
         case .connectFailed, .noAcknowledgement, .sendFailed: false
         }
     }

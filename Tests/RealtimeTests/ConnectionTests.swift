@@ -47,6 +47,36 @@ import Testing
                              .milliseconds(1600), .milliseconds(2500), .milliseconds(2500), .milliseconds(2500)])
     }
 
+    /// A burst beyond the buffer of a subscriber that does not read: the subscriber gets every
+    /// kept message in order, then one error naming the limit, and the server is told to stop.
+    /// Before, the oldest messages were dropped one by one, a warning each, and the stream went on.
+    @Test func aSubscriberTooFarBehindGetsWhatWasKeptThenOneError() async throws {
+        let server = ScriptedServer { frame in
+            if frame.contains("connection_init") { return [Self.ack] }
+            guard let id = Self.id(of: frame) else { return [] }
+            return [#"{"type":"start_ack","id":"\#(id)"}"#] + (1...20).map { #"{"type":"data","id":"\#(id)","payload":{"data":{"n":\#($0)}}}"# }
+        }
+        let connection = RealtimeConnection(
+            dialect: Self.dialect, connector: server, settings: .init(bufferLimit: 5), clock: ManualClock().clock, random: { 0 })
+        let stream = await connection.subscribe("{}")
+        // Nothing is read until the engine has met the overflow and told the server to stop.
+        for _ in 0..<2_000 where !server.sent.withLock({ $0.contains { $0.contains(#""stop""#) } }) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        var values: [Int64] = []
+        do {
+            for try await value in stream {
+                guard case .object(let payload) = value, case .object(let data)? = payload["data"] else { continue }
+                values.append(data["n"]?.integerValue ?? 0)
+            }
+            Issue.record("the stream ended without an error")
+        } catch RealtimeError.subscriberBehind(_, let limit) {
+            #expect(limit == 5)
+        }
+        #expect(values == [1, 2, 3, 4, 5])
+        #expect(server.sent.withLock { $0.contains { $0.contains(#""stop""#) } })
+    }
+
     @Test func malformedAndUnknownFramesAreIgnoredAndDataStillArrives() async throws {
         let server = ScriptedServer { frame in
             if frame.contains("connection_init") { return [Self.ack, "{", "\u{1}", #"{"type":"mystery"}"#, "[1,2]"] }
