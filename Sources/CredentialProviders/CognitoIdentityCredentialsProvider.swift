@@ -29,8 +29,10 @@ public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
         self.logins = logins
         let resolved: ServiceEndpoint
         do throws(InvalidRegionError) {
-            try RegionName.validated(region, source: "the identity pool's region")
-            if let endpoint { resolved = endpoint } else { resolved = try .resolve(service: "cognito-identity", region: region) }
+            // Checked even with an explicit endpoint; resolve checks it otherwise.
+            if let endpoint { resolved = endpoint; try RegionName.validated(region, source: "the identity pool's region") } else {
+                resolved = try .resolve(service: "cognito-identity", region: region)
+            }
         } catch { throw CredentialsError(error) }
         call = AWSServiceCall(service: "cognito-identity", region: region, endpoint: resolved, http: http)
     }

@@ -83,9 +83,9 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
         if let path = environment["AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"] {
             switch BoundedFileRead.contents(atPath: path, limit: BoundedFileRead.secretLimit) {
             case .success(let data): token = String(decoding: data, as: UTF8.self)
-            case .failure(.tooLarge(let limit)):
-                throw .invalidSetting(source: "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(path)", problem: BoundedFileRead.Failure.tooLarge(limit: limit).description)
-            case .failure: throw .notFound("cannot read AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(path)")
+            case .failure(let failure):
+                guard case .tooLarge = failure else { throw .notFound("cannot read AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(path)") }
+                throw .invalidSetting(source: "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(path)", problem: failure.description)
             }
             source = "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(path)"
         } else {

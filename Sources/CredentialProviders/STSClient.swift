@@ -20,9 +20,11 @@ struct STSClient {
     ) throws(CredentialsError) {
         let resolved: ServiceEndpoint
         do throws(InvalidRegionError) {
-            if let endpoint { resolved = endpoint } else { resolved = try .resolve(service: "sts", region: region, environment: environment) }
+            // Checked even with an explicit endpoint; resolve checks it otherwise.
+            if let endpoint { resolved = endpoint; try RegionName.validated(region, source: "the region for sts") } else {
+                resolved = try .resolve(service: "sts", region: region, environment: environment)
+            }
         } catch { throw CredentialsError(error) }
-        _ = try checkedRegion(region, source: "the region for sts")
         call = AWSServiceCall(service: "sts", region: region, endpoint: resolved, http: http)
     }
 

@@ -46,8 +46,9 @@ public struct SharedConfigFiles: Sendable {
     static func sections(path: String) throws(CredentialsError) -> [Section] {
         switch BoundedFileRead.contents(atPath: path, limit: BoundedFileRead.configLimit) {
         case .success(let data): return try sections(contents: String(decoding: data, as: UTF8.self), path: path)
-        case .failure(.tooLarge(let limit)): throw .malformedFile(path: path, line: 0, problem: BoundedFileRead.Failure.tooLarge(limit: limit).description)
-        case .failure: return []
+        case .failure(let failure):
+            guard case .tooLarge = failure else { return [] }  // a missing file names no profiles
+            throw .malformedFile(path: path, line: 0, problem: failure.description)
         }
     }
 

@@ -286,18 +286,15 @@ struct SSOHome {
     /// A server's `file:` URL never reaches the browser, and its terminal escapes are shown
     /// escaped; the login itself still succeeds.
     @Test func aHostileVerificationURLIsNeitherOpenedNorPrintedRaw() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let browser = folder.appendingPathComponent("browser")
-        try Data("#!/bin/sh\nprintf '%s\\n' \"$@\" >> \(folder.path)/opened\n".utf8).write(to: browser)
-        chmod(browser.path, 0o755)
-        let (run, home) = try await hostileLogin("hostile-uri", environment: ["BROWSER": browser.path])
+        let folder = try ScratchFolder("browser")
+        defer { folder.remove() }
+        let browser = try folder.script("browser", "printf '%s\\n' \"$@\" >> \(folder.path)/opened")
+        let (run, home) = try await hostileLogin("hostile-uri", environment: ["BROWSER": browser])
         defer { home.remove() }
         #expect(run.status == 0, "\(run.stderr)")
         #expect(!run.stderr.contains("\u{1b}") && run.stderr.contains("\\u{1b}"), "\(run.stderr)")
         #expect(run.stderr.contains("not opening file:///etc/passwd"), "\(run.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("opened").path))
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/opened"))
     }
 
     @Test func anAlreadyExpiredTokenIsRefusedAndNotCached() async throws {

@@ -16,14 +16,11 @@ import Testing
     /// `multiauth` tells the executable it hands over to which release it is, and a
     /// `multiauth-server` of another release refuses to run instead of running silently.
     @Test func halvesOfDifferentReleasesAreRefused() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("handover-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let script = folder.appendingPathComponent("multiauth-server")
-        try Data("#!/bin/sh\nprintf '%s\\n' \"$MULTIAUTH_HANDOVER_VERSION\"\n".utf8).write(to: script)
-        chmod(script.path, 0o755)
+        let folder = try ScratchFolder("handover")
+        defer { folder.remove() }
+        let script = try folder.script("multiauth-server", "printf '%s\\n' \"$MULTIAUTH_HANDOVER_VERSION\"")
         let version = try await CLITests.run(["--version"]).stdout
-        let passed = try await CLITests.run(["proxy"], environment: ["MULTIAUTH_SERVER": script.path])
+        let passed = try await CLITests.run(["proxy"], environment: ["MULTIAUTH_SERVER": script])
         #expect(passed.stdout == version, "\(passed.stdout) \(passed.stderr)")
 
         let server = Paths.multiauth.deletingLastPathComponent().appendingPathComponent("multiauth-server")
