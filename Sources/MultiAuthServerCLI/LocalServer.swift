@@ -9,7 +9,8 @@ import ReverseProxy
 /// The HTTP server under `multiauth proxy` and `multiauth gateway`: Hummingbird on HTTP/1.1,
 /// run as a ServiceLifecycle service (SIGINT or SIGTERM stop accepting and let requests in
 /// flight finish), idle connections closed after a minute, a request head given
-/// `requestHeadTimeout` seconds to arrive whole (``RequestHeadDeadline``), at most
+/// `requestHeadTimeout` seconds to arrive whole (``RequestHeadDeadline``), a body kept to a
+/// pace (``RequestBodyPace``), `Expect: 100-continue` answered (``ExpectContinue``), at most
 /// `maxConnections` connections open at once (``ConnectionLimit``), headers over 80 KiB refused.
 enum LocalServer {
     static let idleTimeout = TimeAmount.seconds(60)
@@ -21,9 +22,14 @@ enum LocalServer {
         logger: Logger
     ) async throws where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
         let headLimit = TimeAmount.nanoseconds(Int64(options.requestHeadTimeout * 1e9))
+        let bodyLimit = TimeAmount.nanoseconds(Int64(options.bodyTimeout * 1e9))
         let connections = ConnectionLimit.Counter(limit: options.maxConnections, logger: logger)
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionLimit(connections), RequestHeadDeadline(limit: headLimit)], idleTimeout: idleTimeout)
+            additionalChannelHandlers: [
+                ConnectionLimit(connections), RequestHeadDeadline(limit: headLimit),
+                RequestBodyPace(timeout: bodyLimit, minimumRate: options.bodyMinRate), ExpectContinue(),
+            ],
+            idleTimeout: idleTimeout)
         let app = Application(
             responder: responder,
             server: inline.map { .http1(configuration: http1, inlineForwarding: $0) } ?? .http1(configuration: http1),

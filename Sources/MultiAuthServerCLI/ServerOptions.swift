@@ -11,6 +11,10 @@ struct ServerOptions: ParsableArguments {
     var upstreamTimeout: Double = 29
     @Option(help: "Seconds a client has to send a whole request head, from connecting or from the last response (a client trickling its headers is cut off).")
     var requestHeadTimeout: Double = 10
+    @Option(help: "Seconds a client has to send a request body, from its head; each further --body-min-rate bytes earn one more second (a client trickling its body is answered 408 and cut off).")
+    var bodyTimeout: Double = 20
+    @Option(help: "Bytes per second a request body must keep up, past --body-timeout's first seconds.")
+    var bodyMinRate = 500
     @Option(help: "A PEM file of CA certificates to trust for an https:// upstream instead of the system's.")
     var upstreamCaBundle: String?
     @Flag(help: "Do not verify the https:// upstream's certificate or name (anyone on the path can then read and change the traffic; for test set-ups only).")
@@ -32,6 +36,8 @@ struct ServerOptions: ParsableArguments {
     func validate() throws {
         try ArgumentChecks.seconds(upstreamTimeout, "--upstream-timeout", in: 0.001...3_600)
         try ArgumentChecks.seconds(requestHeadTimeout, "--request-head-timeout", in: 0.001...3_600)
+        try ArgumentChecks.seconds(bodyTimeout, "--body-timeout", in: 0.001...3_600)
+        try ArgumentChecks.count(bodyMinRate, "--body-min-rate", in: 1...1_000_000_000)
         try ArgumentChecks.count(maxConnections, "--max-connections", in: 1...1_000_000)
         try ArgumentChecks.count(upstreamConnections, "--upstream-connections", in: 1...10_000)
         try ArgumentChecks.readableFile(upstreamCaBundle, "--upstream-ca-bundle")

@@ -23,16 +23,19 @@ public struct GatewayResponder: HTTPResponder {
     }
 
     /// Verifies, then forwards.
-    public func respond(to request: Request, context: MultiAuthContext) async throws -> Response {
+    public func respond(to request: Request, context: ForwardingContext) async throws -> Response {
         if let refusal = UpstreamForwarder.refusal(of: request.head) { return UpstreamForwarder.response(refusal) }
         guard authorizer.needsBody(request.head) else {
             switch await authorizer.authorize(request.head, bodySHA256: nil) {
             case .failure(let rejection): return Response(rejection, logger: context.logger)
-            case .success(let principal): return await forwarder.forward(request, principal: principal, logger: context.logger)
+            case .success(let principal):
+                context.proceedWithBody()
+                return await forwarder.forward(request, principal: principal, logger: context.logger)
             }
         }
         // Everything the head decides is decided before a byte of the body is read.
         if let rejection = await authorizer.rejectionBeforeBody(request.head) { return Response(rejection, logger: context.logger) }
+        context.proceedWithBody()
         let body: UpstreamForwarder.ReceivedBody
         do { body = try await forwarder.receive(request, hashing: true) } catch { return UpstreamForwarder.refusal(error, logger: context.logger) }
         switch await authorizer.authorize(request.head, bodySHA256: body.sha256) {

@@ -49,6 +49,9 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// Parts of requests pipelined behind an inline exchange, and a read held meanwhile.
     private var heldParts: [HTTPRequestPart] = []
     private var heldRead = false
+    /// The client closed its sending side behind a request still being answered here: the
+    /// full path hears of it (and ends the connection) only once that answer is out.
+    private var heldInputClosed = false
     private let upstream: UpstreamLink
 
     init(_ forwarding: InlineForwarding) {
@@ -78,6 +81,14 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         take(unwrapInboundIn(data), context: context)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed, exchange != nil {
+            heldInputClosed = true
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func read(context: ChannelHandlerContext) {
@@ -210,6 +221,10 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         if heldRead, exchange == nil || !exchange!.requestEnded {
             heldRead = false
             context.read()
+        }
+        if heldInputClosed, exchange == nil {
+            heldInputClosed = false
+            context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
         }
     }
 

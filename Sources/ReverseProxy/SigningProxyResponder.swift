@@ -26,8 +26,9 @@ public struct SigningProxyResponder: HTTPResponder {
     }
 
     /// Authorizes and forwards.
-    public func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+    public func respond(to request: Request, context: ForwardingContext) async throws -> Response {
         if let refusal = UpstreamForwarder.refusal(of: request.head) { return UpstreamForwarder.response(refusal) }
+        context.proceedWithBody()
         return await forwarder.forward(request, principal: nil, logger: context.logger)
     }
 }

@@ -277,6 +277,45 @@ struct GatewayHostileInputTests {
         }
     }
 
+    /// A client that closes its sending side right after its request (`shutdown(SHUT_WR)`,
+    /// as `nc -N` does) still gets the answer, on the inline path (a GET) and the full path.
+    @Test func aRequestFollowedByAHalfCloseIsAnswered() async throws {
+        let fixture = try GatewayTests.Fixture()
+        defer { #expect(fixture.gateway.stop() == 0) }
+        for kind in ["half-close-get", "half-close-post"] {
+            let answer = try await Self.raw(fixture.gateway, kind)
+            #expect(answer == "HTTP/1.1 200 OK", "\(kind): \(answer)")
+        }
+    }
+
+    /// `Expect: 100-continue`: a head that passes gets `100 Continue` and then the answer to
+    /// its body; one that fails gets its final answer without the body being asked for, and
+    /// the connection ends (the client would otherwise wait, curl a second per upload).
+    @Test func expectContinueIsAnswered() async throws {
+        let fixture = try GatewayTests.Fixture()
+        defer { #expect(fixture.gateway.stop() == 0) }
+        #expect(try await Self.raw(fixture.gateway, "expect") == "100, then 200")
+        #expect(try await Self.raw(fixture.gateway, "expect-refused") == "403, then closed")
+    }
+
+    /// A body trickled a byte every 0.5 s is answered 408 once its time is up (1 s here,
+    /// plus a millisecond per byte), and the connection it held is free again for a valid
+    /// client under `--max-connections 1`.
+    @Test func aTrickledBodyIsCutOff() async throws {
+        let fixture = try GatewayTests.Fixture(["--body-timeout", "1", "--body-min-rate", "1000", "--max-connections", "1"])
+        defer { #expect(fixture.gateway.stop() == 0) }
+        // Without the cut-off, the client gives up first, after 10 s, and reports "timeout".
+        let answer = try await Self.raw(fixture.gateway, "trickle-body")
+        #expect(answer == "HTTP/1.1 408 Request Timeout", "\(answer)")
+        var after = try await GatewayTests.send(.get, fixture.base + "/after", fields: [.init("x-api-key")!: "gw-key-123"])
+        let deadline = ContinuousClock.now + .seconds(5)
+        while after.status == 503, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            after = try await GatewayTests.send(.get, fixture.base + "/after", fields: [.init("x-api-key")!: "gw-key-123"])
+        }
+        #expect(after.status == 200)
+    }
+
     @Test func badRequestsAndAHungUpstreamGetBoundedAnswers() async throws {
         let hung = try GatewayProcess([
             "gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.fault + "/hang", "--api-key", "ci=k", "--upstream-timeout", "1",

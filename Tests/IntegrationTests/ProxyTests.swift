@@ -128,6 +128,16 @@ struct ProxyTests {
         #expect(!proxy.log.contains("larger than"), "\(proxy.log)")
     }
 
+    /// The proxy asks for a body at once: a client waiting on `Expect: 100-continue` gets
+    /// `100 Continue`, and the signed request its answer.
+    @Test func expectContinueIsAnswered() async throws {
+        let proxy = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "api-key", "--api-key", Peers.apiKey])
+        defer { #expect(proxy.stop() == 0) }
+        let port = String(proxy.url.split(separator: ":").last ?? "")
+        let answer = try await Peers.python("scripts/oracles/raw_http.py", ["127.0.0.1", port, "expect", "10"])
+        #expect(answer.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("100, then "), "\(answer)")
+    }
+
     /// botocore (the server's verifier) takes the payload hash from `x-amz-content-sha256`, so
     /// the signature passes only if that header is signed with UNSIGNED-PAYLOAD.
     @Test func anUnsignedPayloadIsSignedAsSuchAndNotHashed() async throws {

@@ -12,8 +12,14 @@ connection, printed the same way), close (a GET with `Connection: close`: its st
 a POST announcing a 1 MB body, SigV4-signed by key id AKIDUNKNOWN, or dated 2015; no body is
 ever sent, so only a server that decides on the head answers), connect, asterisk, dot-raw and
 dot-encoded (a CONNECT, an OPTIONS *, and GETs whose path climbs with /../ or /%2E%2e/, all
-with the API key `gw-key-123`)."""
+with the API key `gw-key-123`), half-close-get and half-close-post (a request, with the API key
+`gw-key-123`, then the sending side closed: the answer must still come), expect and
+expect-refused (a POST with `Expect: 100-continue` and the key `gw-key-123`, or a wrong one:
+prints "100, then STATUS" when the server asked for the body and answered it, or "STATUS,
+then closed" when it answered without the body and closed), trickle-body (a POST announcing
+1000 bytes, then sending one every 0.5 s: prints the answer once one comes)."""
 import json
+import select
 import socket
 import sys
 import time
@@ -75,6 +81,29 @@ try:
         target = {"connect": "CONNECT 127.0.0.1:9 HTTP/1.1", "asterisk": "OPTIONS * HTTP/1.1",
                   "dot-raw": "GET /t/../escape HTTP/1.1", "dot-encoded": "GET /t/%2E%2e/escape HTTP/1.1"}[kind]
         sock.sendall(f"{target}\r\nHost: h\r\nx-api-key: gw-key-123\r\n\r\n".encode())
+    elif kind in ("half-close-get", "half-close-post"):
+        method, body = ("GET", b"") if kind == "half-close-get" else ("POST", b"abc")
+        sock.sendall(f"{method} /half HTTP/1.1\r\nHost: h\r\nx-api-key: gw-key-123\r\n"
+                     f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        sock.shutdown(socket.SHUT_WR)
+    elif kind in ("expect", "expect-refused"):
+        key = "gw-key-123" if kind == "expect" else "wrong-key"
+        sock.sendall(f"POST /expect HTTP/1.1\r\nHost: h\r\nx-api-key: {key}\r\nContent-Length: 3\r\n"
+                     "Expect: 100-continue\r\n\r\n".encode())
+        stream = sock.makefile("rb")
+        status, _ = read_response(stream)
+        if status == "100":
+            sock.sendall(b"abc")
+            print("100, then " + read_response(stream)[0])
+        else:
+            print(status + (", then closed" if sock.recv(1) == b"" else ", then open"))
+        sys.exit(0)
+    elif kind == "trickle-body":
+        sock.sendall(b"POST /trickle HTTP/1.1\r\nHost: h\r\nx-api-key: gw-key-123\r\nContent-Length: 1000\r\n\r\n")
+        start = time.time()
+        # One byte each 0.5 s until the server answers (or the time is up).
+        while time.time() - start < limit and not select.select([sock], [], [], 0.5)[0]:
+            sock.sendall(b"a")
     elif kind in ("unknown-key", "stale-date"):
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) if kind == "unknown-key" else "20150830T123600Z"
         key = "AKIDUNKNOWN" if kind == "unknown-key" else sys.argv[5]

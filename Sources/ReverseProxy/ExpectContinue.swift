@@ -1,0 +1,74 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Answers `Expect: 100-continue` (RFC 9110 §10.1.1) for the requests of one connection.
+///
+/// A client that asks waits for `100 Continue` before it sends the body (curl waits a
+/// second, then sends anyway). The responder says when the head has passed and the body is
+/// wanted (``ForwardingContext/proceedWithBody()``); the `100` goes out then. When the final
+/// answer comes first (the head was refused), the body the client holds back is never read:
+/// the answer gets `Connection: close` and the connection ends with it, so no half-sent body
+/// is taken for the next request.
+///
+/// Goes after the HTTP/1 decoder (Hummingbird's `additionalChannelHandlers`), one per
+/// connection, on the connection's event loop only.
+public final class ExpectContinue: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPRequestPart
+    public typealias InboundOut = HTTPRequestPart
+    public typealias OutboundIn = HTTPResponsePart
+    public typealias OutboundOut = HTTPResponsePart
+
+    /// The event a responder sends down the pipeline once the request's body is wanted.
+    public struct Proceed: Sendable {
+        /// The event.
+        public init() {}
+    }
+
+    private enum State { case idle, expecting, continued, closingAfterAnswer }
+    private var state = State.idle
+
+    /// A handler for one connection.
+    public init() {}
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let head) = unwrapInboundIn(data), state == .idle, Self.expectsContinue(head) { state = .expecting }
+        context.fireChannelRead(data)
+    }
+
+    public func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard event is Proceed else { return context.triggerUserOutboundEvent(event, promise: promise) }
+        if state == .expecting {
+            state = .continued
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
+        }
+        promise?.succeed()
+    }
+
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(var head) where head.status.kind != .informational && state == .expecting:
+            state = .closingAfterAnswer
+            head.headerFields[.connection] = "close"
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .end where state == .closingAfterAnswer:
+            state = .idle
+            let written = context.writeAndFlush(data)
+            written.cascade(to: promise)
+            written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        case .end:
+            state = .idle
+            context.write(data, promise: promise)
+        default:
+            context.write(data, promise: promise)
+        }
+    }
+
+    /// `Expect: 100-continue` on a request that has a body to hold back (RFC 9110 §10.1.1:
+    /// the expectation means nothing without one).
+    static func expectsContinue(_ head: HTTPRequest) -> Bool {
+        guard head.headerFields[.expect]?.lowercased() == "100-continue" else { return false }
+        if head.headerFields[.transferEncoding] != nil { return true }
+        return (head.headerFields[.contentLength].flatMap { Int($0) } ?? 0) > 0
+    }
+}
