@@ -27,7 +27,7 @@ enum LocalServer {
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [
                 ConnectionLimit(connections), RequestHeadDeadline(limit: headLimit),
-                RequestBodyPace(timeout: bodyLimit, minimumRate: options.bodyMinRate), ExpectContinue(),
+                RequestBodyPace(timeout: bodyLimit, minimumRate: options.bodyMinRate), CloseAfterAnswer(), ExpectContinue(),
             ],
             idleTimeout: idleTimeout)
         let app = Application(

@@ -8,8 +8,8 @@ import NIOHTTPTypes
 /// second, then sends anyway). The responder says when the head has passed and the body is
 /// wanted (``ForwardingContext/proceedWithBody()``); the `100` goes out then. When the final
 /// answer comes first (the head was refused), the body the client holds back is never read:
-/// the answer gets `Connection: close` and the connection ends with it, so no half-sent body
-/// is taken for the next request.
+/// the answer gets `Connection: close` and the connection ends with it (``CloseAfterAnswer``),
+/// so no half-sent body is taken for the next request.
 ///
 /// Goes after the HTTP/1 decoder (Hummingbird's `additionalChannelHandlers`), one per
 /// connection, on the connection's event loop only.
@@ -25,7 +25,7 @@ public final class ExpectContinue: ChannelDuplexHandler, RemovableChannelHandler
         public init() {}
     }
 
-    private enum State { case idle, expecting, continued, closingAfterAnswer }
+    private enum State { case idle, expecting, continued }
     private var state = State.idle
 
     /// A handler for one connection.
@@ -48,14 +48,9 @@ public final class ExpectContinue: ChannelDuplexHandler, RemovableChannelHandler
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(var head) where head.status.kind != .informational && state == .expecting:
-            state = .closingAfterAnswer
+            // ``CloseAfterAnswer`` ends the connection once this answer is out.
             head.headerFields[.connection] = "close"
             context.write(wrapOutboundOut(.head(head)), promise: promise)
-        case .end where state == .closingAfterAnswer:
-            state = .idle
-            let written = context.writeAndFlush(data)
-            written.cascade(to: promise)
-            written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         case .end:
             state = .idle
             context.write(data, promise: promise)

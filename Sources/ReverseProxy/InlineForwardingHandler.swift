@@ -120,7 +120,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
                 ?? forwarding.decide(head)
             if case .fullPath = decision {} else {
                 exchangesStarted += 1
-                exchange = Exchange(number: exchangesStarted, head: head, closesConnection: Self.asksToClose(head))
+                exchange = Exchange(number: exchangesStarted, head: head, closesConnection: CloseAfterAnswer.saysClose(head.headerFields))
                 carry(decision)
                 return
             }
@@ -184,13 +184,6 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
         finishIfDone()
-    }
-
-    /// `Connection: close` among the request's fields (HTTP/1.1 section 9.6 of RFC 9112).
-    private static func asksToClose(_ head: HTTPRequest) -> Bool {
-        head.headerFields[values: .connection].contains { value in
-            value.split(separator: ",").contains { $0.filter { $0 != " " && $0 != "\t" }.lowercased() == "close" }
-        }
     }
 
     private func send(_ request: HTTPRequest, rejectionCheck: InlineForwarding.RejectionCheck?) {

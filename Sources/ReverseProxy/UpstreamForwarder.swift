@@ -199,7 +199,13 @@ public struct UpstreamForwarder: Sendable {
     /// raw or percent-encoded (400), which could take the request out of the upstream's base
     /// path. Both the full and the inline path ask this first.
     static func refusal(of head: HTTPRequest) -> (head: HTTPResponse, body: [UInt8])? {
-        if head.method == .connect { return errorResponse(.methodNotAllowed, "MethodNotAllowedException", "CONNECT is not supported") }
+        if head.method == .connect {
+            // The HTTP/1 encoder sends any answer to CONNECT without a length: the connection's
+            // end marks where it stops (``CloseAfterAnswer``).
+            var answer = errorResponse(.methodNotAllowed, "MethodNotAllowedException", "CONNECT is not supported")
+            answer.head.headerFields[.connection] = "close"
+            return answer
+        }
         guard let path = head.path, path.hasPrefix("/") else {
             return errorResponse(.badRequest, "BadRequestException", "only origin-form request targets (starting with /) are forwarded")
         }

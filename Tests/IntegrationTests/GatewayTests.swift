@@ -316,6 +316,37 @@ struct GatewayHostileInputTests {
         #expect(after.status == 200)
     }
 
+    /// Every error answer the gateway makes, on either path, says where it ends (a
+    /// `Content-Length` or chunks): an answer without one leaves a keep-alive client waiting.
+    @Test func everyErrorAnswerIsFramed() async throws {
+        let fixture = try GatewayTests.Fixture(["--max-body", "100"])
+        defer { #expect(fixture.gateway.stop() == 0) }
+        let dead = try GatewayProcess(["gateway", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1", "--api-key", "ci=gw-key-123"])
+        defer { #expect(dead.stop() == 0) }
+        let signedGarbage = "Authorization: AWS4-HMAC-SHA256 Credential=garbage\\r\\n"
+        let requests: [(GatewayProcess, String)] = [
+            (fixture.gateway, "GET /x HTTP/1.1\\r\\nHost: h\\r\\nx-api-key: wrong\\r\\n\\r\\n"),
+            (fixture.gateway, "GET /x HTTP/1.1\\r\\nHost: h\\r\\n\\r\\n"),
+            (fixture.gateway, "HEAD /x HTTP/1.1\\r\\nHost: h\\r\\nx-api-key: wrong\\r\\n\\r\\n"),
+            (fixture.gateway, "GET /x HTTP/1.1\\r\\nHost: h\\r\\n\(signedGarbage)\\r\\n"),
+            (fixture.gateway, "POST /x HTTP/1.1\\r\\nHost: h\\r\\nx-api-key: wrong\\r\\nContent-Length: 3\\r\\n\\r\\nabc"),
+            (fixture.gateway, "POST /x HTTP/1.1\\r\\nHost: h\\r\\n\(signedGarbage)Content-Length: 3\\r\\n\\r\\nabc"),
+            (fixture.gateway, "POST /x HTTP/1.1\\r\\nHost: h\\r\\nx-api-key: wrong\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n3\\r\\nabc\\r\\n0\\r\\n\\r\\n"),
+            (fixture.gateway, "POST /x HTTP/1.1\\r\\nHost: h\\r\\nx-api-key: gw-key-123\\r\\nContent-Length: 200\\r\\n\\r\\n" + String(repeating: "b", count: 200)),
+            (fixture.gateway, "CONNECT 127.0.0.1:9 HTTP/1.1\\r\\nHost: h\\r\\n\\r\\n"),
+            (fixture.gateway, "OPTIONS * HTTP/1.1\\r\\nHost: h\\r\\n\\r\\n"),
+            (fixture.gateway, "GET /a/%2e%2e/b HTTP/1.1\\r\\nHost: h\\r\\nx-api-key: gw-key-123\\r\\n\\r\\n"),
+            (dead, "GET /x HTTP/1.1\\r\\nHost: h\\r\\nx-api-key: gw-key-123\\r\\n\\r\\n"),
+            (dead, "POST /x HTTP/1.1\\r\\nHost: h\\r\\nx-api-key: gw-key-123\\r\\nContent-Length: 3\\r\\n\\r\\nabc"),
+        ]
+        for (gateway, request) in requests {
+            let port = String(gateway.url.split(separator: ":").last ?? "")
+            let answer = try await Peers.python("scripts/oracles/raw_http.py", ["127.0.0.1", port, "framed", "10", request])
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(answer.hasSuffix(" framed") && (answer.hasPrefix("4") || answer.hasPrefix("5")), "\(request): \(answer)")
+        }
+    }
+
     @Test func badRequestsAndAHungUpstreamGetBoundedAnswers() async throws {
         let hung = try GatewayProcess([
             "gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.fault + "/hang", "--api-key", "ci=k", "--upstream-timeout", "1",

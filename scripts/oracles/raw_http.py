@@ -17,7 +17,10 @@ with the API key `gw-key-123`), half-close-get and half-close-post (a request, w
 expect-refused (a POST with `Expect: 100-continue` and the key `gw-key-123`, or a wrong one:
 prints "100, then STATUS" when the server asked for the body and answered it, or "STATUS,
 then closed" when it answered without the body and closed), trickle-body (a POST announcing
-1000 bytes, then sending one every 0.5 s: prints the answer once one comes)."""
+1000 bytes, then sending one every 0.5 s: prints the answer once one comes), framed (the
+request given as the fifth argument, with \\r\\n escapes: prints the answer's status and
+"framed" when it has a Content-Length, is chunked, or says Connection: close and the server
+then closes, else "unframed"; a server that does not close leaves the client to time out)."""
 import json
 import select
 import socket
@@ -97,6 +100,19 @@ try:
             print("100, then " + read_response(stream)[0])
         else:
             print(status + (", then closed" if sock.recv(1) == b"" else ", then open"))
+        sys.exit(0)
+    elif kind == "framed":
+        sock.sendall(sys.argv[5].encode().decode("unicode_escape").encode("latin-1"))
+        stream = sock.makefile("rb")
+        status = stream.readline().split(b" ")[1].decode()
+        fields = []
+        while (line := stream.readline()) not in (b"\r\n", b""):
+            fields.append(line.decode("latin-1").lower())
+        framed = any(f.startswith("content-length:") or (f.startswith("transfer-encoding:") and "chunked" in f) for f in fields)
+        if not framed and "connection: close\r\n" in fields:
+            stream.read()  # framed by the connection's end, if it comes
+            framed = True
+        print(status, "framed" if framed else "unframed")
         sys.exit(0)
     elif kind == "trickle-body":
         sock.sendall(b"POST /trickle HTTP/1.1\r\nHost: h\r\nx-api-key: gw-key-123\r\nContent-Length: 1000\r\n\r\n")
