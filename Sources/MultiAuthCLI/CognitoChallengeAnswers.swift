@@ -172,26 +172,3 @@ enum CognitoFirstFactorArgument: String, ExpressibleByArgument, CaseIterable {
         }
     }
 }
-
-/// A QR code of the set-up URI on standard error, drawn by Debian's `qrencode` when it is
-/// installed (nothing otherwise), off the cooperative pool.
-enum QRCode {
-    static func show(_ text: String) async {
-        let candidates = ["/usr/bin/qrencode", "/usr/local/bin/qrencode"]
-        guard let program = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return }
-        await runBlocking { () -> Result<Void, Never> in
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
-            let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(program), strdup("-t"), strdup("ANSIUTF8"), strdup(text), nil]
-            defer { arguments.forEach { free($0) } }
-            var pid = pid_t()
-            if posix_spawn(&pid, program, &actions, nil, arguments, environ) == 0 {
-                var status: Int32 = 0
-                waitpid(pid, &status, 0)
-            }
-            return .success(())
-        }
-    }
-}

@@ -182,7 +182,7 @@ struct LoginCommand: AsyncParsableCommand {
                     let redirect = try LoopbackRedirectServer(port: redirectPort)
                     return try await client.authorizationCode(redirect: redirect, timeout: timeout) { url in
                         StandardError.emit("Open this URL in a browser to sign in:\n\(url)")
-                        BrowserLauncher.open(url)
+                        await BrowserLauncher.open(url)
                     }
                 }
                 }

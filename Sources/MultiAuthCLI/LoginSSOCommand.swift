@@ -41,7 +41,7 @@ extension LoginCommand {
                             "To sign in, visit \(Redaction.quoted(prompt.verificationURI)) and enter the code \(Redaction.quoted(prompt.userCode))")
                         if let complete = prompt.verificationURIComplete {
                             StandardError.emit("(or open \(Redaction.quoted(complete)))")
-                            if openBrowser { BrowserLauncher.open(complete) }
+                            if openBrowser { await BrowserLauncher.open(complete) }
                         }
                     }
                 }

@@ -1,6 +1,5 @@
 import Logins
 import ArgumentParser
-import Dispatch
 import HTTPTransport
 import MultiAuthCore
 import TokenProviders
@@ -107,34 +106,5 @@ struct LogoutCommand: AsyncParsableCommand {
         }
         try await login.run { () async throws(TokenError) in try await logins.remove(name: login.name) }
         StandardError.emit("Removed login '\(login.name)'.")
-    }
-}
-
-/// Opens a URL in the desktop's browser when there is a desktop; otherwise does nothing
-/// (the URL is printed for the user in any case).
-enum BrowserLauncher {
-    /// Opens `url` in `$BROWSER` (else `xdg-open` on a desktop). Only an `https:` or `http:`
-    /// URL with no control character is opened: a server's `file:` URL, or a value a browser
-    /// would take as a flag, never reaches it. The child is reaped.
-    static func open(_ url: String) {
-        guard url.hasPrefix("https://") || url.hasPrefix("http://"), WireText.isSafe(url) else {
-            StandardError.emit("multiauth: not opening \(Redaction.quoted(url)) in a browser: only http and https URLs are opened")
-            return
-        }
-        let environment = ProcessInfo.processInfo.environment
-        let command: String
-        if let browser = environment["BROWSER"], !browser.isEmpty {
-            command = browser
-        } else if environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil {
-            command = "xdg-open"
-        } else {
-            return
-        }
-        var pid = pid_t()
-        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(command), strdup(url), nil]
-        defer { arguments.forEach { free($0) } }
-        guard posix_spawnp(&pid, command, nil, nil, arguments, environ) == 0 else { return }
-        let child = pid
-        DispatchQueue.global().async { _ = waitpid(child, nil, 0) }
     }
 }

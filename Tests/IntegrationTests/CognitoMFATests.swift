@@ -21,11 +21,31 @@ import Testing
         return name
     }
 
-    static func login(_ user: String, _ store: TempStore, _ extra: [String] = []) async throws -> CLITests.Run {
+    static func login(
+        _ user: String, _ store: TempStore, _ extra: [String] = [], environment: [String: String] = [:]
+    ) async throws -> CLITests.Run {
         let setup = try #require(Peers.setup)
         return try await CLITests.run(
             ["login", "cognito", "--user-pool-id", setup.mfaUserPoolId, "--client-id", setup.mfaClientId, "--endpoint", Peers.moto,
-             "--username", user, "--password-stdin", "--name", "mfa"] + extra + store.arguments, input: password + "\n")
+             "--username", user, "--password-stdin", "--name", "mfa"] + extra + store.arguments, environment: environment,
+            input: password + "\n")
+    }
+
+    /// The set-up URI holds the TOTP secret: `qrencode` gets it on its standard input, never
+    /// on its command line, which any user of the host can read in `/proc`.
+    @Test func theQRCodeIsDrawnFromStandardInput() async throws {
+        let folder = try ScratchFolder("qrencode")
+        defer { folder.remove() }
+        _ = try folder.script("qrencode", "printf '%s\\n' \"$@\" > \(folder.path)/argv; cat > \(folder.path)/stdin; echo QR-DRAWN")
+        let path = folder.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let user = try await Self.freshUser()
+        let store = try await TempStore()
+        let run = try await Self.login(user, store, ["--mfa-code-command", Self.codeCommand], environment: ["PATH": path])
+        #expect(run.status == 0 && run.stderr.contains("QR-DRAWN"), "\(run.stderr)")
+        let argv = try String(contentsOfFile: folder.path + "/argv", encoding: .utf8)
+        let stdin = try String(contentsOfFile: folder.path + "/stdin", encoding: .utf8)
+        #expect(argv == "-t\nANSIUTF8\n", "\(argv)")
+        #expect(stdin.hasPrefix("otpauth://totp/") && stdin.contains(Self.motoSecret), "\(stdin)")
     }
 
     @Test func setUpThenCodesFromACommandAndAWrongCodeIsTyped() async throws {

@@ -297,6 +297,19 @@ struct SSOHome {
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/opened"))
     }
 
+    /// A good verification URL goes to `$BROWSER` as its one argument, and the browser is
+    /// started before the login goes on.
+    @Test func theVerificationURLIsOpenedInTheBrowser() async throws {
+        let folder = try ScratchFolder("browser")
+        defer { folder.remove() }
+        let browser = try folder.script("browser", "printf '%s\\n' \"$@\" >> \(folder.path)/opened")
+        let (run, home) = try await hostileLogin("plain", environment: ["BROWSER": browser])
+        defer { home.remove() }
+        #expect(run.status == 0, "\(run.stderr)")
+        let opened = try String(contentsOfFile: folder.path + "/opened", encoding: .utf8)
+        #expect(opened.hasPrefix("http://127.0.0.1:") && opened.contains("user_code=") && opened.split(separator: "\n").count == 1, "\(opened)")
+    }
+
     @Test func anAlreadyExpiredTokenIsRefusedAndNotCached() async throws {
         let (run, home) = try await hostileLogin("expired-token")
         defer { home.remove() }

@@ -44,10 +44,10 @@ public struct SSODeviceLogin: Sendable {
     /// - Throws: ``CredentialsError/serviceError(service:code:message:)`` when the service
     ///   refuses (`AccessDeniedException`, `ExpiredTokenException`), or
     ///   ``CredentialsError/timedOut(source:seconds:)`` when the code expires unapproved.
-    public func run(clientName: String = "multiauth", show: @Sendable (Prompt) -> Void) async throws(CredentialsError) -> String {
+    public func run(clientName: String = "multiauth", show: @Sendable (Prompt) async -> Void) async throws(CredentialsError) -> String {
         let registration = try await oidc.registerClient(name: clientName, scopes: configuration.registrationScopes)
         let device = try await oidc.startDeviceAuthorization(registration, startURL: configuration.startURL)
-        show(Prompt(userCode: device.userCode, verificationURI: device.verificationUri, verificationURIComplete: device.verificationUriComplete))
+        await show(Prompt(userCode: device.userCode, verificationURI: device.verificationUri, verificationURIComplete: device.verificationUriComplete))
         let token = try await poll(device, registration: registration)
         guard token.expiresIn > 0 else {
             throw .serviceError(

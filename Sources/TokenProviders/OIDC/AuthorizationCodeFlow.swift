@@ -6,7 +6,7 @@ extension OpenIDConnectClient {
     /// the redirect is awaited for up to `timeout` seconds, its `state` checked, and the code
     /// exchanged with the verifier. The ID token must carry this login's nonce.
     public func authorizationCode(
-        redirect: LoopbackRedirectServer, timeout: Int = 300, present: @Sendable (String) -> Void
+        redirect: LoopbackRedirectServer, timeout: Int = 300, present: @Sendable (String) async -> Void
     ) async throws(TokenError) -> AuthTokens {
         guard let endpoint = metadata.authorizationEndpoint else {
             throw .invalidParameter(provider: configuration.issuer, message: "the provider has no authorization endpoint")
@@ -20,7 +20,7 @@ extension OpenIDConnectClient {
             ("scope", configuration.scope), ("state", pkce.state), ("nonce", pkce.nonce),
             ("code_challenge", pkce.challenge), ("code_challenge_method", "S256"),
         ])
-        present(endpoint + (endpoint.contains("?") ? "&" : "?") + String(decoding: query, as: UTF8.self))
+        await present(endpoint + (endpoint.contains("?") ? "&" : "?") + String(decoding: query, as: UTF8.self))
         let parameters = try await redirect.waitForRedirect(timeout: timeout)
         guard parameters["state"] == pkce.state else { throw .stateMismatch }
         if let error = parameters["error"] {
