@@ -67,7 +67,7 @@ let package = Package(
         // The shared vocabulary: request bodies, wire URLs, redaction, JSON values, clocks, blocking work.
         .target(name: "MultiAuthCore", dependencies: [httpTypes, logging], swiftSettings: strict),
         .target(name: "SigV4", dependencies: ["MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
-        .target(name: "SigningVectors", dependencies: ["SigV4", "MultiAuthCrypto"], swiftSettings: strict),
+        .target(name: "SigningVectors", dependencies: ["SigV4", "MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
         .target(name: "CredentialStore", dependencies: ["MultiAuthCrypto", "MultiAuthCore", logging], swiftSettings: strict),
         // JWTs checked as a server checks them (key sets, signatures, claims): no transport, no sign-in.
         .target(name: "JSONWebTokens", dependencies: ["MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),

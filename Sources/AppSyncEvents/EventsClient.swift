@@ -75,7 +75,7 @@ public struct EventsClient: Sendable {
         } catch { throw .request(endpoint: endpoint, .transport(.invalidURL(endpoint))) }
         let response: ReceivedResponse
         do { response = try await http.send(request, body: .bytes(Array(body.utf8))).response } catch { throw .request(endpoint: endpoint, error) }
-        guard response.status < 300, let result = try? JSONDecoder().decode(PublishResult.self, from: Data(response.body)) else {
+        guard response.status < 300, let result = try? JSONDecoding.decode(PublishResult.self, from: response.body, what: "the answer") else {
             throw .refused(endpoint: endpoint, status: response.status, message: Self.message(in: response.body))
         }
         return result

@@ -77,7 +77,7 @@ public struct AWSConfiguration: Sendable {
         if let problem = JSONSyntax.firstProblem(in: bytes) {
             throw .invalidJSON(file: file, line: problem.line, column: problem.column, problem: problem.message)
         }
-        guard let root = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)), case .object(let members) = root else {
+        guard let root = try? JSONDecoding.decode(JSONValue.self, from: bytes, what: file), case .object(let members) = root else {
             throw .invalid(file: file, path: "(root)", problem: "must be a JSON object")
         }
         let reader = ConfigurationReader(file: file)

@@ -114,7 +114,7 @@ enum JSONSyntax {
         /// A key as a decoder sees it: escapes resolved, so `"\\u0041"` and `"A"` are one key.
         static func decodedKey(_ quoted: ArraySlice<UInt8>) -> String {
             guard quoted.contains(UInt8(ascii: "\\")) else { return String(decoding: quoted.dropFirst().dropLast(), as: UTF8.self) }
-            return (try? JSONDecoder().decode(String.self, from: Data(quoted))) ?? String(decoding: quoted, as: UTF8.self)
+            return (try? JSONDecoding.decode(String.self, from: quoted, what: "a key")) ?? String(decoding: quoted, as: UTF8.self)
         }
 
         /// A byte for a message: printable ASCII quoted, anything else in hex (never raw).

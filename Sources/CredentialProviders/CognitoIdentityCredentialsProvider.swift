@@ -86,11 +86,12 @@ public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
             body: data,
             headers: [("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", "AWSCognitoIdentityService.\(operation)")],
             signWith: nil)
-        let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body))
-        guard response.status == 200, let answer else {
+        guard response.status == 200 else {
             let error = AWSErrorResponse(response)
             throw .serviceError(service: "cognito-identity", code: error.code ?? "HTTP \(response.status)", message: error.message ?? "")
         }
-        return answer
+        do { return try JSONDecoding.decode(Answer.self, from: response.body, what: "the \(operation) answer") } catch {
+            throw .serviceError(service: "cognito-identity", code: "MalformedResponse", message: error.description)
+        }
     }
 }

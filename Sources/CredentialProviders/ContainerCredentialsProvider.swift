@@ -110,8 +110,9 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
         guard response.status == 200 else {
             throw .serviceError(service: service, code: "HTTP \(response.status)", message: "the endpoint did not hand out credentials")
         }
-        guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(response.body)) else {
-            throw .serviceError(service: service, code: "MalformedResponse", message: "the answer is not credentials JSON")
+        let answer: Answer
+        do { answer = try JSONDecoding.decode(Answer.self, from: response.body, what: "the answer") } catch {
+            throw .serviceError(service: service, code: "MalformedResponse", message: error.description)
         }
         try checkWireSafe([("AccessKeyId", answer.AccessKeyId), ("Token", answer.Token)], source: service)
         return ExpiringCredentials(

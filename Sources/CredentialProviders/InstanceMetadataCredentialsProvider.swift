@@ -41,8 +41,9 @@ public struct InstanceMetadataCredentialsProvider: CredentialsProvider {
         let text = try await client.text(Self.credentialsPath + role)
         let service = "\(client.service) role '\(role)'"
         // The document is never quoted: it carries the secret.
-        guard let document = try? JSONDecoder().decode(Document.self, from: Data(text.utf8)) else {
-            throw .serviceError(service: service, code: "MalformedResponse", message: "the answer is not credentials JSON")
+        let document: Document
+        do { document = try JSONDecoding.decode(Document.self, from: text, what: "the answer") } catch {
+            throw .serviceError(service: service, code: "MalformedResponse", message: error.description)
         }
         guard let keyId = document.AccessKeyId, let secret = document.SecretAccessKey, let token = document.Token,
             let expiration = document.Expiration.flatMap(ISO8601.parse)

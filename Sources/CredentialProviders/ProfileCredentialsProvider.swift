@@ -147,8 +147,9 @@ enum CredentialProcess {
             if case .timedOut(let seconds) = error { throw .timedOut(source: "credential_process '\(command)'", seconds: seconds) }
             throw .credentialProcessFailed(command: command, problem: error.description)
         }
-        guard let parsed = try? JSONDecoder().decode(Output.self, from: Data(output)) else {
-            throw .credentialProcessFailed(command: command, problem: "output is not the expected JSON")
+        let parsed: Output
+        do { parsed = try JSONDecoding.decode(Output.self, from: output, what: "its output") } catch {
+            throw .credentialProcessFailed(command: command, problem: error.description)
         }
         guard parsed.Version == 1 else {
             throw .credentialProcessFailed(command: command, problem: "unsupported Version \(parsed.Version)")

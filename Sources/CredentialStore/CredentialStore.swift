@@ -250,9 +250,9 @@ public final class CredentialStore: Sendable {
         var plaintext = try StoreFormat.open(bytes, header: header, keys: keys, path: path)
         defer { SecureMemory.zero(&plaintext) }
         do {
-            return Opened(header: header, keys: keys, payload: try JSONDecoder().decode(StorePayload.self, from: Data(plaintext)))
+            return Opened(header: header, keys: keys, payload: try JSONDecoding.decode(StorePayload.self, from: plaintext, what: "the decrypted item list"))
         } catch {
-            throw .corrupted(path: path, reason: "the decrypted payload is not a valid item list")
+            throw .corrupted(path: path, reason: error.description)
         }
     }
 

@@ -1,3 +1,5 @@
+import MultiAuthCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -16,7 +18,7 @@ public struct AWSErrorResponse: Sendable, Equatable {
 
     /// Reads `response`.
     public init(_ response: ReceivedResponse) {
-        let json = try? JSONDecoder().decode(JSONErrorBody.self, from: Data(response.body.prefix(64 * 1024)))
+        let json = try? JSONDecoding.decode(JSONErrorBody.self, from: response.body.prefix(64 * 1024), what: "an error body")
         let xml = json == nil ? String(decoding: response.body.prefix(64 * 1024), as: UTF8.self) : ""
         let raw = response.header("x-amzn-ErrorType") ?? json?.__type ?? json?.code ?? json?.error ?? XMLText.value(of: "Code", in: xml)
         code = raw.map(Self.bareCode)

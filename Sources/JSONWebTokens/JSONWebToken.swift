@@ -44,8 +44,8 @@ public struct JSONWebToken: Sendable {
         }
         let bytes: [UInt8]
         do { bytes = try Base64.decode(Substring(part)) } catch { throw .invalidToken(reason: "the \(name) is not base64url") }
-        do { return try JSONDecoder().decode(T.self, from: Data(bytes)) } catch {
-            throw .invalidToken(reason: "the \(name) is not a JSON object")
+        do { return try JSONDecoding.decode(T.self, from: bytes, what: "the \(name)") } catch {
+            throw .invalidToken(reason: error.description)
         }
     }
 }

@@ -117,8 +117,8 @@ public struct LoginStore: Sendable {
     }
 
     func decode(_ bytes: [UInt8], name: String) throws(TokenError) -> LoginRecord {
-        do { return try JSONDecoder().decode(LoginRecord.self, from: Data(bytes)) } catch {
-            throw TokenError.storage("login '\(name)' in \(store.path) is not a login record")
+        do { return try JSONDecoding.decode(LoginRecord.self, from: bytes, what: "login '\(name)' in \(store.path)") } catch {
+            throw TokenError.storage(error.description)
         }
     }
 

@@ -1,4 +1,5 @@
 import CredentialStore
+import MultiAuthCore
 import MultiAuthCrypto
 import TokenProviders
 
@@ -27,10 +28,11 @@ public struct StoredCognitoDevices: CognitoDeviceStore {
             return nil
         }
         defer { SecureMemory.zero(&bytes) }
-        guard let device = try? JSONDecoder().decode(CognitoRememberedDevice.self, from: Data(bytes)) else {
-            throw .storage("the device kept for '\(userId)' in \(store.path) is not a device record")
+        do {
+            return try JSONDecoding.decode(CognitoRememberedDevice.self, from: bytes, what: "the device kept for '\(userId)' in \(store.path)")
+        } catch {
+            throw .storage(error.description)
         }
-        return device
     }
 
     public func save(_ device: CognitoRememberedDevice, for userId: String) async throws(TokenError) {

@@ -38,9 +38,9 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
     }
 
     /// Parses JSON text (any value at the top).
-    /// - Throws: the decoder's error when `text` is not JSON.
-    public static func decode(_ text: String) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    /// - Throws: ``JSONDecodingError`` when `text` is not JSON.
+    public static func decode(_ text: String) throws(JSONDecodingError) -> JSONValue {
+        try JSONDecoding.decode(JSONValue.self, from: text, what: "the text")
     }
 
     /// The string, if this is one.

@@ -122,8 +122,11 @@ struct GatewayCommand: AsyncParsableCommand {
         case .success(let bytes): data = bytes
         case .failure(let failure): throw CLIError("--iam-credentials", "'\(path)' \(failure)")
         }
-        guard let table = try? JSONDecoder().decode([String: String].self, from: Data(data)), !table.isEmpty
-        else { throw CLIError("--iam-credentials", "'\(path)' is not a JSON object of access key ids and secrets") }
+        let table: [String: String]
+        do { table = try JSONDecoding.decode([String: String].self, from: data, what: "'\(path)'") } catch {
+            throw CLIError("--iam-credentials", "\(error.description) (an object of access key ids and secrets)")
+        }
+        guard !table.isEmpty else { throw CLIError("--iam-credentials", "'\(path)' holds no access key id") }
         return table
     }
 

@@ -1,3 +1,5 @@
+import MultiAuthCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -41,10 +43,8 @@ public struct SigningContext: Sendable, Decodable {
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw .unreadable(path: path, reason: "cannot read file")
         }
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        do { return try decoder.decode(SigningContext.self, from: data) } catch {
-            throw .malformed(path: path, reason: VectorError.describe(decoding: error))
+        do { return try JSONDecoding.decode(SigningContext.self, from: data, what: "the file", snakeCaseKeys: true) } catch {
+            throw .malformed(path: path, reason: error.problem)
         }
     }
 

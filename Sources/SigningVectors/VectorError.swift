@@ -11,14 +11,4 @@ public enum VectorError: Error, Sendable, CustomStringConvertible {
         case .malformed(let path, let reason): "\(path): \(reason)"
         }
     }
-
-    static func describe(decoding error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, _): "missing key '\(key.stringValue)'"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            "wrong type at '\(context.codingPath.map(\.stringValue).joined(separator: "."))'"
-        case DecodingError.dataCorrupted: "not valid JSON"
-        default: "cannot decode"
-        }
-    }
 }

@@ -1,3 +1,5 @@
+import MultiAuthCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -119,8 +121,8 @@ public enum VectorLoader {
         guard exists(folder, "public-key.json"),
             let data = FileManager.default.contents(atPath: folder.appendingPathComponent("public-key.json").path)
         else { return nil }
-        do { return try JSONDecoder().decode(VectorCase.PublicKey.self, from: data) } catch {
-            throw .malformedRequest("public-key.json is not {\"X\": hex, \"Y\": hex}")
+        do { return try JSONDecoding.decode(VectorCase.PublicKey.self, from: data, what: "public-key.json") } catch {
+            throw .malformedRequest("\(error.description) ({\"X\": hex, \"Y\": hex})")
         }
     }
 

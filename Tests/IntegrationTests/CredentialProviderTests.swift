@@ -69,12 +69,17 @@ final class AWSFiles: Sendable {
             credential_process = echo not-json
             [profile failing]
             credential_process = exit 3
+            [profile partial]
+            credential_process = printf '{"Version":1,"AccessKeyId":"AKIDPART","SessionToken":"t"}'
             """)
         let resolved = try await ProfileCredentialsProvider(profile: "proc", environment: files.environment(), http: http).credentials()
         #expect(resolved.credentials.accessKeyId == "AKIDPROC")
         #expect(resolved.credentials.sessionToken == "t")
         #expect(resolved.expiration == Date(timeIntervalSince1970: 4_070_908_800))
-        for (profile, problem) in [("broken", "output is not the expected JSON"), ("failing", "exited(3)")] {
+        for (profile, problem) in [
+            ("broken", "its output is not the JSON expected: not valid JSON"), ("failing", "exited(3)"),
+            ("partial", #"its output is not the JSON expected: no "SecretAccessKey""#),
+        ] {
             await #expect {
                 try await ProfileCredentialsProvider(profile: profile, environment: files.environment(), http: http).credentials()
             } throws: { error in

@@ -151,7 +151,7 @@ public final class AppSyncClient: Sendable {
     /// the replay with the mutation still queued (sending it without variables would be wrong).
     private func storedVariables(of mutation: OfflineMutationQueue.Pending) throws(AppSyncClientError) -> JSONValue? {
         guard !mutation.variables.isEmpty, mutation.variables != "null" else { return nil }
-        do { return try JSONDecoder().decode(JSONValue.self, from: Data(mutation.variables.utf8)) } catch {
+        do { return try JSONDecoding.decode(JSONValue.self, from: mutation.variables, what: "the queued variables") } catch {
             throw .undecodableQueuedVariables(entry: entry.name, mutationId: mutation.id)
         }
     }
@@ -209,7 +209,7 @@ public final class AppSyncClient: Sendable {
     }
 
     private func decode(_ body: [UInt8], status: Int, contentType: String) throws(AppSyncClientError) -> GraphQLResult {
-        guard let result = try? JSONDecoder().decode(GraphQLResult.self, from: Data(body)), result.data != nil || !result.errors.isEmpty else {
+        guard let result = try? JSONDecoding.decode(GraphQLResult.self, from: body, what: "the answer"), result.data != nil || !result.errors.isEmpty else {
             throw .notJSON(entry: entry.name, url: entry.apiURL, status: status, contentType: contentType)
         }
         return result

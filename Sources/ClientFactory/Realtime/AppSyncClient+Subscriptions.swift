@@ -80,7 +80,7 @@ extension GraphQLResult {
             return
         }
         let errors: [GraphQLError]
-        if let list = members["errors"], let decoded = try? JSONDecoder().decode([GraphQLError].self, from: Data(list.description.utf8)) {
+        if let list = members["errors"], let decoded = try? JSONDecoding.decode([GraphQLError].self, from: list.description, what: "the errors") {
             errors = decoded
         } else {
             errors = []

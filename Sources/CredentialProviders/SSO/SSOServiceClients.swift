@@ -47,10 +47,9 @@ struct SSOServiceCall {
             let error = AWSErrorResponse(response)
             throw .serviceError(service: service, code: error.code ?? "HTTP \(response.status)", message: error.message ?? "")
         }
-        guard let decoded = try? JSONDecoder().decode(Answer.self, from: Data(response.body)) else {
-            throw .serviceError(service: service, code: "MalformedResponse", message: "the answer is not \(answer)")
+        do { return try JSONDecoding.decode(Answer.self, from: response.body, what: "the answer (\(answer))") } catch {
+            throw .serviceError(service: service, code: "MalformedResponse", message: error.description)
         }
-        return decoded
     }
 }
 

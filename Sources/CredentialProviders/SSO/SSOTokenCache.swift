@@ -67,7 +67,7 @@ public struct SSOTokenCache: Sendable {
     public func read(_ configuration: SSOSessionConfiguration) throws(CredentialsError) -> SSOToken? {
         let path = path(for: configuration)
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        guard case .object(let fields)? = try? JSONDecoder().decode(JSONValue.self, from: data),
+        guard case .object(let fields)? = try? JSONDecoding.decode(JSONValue.self, from: data, what: path),
             fields["accessToken"]?.stringValue != nil, fields["expiresAt"]?.stringValue.flatMap(ISO8601.parse) != nil
         else {
             throw .ssoCache(path: path, problem: "is not an SSO token cache (JSON with accessToken and expiresAt)")

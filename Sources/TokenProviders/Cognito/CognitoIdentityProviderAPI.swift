@@ -47,7 +47,7 @@ struct CognitoIdentityProviderAPI: Sendable {
             switch ChallengeParameters?[key] {
             case .array(let items)?: return items.compactMap(\.stringValue)
             case .string(let text)?:
-                guard case .array(let items)? = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else { return [] }
+                guard case .array(let items)? = try? JSONDecoding.decode(JSONValue.self, from: text, what: key) else { return [] }
                 return items.compactMap(\.stringValue)
             default: return []
             }
@@ -130,8 +130,8 @@ struct CognitoIdentityProviderAPI: Sendable {
             throw .unreachable(provider: "\(Self.provider) (\(configuration.endpoint))", problem: error.description)
         }
         guard (200..<300).contains(response.status) else { throw Self.error(from: response, secrets: secrets + [configuration.clientSecret ?? ""]) }
-        do { return try JSONDecoder().decode(Response.self, from: Data(response.body)) } catch {
-            throw .malformedResponse(provider: Self.provider, problem: "\(operation) answered HTTP \(response.status) with an unexpected body")
+        do { return try JSONDecoding.decode(Response.self, from: response.body, what: "the \(operation) answer (HTTP \(response.status))") } catch {
+            throw .malformedResponse(provider: Self.provider, problem: error.description)
         }
     }
 

@@ -29,8 +29,8 @@ struct OAuthHTTP: Sendable {
     func getJSON<T: Decodable>(_ type: T.Type, from url: String, what: String) async throws(TokenError) -> T {
         let response = try await send(url, headers: [("Accept", "application/json")], body: nil)
         guard response.status == 200 else { throw .malformedResponse(provider: provider, problem: "\(what) at \(url) answered HTTP \(response.status)") }
-        do { return try JSONDecoder().decode(T.self, from: Data(response.body)) } catch {
-            throw .malformedResponse(provider: provider, problem: "\(what) at \(url) is not the expected JSON")
+        do { return try JSONDecoding.decode(T.self, from: response.body, what: "\(what) at \(url)") } catch {
+            throw .malformedResponse(provider: provider, problem: error.description)
         }
     }
 
@@ -44,11 +44,11 @@ struct OAuthHTTP: Sendable {
         let response = try await send(url, headers: headers, body: FormURLEncoding.encode(pairs))
         if (200..<300).contains(response.status) {
             if T.self == EmptyResponse.self, let empty = EmptyResponse() as? T { return .success(empty) }
-            do { return .success(try JSONDecoder().decode(T.self, from: Data(response.body))) } catch {
-                throw .malformedResponse(provider: provider, problem: "\(url) answered HTTP \(response.status) with an unexpected body")
+            do { return .success(try JSONDecoding.decode(T.self, from: response.body, what: "the answer of \(url) (HTTP \(response.status))")) } catch {
+                throw .malformedResponse(provider: provider, problem: error.description)
             }
         }
-        guard let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)) else {
+        guard let body = try? JSONDecoding.decode(ErrorBody.self, from: response.body, what: "an OAuth error body") else {
             throw .service(provider: provider, code: "HTTP \(response.status)", message: "\(url) answered without an OAuth error body")
         }
         let message = String((body.error_description ?? "no description").prefix(300)).redacting(secrets + [client.secret ?? ""])
