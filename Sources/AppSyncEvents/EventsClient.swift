@@ -59,7 +59,7 @@ public struct EventsClient: Sendable {
         self.endpoint = endpoint
         self.mode = mode
         // A publish is sent once: a retried one could be delivered twice.
-        http = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, maxAttempts: 1, logger: logger)
+        http = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, retry: .once, logger: logger)
         let dialect = AppSyncEventsDialect(httpEndpoint: endpoint, mode: mode, authorizer: authorizer)
         connection = webSocket.map { RealtimeConnection(dialect: dialect, connector: $0, settings: settings, logger: logger) }
     }

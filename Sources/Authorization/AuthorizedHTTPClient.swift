@@ -13,8 +13,8 @@ import Foundation
 
 /// Sends requests through an authorizer, with retries and clock-skew correction.
 ///
-/// Retries: connection errors, 5xx, 429 and throttling error codes, with exponential
-/// backoff and full jitter, at most `maxAttempts` tries. Clock skew: when the server
+/// Retries: connection errors, 5xx, 429 and throttling error codes, waiting as `retry`
+/// says (``MultiAuthCore/Backoff``: exponential with jitter, 3 attempts by default). Clock skew: when the server
 /// rejects the signing time (RequestTimeTooSkewed, RequestExpired, RequestInTheFuture,
 /// InvalidSignatureException "Signature expired"/"not yet current"), the offset is taken
 /// from its `Date` header, the request is authorized again, and the offset is kept.
@@ -24,8 +24,7 @@ public final class AuthorizedHTTPClient: Sendable {
     private let transport: any HTTPSender
     /// The authorizer every request goes through.
     public let authorizer: any RequestAuthorizer
-    private let maxAttempts: Int
-    private let baseDelay: Double
+    private let retry: Backoff
     private let clock: TimeSource
     private let logger: Logger
     private let skew = Mutex<Double>(0)
@@ -33,13 +32,12 @@ public final class AuthorizedHTTPClient: Sendable {
     /// Creates a client. `clock` is the local time signatures start from; `logger` gets a
     /// debug line for every retry and re-signing, with its reason.
     public init(
-        transport: any HTTPSender, authorizer: any RequestAuthorizer, maxAttempts: Int = 3, baseDelay: Double = 0.1,
+        transport: any HTTPSender, authorizer: any RequestAuthorizer, retry: Backoff = Backoff(),
         clock: TimeSource = .system, logger: Logger = .disabled
     ) {
         self.transport = transport
         self.authorizer = authorizer
-        self.maxAttempts = max(1, maxAttempts)
-        self.baseDelay = baseDelay
+        self.retry = retry
         self.clock = clock
         self.logger = logger
     }
@@ -87,16 +85,16 @@ public final class AuthorizedHTTPClient: Sendable {
                     correctedSkew = true
                     continue
                 }
-                if attempt < maxAttempts, canRepeat, ServerErrors.isRetryable(response) {
+                if retry.allowsRetry(after: attempt), canRepeat, ServerErrors.isRetryable(response) {
                     logger.debug("retrying", metadata: ["attempt": "\(attempt)", "reason": "HTTP \(response.status) \(ServerErrors.code(response) ?? "")"])
-                    try await backoff(attempt)
+                    try await backoff(after: attempt)
                     continue
                 }
                 return (response, authorized)
             case .failure(let error):
-                if attempt < maxAttempts, canRepeat, error.isTransient {
+                if retry.allowsRetry(after: attempt), canRepeat, error.isTransient {
                     logger.debug("retrying", metadata: ["attempt": "\(attempt)", "reason": "\(error)"])
-                    try await backoff(attempt)
+                    try await backoff(after: attempt)
                     continue
                 }
                 throw .transport(error)
@@ -104,9 +102,8 @@ public final class AuthorizedHTTPClient: Sendable {
         }
     }
 
-    private func backoff(_ attempt: Int) async throws(RequestError) {
-        let cap = min(5.0, baseDelay * Double(1 << min(attempt - 1, 16)))
-        do { try await Task.sleep(for: .seconds(Double.random(in: 0...cap))) } catch { throw .transport(.cancelled) }
+    private func backoff(after failures: Int) async throws(RequestError) {
+        do { try await retry.wait(after: failures) } catch { throw .transport(.cancelled) }
     }
 }
 

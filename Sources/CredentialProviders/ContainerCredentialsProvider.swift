@@ -19,7 +19,7 @@ import Foundation
 /// - `Authorization` comes from `AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE` (read again on every
 ///   call: Pod Identity rotates it), else `AWS_CONTAINER_AUTHORIZATION_TOKEN`; a token with CR or
 ///   LF is refused.
-/// - Up to three attempts, `retryDelay` apart, as botocore makes.
+/// - Up to three attempts, about a second apart (`retry`), as botocore makes.
 public struct ContainerCredentialsProvider: CredentialsProvider {
     /// The ECS credentials host for relative URIs.
     public static let ecsHost = "169.254.170.2"
@@ -27,7 +27,7 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
 
     let environment: [String: String]
     let http: any HTTPSender
-    let retryDelay: Duration
+    let retry: Backoff
 
     /// True when `environment` names a container endpoint (the provider is tried only then).
     public static func isConfigured(_ environment: [String: String]) -> Bool {
@@ -35,22 +35,22 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
     }
 
     /// Reads `environment` (default: the process environment) on every call.
-    public init(environment: [String: String]? = nil, http: any HTTPSender, retryDelay: Duration = .seconds(1)) {
+    public init(environment: [String: String]? = nil, http: any HTTPSender, retry: Backoff = Backoff(base: .seconds(1), cap: .seconds(1), maxAttempts: 3)) {
         self.environment = environment ?? ProcessInfo.processInfo.environment
         self.http = http
-        self.retryDelay = retryDelay
+        self.retry = retry
     }
 
     public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
         var (request, source) = try endpoint()
         request.headerFields[.accept] = "application/json"
         if let token = try authorizationToken() { request.headerFields[.authorization] = token }
-        var attempt = 0
+        var failures = 0
         while true {
-            attempt += 1
-            do throws(CredentialsError) { return try await fetch(request, source: source) } catch {
-                guard attempt < 3, error.isWorthRetrying else { throw error }
-                try? await Task.sleep(for: retryDelay)
+            do throws(CredentialsError) { return try await fetch(request, source: source) } catch let failure {
+                failures += 1
+                guard retry.allowsRetry(after: failures), failure.isWorthRetrying else { throw failure }
+                do { try await retry.wait(after: failures) } catch { throw failure }  // cancelled: no more attempts
             }
         }
     }

@@ -101,14 +101,17 @@ public final class InstanceMetadataClient: Sendable {
         }
     }
 
-    /// One request, tried `attempts` times while the transport fails or the answer is a 5xx.
+    /// One request, tried `attempts` times while the transport fails or the answer is a 5xx,
+    /// with ``MultiAuthCore/Backoff``'s waits between (from 100 ms).
     private func send(_ method: HTTPRequest.Method, _ path: String, headers: [(String, String)]) async throws(CredentialsError) -> ReceivedResponse {
         let request: HTTPRequest
         do { request = try HTTPRequest(method: method, wireURL: settings.endpoint + "latest/" + path, headerFields: HTTPFields(checking: headers)) } catch {
             throw .invalidSetting(source: "the instance metadata endpoint", problem: "\(Redaction.url(settings.endpoint)) is not a usable URL")
         }
-        var failure = CredentialsError.transport(service: service, problem: "no attempt was made")
-        for _ in 0..<max(settings.attempts, 1) {
+        let retry = Backoff(base: .milliseconds(100), cap: .seconds(1), maxAttempts: settings.attempts)
+        var failures = 0
+        while true {
+            let failure: CredentialsError
             do throws(HTTPTransportError) {
                 let response = try await http.send(request)
                 if response.status < 500 { return response }
@@ -116,8 +119,10 @@ public final class InstanceMetadataClient: Sendable {
             } catch {
                 failure = .transport(service: service, problem: error.description)
             }
+            failures += 1
+            guard retry.allowsRetry(after: failures) else { throw failure }
+            do { try await retry.wait(after: failures) } catch { throw failure }  // cancelled: no more attempts
         }
-        throw failure
     }
 }
 

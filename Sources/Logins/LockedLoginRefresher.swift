@@ -61,7 +61,8 @@ struct LockedLoginRefresher: TokenRefresher {
 
     private func save(_ updated: LoginRecord, through lease: StoreLease) async {
         var lastError = ""
-        for attempt in 1...3 {
+        let retry = Backoff(base: .milliseconds(50), cap: .milliseconds(200), maxAttempts: 3)
+        for attempt in 1...retry.maxAttempts {
             do {
                 var bytes = try logins.encode(updated)
                 defer { SecureMemory.zero(&bytes) }
@@ -70,7 +71,8 @@ struct LockedLoginRefresher: TokenRefresher {
             } catch {
                 lastError = "\(error)"
                 logger.debug("saving the refreshed login failed", metadata: ["login": "\(name)", "attempt": "\(attempt)"])
-                try? await Task.sleep(for: .milliseconds(50 * attempt))
+                guard retry.allowsRetry(after: attempt) else { break }
+                do { try await retry.wait(after: attempt) } catch { break }
             }
         }
         logger.warning(

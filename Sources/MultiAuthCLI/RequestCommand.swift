@@ -77,7 +77,7 @@ struct RequestCommand: AsyncParsableCommand {
         options.totalTimeout = maxTime
         options.stallTimeout = speedTime
         let client = AuthorizedHTTPClient(
-            transport: CurlHTTPClient(options: options), authorizer: authorizer, maxAttempts: max(1, retries), logger: logger)
+            transport: CurlHTTPClient(options: options), authorizer: authorizer, retry: Backoff(maxAttempts: retries), logger: logger)
         let file = output.map(OutputFile.init)
         // The body goes out as it arrives; an error body (400 or more) comes back in memory.
         let destination: ResponseDestination =

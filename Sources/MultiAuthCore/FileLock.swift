@@ -42,17 +42,21 @@ public struct FileLock: ~Copyable, Sendable {
         close(descriptor)
     }
 
-    /// Takes the lock without blocking a thread: non-blocking attempts 5 ms apart, so the wait
-    /// ends at `timeout` or as soon as the calling task is cancelled (a command's time limit).
+    /// Takes the lock without blocking a thread: non-blocking attempts with ``Backoff``'s waits
+    /// between them (5 ms growing to 50 ms), so the wait ends at `timeout` or as soon as the
+    /// calling task is cancelled (a command's time limit).
     /// The lock is held until the returned value is released or dropped.
     public static func acquire(path: String, timeout: Double) async throws(FileLockError) -> HeldFileLock {
         let attempt = try Attempt(path: path)
         let start = ContinuousClock.now
+        let retry = Backoff(base: .milliseconds(5), cap: .milliseconds(50), maxAttempts: .max)
+        var failures = 0
         while try !attempt.lock() {
+            failures += 1
             let elapsed = ContinuousClock.now - start
             let waited = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            guard waited < timeout, !Task.isCancelled else { throw .timedOut(path: path, waitedSeconds: waited) }
-            try? await Task.sleep(for: .milliseconds(5))
+            guard waited < timeout else { throw .timedOut(path: path, waitedSeconds: waited) }
+            do { try await retry.wait(after: failures) } catch { throw .timedOut(path: path, waitedSeconds: waited) }
         }
         return HeldFileLock(FileLock(holding: attempt.take()))
     }

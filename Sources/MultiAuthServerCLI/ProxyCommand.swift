@@ -42,7 +42,7 @@ struct ProxyCommand: AsyncParsableCommand {
         let payloadSigning = unsignedPayload ? .unsigned : try upload.payloadSigning(auth: access.auth)
         let authorizer = try await access.authorizer(forHost: host, logger: logger, payloadSigning: payloadSigning)
         try await LocalServer.withUpstreamSender(server) { transport in
-            let client = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, maxAttempts: 1, logger: logger)
+            let client = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, retry: .once, logger: logger)
             let responder: SigningProxyResponder
             do throws(ReverseProxyError) {
                 responder = try SigningProxyResponder(

@@ -12,7 +12,7 @@ import Foundation
 ///
 /// After `connection_ack` it expects a frame (`ka` or data) at least every
 /// `connectionTimeoutMs`; a connection that stays silent longer is dead and replaced. After a
-/// drop it connects again with ``ReconnectBackoff`` (from 100 ms, jittered) and sends every
+/// drop it connects again after ``MultiAuthCore/Backoff``'s waits (from 100 ms, jittered) and sends every
 /// live subscription again with fresh authorization (a new signature, a refreshed token). A
 /// subscription the server refuses ends with ``RealtimeError/subscriptionRefused(endpoint:errors:)``
 /// and is not retried; a refused connection (`connection_error` with an authorization error)
@@ -25,16 +25,16 @@ public actor RealtimeConnection {
         /// The keep-alive limit when `connection_ack` gives none.
         public var keepAliveTimeout: Duration
         /// The waits between connections.
-        public var backoff: ReconnectBackoff
+        public var backoff: Backoff
         /// Messages kept for a subscriber that does not keep up. One more, and the subscription
         /// ends with ``RealtimeError/subscriberBehind(endpoint:limit:)`` after the messages
         /// kept: a message is never dropped unnoticed.
         public var bufferLimit: Int
 
-        /// The defaults: 15 s for the ack, 5 min keep-alive, ``ReconnectBackoff``'s defaults, 4096 messages.
+        /// The defaults: 15 s for the ack, 5 min keep-alive, waits from 100 ms to 5 s, giving up after 10 failed connections in a row, 4096 messages.
         public init(
             acknowledgementTimeout: Duration = .seconds(15), keepAliveTimeout: Duration = .seconds(300),
-            backoff: ReconnectBackoff = ReconnectBackoff(), bufferLimit: Int = 4096
+            backoff: Backoff = Backoff(base: .milliseconds(100), cap: .seconds(5), maxAttempts: 10), bufferLimit: Int = 4096
         ) {
             self.acknowledgementTimeout = acknowledgementTimeout
             self.keepAliveTimeout = keepAliveTimeout
@@ -144,9 +144,9 @@ public actor RealtimeConnection {
                     finishAll(.gaveUp(endpoint: dialect.endpoint, attempts: failures, lastReason: lastReason))
                     break
                 }
-                let delay = settings.backoff.delay(attempt: attempt, random: random())
+                let delay = settings.backoff.delay(after: attempt + 1, random: random())
                 logger.info("reconnecting", metadata: ["endpoint": "\(dialect.endpoint)", "after": "\(delay)"])
-                try? await clock.sleep(for: delay)
+                do { try await clock.sleep(for: delay) } catch { break }  // cancelled: the connection is closing
                 attempt += 1
                 if subscriptions.isEmpty { break }
             }

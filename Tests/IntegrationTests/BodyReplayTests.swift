@@ -35,7 +35,7 @@ import Testing
         }
     }
 
-    let client = AuthorizedHTTPClient(transport: CurlHTTPClient(), authorizer: NoAuthorizer(), maxAttempts: 3, baseDelay: 0)
+    let client = AuthorizedHTTPClient(transport: CurlHTTPClient(), authorizer: NoAuthorizer(), retry: Backoff(base: .zero, maxAttempts: 3))
 
     @Test func aStreamThatCannotBeReplayedIsSentOnceEvenAfterA503() async throws {
         let opens = Opens()
@@ -79,7 +79,7 @@ import Testing
         defer { unlink(path) }
         let credentials = StaticCredentialsProvider(AWSCredentials(accessKeyId: Peers.keyId, secretAccessKey: Peers.secret))
         let signer = IAMAuthorizer(credentials: credentials, region: "us-east-1", service: "execute-api")
-        let removing = AuthorizedHTTPClient(transport: CurlHTTPClient(), authorizer: RemovingAuthorizer(inner: signer, path: path), baseDelay: 0)
+        let removing = AuthorizedHTTPClient(transport: CurlHTTPClient(), authorizer: RemovingAuthorizer(inner: signer, path: path), retry: Backoff(base: .zero))
         let request = try HTTPRequest(method: .put, wireURL: Peers.api + "/iam/vanishing")
         await #expect {
             try await removing.send(request, body: .file(path: path))

@@ -1,6 +1,7 @@
 import CredentialProviders
 import Foundation
 import HTTPTransport
+import MultiAuthCore
 import SigV4
 import Testing
 
@@ -19,7 +20,7 @@ extension ContainerTokenUsers {
         }
 
         static func ours(_ environment: [String: String]) async throws(CredentialsError) -> AWSCredentials {
-            try await ContainerCredentialsProvider(environment: environment, http: CurlHTTPClient(), retryDelay: .zero).credentials().credentials
+            try await ContainerCredentialsProvider(environment: environment, http: CurlHTTPClient(), retry: Backoff(base: .zero)).credentials().credentials
         }
 
         @Test func theSameCredentialsAsBotocoreAndATokenFileReadOnEveryCall() async throws {

@@ -7,14 +7,15 @@ import Testing
 /// The protocol pieces that need no server: backoff, frame parsing, operation kinds.
 @Suite(.timeLimit(.minutes(5))) struct ProtocolTests {
     @Test func backoffDoublesFromItsBaseUpToItsCapWithEqualJitter() {
-        let backoff = ReconnectBackoff(base: .milliseconds(100), cap: .seconds(5))
-        // Hand-derived: step = min(5 s, 100 ms × 2^attempt); wait = step/2 + step/2 × random.
-        #expect(backoff.delay(attempt: 0, random: 0) == .milliseconds(50))
-        #expect(backoff.delay(attempt: 0, random: 1) == .milliseconds(100))
-        #expect(backoff.delay(attempt: 3, random: 0.5) == .milliseconds(600))
-        #expect(backoff.delay(attempt: 6, random: 0) == .milliseconds(2500))
-        #expect(backoff.delay(attempt: 40, random: 1) == .seconds(5))
-        #expect(backoff.delay(attempt: 1, random: 7) == .milliseconds(200))
+        let backoff = Backoff(base: .milliseconds(100), cap: .seconds(5))
+        // Hand-derived: step = min(5 s, 100 ms × 2^(failures - 1)); wait = step/2 + step/2 × random.
+        #expect(backoff.delay(after: 1, random: 0) == .milliseconds(50))
+        #expect(backoff.delay(after: 1, random: 1) == .milliseconds(100))
+        #expect(backoff.delay(after: 4, random: 0.5) == .milliseconds(600))
+        #expect(backoff.delay(after: 7, random: 0) == .milliseconds(2500))
+        #expect(backoff.delay(after: 41, random: 1) == .seconds(5))
+        #expect(backoff.delay(after: 2, random: 7) == .milliseconds(200))
+        #expect(backoff.allowsRetry(after: 2) && !backoff.allowsRetry(after: 3) && !Backoff.once.allowsRetry(after: 1))
     }
 
     static let dialect = AppSyncGraphQLDialect(apiURL: "https://example.appsync-api.us-east-1.amazonaws.com/graphql", mode: .apiKey, authorizer: NoAuthorizer())

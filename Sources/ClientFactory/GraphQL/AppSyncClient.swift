@@ -50,7 +50,7 @@ public final class AppSyncClient: Sendable {
         self.databases = databases
         self.logger = logger
         http = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, logger: logger)
-        mutationHTTP = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, maxAttempts: 1, logger: logger)
+        mutationHTTP = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, retry: .once, logger: logger)
         self.registration = registration
         cache = QueryCache(database: databases.queries)
         queue = OfflineMutationQueue(database: databases.offlineMutations)

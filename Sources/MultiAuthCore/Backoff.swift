@@ -1,0 +1,40 @@
+/// The one retry strategy: how many attempts to make and how long to wait between them.
+///
+/// Waits grow exponentially from `base` to at most `cap`, with "equal jitter" (half of each
+/// step fixed, half random), so clients that failed together do not come back together and a
+/// wait never collapses to zero. Used by HTTP calls, credential endpoints, instance metadata,
+/// real-time reconnections, saving a refreshed login and lock waits. A wait ends early when
+/// the task is cancelled, and the caller stops retrying then.
+public struct Backoff: Sendable, Equatable {
+    /// The first wait's upper bound.
+    public var base: Duration
+    /// The largest wait.
+    public var cap: Duration
+    /// The most attempts, the first included (at least 1).
+    public var maxAttempts: Int
+
+    /// Waits from `base` up to `cap`, for at most `maxAttempts` attempts.
+    public init(base: Duration = .milliseconds(100), cap: Duration = .seconds(5), maxAttempts: Int = 3) {
+        self.base = base
+        self.cap = cap
+        self.maxAttempts = max(1, maxAttempts)
+    }
+
+    /// One attempt, no retry.
+    public static let once = Backoff(maxAttempts: 1)
+
+    /// True when another attempt may follow `failures` failed ones.
+    public func allowsRetry(after failures: Int) -> Bool { failures < maxAttempts }
+
+    /// The wait after `failures` failed attempts in a row (1 for the first), for `random` in 0...1.
+    public func delay(after failures: Int, random: Double = .random(in: 0...1)) -> Duration {
+        let step = min(cap, base * (1 << min(max(failures - 1, 0), 30)))
+        return step / 2 + step * (min(max(random, 0), 1) / 2)
+    }
+
+    /// Sleeps ``delay(after:random:)``; throws `CancellationError` as soon as the task is
+    /// cancelled, so the caller stops instead of trying again.
+    public func wait(after failures: Int) async throws(CancellationError) {
+        do { try await Task.sleep(for: delay(after: failures)) } catch { throw CancellationError() }
+    }
+}
