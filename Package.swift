@@ -191,7 +191,7 @@ let package = Package(
         // libFuzzer target; built only by scripts/fuzz (with -sanitize=fuzzer), never by swift build.
         .executableTarget(
             name: "FuzzParsers",
-            dependencies: ["SigV4", "CredentialProviders", "TokenProviders", "MultiAuthCrypto", "ClientFactory"],
+            dependencies: ["SigV4", "CredentialProviders", "TokenProviders", "MultiAuthCrypto", "MultiAuthCore", "ClientFactory"],
             path: "Fuzz/FuzzParsers",
             swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]
         ),

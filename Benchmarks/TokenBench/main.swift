@@ -20,7 +20,7 @@ func benchJWT(expiresAt: Int64) -> String {
     return header + "." + claims + "." + Base64.encodeURL([UInt8](repeating: 7, count: 256))
 }
 
-let expiry = unixNow() + 86_400
+let expiry = Int64(TimeSource.system.now()) + 86_400
 let tokens = AuthTokens(idToken: benchJWT(expiresAt: expiry), accessToken: benchJWT(expiresAt: expiry), refreshToken: "r", expiresAt: expiry)
 let arguments = CommandLine.arguments
 if arguments.count > 2, arguments[1] == "--prepare" {

@@ -7,6 +7,7 @@
 // A plain build replays files instead: `FuzzParsers INPUT...` (crash reproduction).
 import ClientFactory
 import CredentialProviders
+import MultiAuthCore
 import MultiAuthCrypto
 import SigV4
 import TokenProviders
@@ -54,7 +55,7 @@ func fuzzJWT(_ input: [UInt8]) {
         _ = token.claims.description
         _ = token.claims.audiences
     }
-    let validator = IDTokenValidator(issuer: "https://issuer.example", clientId: "client", keys: fuzzKeys, now: { 1_800_000_000 })
+    let validator = IDTokenValidator(issuer: "https://issuer.example", clientId: "client", keys: fuzzKeys, clock: TimeSource { 1_800_000_000 })
     _ = try? validator.validate(text, nonce: "n")
 }
 
@@ -68,8 +69,8 @@ func fuzzAWSConfiguration(_ input: [UInt8]) {
 }
 
 func fuzzJWKS(_ input: [UInt8]) {
-    guard let keys = try? JSONDecoder().decode(JSONWebKeySet.self, from: Data(input)) else { return }
-    let validator = IDTokenValidator(issuer: "i", clientId: "c", keys: keys, now: { 0 })
+    guard let keys = try? JSONDecoding.decode(JSONWebKeySet.self, from: input, what: "the key set") else { return }
+    let validator = IDTokenValidator(issuer: "i", clientId: "c", keys: keys, clock: TimeSource { 0 })
     for alg in ["RS256", "ES256"] {
         let header = Base64.encodeURL(Array(#"{"alg":"\#(alg)"}"#.utf8))
         _ = try? validator.validate(header + ".e30." + Base64.encodeURL([UInt8](repeating: 1, count: 64)))

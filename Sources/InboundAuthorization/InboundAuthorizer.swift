@@ -18,21 +18,21 @@ public struct InboundAuthorizer: Sendable {
     let keySet: JSONWebKeySetCache?
     /// JWTs validated before: a client sends the same token with every request.
     let validatedTokens = ValidatedTokenCache()
-    let now: @Sendable () -> SigningDate
+    let clock: TimeSource
 
     /// Creates an authorizer. `apiKeys` maps each accepted key to its name (the principal
-    /// forwarded upstream, never the key); `now` is the clock signatures are checked against.
+    /// forwarded upstream, never the key); `clock` is the wall clock signatures are checked against.
     /// With `keySet`, tokens are checked against its keys (fetched again as the provider
     /// rotates them) rather than the validator's own.
     public init(
         verifier: SigV4Verifier? = nil, apiKeys: [String: String] = [:], tokenValidator: IDTokenValidator? = nil,
-        keySet: JSONWebKeySetCache? = nil, now: @escaping @Sendable () -> SigningDate = { SigningDate.now() }
+        keySet: JSONWebKeySetCache? = nil, clock: TimeSource = .system
     ) {
         self.verifier = verifier
         self.apiKeys = apiKeys
         self.tokenValidator = tokenValidator
         self.keySet = keySet
-        self.now = now
+        self.clock = clock
     }
 
     /// The modes this authorizer accepts, in the order it tries them.
@@ -182,4 +182,9 @@ public struct InboundAuthorizer: Sendable {
         guard let value = request.headerFields[.authorization], !value.isEmpty else { return nil }
         return value.hasPrefix("Bearer ") ? String(value.dropFirst(7)) : value
     }
+}
+
+extension InboundAuthorizer {
+    /// The time of receipt on ``clock``.
+    func now() -> SigningDate { SigningDate(secondsSince1970: Int64(clock.now().rounded(.down))) }
 }

@@ -71,15 +71,17 @@ public struct IDTokenValidator: Sendable {
     let clientId: String
     var keys: JSONWebKeySet
     let leeway: Int64
-    let now: @Sendable () -> Int64
+    let clock: TimeSource
 
-    /// - Parameter leeway: seconds of clock difference tolerated on `exp` (default 60).
-    public init(issuer: String, clientId: String, keys: JSONWebKeySet, leeway: Int64 = 60, now: @escaping @Sendable () -> Int64 = unixNow) {
+    /// - Parameters:
+    ///   - leeway: seconds of clock difference tolerated on `exp` (default 60).
+    ///   - clock: the wall clock expiry is checked against.
+    public init(issuer: String, clientId: String, keys: JSONWebKeySet, leeway: Int64 = 60, clock: TimeSource = .system) {
         self.issuer = issuer
         self.clientId = clientId
         self.keys = keys
         self.leeway = leeway
-        self.now = now
+        self.clock = clock
     }
 
     /// This validator with `keys` in place of its own (a key set fetched again).
@@ -132,4 +134,9 @@ public struct IDTokenValidator: Sendable {
         }
         return (only, nil)
     }
+}
+
+extension IDTokenValidator {
+    /// Whole seconds since 1970 on ``clock``.
+    func now() -> Int64 { Int64(clock.now()) }
 }

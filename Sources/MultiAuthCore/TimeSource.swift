@@ -27,8 +27,3 @@ public struct TimeSource: Sendable {
     }
 }
 
-/// Whole seconds since 1970 on ``TimeSource/system``: the default clock of every token
-/// provider and validator.
-public func unixNow() -> Int64 {
-    Int64(TimeSource.system.now())
-}

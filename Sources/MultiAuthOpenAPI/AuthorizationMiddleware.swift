@@ -28,13 +28,13 @@ import Foundation
 public struct AuthorizationMiddleware: ClientMiddleware {
     let authorizer: any RequestAuthorizer
     let maxBodySize: Int
-    let now: @Sendable () -> SigningDate
+    let clock: TimeSource
 
-    /// Creates the middleware. `now` is the signing clock.
-    public init(_ authorizer: any RequestAuthorizer, maxBodySize: Int = 10 << 20, now: @escaping @Sendable () -> SigningDate = { .now() }) {
+    /// Creates the middleware. `clock` is the wall clock requests are signed at.
+    public init(_ authorizer: any RequestAuthorizer, maxBodySize: Int = 10 << 20, clock: TimeSource = .system) {
         self.authorizer = authorizer
         self.maxBodySize = maxBodySize
-        self.now = now
+        self.clock = clock
     }
 
     /// Authorizes `request` and passes it on with its authorization fields.
@@ -44,7 +44,7 @@ public struct AuthorizationMiddleware: ClientMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let bytes: [UInt8]? = if let body { try await [UInt8](collecting: body, upTo: maxBodySize) } else { nil }
         let authorized = try await authorizer.authorize(
-            Self.wireRequest(request, baseURL: baseURL), body: bytes.map { .bytes($0) } ?? .empty, at: now())
+            Self.wireRequest(request, baseURL: baseURL), body: bytes.map { .bytes($0) } ?? .empty, at: SigningDate(secondsSince1970: Int64(clock.now().rounded(.down))))
         var outgoing = request
         outgoing.headerFields = authorized.request.headerFields
         return try await next(outgoing, bytes.map { HTTPBody($0) }, baseURL)

@@ -43,7 +43,7 @@ public struct StaticTokenProvider: TokenProvider {
     }
 
     public func currentTokens() async throws(TokenError) -> AuthTokens {
-        guard tokens.expiresAt > unixNow() else { throw .invalidToken(reason: "the token expired at \(tokens.expiresAt)") }
+        guard Double(tokens.expiresAt) > TimeSource.system.now() else { throw .invalidToken(reason: "the token expired at \(tokens.expiresAt)") }
         return tokens
     }
 }

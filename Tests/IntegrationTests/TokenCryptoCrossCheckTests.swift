@@ -1,4 +1,5 @@
 import Foundation
+import MultiAuthCore
 import MultiAuthCrypto
 import Synchronization
 import Testing
@@ -137,7 +138,7 @@ import Testing
         let output = try JSONDecoder().decode(
             JoseOutput.self,
             from: Data(try await Peers.python("scripts/oracles/jose_tokens.py", ["https://issuer.example", "client-1", "nonce-1", String(now)]).utf8))
-        let validator = IDTokenValidator(issuer: "https://issuer.example", clientId: "client-1", keys: output.jwks, now: { now })
+        let validator = IDTokenValidator(issuer: "https://issuer.example", clientId: "client-1", keys: output.jwks, clock: TimeSource { Double(now) })
         try #require(output.cases.count >= 16)
         for testCase in output.cases {
             let result = Result { () throws(InvalidTokenError) in try validator.validate(testCase.token, nonce: "nonce-1") }
@@ -159,7 +160,7 @@ import Testing
             JoseOutput.self,
             from: Data(try await Peers.python("scripts/oracles/jose_tokens.py", ["https://issuer.example", "client-1", "nonce-1", String(start)]).utf8))
         let clock = Mutex(start)
-        let validator = IDTokenValidator(issuer: "https://issuer.example", clientId: "client-1", keys: output.jwks, now: { clock.withLock { $0 } })
+        let validator = IDTokenValidator(issuer: "https://issuer.example", clientId: "client-1", keys: output.jwks, clock: TimeSource { Double(clock.withLock { $0 }) })
         let cache = ValidatedTokenCache()
         // The cache checks no nonce (a server has none to compare), so that case is left out.
         let cases = output.cases.filter { $0.name != "nonce of another login" }

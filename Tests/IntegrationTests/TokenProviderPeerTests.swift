@@ -45,7 +45,7 @@ final class CountingHTTPClient: HTTPSender {
         let claims = try tokens.claims(of: .id)
         #expect(claims.members["cognito:username"]?.stringValue == "alice")
         #expect(claims.audiences == [try #require(setup).clientId])
-        #expect(tokens.expiresAt > unixNow() + 3000)
+        #expect(tokens.expiresAt > Int64(TimeSource.system.now()) + 3000)
         let refreshed = try await cognito.refresh(tokens)
         #expect(refreshed.accessToken != tokens.accessToken)
         #expect(tokens.refreshed(with: refreshed).refreshToken == tokens.refreshToken)
@@ -207,14 +207,14 @@ final class CountingHTTPClient: HTTPSender {
             return false
         }
         // A clock that jumps past the code's lifetime after the first poll: polling stops with "expired".
-        let start = unixNow()
+        let start = Int64(TimeSource.system.now())
         let reads = Mutex(0)
-        let late = try await OpenIDConnectClient.discover(Self.configuration(confidential: false), http: CurlHTTPClient()) {
+        let late = try await OpenIDConnectClient.discover(Self.configuration(confidential: false), http: CurlHTTPClient(), clock: TimeSource {
             reads.withLock { count in
                 count += 1
-                return count <= 2 ? start : start + 100_000
+                return Double(count <= 2 ? start : start + 100_000)
             }
-        }
+        })
         let expiring = try await late.startDeviceAuthorization()
         await #expect(throws: TokenError.deviceCodeExpired) { try await late.pollDeviceToken(expiring) }
     }

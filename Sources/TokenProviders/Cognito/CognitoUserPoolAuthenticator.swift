@@ -27,14 +27,17 @@ public struct CognitoUserPoolAuthenticator: TokenRefresher {
     /// The pool and client.
     public let configuration: CognitoUserPoolConfiguration
     let api: CognitoIdentityProviderAPI
-    let now: @Sendable () -> Int64
+    let clock: TimeSource
 
-    /// - Parameter now: the clock, seconds since 1970 (for token expiry and the SRP timestamp).
-    public init(configuration: CognitoUserPoolConfiguration, http: any HTTPSender, now: @escaping @Sendable () -> Int64 = unixNow) {
+    /// - Parameter clock: the wall clock (for token expiry and the SRP timestamp).
+    public init(configuration: CognitoUserPoolConfiguration, http: any HTTPSender, clock: TimeSource = .system) {
         self.configuration = configuration
         api = CognitoIdentityProviderAPI(configuration: configuration, http: http)
-        self.now = now
+        self.clock = clock
     }
+
+    /// Whole seconds since 1970 on ``clock``.
+    func now() -> Int64 { Int64(clock.now()) }
 
     /// Signs `username` in, answering NEW_PASSWORD_REQUIRED only.
     /// - Parameters:

@@ -39,9 +39,9 @@ extension OpenIDConnectClient {
     /// by 5 s on `slow_down`, and stops on `expired_token`, `access_denied` or the expiry.
     public func pollDeviceToken(_ authorization: DeviceAuthorization) async throws(TokenError) -> AuthTokens {
         var interval = max(1, authorization.interval ?? 5)
-        let deadline = now() + authorization.expiresIn
+        let deadline = Int64(clock.now()) + authorization.expiresIn
         let form = [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", authorization.deviceCode)]
-        while now() < deadline {
+        while Int64(clock.now()) < deadline {
             do { try await Task.sleep(for: .seconds(interval)) } catch { throw .timedOut(what: "the device approval (cancelled)", seconds: 0) }
             do {
                 return try await tokenRequest(form, nonce: nil, secrets: [authorization.deviceCode])

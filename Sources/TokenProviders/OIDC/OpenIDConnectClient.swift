@@ -16,13 +16,13 @@ public struct OpenIDConnectClient: TokenRefresher {
     public let metadata: ProviderMetadata
     let keys: JSONWebKeySet?
     let oauth: OAuthHTTP
-    let now: @Sendable () -> Int64
+    let clock: TimeSource
 
     /// Reads `ISSUER/.well-known/openid-configuration` and the provider's keys.
     /// - Throws: ``TokenError/malformedResponse(provider:problem:)`` for a document that is not
     ///   JSON, lacks a field, or names another issuer; ``TokenError/unreachable(provider:problem:)``.
     public static func discover(
-        _ configuration: OIDCConfiguration, http: any HTTPSender, now: @escaping @Sendable () -> Int64 = unixNow
+        _ configuration: OIDCConfiguration, http: any HTTPSender, clock: TimeSource = .system
     ) async throws(TokenError) -> OpenIDConnectClient {
         let oauth = OAuthHTTP(http: http, provider: configuration.issuer)
         let url = configuration.issuer + "/.well-known/openid-configuration"
@@ -33,7 +33,7 @@ public struct OpenIDConnectClient: TokenRefresher {
         }
         var keys: JSONWebKeySet?
         if let jwks = metadata.jwksURI { keys = try await oauth.getJSON(JSONWebKeySet.self, from: jwks, what: "the key set") }
-        return OpenIDConnectClient(configuration: configuration, metadata: metadata, keys: keys, oauth: oauth, now: now)
+        return OpenIDConnectClient(configuration: configuration, metadata: metadata, keys: keys, oauth: oauth, clock: clock)
     }
 
     /// The client credentials grant (RFC 6749 §4.4): tokens for the client itself.
@@ -86,13 +86,13 @@ public struct OpenIDConnectClient: TokenRefresher {
             }
             return AuthTokens(
                 idToken: response.id_token, accessToken: response.access_token, refreshToken: response.refresh_token,
-                expiresAt: now() + (response.expires_in ?? 3600))
+                expiresAt: Int64(clock.now()) + (response.expires_in ?? 3600))
         }
     }
 
     func validator() throws(TokenError) -> IDTokenValidator {
         guard let keys else { throw .invalidToken(reason: "the provider publishes no jwks_uri, so its ID token cannot be checked") }
-        return IDTokenValidator(issuer: metadata.issuer, clientId: configuration.clientId, keys: keys, now: now)
+        return IDTokenValidator(issuer: metadata.issuer, clientId: configuration.clientId, keys: keys, clock: clock)
     }
 
     func mapped(_ failure: OAuthHTTP.OAuthFailure) -> TokenError {
