@@ -30,3 +30,17 @@ public enum EventsError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension EventsError: CodedError {
+    /// `Events.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .invalidChannel: "Events.invalidChannel"
+        case .eventCount: "Events.eventCount"
+        case .request: "Events.request"
+        case .refused: "Events.refused"
+        case .noWebSocket: "Events.noWebSocket"
+        case .realtime: "Events.realtime"
+        }
+    }
+}

@@ -168,3 +168,13 @@ enum HTTPDate {
     private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
     private static func format4(_ value: Int) -> String { String(repeating: "0", count: max(0, 4 - String(value).count)) + String(value) }
 }
+
+extension RequestError: CodedError {
+    /// The underlying error's code.
+    public var code: ErrorCode {
+        switch self {
+        case .authorization(let error): error.code
+        case .transport(let error): error.code
+        }
+    }
+}

@@ -82,3 +82,16 @@ extension HTTPFields {
         append(field)
     }
 }
+
+extension AuthorizationError: CodedError {
+    /// `Authorization.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .credentials: "Authorization.credentials"
+        case .signing: "Authorization.signing"
+        case .tokenUnavailable: "Authorization.tokenUnavailable"
+        case .tokenCommandTimedOut: "Authorization.tokenCommandTimedOut"
+        case .invalidSecret: "Authorization.invalidSecret"
+        }
+    }
+}

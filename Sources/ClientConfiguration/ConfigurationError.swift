@@ -1,3 +1,5 @@
+import MultiAuthCore
+
 /// Why an `awsconfiguration.json` cannot be used. Every message names the file and the JSON
 /// path (`AppSync.friendly_name_AWS_IAM.Region: missing`), never a key or secret.
 public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -20,6 +22,19 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
         case .duplicatePrefix(let file, let prefix, let entries):
             "\(file): AppSync entries \(entries.joined(separator: " and ")) share ClientDatabasePrefix '\(prefix)'; each client needs its own"
         case .noSuchClient(let file, let what): "\(file): no AppSync entry for \(what)"
+        }
+    }
+}
+
+extension ConfigurationError: CodedError {
+    /// `Configuration.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .unreadable: "Configuration.unreadable"
+        case .invalidJSON: "Configuration.invalidJSON"
+        case .invalid: "Configuration.invalid"
+        case .duplicatePrefix: "Configuration.duplicatePrefix"
+        case .noSuchClient: "Configuration.noSuchClient"
         }
     }
 }

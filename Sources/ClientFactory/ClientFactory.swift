@@ -177,3 +177,14 @@ public struct ClientFactory: Sendable {
         return errors
     }
 }
+
+extension ClientFactoryError: CodedError {
+    /// `ClientFactory.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .configuration: "ClientFactory.configuration"
+        case .cache: "ClientFactory.cache"
+        case .missingProvider: "ClientFactory.missingProvider"
+        }
+    }
+}

@@ -154,3 +154,25 @@ enum ISO8601 {
     }
 }
 
+extension CredentialsError: CodedError {
+    /// `Credentials.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .notFound: "Credentials.notFound"
+        case .profileNotFound: "Credentials.profileNotFound"
+        case .malformedFile: "Credentials.malformedFile"
+        case .incompleteProfile: "Credentials.incompleteProfile"
+        case .profileCycle: "Credentials.profileCycle"
+        case .credentialProcessFailed: "Credentials.credentialProcessFailed"
+        case .expired: "Credentials.expired"
+        case .serviceError: "Credentials.serviceError"
+        case .transport: "Credentials.transport"
+        case .refusedEndpoint: "Credentials.refusedEndpoint"
+        case .timedOut: "Credentials.timedOut"
+        case .unsafeValue: "Credentials.unsafeValue"
+        case .invalidSetting: "Credentials.invalidSetting"
+        case .ssoCache: "Credentials.ssoCache"
+        case .ssoLoginNeeded: "Credentials.ssoLoginNeeded"
+        }
+    }
+}

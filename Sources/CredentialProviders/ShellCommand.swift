@@ -58,3 +58,15 @@ package enum ShellCommand {
         }
     }
 }
+
+extension ShellCommandError: CodedError {
+    /// `ShellCommand.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .notStarted: "ShellCommand.notStarted"
+        case .failed: "ShellCommand.failed"
+        case .outputTooLarge: "ShellCommand.outputTooLarge"
+        case .timedOut: "ShellCommand.timedOut"
+        }
+    }
+}

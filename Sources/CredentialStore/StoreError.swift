@@ -1,3 +1,5 @@
+import MultiAuthCore
+
 /// Why a store operation failed. Messages name the file and the problem, never a secret.
 public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store file does not exist.
@@ -55,3 +57,24 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+extension StoreError: CodedError {
+    /// `Store.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .storeMissing: "Store.storeMissing"
+        case .storeExists: "Store.storeExists"
+        case .itemNotFound: "Store.itemNotFound"
+        case .wrongPassphrase: "Store.wrongPassphrase"
+        case .corrupted: "Store.corrupted"
+        case .unsupportedVersion: "Store.unsupportedVersion"
+        case .unknownKDF: "Store.unknownKDF"
+        case .unsafeKDFParameters: "Store.unsafeKDFParameters"
+        case .environmentMismatch: "Store.environmentMismatch"
+        case .insecurePermissions: "Store.insecurePermissions"
+        case .locked: "Store.locked"
+        case .readFailed: "Store.readFailed"
+        case .writeFailed: "Store.writeFailed"
+        case .keyUnavailable: "Store.keyUnavailable"
+        }
+    }
+}

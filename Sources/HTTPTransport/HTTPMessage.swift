@@ -109,3 +109,21 @@ extension HTTPSender {
         try await send(request, body: body, responseBody: .bounded)
     }
 }
+
+extension HTTPTransportError: CodedError {
+    /// `HTTPTransport.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .invalidURL: "HTTPTransport.invalidURL"
+        case .connectionFailed: "HTTPTransport.connectionFailed"
+        case .timedOut: "HTTPTransport.timedOut"
+        case .tlsFailure: "HTTPTransport.tlsFailure"
+        case .cancelled: "HTTPTransport.cancelled"
+        case .body: "HTTPTransport.body"
+        case .unwritableResponseFile: "HTTPTransport.unwritableResponseFile"
+        case .responseTooLarge: "HTTPTransport.responseTooLarge"
+        case .interrupted: "HTTPTransport.interrupted"
+        case .transport: "HTTPTransport.transport"
+        }
+    }
+}

@@ -1,3 +1,5 @@
+import MultiAuthCore
+
 /// Why a JWT was refused: malformed, an algorithm or key that cannot check it, a signature
 /// that does not verify, or a claim that fails (issuer, audience, expiry, nonce). The reason
 /// names the check, never the token.
@@ -12,4 +14,9 @@ public struct InvalidTokenError: Error, Sendable, Equatable, CustomStringConvert
     public static func invalidToken(reason: String) -> InvalidTokenError { InvalidTokenError(reason: reason) }
 
     public var description: String { "the token is not valid: \(reason)" }
+}
+
+extension InvalidTokenError: CodedError {
+    /// `Token.invalidToken`, as ``TokenProviders/TokenError/invalidToken(reason:)``'s.
+    public var code: ErrorCode { "Token.invalidToken" }
 }

@@ -1,4 +1,5 @@
 import CredentialStore
+import MultiAuthCore
 import TokenProviders
 
 extension CredentialStore {
@@ -8,7 +9,7 @@ extension CredentialStore {
         do { return try await get(service: service, account: account, environment: environment) } catch {
             switch error {
             case .itemNotFound, .storeMissing, .environmentMismatch: return nil
-            default: throw .storage(error.description)
+            default: throw .storage(UnderlyingError(error))
             }
         }
     }

@@ -34,7 +34,7 @@ struct LockedLoginRefresher: TokenRefresher {
     func refresh(_ held: AuthTokens) async throws(TokenError) -> AuthTokens {
         let lease: StoreLease
         do { lease = try await logins.store.lease(timeout: max(logins.store.lockTimeout, Self.refreshWait)) } catch {
-            throw .storage("\(error); the login was not refreshed and its refresh token is unspent")
+            throw .storage(UnderlyingError(error, context: "the login was not refreshed (its refresh token is unspent)"))
         }
         defer { lease.release() }
         var stored = try await read(lease)
@@ -53,7 +53,7 @@ struct LockedLoginRefresher: TokenRefresher {
         var bytes: [UInt8]
         do { bytes = try await lease.get(service: LoginStore.service, account: name, environment: record.environment) } catch {
             if case .itemNotFound = error { throw .loginRequired(name: name, reason: "the login was removed from \(logins.store.path)") }
-            throw .storage(error.description)
+            throw .storage(UnderlyingError(error))
         }
         defer { SecureMemory.zero(&bytes) }
         return try logins.decode(bytes, name: name)

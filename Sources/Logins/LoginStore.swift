@@ -71,7 +71,7 @@ public struct LoginStore: Sendable {
         defer { SecureMemory.zero(&bytes) }
         do {
             try await store.set(bytes, service: Self.service, account: name, label: "login (\(record.flow))", environment: record.environment)
-        } catch { throw .storage(error.description) }
+        } catch { throw .storage(UnderlyingError(error)) }
     }
 
     /// The login saved as `name`. With `expecting`, it must have been made for that
@@ -88,17 +88,17 @@ public struct LoginStore: Sendable {
             return try decode(bytes, name: name)
         } catch let error as StoreError {
             if case .itemNotFound = error { throw .loginRequired(name: name, reason: "no such login in \(store.path)") }
-            throw .storage(error.description)
+            throw .storage(UnderlyingError(error))
         } catch let error as TokenError {
             throw error
         } catch {
-            throw .storage("\(error)")
+            throw .storage(UnderlyingError(error))
         }
     }
 
     /// Removes the login `name`.
     public func remove(name: String) async throws(TokenError) {
-        do { try await store.delete(service: Self.service, account: name) } catch { throw .storage(error.description) }
+        do { try await store.delete(service: Self.service, account: name) } catch { throw .storage(UnderlyingError(error)) }
     }
 
     /// A provider that serves the saved tokens and refreshes them `refreshMargin` seconds
@@ -118,7 +118,7 @@ public struct LoginStore: Sendable {
 
     func decode(_ bytes: [UInt8], name: String) throws(TokenError) -> LoginRecord {
         do { return try JSONDecoding.decode(LoginRecord.self, from: bytes, what: "login '\(name)' in \(store.path)") } catch {
-            throw TokenError.storage(error.description)
+            throw TokenError.storage(UnderlyingError(error))
         }
     }
 

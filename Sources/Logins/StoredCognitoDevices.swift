@@ -31,7 +31,7 @@ public struct StoredCognitoDevices: CognitoDeviceStore {
         do {
             return try JSONDecoding.decode(CognitoRememberedDevice.self, from: bytes, what: "the device kept for '\(userId)' in \(store.path)")
         } catch {
-            throw .storage(error.description)
+            throw .storage(UnderlyingError(error))
         }
     }
 
@@ -40,13 +40,13 @@ public struct StoredCognitoDevices: CognitoDeviceStore {
         defer { SecureMemory.zero(&bytes) }
         do {
             try await store.set(bytes, service: Self.service, account: userId, label: "Cognito device", environment: configuration.environment)
-        } catch { throw .storage(error.description) }
+        } catch { throw .storage(UnderlyingError(error)) }
     }
 
     public func remove(for userId: String) async throws(TokenError) {
         do { try await store.delete(service: Self.service, account: userId) } catch {
             if case .itemNotFound = error { return }
-            throw .storage(error.description)
+            throw .storage(UnderlyingError(error))
         }
     }
 }

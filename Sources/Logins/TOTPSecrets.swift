@@ -1,4 +1,5 @@
 import CredentialStore
+import MultiAuthCore
 import MultiAuthCrypto
 import TokenProviders
 
@@ -20,7 +21,7 @@ package struct TOTPSecrets: Sendable {
         defer { SecureMemory.zero(&bytes) }
         do {
             try await store.set(bytes, service: Self.service, account: name, label: "TOTP secret", environment: configuration.environment)
-        } catch { throw .storage(error.description) }
+        } catch { throw .storage(UnderlyingError(error)) }
     }
 
     /// A generator for the secret kept for `name`, or nil when none is kept.
@@ -30,7 +31,7 @@ package struct TOTPSecrets: Sendable {
         }
         defer { SecureMemory.zero(&bytes) }
         do { return try TOTPGenerator(base32Secret: String(decoding: bytes, as: UTF8.self)) } catch {
-            throw .storage("the TOTP secret kept for login '\(name)' is not base32")
+            throw .storage(UnderlyingError(error, context: "the TOTP secret kept for login '\(name)'"))
         }
     }
 }

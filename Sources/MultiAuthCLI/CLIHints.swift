@@ -22,8 +22,8 @@ extension TokenError {
     var messageWithHint: String {
         switch self {
         case .loginRequired: return "\(description): log in again with 'multiauth login'"
-        // The store's own error, carried as text through the login layer.
-        case .storage(let message) where message.hasPrefix("no store at "): return "\(message): create one with 'multiauth store init'"
+        // The store's own error, kept whole by the login layer.
+        case .storage(let underlying): return (underlying.error as? StoreError)?.messageWithHint ?? description
         default: return description
         }
     }

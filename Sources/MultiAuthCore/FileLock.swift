@@ -9,11 +9,18 @@ import Darwin
 #endif
 
 /// Why a lock file could not be taken.
-public enum FileLockError: Error, Sendable, Equatable {
+public enum FileLockError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The lock file could not be opened or locked.
     case failed(path: String, reason: String)
     /// Another process (or task) held it longer than the timeout.
     case timedOut(path: String, waitedSeconds: Double)
+
+    public var description: String {
+        switch self {
+        case .failed(let path, let reason): "cannot lock \(path): \(reason)"
+        case .timedOut(let path, let waited): "\(path) stayed locked by another process for \(waited.secondsText) s"
+        }
+    }
 }
 
 /// An exclusive `flock` on a lock file, the one cross-process lock behind the credential
@@ -101,4 +108,14 @@ public final class HeldFileLock: Sendable {
 
     /// Lets others in.
     public func release() { lock.withLock { $0 = nil } }
+}
+
+extension FileLockError: CodedError {
+    /// `FileLock.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .failed: "FileLock.failed"
+        case .timedOut: "FileLock.timedOut"
+        }
+    }
 }

@@ -16,6 +16,11 @@ public struct JSONDecodingError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String { "\(what) is not the JSON expected: \(problem)" }
 }
 
+extension JSONDecodingError: CodedError {
+    /// `JSON.notAsExpected`.
+    public var code: ErrorCode { "JSON.notAsExpected" }
+}
+
 /// The one way JSON is decoded here.
 package enum JSONDecoding {
     /// `bytes` decoded as `type` (with `snakeCaseKeys`, `a_b` members fill `aB` properties);

@@ -111,3 +111,16 @@ public enum BodyError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension BodyError: CodedError {
+    /// `Body.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .unreadable: "Body.unreadable"
+        case .shorterThanAnnounced: "Body.shorterThanAnnounced"
+        case .alreadyConsumed: "Body.alreadyConsumed"
+        case .spoolFailed: "Body.spoolFailed"
+        case .tooLarge: "Body.tooLarge"
+        }
+    }
+}

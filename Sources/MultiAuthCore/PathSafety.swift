@@ -99,3 +99,14 @@ public enum PathSafety {
 package func systemErrorText(_ code: Int32 = errno) -> String {
     String(cString: strerror(code)).lowercased()
 }
+
+extension PathSafetyError: CodedError {
+    /// `PathSafety.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .unsafe: "PathSafety.unsafe"
+        case .unreadable: "PathSafety.unreadable"
+        case .uncreatable: "PathSafety.uncreatable"
+        }
+    }
+}

@@ -50,3 +50,8 @@ public struct InvalidRegionError: Error, Sendable, Equatable, CustomStringConver
 
     public var description: String { "\(source): \(problem)" }
 }
+
+extension InvalidRegionError: CodedError {
+    /// `Region.invalid`.
+    public var code: ErrorCode { "Region.invalid" }
+}

@@ -141,3 +141,15 @@ extension HTTPRequest.Method {
         return method
     }
 }
+
+extension HTTPMessageError: CodedError {
+    /// `HTTPMessage.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .invalidURL: "HTTPMessage.invalidURL"
+        case .invalidMethod: "HTTPMessage.invalidMethod"
+        case .invalidHeaderName: "HTTPMessage.invalidHeaderName"
+        case .invalidHeaderValue: "HTTPMessage.invalidHeaderValue"
+        }
+    }
+}

@@ -81,3 +81,20 @@ public enum RealtimeError: Error, Sendable, CustomStringConvertible {
         errors.isEmpty ? "no errors given" : errors.map(\.description).joined(separator: "; ")
     }
 }
+
+extension RealtimeError: CodedError {
+    /// `Realtime.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .connectFailed: "Realtime.connectFailed"
+        case .connectionRefused: "Realtime.connectionRefused"
+        case .noAcknowledgement: "Realtime.noAcknowledgement"
+        case .gaveUp: "Realtime.gaveUp"
+        case .subscriptionRefused: "Realtime.subscriptionRefused"
+        case .notASubscription: "Realtime.notASubscription"
+        case .authorization: "Realtime.authorization"
+        case .sendFailed: "Realtime.sendFailed"
+        case .subscriberBehind: "Realtime.subscriberBehind"
+        }
+    }
+}

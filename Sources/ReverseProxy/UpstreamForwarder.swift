@@ -309,3 +309,12 @@ public enum ReverseProxyError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 }
+
+extension ReverseProxyError: CodedError {
+    /// `ReverseProxy.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .invalidUpstream: "ReverseProxy.invalidUpstream"
+        }
+    }
+}

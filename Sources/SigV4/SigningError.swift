@@ -69,3 +69,29 @@ public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension SigningError: CodedError {
+    /// `Signing.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .malformedURL: "Signing.malformedURL"
+        case .invalidHeaderName: "Signing.invalidHeaderName"
+        case .malformedHeaderLine: "Signing.malformedHeaderLine"
+        case .invalidDate: "Signing.invalidDate"
+        case .expiresOutOfRange: "Signing.expiresOutOfRange"
+        case .missingCredentials: "Signing.missingCredentials"
+        case .missingHost: "Signing.missingHost"
+        case .malformedRequest: "Signing.malformedRequest"
+        case .invalidPayloadHash: "Signing.invalidPayloadHash"
+        case .unreadableBody: "Signing.unreadableBody"
+        case .invalidRegionSet: "Signing.invalidRegionSet"
+        case .keyDerivationFailed: "Signing.keyDerivationFailed"
+        case .invalidChunkSize: "Signing.invalidChunkSize"
+        case .invalidMethod: "Signing.invalidMethod"
+        case .invalidHeaderValue: "Signing.invalidHeaderValue"
+        case .streamingNeedsSigV4: "Signing.streamingNeedsSigV4"
+        case .unhashableBody: "Signing.unhashableBody"
+        case .controlCharacter: "Signing.controlCharacter"
+        }
+    }
+}

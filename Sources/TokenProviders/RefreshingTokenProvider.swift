@@ -35,7 +35,7 @@ public final class RefreshingTokenProvider: TokenProvider {
         if let persist {
             save = { fresh async throws(TokenError) in
                 do throws(TokenError) { try await persist(fresh.value) } catch {
-                    throw .storage("the refreshed tokens could not be saved: \(error)")
+                    throw .storage(UnderlyingError(error, context: "the refreshed tokens could not be saved"))
                 }
             }
         }

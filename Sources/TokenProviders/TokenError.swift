@@ -43,8 +43,9 @@ public enum TokenError: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOut(what: String, seconds: Int)
     /// The authorization response does not belong to this login (`state` mismatch).
     case stateMismatch
-    /// The credential store failed; the message is the store's.
-    case storage(String)
+    /// The credential store failed, or what it held is unusable: the store's error (a
+    /// `StoreError`) or the decoding one, kept whole.
+    case storage(UnderlyingError)
     /// A local failure (randomness, sockets).
     case local(String)
 
@@ -70,7 +71,7 @@ public enum TokenError: Error, Sendable, Equatable, CustomStringConvertible {
         case .accessDenied(let provider, let message): "\(provider): access denied: \(message)"
         case .timedOut(let what, let seconds): "gave up waiting for \(what) after \(seconds) s"
         case .stateMismatch: "the authorization response's state does not match this login; it was ignored"
-        case .storage(let message): message
+        case .storage(let underlying): underlying.description
         case .local(let message): message
         }
     }
@@ -90,5 +91,35 @@ extension String {
     /// that echo what was sent (moto echoes a wrong SECRET_HASH, for one).
     func redacting(_ secrets: [String]) -> String {
         Redaction.removing(secrets, from: self)
+    }
+}
+
+extension TokenError: CodedError {
+    /// `Token.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .notAuthorized: "Token.notAuthorized"
+        case .userNotFound: "Token.userNotFound"
+        case .passwordResetRequired: "Token.passwordResetRequired"
+        case .userNotConfirmed: "Token.userNotConfirmed"
+        case .tooManyRequests: "Token.tooManyRequests"
+        case .invalidParameter: "Token.invalidParameter"
+        case .service: "Token.service"
+        case .loginRequired: "Token.loginRequired"
+        case .unreachable: "Token.unreachable"
+        case .malformedResponse: "Token.malformedResponse"
+        case .invalidToken: "Token.invalidToken"
+        case .newPasswordRequired: "Token.newPasswordRequired"
+        case .unsupportedChallenge: "Token.unsupportedChallenge"
+        case .codeMismatch: "Token.codeMismatch"
+        case .codeExpired: "Token.codeExpired"
+        case .challengeNeedsInput: "Token.challengeNeedsInput"
+        case .deviceCodeExpired: "Token.deviceCodeExpired"
+        case .accessDenied: "Token.accessDenied"
+        case .timedOut: "Token.timedOut"
+        case .stateMismatch: "Token.stateMismatch"
+        case .storage: "Token.storage"
+        case .local: "Token.local"
+        }
     }
 }

@@ -1,4 +1,6 @@
+import Authorization
 import CredentialStore
+import MultiAuthCore
 import Testing
 import TokenProviders
 
@@ -12,6 +14,24 @@ struct LibraryMessageTests {
             TokenError.loginRequired(name: "default", reason: "refresh token revoked"),
         ]
         for error in errors { #expect(!error.description.contains("multiauth"), "\(error.description)") }
+    }
+
+    /// Callers switch on codes (`Domain.kind`, fixed once published), never on the enums'
+    /// cases; an error that wraps another keeps it whole, code and all.
+    @Test func errorsCarryStableCodesAndKeepTheirCause() async throws {
+        let store = CredentialStore(path: "/nonexistent/store", keySource: .keyFile(path: "/nonexistent/key"))
+        await #expect { _ = try await store.list() } throws: { error in
+            switch (error as? any CodedError)?.code {
+            case "Store.storeMissing": true
+            default: false
+            }
+        }
+        let wrapped = TokenError.storage(UnderlyingError(StoreError.storeMissing(path: "/x/store"), context: "saving"))
+        guard case .storage(let underlying) = wrapped else { Issue.record("not .storage"); return }
+        #expect(underlying.error as? StoreError == .storeMissing(path: "/x/store"))
+        #expect(underlying.code == "Store.storeMissing" && wrapped.code == "Token.storage")
+        #expect(wrapped.description == "saving: no store at /x/store")
+        #expect(RequestError.transport(.cancelled).code == "HTTPTransport.cancelled")
     }
 
     @Test func theCLIAddsItsHint() async throws {

@@ -1,3 +1,4 @@
+import CredentialStore
 import Logins
 import MultiAuthCore
 import Synchronization
@@ -24,7 +25,7 @@ import TokenProviders
     @Test func aFailedSaveKeepsTheNewTokensInMemoryAndSaysSo() async throws {
         let refresher = NumberingRefresher()
         let provider = RefreshingTokenProvider(
-            tokens: Self.stale, refresher: refresher, persist: { _ throws(TokenError) in throw .storage("disk full") }, clock: TimeSource { 950 })
+            tokens: Self.stale, refresher: refresher, persist: { _ throws(TokenError) in throw .storage(UnderlyingError(StoreError.writeFailed(path: "/x/store", reason: "disk full"))) }, clock: TimeSource { 950 })
         await #expect(throws: TokenError.self) { try await provider.currentTokens() }
         #expect(provider.heldTokens.refreshToken == "refresh-1")
         // The next call is served from memory: no second refresh.

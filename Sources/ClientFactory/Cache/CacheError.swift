@@ -39,3 +39,16 @@ extension CacheError {
         }
     }
 }
+
+extension CacheError: CodedError {
+    /// `Cache.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .unwritableDirectory: "Cache.unwritableDirectory"
+        case .insecurePermissions: "Cache.insecurePermissions"
+        case .corruptDatabase: "Cache.corruptDatabase"
+        case .database: "Cache.database"
+        case .alreadyInUse: "Cache.alreadyInUse"
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import Authorization
+import MultiAuthCore
 import Realtime
 
 /// Why a GraphQL call failed. Messages name the client entry and the URL, never a key or token.
@@ -44,6 +45,23 @@ public enum AppSyncClientError: Error, Sendable, CustomStringConvertible {
         switch error {
         case .connectionFailed, .timedOut: return true
         default: return error.isTransient
+        }
+    }
+}
+
+extension AppSyncClientError: CodedError {
+    /// `AppSyncClient.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .request: "AppSyncClient.request"
+        case .notJSON: "AppSyncClient.notJSON"
+        case .cacheMiss: "AppSyncClient.cacheMiss"
+        case .cache: "AppSyncClient.cache"
+        case .invalidVariables: "AppSyncClient.invalidVariables"
+        case .undecodableQueuedVariables: "AppSyncClient.undecodableQueuedVariables"
+        case .noWebSocket: "AppSyncClient.noWebSocket"
+        case .notASubscription: "AppSyncClient.notASubscription"
+        case .realtime: "AppSyncClient.realtime"
         }
     }
 }
