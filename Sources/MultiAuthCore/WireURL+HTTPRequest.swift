@@ -13,15 +13,14 @@ extension HTTPRequest {
     /// `scheme://authority/path?query`, as it goes on the wire.
     public var wireURL: String { "\(scheme ?? "https")://\(authority ?? "")\(path ?? "/")" }
 
-    /// The host of the authority, without port or user information (named apart from any
-    /// `host` another package may add to `HTTPRequest`).
+    /// The host of the authority, without the port (named apart from any `host` another
+    /// package may add to `HTTPRequest`). A wire URL has no user information.
     public var wireHost: String {
         guard let authority else { return "" }
-        let afterUser = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-        if afterUser.hasPrefix("["), let close = afterUser.firstIndex(of: "]") {
-            return String(afterUser[...close])
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[...close])
         }
-        return String(afterUser.prefix { $0 != ":" })
+        return String(authority.prefix { $0 != ":" })
     }
 }
 
@@ -53,7 +52,7 @@ struct WireURLParts {
     init(_ url: String) throws(HTTPMessageError) {
         var text = url
         let parts = text.withUTF8 { bytes in
-            Self.offsets(bytes).map { offsets in
+            WireURLOffsets.find(in: bytes).map { offsets in
                 let target = UnsafeBufferPointer(rebasing: bytes[offsets.target])
                 return (
                     offsets.isHTTPS ? "https" : "http",
@@ -67,16 +66,28 @@ struct WireURLParts {
         case .success(let parts): (scheme, authority, target) = parts
         }
     }
+}
 
-    private struct Offsets {
-        let isHTTPS: Bool
-        let authority: Range<Int>
-        let target: Range<Int>
+/// Where a wire URL's parts lie in its UTF-8 bytes: the one URL splitter, behind
+/// `HTTPRequest(method:wireURL:)` and SigV4's `WireURL`, so both refuse the same URLs (a space or
+/// a control character, a scheme other than http or https, no host, user information).
+package struct WireURLOffsets {
+    /// `https` rather than `http`.
+    package let isHTTPS: Bool
+    /// The authority: host and port, no user information.
+    package let authority: Range<Int>
+    /// Path and query, up to a fragment (which is dropped).
+    package let target: Range<Int>
+
+    /// Why a URL was refused, in words a message can quote.
+    package struct Failure: Error {
+        package let reason: String
     }
 
-    private static func offsets(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Offsets, SplitFailure> {
+    /// The parts of `bytes`, or why it is not an absolute http(s) URL.
+    package static func find(in bytes: UnsafeBufferPointer<UInt8>) -> Result<WireURLOffsets, Failure> {
         for byte in bytes where byte <= 0x20 || byte == 0x7f {
-            return .failure(SplitFailure(reason: "it contains a space or a control character"))
+            return .failure(Failure(reason: byte == 0x20 ? "it contains a space (percent-encode it as %20)" : "it contains a control character"))
         }
         var separator = -1
         var index = 0
@@ -87,20 +98,19 @@ struct WireURLParts {
             }
             index += 1
         }
-        guard separator >= 0 else { return .failure(SplitFailure(reason: "expected scheme://host")) }
+        guard separator >= 0 else { return .failure(Failure(reason: "expected scheme://host")) }
         guard let isHTTPS = isHTTPS(UnsafeBufferPointer(rebasing: bytes[..<(separator - 3)])) else {
-            return .failure(SplitFailure(reason: "the scheme must be http or https"))
+            return .failure(Failure(reason: "the scheme must be http or https"))
         }
         var end = separator
         while end < bytes.count, bytes[end] != UInt8(ascii: "#") { end += 1 }
         var authorityEnd = separator
         while authorityEnd < end, bytes[authorityEnd] != UInt8(ascii: "/"), bytes[authorityEnd] != UInt8(ascii: "?") { authorityEnd += 1 }
-        guard authorityEnd > separator else { return .failure(SplitFailure(reason: "no host")) }
-        return .success(Offsets(isHTTPS: isHTTPS, authority: separator..<authorityEnd, target: authorityEnd..<end))
-    }
-
-    private struct SplitFailure: Error {
-        let reason: String
+        guard authorityEnd > separator else { return .failure(Failure(reason: "no host")) }
+        guard !bytes[separator..<authorityEnd].contains(UInt8(ascii: "@")) else {
+            return .failure(Failure(reason: "user information (user:password@) is not supported"))
+        }
+        return .success(WireURLOffsets(isHTTPS: isHTTPS, authority: separator..<authorityEnd, target: authorityEnd..<end))
     }
 
     /// True for `https`, false for `http` (any case), nil for any other scheme.

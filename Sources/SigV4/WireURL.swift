@@ -1,3 +1,5 @@
+import MultiAuthCore
+
 /// An absolute http(s) URL split into its parts exactly as they go on the wire.
 ///
 /// Nothing is decoded or re-encoded: the path and query keep every byte and every
@@ -42,24 +44,14 @@ public struct WireURL: Sendable, Equatable {
 
     private static func split(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) throws(SigningError) -> Parts {
         func fail(_ reason: String) -> SigningError { .malformedURL(text, reason: reason) }
-        if let bad = firstControlOrSpace(bytes) {
-            throw fail(bad == 0x20 ? "contains a space (percent-encode it as %20)" : "contains a control character")
+        let offsets: WireURLOffsets
+        switch WireURLOffsets.find(in: bytes) {
+        case .success(let found): offsets = found
+        case .failure(let failure): throw fail(failure.reason)
         }
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 2 < bytes.count,
-            bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
-        else { throw fail("missing scheme (expected http:// or https://)") }
-        let scheme = lowercasedString(bytes[..<colon])
-        guard scheme == "http" || scheme == "https" else { throw fail("unsupported scheme '\(scheme)'") }
-        let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
-        let authorityStart = colon + 3
-        var authorityEnd = authorityStart
-        while authorityEnd < end, bytes[authorityEnd] != UInt8(ascii: "/"), bytes[authorityEnd] != UInt8(ascii: "?") {
-            authorityEnd += 1
-        }
-        let authority = UnsafeBufferPointer(rebasing: bytes[authorityStart..<authorityEnd])
-        guard !authority.contains(UInt8(ascii: "@")) else { throw fail("user information in the URL is not supported") }
-        let (host, port) = try splitAuthority(authority, fail: fail)
-        let rest = bytes[authorityEnd..<end]
+        let scheme = offsets.isHTTPS ? "https" : "http"
+        let (host, port) = try splitAuthority(UnsafeBufferPointer(rebasing: bytes[offsets.authority]), fail: fail)
+        let rest = bytes[offsets.target]
         guard let mark = rest.firstIndex(of: UInt8(ascii: "?")) else {
             return (scheme, host, port, String(decoding: rest, as: UTF8.self), nil)
         }
@@ -98,15 +90,6 @@ public struct WireURL: Sendable, Equatable {
             port = value
         }
         return (lowercasedString(authority[..<hostEnd]), port)
-    }
-
-    private static func firstControlOrSpace(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt8? {
-        guard let start = bytes.baseAddress else { return nil }
-        for offset in 0..<bytes.count {
-            let byte = start[offset]
-            if byte <= 0x20 || byte == 0x7f { return byte }
-        }
-        return nil
     }
 
     private static func lowercasedString(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {

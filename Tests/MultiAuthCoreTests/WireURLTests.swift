@@ -21,9 +21,19 @@ import Testing
         #expect(throws: HTTPMessageError.self) { try HTTPRequest(method: .get, wireURL: url) }
     }
 
-    @Test func theHostLeavesOutUserAndPort() throws {
-        #expect(try HTTPRequest(method: .get, wireURL: "https://user@h.example:443/").wireHost == "h.example")
+    @Test func theHostLeavesOutThePort() throws {
+        #expect(try HTTPRequest(method: .get, wireURL: "https://h.example:443/").wireHost == "h.example")
         #expect(try HTTPRequest(method: .get, wireURL: "http://[::1]:8080/").wireHost == "[::1]")
+    }
+
+    /// User information is refused (as SigV4's `WireURL`, on the same splitter, refuses it),
+    /// and the message does not repeat the password.
+    @Test func userInformationIsRefusedWithoutEchoingIt() throws {
+        #expect {
+            try HTTPRequest(method: .get, wireURL: "https://user:s3cret@h.example/")
+        } throws: { error in
+            "\(error)".contains("user information") && !"\(error)".contains("s3cret")
+        }
     }
 
     @Test func headerValuesWithLineBreaksAreRefusedNotFolded() {
