@@ -39,3 +39,6 @@ public final class StoreLease: Sendable {
         guard lock.isHeld else { throw .writeFailed(path: store.path, reason: "the store lease was already released") }
     }
 }
+
+/// A lease is what a saved login's refresh holds (``MultiAuthCore/LockedRefresh``).
+extension StoreLease: RefreshLock {}

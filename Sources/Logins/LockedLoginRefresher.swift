@@ -32,21 +32,25 @@ struct LockedLoginRefresher: TokenRefresher {
     let logger: Logger
 
     func refresh(_ held: AuthTokens) async throws(TokenError) -> AuthTokens {
-        let lease: StoreLease
-        do { lease = try await logins.store.lease(timeout: max(logins.store.lockTimeout, Self.refreshWait)) } catch {
-            throw .storage(UnderlyingError(error, context: "the login was not refreshed (its refresh token is unspent)"))
+        let record = try await LockedRefresh.run { () async throws(TokenError) -> StoreLease in
+            do { return try await logins.store.lease(timeout: max(logins.store.lockTimeout, Self.refreshWait)) } catch {
+                throw .storage(UnderlyingError(error, context: "the login was not refreshed (its refresh token is unspent)"))
+            }
+        } read: { lease async throws(TokenError) in
+            try await read(lease)
+        } refreshedMeanwhile: { stored in
+            let meanwhile = stored.tokens != held && stored.tokens.expiresAt >= held.expiresAt && Double(stored.tokens.expiresAt) > clock.now()
+            if meanwhile { logger.debug("login already refreshed by another process", metadata: ["login": "\(name)"]) }
+            return meanwhile
+        } refresh: { stored async throws(TokenError) in
+            let current = stored.tokens.expiresAt >= held.expiresAt ? stored.tokens : held
+            var fresh = stored
+            fresh.tokens = current.refreshed(with: try await refresher.refresh(current))
+            return fresh
+        } write: { fresh, lease async throws(TokenError) in
+            await save(fresh, through: lease)
         }
-        defer { lease.release() }
-        var stored = try await read(lease)
-        if stored.tokens != held, stored.tokens.expiresAt >= held.expiresAt, Double(stored.tokens.expiresAt) > clock.now() {
-            logger.debug("login already refreshed by another process", metadata: ["login": "\(name)"])
-            return stored.tokens
-        }
-        let current = stored.tokens.expiresAt >= held.expiresAt ? stored.tokens : held
-        let fresh = current.refreshed(with: try await refresher.refresh(current))
-        stored.tokens = fresh
-        await save(stored, through: lease)
-        return fresh
+        return record.tokens
     }
 
     private func read(_ lease: StoreLease) async throws(TokenError) -> LoginRecord {

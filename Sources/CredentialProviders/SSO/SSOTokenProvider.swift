@@ -77,17 +77,30 @@ public struct SSOTokenProvider: Sendable {
 
     /// Under the lock: read again, and refresh only if nobody did meanwhile.
     private func refreshed() async throws(CredentialsError) -> String {
-        let lock: HeldFileLock
-        do throws(FileLockError) {
-            lock = try await FileLock.acquire(path: cache.lockPath(for: configuration), timeout: 30)
-        } catch {
-            throw .ssoCache(path: cache.lockPath(for: configuration), problem: "cannot be locked: \(error)")
+        try await LockedRefresh.run { () async throws(CredentialsError) -> HeldFileLock in
+            do throws(FileLockError) { return try await FileLock.acquire(path: cache.lockPath(for: configuration), timeout: 30) } catch {
+                throw .ssoCache(path: cache.lockPath(for: configuration), problem: "cannot be locked: \(error)")
+            }
+        } read: { _ throws(CredentialsError) in
+            guard let token = try cache.read(configuration), token.registration != nil else {
+                throw .ssoLoginNeeded(what: "the SSO login for \(configuration.startURL) disappeared during a refresh", command: loginCommand)
+            }
+            return token
+        } refreshedMeanwhile: { token in
+            remaining(token) >= Self.refreshWindow
+        } refresh: { token async throws(CredentialsError) in
+            try await renewed(token)
+        } write: { token, _ throws(CredentialsError) in
+            try cache.write(token, for: configuration)
+        }.accessToken
+    }
+
+    /// `token` with a new access token from its refresh token.
+    private func renewed(_ stale: SSOToken) async throws(CredentialsError) -> SSOToken {
+        var token = stale
+        guard let registration = token.registration else {
+            throw .ssoLoginNeeded(what: "the SSO login for \(configuration.startURL) has no client registration", command: loginCommand)
         }
-        defer { lock.release() }
-        guard var token = try cache.read(configuration), let registration = token.registration else {
-            throw .ssoLoginNeeded(what: "the SSO login for \(configuration.startURL) disappeared during a refresh", command: loginCommand)
-        }
-        if remaining(token) >= Self.refreshWindow { return token.accessToken }
         let now = clock.now()
         let fresh = try await oidc.createToken(
             clientId: registration.clientId, clientSecret: registration.clientSecret, grant: .refreshToken(registration.refreshToken))
@@ -97,8 +110,7 @@ public struct SSOTokenProvider: Sendable {
         if let refreshToken = fresh.refreshToken { token.fields["refreshToken"] = .string(refreshToken) }
         token.fields["startUrl"] = .string(configuration.startURL)
         token.fields["region"] = .string(configuration.region)
-        try cache.write(token, for: configuration)
-        return fresh.accessToken
+        return token
     }
 }
 
