@@ -139,7 +139,7 @@ let package = Package(
         // awsconfiguration.json read and checked: its AppSync entries and sign-in sections.
         .target(
             name: "ClientConfiguration",
-            dependencies: ["TokenProviders", "MultiAuthCore"],
+            dependencies: ["Authorization", "TokenProviders", "MultiAuthCore"],
             swiftSettings: strict),
         // One AppSync client per auth mode from awsconfiguration.json, with its own SQLite caches.
         .target(

@@ -1,3 +1,4 @@
+import Authorization
 import MultiAuthCore
 
 #if canImport(FoundationEssentials)

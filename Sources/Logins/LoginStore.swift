@@ -37,14 +37,6 @@ public struct LoginRecord: Sendable, Codable, Equatable {
         self.tokens = tokens
     }
 
-    /// The AppSync / API Gateway mode this login's tokens authorize.
-    public var authMode: AuthMode {
-        switch provider {
-        case .cognito: .amazonCognitoUserPools
-        case .oidc: .openIDConnect
-        }
-    }
-
     /// The store environment of the provider.
     public var environment: StoreEnvironment {
         switch provider {

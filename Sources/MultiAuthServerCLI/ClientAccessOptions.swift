@@ -1,5 +1,6 @@
 import MultiAuthCLI
 import ArgumentParser
+import Authorization
 import ClientFactory
 import CredentialProviders
 import Logging
@@ -80,6 +81,16 @@ struct ClientAccessOptions: ParsableArguments {
         try text.map { value throws -> JSONValue in
             guard let parsed = try? JSONValue.decode(value) else { throw CLIError(message: "--variables: not JSON", exitCode: 2) }
             return parsed
+        }
+    }
+}
+
+extension LoginRecord {
+    /// The AppSync mode this login's tokens authorize.
+    var authMode: AuthMode {
+        switch provider {
+        case .cognito: .amazonCognitoUserPools
+        case .oidc: .openIDConnect
         }
     }
 }
