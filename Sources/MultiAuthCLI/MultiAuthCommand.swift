@@ -11,8 +11,8 @@ import Darwin
 #endif
 
 /// The `multiauth` command: sign and verify AWS-style requests.
-public struct MultiAuthCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct MultiAuthCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "multiauth",
         abstract: "Authorize HTTP calls to AWS-style APIs: SigV4 signing, API keys, Cognito and OIDC tokens, an encrypted store, and one AppSync client per auth mode.",
         discussion: ServerCommand.helpSection,
@@ -23,14 +23,14 @@ public struct MultiAuthCommand: AsyncParsableCommand {
         ] + ServerCommand.entries
     )
 
-    public init() {}
+    package init() {}
 
     /// Parses `arguments`, runs the command, and returns the process exit code.
     ///
     /// Every failure is reported as one line on standard error naming the problem and the
     /// argument it came from; help and version requests print in full and exit 0. The server
     /// and AppSync commands are handed to `multiauth-server` unparsed (``ServerCommand``).
-    public static func main(arguments: [String]) async -> Int32 {
+    package static func main(arguments: [String]) async -> Int32 {
         if ServerCommand.named(in: arguments) != nil {
             do { try ServerCommand.handOver(arguments) } catch { return CommandProcess.report(error) }
         }
@@ -67,7 +67,7 @@ public struct MultiAuthCommand: AsyncParsableCommand {
     static let directParseParent = "multiauth"
 
     /// The process entry point.
-    public static func runAsProcess() async -> Never {
+    package static func runAsProcess() async -> Never {
         CommandProcess.forbidCoreDumps()
         let code = await main(arguments: Array(CommandLine.arguments.dropFirst()))
         CommandProcess.terminate(code)

@@ -5,8 +5,8 @@ import MultiAuthCLI
 ///
 /// Users run them as `multiauth proxy …`; `multiauth` hands them over to this executable
 /// (see `ServerCommand`). Messages and help name the command as `multiauth` does.
-public struct MultiAuthServerCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct MultiAuthServerCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "multiauth",
         abstract: "The server and AppSync commands of multiauth.",
         version: ReleaseVersion.current,
@@ -16,17 +16,17 @@ public struct MultiAuthServerCommand: AsyncParsableCommand {
         ]
     )
 
-    public init() {}
+    package init() {}
 
     /// Parses `arguments`, runs the command, and returns the process exit code, reporting
     /// failures as `multiauth` does.
-    public static func main(arguments: [String]) async -> Int32 {
+    package static func main(arguments: [String]) async -> Int32 {
         if let mismatch = ReleaseVersion.handOverMismatch() { return CommandProcess.report(mismatch) }
         return await CommandProcess.run(Self.self) { try parseAsRoot(arguments) }
     }
 
     /// The process entry point.
-    public static func runAsProcess() async -> Never {
+    package static func runAsProcess() async -> Never {
         CommandProcess.forbidCoreDumps()
         let code = await main(arguments: Array(CommandLine.arguments.dropFirst()))
         CommandProcess.terminate(code)

@@ -11,16 +11,16 @@ import NIOHTTPTypes
 ///
 /// Goes after the HTTP/1 decoder and before ``ExpectContinue``, one per connection, on the
 /// connection's event loop only.
-public final class CloseAfterAnswer: ChannelOutboundHandler, RemovableChannelHandler {
-    public typealias OutboundIn = HTTPResponsePart
-    public typealias OutboundOut = HTTPResponsePart
+package final class CloseAfterAnswer: ChannelOutboundHandler, RemovableChannelHandler {
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     private var closing = false
 
     /// A handler for one connection.
-    public init() {}
+    package init() {}
 
-    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let head) where head.status.kind != .informational:
             closing = Self.saysClose(head.headerFields)

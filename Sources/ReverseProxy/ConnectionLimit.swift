@@ -11,23 +11,23 @@ import Synchronization
 ///
 /// One ``Counter`` is shared by the whole server; a ``ConnectionLimit`` handler is made for
 /// each connection (Hummingbird's `additionalChannelHandlers`), after the HTTP/1 codec.
-public final class ConnectionLimit: ChannelDuplexHandler, RemovableChannelHandler {
-    public typealias InboundIn = HTTPRequestPart
-    public typealias InboundOut = HTTPRequestPart
-    public typealias OutboundIn = HTTPResponsePart
-    public typealias OutboundOut = HTTPResponsePart
+package final class ConnectionLimit: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPRequestPart
+    package typealias InboundOut = HTTPRequestPart
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     /// The open connections of one server, and its cap.
-    public final class Counter: Sendable {
+    package final class Counter: Sendable {
         /// The most connections held open at once.
-        public let limit: Int
+        package let limit: Int
         let open = Atomic(0)
         let refusing = Atomic(false)
         let logger: Logger
 
         /// A counter for a server that holds at most `limit` connections; the first refusal
         /// after a time under the cap is logged at warning level.
-        public init(limit: Int, logger: Logger) {
+        package init(limit: Int, logger: Logger) {
             self.limit = limit
             self.logger = logger
         }
@@ -53,26 +53,26 @@ public final class ConnectionLimit: ChannelDuplexHandler, RemovableChannelHandle
     private var state = State.waiting
 
     /// A handler for one connection, counted in `counter`.
-    public init(_ counter: Counter) {
+    package init(_ counter: Counter) {
         self.counter = counter
     }
 
-    public func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { decide(context) }
     }
 
-    public func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         if state == .waiting { decide(context) }
         context.fireChannelActive()
     }
 
     /// A refused connection's requests go no further.
-    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard state != .refused else { return }
         context.fireChannelRead(data)
     }
 
-    public func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         if state == .admitted { counter.release() }
         state = .released
     }

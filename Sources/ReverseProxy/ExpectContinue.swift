@@ -13,30 +13,30 @@ import NIOHTTPTypes
 ///
 /// Goes after the HTTP/1 decoder (Hummingbird's `additionalChannelHandlers`), one per
 /// connection, on the connection's event loop only.
-public final class ExpectContinue: ChannelDuplexHandler, RemovableChannelHandler {
-    public typealias InboundIn = HTTPRequestPart
-    public typealias InboundOut = HTTPRequestPart
-    public typealias OutboundIn = HTTPResponsePart
-    public typealias OutboundOut = HTTPResponsePart
+package final class ExpectContinue: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPRequestPart
+    package typealias InboundOut = HTTPRequestPart
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     /// The event a responder sends down the pipeline once the request's body is wanted.
-    public struct Proceed: Sendable {
+    package struct Proceed: Sendable {
         /// The event.
-        public init() {}
+        package init() {}
     }
 
     private enum State { case idle, expecting, continued }
     private var state = State.idle
 
     /// A handler for one connection.
-    public init() {}
+    package init() {}
 
-    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let head) = unwrapInboundIn(data), state == .idle, Self.expectsContinue(head) { state = .expecting }
         context.fireChannelRead(data)
     }
 
-    public func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+    package func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
         guard event is Proceed else { return context.triggerUserOutboundEvent(event, promise: promise) }
         if state == .expecting {
             state = .continued
@@ -45,7 +45,7 @@ public final class ExpectContinue: ChannelDuplexHandler, RemovableChannelHandler
         promise?.succeed()
     }
 
-    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(var head) where head.status.kind != .informational && state == .expecting:
             // ``CloseAfterAnswer`` ends the connection once this answer is out.

@@ -6,15 +6,15 @@ import NIOCore
 /// The request context of the proxy and the gateway: the verified principal (the gateway's),
 /// and the client's connection, so a responder can say when it wants the request's body
 /// (``ExpectContinue``).
-public struct ForwardingContext: MultiAuthRequestContext {
+package struct ForwardingContext: MultiAuthRequestContext {
     /// Hummingbird's own per-request storage.
-    public var coreContext: CoreRequestContextStorage
+    package var coreContext: CoreRequestContextStorage
     /// Who sent the request, once verified (the gateway's); nil on the proxy.
-    public var principal: Principal?
+    package var principal: Principal?
     let channel: any Channel
 
     /// Creates the context of one request.
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel
     }

@@ -12,18 +12,18 @@ import MultiAuthHummingbird
 /// body is received (in memory up to the forwarder's spool threshold, else into a 0600 spool
 /// file) and hashed as it arrives, so a body of any size up to the limit is checked without
 /// being held whole; the request goes on only once its signature and body hash are verified.
-public struct GatewayResponder: HTTPResponder {
+package struct GatewayResponder: HTTPResponder {
     let authorizer: InboundAuthorizer
     let forwarder: UpstreamForwarder
 
     /// Creates the gateway's responder; `forwarder`'s body limit is the gateway's.
-    public init(authorizer: InboundAuthorizer, forwarder: UpstreamForwarder) {
+    package init(authorizer: InboundAuthorizer, forwarder: UpstreamForwarder) {
         self.authorizer = authorizer
         self.forwarder = forwarder
     }
 
     /// Verifies, then forwards.
-    public func respond(to request: Request, context: ForwardingContext) async throws -> Response {
+    package func respond(to request: Request, context: ForwardingContext) async throws -> Response {
         if let refusal = UpstreamForwarder.refusal(of: request.head) { return UpstreamForwarder.response(refusal) }
         guard authorizer.needsBody(request.head) else {
             switch await authorizer.authorize(request.head, bodySHA256: nil) {
@@ -53,7 +53,7 @@ extension GatewayResponder {
     /// decide at once (SigV4/SigV4a against a table of credentials, API keys, JWTs whose key
     /// is held and fresh, a missing credential); a JWT whose key set is due for a fetch keeps
     /// the full path. Nil for an https upstream.
-    public func inlineForwarding(timeout: Double, logger: Logger) -> InlineForwarding? {
+    package func inlineForwarding(timeout: Double, logger: Logger) -> InlineForwarding? {
         InlineForwarding(forwarder: forwarder, timeout: timeout, logger: logger) { [authorizer, forwarder] head in
             switch authorizer.authorizeWithoutSuspending(head) {
             case nil: return .fullPath

@@ -11,9 +11,9 @@ import NIOCore
 ///
 /// Built into the server by ``InlineForwardingChannel``; one ``InlineForwardingHandler`` per
 /// connection does the work.
-public struct InlineForwarding: Sendable {
+package struct InlineForwarding: Sendable {
     /// What happens to one request.
-    public enum Decision: Sendable {
+    package enum Decision: Sendable {
         /// Send this request (already authorized, addressed to the upstream) on. With a
         /// `rejectionCheck`, a 400, 401 or 403 answer is read whole first (up to 64 KiB) and
         /// handed to it: a decision it returns replaces the answer (the request signed again
@@ -29,7 +29,7 @@ public struct InlineForwarding: Sendable {
     }
 
     /// Looks at an upstream's rejection (its head and whole body) before the client sees it.
-    public typealias RejectionCheck = @Sendable (HTTPResponse, [UInt8]) -> Decision?
+    package typealias RejectionCheck = @Sendable (HTTPResponse, [UInt8]) -> Decision?
 
     /// The statuses a ``RejectionCheck`` is shown, and the most of such an answer held for it.
     static let checkedStatuses: Set<Int> = [400, 401, 403]
@@ -47,7 +47,7 @@ public struct InlineForwarding: Sendable {
     /// Inline forwarding to `forwarder`'s upstream, or nil when that upstream is https (TLS
     /// to the upstream is left to the full path's client). `decide` runs on the connection's
     /// event loop for every body-less request head and must return without blocking.
-    public init?(
+    package init?(
         forwarder: UpstreamForwarder, timeout: Double, logger: Logger, decide: @escaping @Sendable (HTTPRequest) -> Decision
     ) {
         guard forwarder.upstream.scheme == "http" else { return nil }

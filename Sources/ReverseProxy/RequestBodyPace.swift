@@ -12,11 +12,11 @@ import NIOHTTPTypes
 ///
 /// Goes after the HTTP/1 decoder (Hummingbird's `additionalChannelHandlers`), one per
 /// connection, on the connection's event loop only.
-public final class RequestBodyPace: ChannelDuplexHandler, RemovableChannelHandler {
-    public typealias InboundIn = HTTPRequestPart
-    public typealias InboundOut = HTTPRequestPart
-    public typealias OutboundIn = HTTPResponsePart
-    public typealias OutboundOut = HTTPResponsePart
+package final class RequestBodyPace: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPRequestPart
+    package typealias InboundOut = HTTPRequestPart
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     private let timeout: TimeAmount
     private let minimumRate: Int
@@ -29,19 +29,19 @@ public final class RequestBodyPace: ChannelDuplexHandler, RemovableChannelHandle
     private var answerStarted = false
 
     /// A body has `timeout`, plus a second for each `minimumRate` bytes received.
-    public init(timeout: TimeAmount, minimumRate: Int) {
+    package init(timeout: TimeAmount, minimumRate: Int) {
         self.timeout = timeout
         self.minimumRate = max(1, minimumRate)
     }
 
-    public func handlerRemoved(context: ChannelHandlerContext) { disarm() }
+    package func handlerRemoved(context: ChannelHandlerContext) { disarm() }
 
-    public func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         disarm()
         context.fireChannelInactive()
     }
 
-    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head) where Self.hasBody(head):
             started = .now()
@@ -57,17 +57,17 @@ public final class RequestBodyPace: ChannelDuplexHandler, RemovableChannelHandle
         context.fireChannelRead(data)
     }
 
-    public func channelReadComplete(context: ChannelHandlerContext) {
+    package func channelReadComplete(context: ChannelHandlerContext) {
         readPending = false
         context.fireChannelReadComplete()
     }
 
-    public func read(context: ChannelHandlerContext) {
+    package func read(context: ChannelHandlerContext) {
         readPending = true
         context.read()
     }
 
-    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .head(let head) = unwrapOutboundIn(data) {
             if head.status.kind != .informational {
                 answerStarted = true

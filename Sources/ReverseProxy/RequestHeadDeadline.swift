@@ -10,44 +10,44 @@ import NIOHTTPTypes
 ///
 /// Goes after the HTTP/1 decoder (Hummingbird's `additionalChannelHandlers`), one per
 /// connection, on the connection's event loop only.
-public final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
-    public typealias InboundIn = HTTPRequestPart
-    public typealias InboundOut = HTTPRequestPart
-    public typealias OutboundIn = HTTPResponsePart
-    public typealias OutboundOut = HTTPResponsePart
+package final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPRequestPart
+    package typealias InboundOut = HTTPRequestPart
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     private let limit: TimeAmount
     private var timer: Scheduled<Void>?
 
     /// A deadline of `limit` for each request head.
-    public init(limit: TimeAmount) {
+    package init(limit: TimeAmount) {
         self.limit = limit
     }
 
-    public func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { arm(context) }
     }
 
-    public func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         arm(context)
         context.fireChannelActive()
     }
 
-    public func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         disarm()
     }
 
-    public func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         disarm()
         context.fireChannelInactive()
     }
 
-    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head = unwrapInboundIn(data) { disarm() }
         context.fireChannelRead(data)
     }
 
-    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) { arm(context) }
         context.write(data, promise: promise)
     }

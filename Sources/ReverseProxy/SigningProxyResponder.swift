@@ -8,7 +8,7 @@ import SigV4
 /// The signing proxy: every request received goes to the upstream authorized in the chosen
 /// mode (SigV4 through the credential chain, an API key, a token), so a client that cannot
 /// sign (curl, a browser, a GraphQL IDE) can reach a protected API through it.
-public struct SigningProxyResponder: HTTPResponder {
+package struct SigningProxyResponder: HTTPResponder {
     let forwarder: UpstreamForwarder
     let client: AuthorizedHTTPClient
 
@@ -16,7 +16,7 @@ public struct SigningProxyResponder: HTTPResponder {
     /// request is not retried behind its back). Bodies over `spoolThreshold` bytes, or without
     /// a `Content-Length`, are spooled to a file (pass 0 for an authorizer that streams files
     /// as `aws-chunked`).
-    public init(upstream: String, client: AuthorizedHTTPClient, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20)
+    package init(upstream: String, client: AuthorizedHTTPClient, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20)
         throws(ReverseProxyError)
     {
         self.client = client
@@ -26,7 +26,7 @@ public struct SigningProxyResponder: HTTPResponder {
     }
 
     /// Authorizes and forwards.
-    public func respond(to request: Request, context: ForwardingContext) async throws -> Response {
+    package func respond(to request: Request, context: ForwardingContext) async throws -> Response {
         if let refusal = UpstreamForwarder.refusal(of: request.head) { return UpstreamForwarder.response(refusal) }
         context.proceedWithBody()
         return await forwarder.forward(request, principal: nil, logger: context.logger)
@@ -40,7 +40,7 @@ extension SigningProxyResponder {
     /// whole, as on the full path) teaches the client the server's clock and sends the request
     /// once more, authorized again. An authorization that
     /// fails is answered 502, as on the full path. Nil for an https upstream.
-    public func inlineForwarding(timeout: Double, logger: Logger) -> InlineForwarding? {
+    package func inlineForwarding(timeout: Double, logger: Logger) -> InlineForwarding? {
         InlineForwarding(forwarder: forwarder, timeout: timeout, logger: logger) { [client, forwarder] head in
             let request = forwarder.upstreamRequest(for: head, principal: nil)
             if let outcome = client.authorizer.authorizeWithoutSuspending(request) {

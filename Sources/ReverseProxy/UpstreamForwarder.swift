@@ -18,9 +18,9 @@ import SigV4
 /// A body of up to ``spoolThreshold`` bytes with a `Content-Length` is held in memory; any
 /// other is written to a private 0600 spool file as it arrives (up to the body limit), then
 /// hashed, signed and sent from there, so memory stays flat whatever the upload's size.
-public struct UpstreamForwarder: Sendable {
+package struct UpstreamForwarder: Sendable {
     /// Sends one request upstream: plainly (the gateway) or authorized first (the proxy).
-    public typealias Send = @Sendable (HTTPRequest, OutgoingBody, ResponseDestination) async throws -> ReceivedResponse
+    package typealias Send = @Sendable (HTTPRequest, OutgoingBody, ResponseDestination) async throws -> ReceivedResponse
 
     let upstream: WireURL
     /// The upstream's path without a trailing `/`, which each received target is appended to.
@@ -32,7 +32,7 @@ public struct UpstreamForwarder: Sendable {
     /// Creates a forwarder to the base URL `upstream` through `send`.
     /// - Throws: ``ReverseProxyError/invalidUpstream(_:)`` for a URL that is not absolute http(s).
     /// Bodies without a `Content-Length` or over `spoolThreshold` bytes are spooled to a file.
-    public init(
+    package init(
         upstream: String, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20, send: @escaping Send
     ) throws(ReverseProxyError) {
         do { self.upstream = try WireURL(upstream) } catch { throw .invalidUpstream(Redaction.url(upstream)) }
@@ -44,7 +44,7 @@ public struct UpstreamForwarder: Sendable {
     }
 
     /// A forwarder that sends plainly through `sender` (the gateway's, which verifies first).
-    public init(
+    package init(
         upstream: String, sender: any HTTPSender, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20
     ) throws(ReverseProxyError) {
         try self.init(upstream: upstream, maxBodySize: maxBodySize, spoolThreshold: spoolThreshold) { request, body, destination in
@@ -53,8 +53,8 @@ public struct UpstreamForwarder: Sendable {
     }
 
     /// The principal fields.
-    public static let principalField = HTTPField.Name("X-MultiAuth-Principal")!
-    public static let modeField = HTTPField.Name("X-MultiAuth-Mode")!
+    package static let principalField = HTTPField.Name("X-MultiAuth-Principal")!
+    package static let modeField = HTTPField.Name("X-MultiAuth-Mode")!
 
     /// Fields that describe one connection, never forwarded (RFC 9110 §7.6.1), plus the ones
     /// the transport writes itself.
@@ -71,7 +71,7 @@ public struct UpstreamForwarder: Sendable {
     /// ``HTTPTransport/ResponseDestination/defaultMemoryLimit``; a larger one is answered 502).
     /// An upstream that fails after its head has gone on cuts the response off, which a client
     /// sees as a short body.
-    public func forward(_ request: Request, principal: Principal?, logger: Logger) async -> Response {
+    package func forward(_ request: Request, principal: Principal?, logger: Logger) async -> Response {
         do {
             return await forward(request.head, body: try await receive(request, hashing: false), principal: principal, logger: logger)
         } catch {
@@ -81,7 +81,7 @@ public struct UpstreamForwarder: Sendable {
 
     /// Forwards `head` with a body already received (``receive(_:hashing:)``), adding
     /// `principal` when there is one; the body's spool file is removed once it is sent.
-    public func forward(_ head: HTTPRequest, body: ReceivedBody, principal: Principal?, logger: Logger) async -> Response {
+    package func forward(_ head: HTTPRequest, body: ReceivedBody, principal: Principal?, logger: Logger) async -> Response {
         let outgoing = upstreamRequest(for: head, principal: principal)
         guard head.method != .head else {
             defer { body.spool?.remove() }
@@ -149,19 +149,19 @@ public struct UpstreamForwarder: Sendable {
 
     /// A received body, in memory or in its spool file, with its SHA-256 when it was asked for
     /// (taken as the body arrived).
-    public struct ReceivedBody: Sendable {
+    package struct ReceivedBody: Sendable {
         var body: OutgoingBody
         var spool: SpooledBody?
         /// The lowercase hex SHA-256 of the body, when ``receive(_:hashing:)`` was asked to hash.
-        public let sha256: String?
+        package let sha256: String?
 
         /// Removes the spool file, if any (a body that will not be forwarded).
-        public func discard() { spool?.remove() }
+        package func discard() { spool?.remove() }
     }
 
     /// The answer to a body ``receive(_:hashing:)`` refused: 413 past the body limit, 500 when the
     /// spool file cannot be written, 400 for a client that stopped sending.
-    public static func refusal(_ error: BodyError, logger: Logger) -> Response {
+    package static func refusal(_ error: BodyError, logger: Logger) -> Response {
         logger.info("request body refused", metadata: ["error": "\(error)"])
         if case .tooLarge = error { return Self.error(.contentTooLarge, "RequestEntityTooLargeException", "Request Too Long") }
         if case .spoolFailed = error { return Self.error(.internalServerError, "InternalServerErrorException", "Internal server error") }
@@ -171,7 +171,7 @@ public struct UpstreamForwarder: Sendable {
     /// Reads `request`'s body: in memory up to the spool threshold (when `Content-Length`
     /// says so), else into a spool file; with `hashing`, its SHA-256 is taken as it arrives
     /// (the gateway checks it; the proxy hashes what it signs itself).
-    public func receive(_ request: Request, hashing: Bool) async throws(BodyError) -> ReceivedBody {
+    package func receive(_ request: Request, hashing: Bool) async throws(BodyError) -> ReceivedBody {
         let name = "the received body"
         let length = request.headers[.contentLength].flatMap { Int($0) }
         if let length, length > maxBodySize { throw .tooLarge(body: name, limit: maxBodySize) }
@@ -299,11 +299,11 @@ final class RelayReader: Sendable {
 }
 
 /// Why a proxy or gateway cannot start.
-public enum ReverseProxyError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ReverseProxyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The upstream is not an absolute http(s) URL.
     case invalidUpstream(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidUpstream(let url): "the upstream '\(url)' is not an absolute http:// or https:// URL"
         }
@@ -312,7 +312,7 @@ public enum ReverseProxyError: Error, Sendable, Equatable, CustomStringConvertib
 
 extension ReverseProxyError: CodedError {
     /// `ReverseProxy.` and the case's name, fixed once published.
-    public var code: ErrorCode {
+    package var code: ErrorCode {
         switch self {
         case .invalidUpstream: "ReverseProxy.invalidUpstream"
         }

@@ -14,9 +14,9 @@ import SigV4
 ///
 /// One key is ours: `double_uri_encode` (aws-c-auth's harness hard-codes `true`), so that
 /// the project's derived S3 cases can be written in the same layout.
-public struct SigningContext: Sendable, Decodable {
+package struct SigningContext: Sendable, Decodable {
     /// `credentials` in the file.
-    public struct Credentials: Sendable, Decodable {
+    package struct Credentials: Sendable, Decodable {
         let accessKeyId: String
         let secretAccessKey: String
         let token: String?
@@ -24,21 +24,21 @@ public struct SigningContext: Sendable, Decodable {
 
     let credentials: Credentials
     /// `X-Amz-Expires` for query signing.
-    public let expirationInSeconds: Int?
+    package let expirationInSeconds: Int?
     let normalize: Bool?
     /// The region in the scope.
-    public let region: String
+    package let region: String
     /// The service in the scope.
-    public let service: String
+    package let service: String
     /// Whether the body is hashed and `x-amz-content-sha256` is signed.
-    public let signBody: Bool?
+    package let signBody: Bool?
     let timestamp: String?
     let omitSessionToken: Bool?
     let doubleUriEncode: Bool?
 
     /// Reads a context file.
     /// - Throws: ``VectorError/unreadable(path:reason:)`` or ``VectorError/malformed(path:reason:)``.
-    public static func load(path: String) throws(VectorError) -> SigningContext {
+    package static func load(path: String) throws(VectorError) -> SigningContext {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw .unreadable(path: path, reason: "cannot read file")
@@ -49,14 +49,14 @@ public struct SigningContext: Sendable, Decodable {
     }
 
     /// The credentials the case signs with.
-    public var awsCredentials: AWSCredentials {
+    package var awsCredentials: AWSCredentials {
         AWSCredentials(
             accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey,
             sessionToken: credentials.token)
     }
 
     /// The signing time, when the file gives one.
-    public func signingDate() throws(SigningError) -> SigningDate? {
+    package func signingDate() throws(SigningError) -> SigningDate? {
         try timestamp.map { (text) throws(SigningError) in try SigningDate(parsing: text) }
     }
 
@@ -66,7 +66,7 @@ public struct SigningContext: Sendable, Decodable {
     }
 
     /// Signing options: the service's defaults, overridden by the file's flags.
-    public var options: SigningOptions {
+    package var options: SigningOptions {
         var options = SigningOptions.defaults(forService: service)
         if let normalize { options.normalizesPath = normalize }
         if let doubleUriEncode { options.doubleEncodesPath = doubleUriEncode }
@@ -76,7 +76,7 @@ public struct SigningContext: Sendable, Decodable {
     }
 
     /// The payload as aws-c-auth signs it: the body when `sign_body`, else the empty hash.
-    public func payload(body: [UInt8]) -> Payload {
+    package func payload(body: [UInt8]) -> Payload {
         signBody == true && !body.isEmpty ? .bytes(body) : .empty
     }
 }

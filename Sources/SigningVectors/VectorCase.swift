@@ -7,7 +7,7 @@ import MultiAuthCrypto
 import SigV4
 
 /// One check a vector case can make, named after the expected file it compares with.
-public enum VectorCheck: String, Sendable, CaseIterable, Comparable {
+package enum VectorCheck: String, Sendable, CaseIterable, Comparable {
     case headerCanonicalRequest = "header canonical request"
     case headerStringToSign = "header string to sign"
     case headerSignature = "header signature"
@@ -21,13 +21,13 @@ public enum VectorCheck: String, Sendable, CaseIterable, Comparable {
     var isQuery: Bool { rawValue.hasPrefix("query") }
 
     /// Declaration order: header checks first, each in stage order.
-    public static func < (lhs: VectorCheck, rhs: VectorCheck) -> Bool {
+    package static func < (lhs: VectorCheck, rhs: VectorCheck) -> Bool {
         (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)
     }
 }
 
 /// The two official layouts.
-public enum VectorLayout: String, Sendable {
+package enum VectorLayout: String, Sendable {
     /// aws-c-auth: `context.json`, `request.txt`, `header-*` and `query-*` files.
     case awsCAuth = "aws-c-auth"
     /// botocore: `NAME.req/.creq/.sts/.authz/.sreq`, common parameters implied.
@@ -35,13 +35,13 @@ public enum VectorLayout: String, Sendable {
 }
 
 /// A signing test case loaded from disk, ready to run.
-public struct VectorCase: Sendable {
+package struct VectorCase: Sendable {
     /// The case's path relative to the suite folder.
-    public let name: String
+    package let name: String
     /// Which layout it came from.
-    public let layout: VectorLayout
+    package let layout: VectorLayout
     /// Why the case does not apply, when it does not.
-    public let skipReason: String?
+    package let skipReason: String?
     let request: SignableRequest?
     let signer: SigV4Signer?
     let date: SigningDate?

@@ -8,7 +8,7 @@ import Foundation
 import SigV4
 
 /// Finds and loads every case under a folder, in either official layout.
-public enum VectorLoader {
+package enum VectorLoader {
     /// botocore-suite quirk: this case's `.sreq` carries the signature of `get-vanilla`;
     /// its `.authz` is right, so its signed request is compared without the signature.
     static let staleSignedRequests: Set<String> = ["get-vanilla-with-session-token"]
@@ -19,7 +19,7 @@ public enum VectorLoader {
     /// service); they come from `suiteContext`, or else from a `context.json` in the case's
     /// folder or one above it, up to `directory` (`scripts/vectors` writes one).
     /// - Throws: ``VectorError`` when the folder is unreadable or holds no case at all.
-    public static func loadCases(in directory: String, suiteContext: String? = nil) throws(VectorError) -> [VectorCase] {
+    package static func loadCases(in directory: String, suiteContext: String? = nil) throws(VectorError) -> [VectorCase] {
         let root = URL(fileURLWithPath: directory).standardizedFileURL
         guard isDirectory(root) else { throw .unreadable(path: directory, reason: "no such folder") }
         var cases: [VectorCase] = []

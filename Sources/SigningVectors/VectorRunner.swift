@@ -2,32 +2,32 @@ import MultiAuthCrypto
 import SigV4
 
 /// One failed check, with what was expected and what we produced.
-public struct CheckFailure: Sendable {
+package struct CheckFailure: Sendable {
     /// The check that failed.
-    public let check: VectorCheck
+    package let check: VectorCheck
     /// A readable account of the difference.
-    public let diff: String
+    package let diff: String
 }
 
 /// The outcome of running one case.
-public struct CaseOutcome: Sendable {
+package struct CaseOutcome: Sendable {
     /// The case's name.
-    public let name: String
+    package let name: String
     /// The checks made, in order.
-    public let checks: [VectorCheck]
+    package let checks: [VectorCheck]
     /// The checks that failed.
-    public let failures: [CheckFailure]
+    package let failures: [CheckFailure]
     /// Why the case was skipped, if it was.
-    public let skipReason: String?
+    package let skipReason: String?
 
     /// True when the case ran and every check passed.
-    public var passed: Bool { skipReason == nil && failures.isEmpty }
+    package var passed: Bool { skipReason == nil && failures.isEmpty }
 }
 
 /// Runs cases: signs each request in header and query mode and compares every stage.
-public enum VectorRunner {
+package enum VectorRunner {
     /// Runs one case.
-    public static func run(_ vector: VectorCase) -> CaseOutcome {
+    package static func run(_ vector: VectorCase) -> CaseOutcome {
         guard vector.skipReason == nil, let request = vector.request, let signer = vector.signer, let date = vector.date else {
             return CaseOutcome(name: vector.name, checks: [], failures: [], skipReason: vector.skipReason)
         }
