@@ -58,6 +58,10 @@ public struct ClientFactory: Sendable {
     let logger: Logger
 
     /// - Parameters:
+    ///   - configuration: the parsed `awsconfiguration.json`.
+    ///   - cacheDirectory: where the SQLite databases go (default: the current folder).
+    ///   - useClientDatabasePrefix: name each client's databases after its `ClientDatabasePrefix`.
+    ///   - http: the transport for queries, mutations and credential calls.
     ///   - credentials: for `AWS_IAM` (default: Cognito Identity when the file configures an
     ///     identity pool, else the default chain).
     ///   - tokenProviders: for `AMAZON_COGNITO_USER_POOLS`, `OPENID_CONNECT` and `AWS_LAMBDA`.

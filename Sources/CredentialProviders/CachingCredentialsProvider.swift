@@ -9,7 +9,7 @@ import Foundation
 #endif
 
 /// Caches expiring credentials and refreshes them ahead of expiry, botocore's way, on the
-/// shared ``ExpiringValueCache``: inside the advisory window (15 min) one background refresh
+/// shared `ExpiringValueCache`: inside the advisory window (15 min) one background refresh
 /// runs while callers keep the current credentials, which are kept if that refresh fails;
 /// inside the mandatory window (10 min) callers wait, and a transport failure while the
 /// current credentials are still valid returns them. However many callers, exactly one

@@ -11,7 +11,7 @@ extension SharedConfigFiles {
     /// metadata (`latest/meta-data/placement/region`) when nothing names one, unless
     /// `AWS_EC2_METADATA_DISABLED=true`. Waits at most the metadata timeout (1 s by default).
     /// - Throws: ``CredentialsError/invalidSetting(source:problem:)`` when a source names
-    ///   something that is not a region name (``RegionName``), instance metadata included.
+    ///   something that is not a region name (`RegionName`), instance metadata included.
     public static func resolvedRegion(
         profile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
     ) async throws(CredentialsError) -> String? {
@@ -37,7 +37,7 @@ extension SharedConfigFiles {
     }
 }
 
-/// `region` when it is a region name (``RegionName``); `source` names where it came from.
+/// `region` when it is a region name (`RegionName`); `source` names where it came from.
 func checkedRegion(_ region: String, source: String) throws(CredentialsError) -> String {
     do throws(InvalidRegionError) { return try RegionName.validated(region, source: source) } catch { throw CredentialsError(error) }
 }

@@ -1,7 +1,7 @@
 import MultiAuthCore
 
 /// Exclusive use of a ``CredentialStore`` across processes, from
-/// ``CredentialStore/lease()`` until ``release()``: reads and writes through the lease do
+/// ``CredentialStore/lease(timeout:)`` until ``release()``: reads and writes through the lease do
 /// not take the lock again, and no other process or task can read or write the store
 /// meanwhile. Release it as soon as the read-modify-write is done (dropping it releases it too).
 public final class StoreLease: Sendable {

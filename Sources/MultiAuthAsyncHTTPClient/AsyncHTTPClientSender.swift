@@ -6,7 +6,7 @@ import NIOCore
 import NIOSSL
 import NIOPosix
 
-/// An ``HTTPTransport/HTTPSender`` on AsyncHTTPClient: for a process that already runs
+/// An `HTTPSender` on AsyncHTTPClient: for a process that already runs
 /// SwiftNIO (a Hummingbird service, the proxy and gateway), so transfers share its event loops
 /// and connection pool instead of taking a thread each, as the libcurl sender does.
 ///
@@ -16,7 +16,7 @@ import NIOPosix
 /// writes `Content-Length` from the body, as every transport must. AsyncHTTPClient gets no
 /// logger: its traces are not redacted, and ours name each failure already.
 public final class AsyncHTTPClientSender: HTTPSender {
-    /// Transport settings, the same as ``HTTPTransport/CurlHTTPClient``'s.
+    /// Transport settings, the same as `CurlHTTPClient`'s.
     public typealias Options = SenderOptions
 
     private let client: HTTPClient

@@ -13,7 +13,7 @@ import Musl
 import Darwin
 #endif
 
-/// Where one response goes, as ``HTTPTransport/ResponseDestination`` says: a final status
+/// Where one response goes, as `ResponseDestination` says: a final status
 /// below 400 streams to the file or descriptor (after the preamble); anything else is kept
 /// in memory up to its limit.
 final class ResponseSink {

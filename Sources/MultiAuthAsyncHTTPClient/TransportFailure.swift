@@ -3,7 +3,7 @@ import HTTPTransport
 import MultiAuthCore
 import NIOSSL
 
-/// AsyncHTTPClient's and NIO's errors as ``HTTPTransport/HTTPTransportError``, the one error every
+/// AsyncHTTPClient's and NIO's errors as `HTTPTransportError`, the one error every
 /// sender throws, so retries and messages do not depend on the transport.
 enum TransportFailure {
     static func map(_ error: any Error, host: String, delivered: Int) -> HTTPTransportError {

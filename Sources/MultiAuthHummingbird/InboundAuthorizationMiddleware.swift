@@ -3,7 +3,7 @@ import InboundAuthorization
 import Logging
 import NIOCore
 
-/// Hummingbird middleware that lets through only requests an ``InboundAuthorizer`` accepts:
+/// Hummingbird middleware that lets through only requests an `InboundAuthorizer` accepts:
 /// SigV4/SigV4a signatures, API keys, JWTs. The principal goes into the context; everything
 /// else is answered as API Gateway answers it (403, or 401 for a missing token, with
 /// `x-amzn-ErrorType` and a JSON message) and never reaches the next responder.

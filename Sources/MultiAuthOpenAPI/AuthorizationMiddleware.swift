@@ -11,7 +11,7 @@ import Foundation
 #endif
 
 /// A swift-openapi-runtime `ClientMiddleware` that authorizes every operation of a generated
-/// client in any mode a ``RequestAuthorizer`` offers: SigV4 (``IAMAuthorizer``), API keys,
+/// client in any mode a `RequestAuthorizer` offers: SigV4 (`IAMAuthorizer`), API keys,
 /// user-pool, OIDC or Lambda tokens.
 ///
 /// The request is signed as it will go on the wire: the canonical URI is the transport's base

@@ -4,7 +4,7 @@ import Realtime
 import Synchronization
 import WSClient
 
-/// A ``WebSocketConnector`` on swift-websocket's client (SwiftNIO): the socket a server that
+/// A `WebSocketConnector` on swift-websocket's client (SwiftNIO): the socket a server that
 /// already runs NIO shares with its event loops. `ws://` and `wss://` (TLS through NIO SSL).
 public struct NIOWebSocketConnector: WebSocketConnector {
     /// The largest frame accepted (AppSync sends at most 240 KB per message).

@@ -44,7 +44,7 @@ public enum StreamingMode: Sendable, Equatable {
 }
 
 /// An S3 streaming (`aws-chunked`) upload in progress: the signed headers (``seed``), then
-/// each chunk framed with ``frame(_:)`` and the end with ``finish()``, so a body of any size
+/// each chunk framed with `frame(_:)` and the end with ``finish()``, so a body of any size
 /// is signed and checksummed in constant memory.
 ///
 /// ```swift

@@ -1,7 +1,7 @@
 import MultiAuthCore
 
 /// Why a request could not be signed. Messages name the offending input, never a secret;
-/// input is quoted through ``Redaction`` (a bounded prefix, control bytes escaped).
+/// input is quoted through `Redaction` (a bounded prefix, control bytes escaped).
 public enum SigningError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL could not be split into scheme, host, path and query.
     case malformedURL(String, reason: String)

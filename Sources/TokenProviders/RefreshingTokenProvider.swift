@@ -1,7 +1,7 @@
 import Logging
 import MultiAuthCore
 
-/// Wraps tokens and a ``TokenRefresher`` on the shared ``ExpiringValueCache``: hands out the
+/// Wraps tokens and a ``TokenRefresher`` on the shared `ExpiringValueCache`: hands out the
 /// current tokens while they have more than `refreshMargin` seconds left, and otherwise
 /// refreshes them with exactly one refresh in flight, however many callers are waiting.
 /// Refreshed tokens are kept in memory before they are passed to `persist` (the credential

@@ -41,7 +41,7 @@ public protocol CognitoDeviceStore: Sendable {
 }
 
 /// What a sign-in gave: the tokens, the pool's name for the user, and the device the pool
-/// offers to track (remember it with ``CognitoUserPoolAuthenticator/rememberDevice(_:tokens:name:devices:)``).
+/// offers to track (remember it with ``CognitoUserPoolAuthenticator/rememberDevice(_:tokens:userId:name:devices:)``).
 public struct CognitoSignIn: Sendable {
     /// The tokens.
     public let tokens: AuthTokens

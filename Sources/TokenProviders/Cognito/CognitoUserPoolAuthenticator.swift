@@ -29,7 +29,10 @@ public struct CognitoUserPoolAuthenticator: TokenRefresher {
     let api: CognitoIdentityProviderAPI
     let clock: TimeSource
 
-    /// - Parameter clock: the wall clock (for token expiry and the SRP timestamp).
+    /// - Parameters:
+    ///   - configuration: the pool and its client.
+    ///   - http: the transport to Cognito.
+    ///   - clock: the wall clock (for token expiry and the SRP timestamp).
     public init(configuration: CognitoUserPoolConfiguration, http: any HTTPSender, clock: TimeSource = .system) {
         self.configuration = configuration
         api = CognitoIdentityProviderAPI(configuration: configuration, http: http)
@@ -41,6 +44,8 @@ public struct CognitoUserPoolAuthenticator: TokenRefresher {
 
     /// Signs `username` in, answering NEW_PASSWORD_REQUIRED only.
     /// - Parameters:
+    ///   - username: the user name or an alias (email, phone) the pool accepts.
+    ///   - flow: SRP (the default) or the plain-password flow.
     ///   - password: zeroed by the caller after the call; copies made here are zeroed.
     ///   - newPassword: asked for when the pool answers NEW_PASSWORD_REQUIRED; `nil` means
     ///     ``TokenError/newPasswordRequired(username:)``.
@@ -56,7 +61,13 @@ public struct CognitoUserPoolAuthenticator: TokenRefresher {
     /// USER_AUTH's choice of first factor (`preferred`, else the responder's). With `devices`,
     /// a device remembered for the user is offered (DEVICE_KEY) and proven (DEVICE_SRP_AUTH,
     /// DEVICE_PASSWORD_VERIFIER), so the pool can skip MFA.
-    /// - Parameter password: zeroed by the caller after the call; copies made here are zeroed.
+    /// - Parameters:
+    ///   - username: the user name or an alias (email, phone) the pool accepts.
+    ///   - password: zeroed by the caller after the call; copies made here are zeroed.
+    ///   - flow: SRP (the default) or the plain-password flow.
+    ///   - preferred: the first factor to ask for under USER_AUTH.
+    ///   - responder: answers the challenges.
+    ///   - devices: where remembered devices are kept, if anywhere.
     public func signIn(
         username: String, password: [UInt8], flow: Flow = .srp, preferred: CognitoFirstFactor? = nil,
         responder: any CognitoChallengeResponder, devices: (any CognitoDeviceStore)? = nil

@@ -16,11 +16,14 @@ public struct CognitoUserPoolConfiguration: Sendable, Codable, Equatable {
     public var endpoint: String
 
     /// - Parameters:
+    ///   - userPoolId: `REGION_ID`, as the pool's console shows it.
+    ///   - clientId: the app client.
+    ///   - clientSecret: the app client's secret, when it has one (sent as a SECRET_HASH).
     ///   - region: default: the part of `userPoolId` before `_`.
     ///   - endpoint: default: `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, `AWS_ENDPOINT_URL`,
     ///     then `https://cognito-idp.REGION.amazonaws.com/`.
     /// - Throws: ``TokenError/invalidParameter(provider:message:)`` when the region (given, or
-    ///   the pool id's prefix) is not a region name (``RegionName``).
+    ///   the pool id's prefix) is not a region name (`RegionName`).
     public init(
         userPoolId: String, clientId: String, clientSecret: String? = nil, region: String? = nil, endpoint: String? = nil
     ) throws(TokenError) {
@@ -54,7 +57,7 @@ extension CognitoUserPoolConfiguration {
     /// The `Logins` key Cognito Identity expects for this pool's ID tokens.
     public var identityLoginsKey: String { "cognito-idp.\(region).amazonaws.com/\(userPoolId)" }
 
-    /// The `Logins` map for ``CredentialProviders``' Cognito Identity provider, from a login's tokens.
+    /// The `Logins` map for `CredentialProviders`' Cognito Identity provider, from a login's tokens.
     public func identityLogins(_ tokens: AuthTokens) throws(TokenError) -> [String: String] {
         [identityLoginsKey: try tokens.token(.id)]
     }

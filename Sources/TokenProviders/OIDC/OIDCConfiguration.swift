@@ -10,8 +10,12 @@ public struct OIDCConfiguration: Sendable, Codable, Equatable {
     /// The scopes to ask for (space-separated).
     public var scope: String
 
-    /// - Parameter scope: default `openid profile email offline_access` (many providers issue a
-    ///   refresh token only with `offline_access`).
+    /// - Parameters:
+    ///   - issuer: the provider's issuer URL, without a trailing slash.
+    ///   - clientId: the registered client.
+    ///   - clientSecret: for a confidential client.
+    ///   - scope: default `openid profile email offline_access` (many providers issue a
+    ///     refresh token only with `offline_access`).
     public init(issuer: String, clientId: String, clientSecret: String? = nil, scope: String = "openid profile email offline_access") {
         self.issuer = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
         self.clientId = clientId
