@@ -62,8 +62,6 @@ package final class ExpectContinue: ChannelDuplexHandler, RemovableChannelHandle
     /// `Expect: 100-continue` on a request that has a body to hold back (RFC 9110 §10.1.1:
     /// the expectation means nothing without one).
     static func expectsContinue(_ head: HTTPRequest) -> Bool {
-        guard head.headerFields[.expect]?.lowercased() == "100-continue" else { return false }
-        if head.headerFields[.transferEncoding] != nil { return true }
-        return (head.headerFields[.contentLength].flatMap { Int($0) } ?? 0) > 0
+        head.headerFields[.expect]?.lowercased() == "100-continue" && head.announcesBody
     }
 }

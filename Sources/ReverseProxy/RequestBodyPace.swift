@@ -43,7 +43,7 @@ package final class RequestBodyPace: ChannelDuplexHandler, RemovableChannelHandl
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let head) where Self.hasBody(head):
+        case .head(let head) where head.announcesBody:
             started = .now()
             received = 0
             answerStarted = false
@@ -114,8 +114,11 @@ package final class RequestBodyPace: ChannelDuplexHandler, RemovableChannelHandl
         timer?.cancel()
         timer = nil
     }
+}
 
-    private static func hasBody(_ head: HTTPRequest) -> Bool {
-        head.headerFields[.transferEncoding] != nil || (head.headerFields[.contentLength].flatMap { Int($0) } ?? 0) > 0
+extension HTTPRequest {
+    /// The head says a body follows: chunks, or a `Content-Length` above 0.
+    var announcesBody: Bool {
+        headerFields[.transferEncoding] != nil || (headerFields[.contentLength].flatMap { Int($0) } ?? 0) > 0
     }
 }

@@ -286,27 +286,30 @@ struct SSOHome {
     /// A server's `file:` URL never reaches the browser, and its terminal escapes are shown
     /// escaped; the login itself still succeeds.
     @Test func aHostileVerificationURLIsNeitherOpenedNorPrintedRaw() async throws {
-        let folder = try ScratchFolder("browser")
-        defer { folder.remove() }
-        let browser = try folder.script("browser", "printf '%s\\n' \"$@\" >> \(folder.path)/opened")
-        let (run, home) = try await hostileLogin("hostile-uri", environment: ["BROWSER": browser])
-        defer { home.remove() }
+        let (run, opened) = try await loginWithBrowser("hostile-uri")
         #expect(run.status == 0, "\(run.stderr)")
         #expect(!run.stderr.contains("\u{1b}") && run.stderr.contains("\\u{1b}"), "\(run.stderr)")
         #expect(run.stderr.contains("not opening file:///etc/passwd"), "\(run.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: folder.path + "/opened"))
+        #expect(opened == nil)
+    }
+
+    /// A login through a `$BROWSER` that writes down its arguments: the run, and what was
+    /// opened (nil when the browser never ran).
+    func loginWithBrowser(_ how: String) async throws -> (CLITests.Run, String?) {
+        let folder = try ScratchFolder("browser")
+        defer { folder.remove() }
+        let browser = try folder.script("browser", "printf '%s\\n' \"$@\" >> \(folder.path)/opened")
+        let (run, home) = try await hostileLogin(how, environment: ["BROWSER": browser])
+        home.remove()
+        return (run, try? String(contentsOfFile: folder.path + "/opened", encoding: .utf8))
     }
 
     /// A good verification URL goes to `$BROWSER` as its one argument, and the browser is
     /// started before the login goes on.
     @Test func theVerificationURLIsOpenedInTheBrowser() async throws {
-        let folder = try ScratchFolder("browser")
-        defer { folder.remove() }
-        let browser = try folder.script("browser", "printf '%s\\n' \"$@\" >> \(folder.path)/opened")
-        let (run, home) = try await hostileLogin("plain", environment: ["BROWSER": browser])
-        defer { home.remove() }
+        let (run, read) = try await loginWithBrowser("plain")
         #expect(run.status == 0, "\(run.stderr)")
-        let opened = try String(contentsOfFile: folder.path + "/opened", encoding: .utf8)
+        let opened = try #require(read, "the browser never ran: \(run.stderr)")
         #expect(opened.hasPrefix("http://127.0.0.1:") && opened.contains("user_code=") && opened.split(separator: "\n").count == 1, "\(opened)")
     }
 
