@@ -316,13 +316,17 @@ struct GatewayHostileInputTests {
         #expect(after.status == 200)
     }
 
-    /// Every error answer the gateway makes, on either path, says where it ends (a
-    /// `Content-Length` or chunks): an answer without one leaves a keep-alive client waiting.
+    /// Every error answer the gateway and the proxy make, on either path, says where it ends
+    /// (a `Content-Length`, chunks, or `Connection: close` and the end): an answer without one
+    /// leaves a keep-alive client waiting.
     @Test func everyErrorAnswerIsFramed() async throws {
         let fixture = try GatewayTests.Fixture(["--max-body", "100"])
         defer { #expect(fixture.gateway.stop() == 0) }
         let dead = try GatewayProcess(["gateway", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1", "--api-key", "ci=gw-key-123"])
         defer { #expect(dead.stop() == 0) }
+        let proxy = try GatewayProcess(
+            ["proxy", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:1", "--auth", "api-key", "--api-key", "k", "--max-body", "100"])
+        defer { #expect(proxy.stop() == 0) }
         let signedGarbage = "Authorization: AWS4-HMAC-SHA256 Credential=garbage\\r\\n"
         let requests: [(GatewayProcess, String)] = [
             (fixture.gateway, "GET /x HTTP/1.1\\r\\nHost: h\\r\\nx-api-key: wrong\\r\\n\\r\\n"),
@@ -338,6 +342,13 @@ struct GatewayHostileInputTests {
             (fixture.gateway, "GET /a/%2e%2e/b HTTP/1.1\\r\\nHost: h\\r\\nx-api-key: gw-key-123\\r\\n\\r\\n"),
             (dead, "GET /x HTTP/1.1\\r\\nHost: h\\r\\nx-api-key: gw-key-123\\r\\n\\r\\n"),
             (dead, "POST /x HTTP/1.1\\r\\nHost: h\\r\\nx-api-key: gw-key-123\\r\\nContent-Length: 3\\r\\n\\r\\nabc"),
+            (proxy, "CONNECT 127.0.0.1:9 HTTP/1.1\\r\\nHost: h\\r\\n\\r\\n"),
+            (proxy, "OPTIONS * HTTP/1.1\\r\\nHost: h\\r\\n\\r\\n"),
+            (proxy, "GET /a/../b HTTP/1.1\\r\\nHost: h\\r\\n\\r\\n"),
+            (proxy, "GET /x HTTP/1.1\\r\\nHost: h\\r\\n\\r\\n"),
+            (proxy, "HEAD /x HTTP/1.1\\r\\nHost: h\\r\\n\\r\\n"),
+            (proxy, "POST /x HTTP/1.1\\r\\nHost: h\\r\\nContent-Length: 3\\r\\n\\r\\nabc"),
+            (proxy, "POST /x HTTP/1.1\\r\\nHost: h\\r\\nContent-Length: 200\\r\\n\\r\\n" + String(repeating: "b", count: 200)),
         ]
         for (gateway, request) in requests {
             let port = String(gateway.url.split(separator: ":").last ?? "")
