@@ -93,12 +93,20 @@ struct InlineForwardingTests {
     /// process exits 0.
     @Test func aStopSignalLetsTheRequestUnderWayFinish() async throws {
         let gateway = try GatewayProcess(["gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.fault, "--api-key", "ci=k"])
-        let call = Task { try await ProxyTests.curl(["-H", "x-api-key: k", gateway.url + "/delay/1500"]) }
-        // The request is under way once the fault server holds it; a bounded wait for curl to connect.
-        try await Task.sleep(for: .milliseconds(500))
+        let target = "/delay/1500/\(UUID().uuidString)"
+        let call = Task { try await ProxyTests.curl(["-H", "x-api-key: k", gateway.url + target]) }
+        // The request is under way once the fault server holds it: bounded polling of its record.
+        let deadline = ContinuousClock.now + .seconds(10)
+        var held = false
+        while !held, ContinuousClock.now < deadline {
+            let seen = try await GatewayTests.send(.get, Peers.fault + "/_seen?target=" + target)
+            held = String(decoding: seen.body, as: UTF8.self).contains("true")
+            if !held { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(held, "the upstream never received \(target)")
         let exit = try await offPool { gateway.stop() }
         let answer = try await call.value
-        #expect(answer.status == 200 && answer.body.contains("/delay/1500"), "\(answer) \(gateway.log)")
+        #expect(answer.status == 200 && answer.body.contains(target), "\(answer) \(gateway.log)")
         #expect(exit == 0)
     }
 

@@ -13,12 +13,18 @@ adversarial run (issue 19). It reads one request head and then, by path:
   /delay/MS        answers 200 after MS milliseconds
   /trickle/N       announces N bytes of JSON and sends them one a second (a slow-loris
                    answer that never stalls long enough for a stall limit)
+  /_seen?target=T  {"seen": true} once a request for the path T has arrived (so a test knows a
+                   request is under way without sleeping)
 
 Any other path gets 404. It never reads a body beyond the head."""
 import argparse
 import json
 import socket
 import threading
+from urllib.parse import parse_qs, urlsplit
+
+SEEN = set()
+SEEN_LOCK = threading.Lock()
 
 
 def read_head(conn):
@@ -41,7 +47,14 @@ def serve(conn, port):
         head = read_head(conn)
         parts = head.split(b" ", 2)
         path = parts[1].decode("latin-1") if len(parts) > 1 else "/"
-        if path.startswith("/hang"):
+        with SEEN_LOCK:
+            SEEN.add(path)
+        if path.startswith("/_seen"):
+            target = parse_qs(urlsplit(path).query).get("target", [""])[0]
+            with SEEN_LOCK:
+                seen = target in SEEN
+            reply(conn, 200, json.dumps({"seen": seen}).encode())
+        elif path.startswith("/hang"):
             threading.Event().wait(3600)
         elif path.startswith("/stream/"):
             size = int(path.split("/")[2])
