@@ -18,7 +18,7 @@ package struct MultiAuthCommand: AsyncParsableCommand {
         discussion: ServerCommand.helpSection,
         version: ReleaseVersion.current,
         subcommands: [
-            SignCommand.self, RequestCommand.self, CredentialsCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
+            SignCommand.self, RequestCommand.self, CredentialsCommand.self, RDSTokenCommand.self, EKSTokenCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
             LoginCommand.self, TokenCommand.self, WhoAmICommand.self, LogoutCommand.self,
         ] + ServerCommand.entries
     )
