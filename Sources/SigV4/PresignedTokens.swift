@@ -71,16 +71,15 @@ public enum PresignedTokens {
         URIEncoding.isUnreserved(byte) && byte != UInt8(ascii: "~") && byte != UInt8(ascii: "_")
     }
 
+    /// `text` percent-encoded as SigV4 encodes query values (``URIEncoding``).
     private static func encoded(_ text: String) -> String {
-        var output = ""
-        for byte in text.utf8 {
-            if URIEncoding.isUnreserved(byte) {
-                output.unicodeScalars.append(UnicodeScalar(byte))
-            } else {
-                let hex = Array("0123456789ABCDEF".utf8)
-                output += "%" + String(UnicodeScalar(hex[Int(byte >> 4)])) + String(UnicodeScalar(hex[Int(byte & 15)]))
+        var text = text
+        return text.withUTF8 { bytes in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, 3 * bytes.count)) { storage in
+                var writer = ByteWriter(storage)
+                URIEncoding.write(encoding: bytes, keepSlash: false, to: &writer)
+                return String(decoding: UnsafeBufferPointer(rebasing: storage[..<writer.count]), as: UTF8.self)
             }
         }
-        return output
     }
 }
