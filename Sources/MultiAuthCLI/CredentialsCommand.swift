@@ -26,15 +26,7 @@ struct CredentialsCommand: AsyncParsableCommand {
     func validate() throws { try ArgumentChecks.seconds(maxTime, "--max-time", in: 0.001...3_600) }
 
     func run() async throws {
-        let profile = self.profile
-        let value: ExpiringCredentials
-        do {
-            value = try await CommandTimeout.run(maxTime, what: "resolving credentials", flag: "--max-time") {
-                try await DefaultCredentialsChain.make(profile: profile, http: CommandTimeout.transport()).credentials()
-            }
-        } catch let error as CredentialsError {
-            throw CLIError(message: error.description, exitCode: { if case .timedOut = error { 28 } else { 1 } }())
-        }
+        let value = try await Self.resolve(profile: profile, maxTime: maxTime)
         switch format {
         case .text:
             let region = try await resolvedRegion()
@@ -55,10 +47,24 @@ struct CredentialsCommand: AsyncParsableCommand {
             """
     }
 
-    /// `--region`, `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`, then the
-    /// instance's (IMDS).
-    private func resolvedRegion() async throws -> String? {
-        if let region { return region }
+    private func resolvedRegion() async throws -> String? { try await Self.region(region, profile: profile) }
+
+    /// The default chain's credentials (from `profile`, if given) within `maxTime` seconds;
+    /// exit 28 when the time passes. Shared by the commands that use the chain's credentials.
+    static func resolve(profile: String?, maxTime: Double) async throws -> ExpiringCredentials {
+        do {
+            return try await CommandTimeout.run(maxTime, what: "resolving credentials", flag: "--max-time") {
+                try await DefaultCredentialsChain.make(profile: profile, http: CommandTimeout.transport()).credentials()
+            }
+        } catch let error as CredentialsError {
+            throw CLIError(message: error.description, exitCode: { if case .timedOut = error { 28 } else { 1 } }())
+        }
+    }
+
+    /// `given` (`--region`), else `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`,
+    /// then the instance's (IMDS).
+    static func region(_ given: String?, profile: String?) async throws -> String? {
+        if let given { return given }
         do { return try await SharedConfigFiles.resolvedRegion(profile: profile) } catch { throw CLIError(message: error.description) }
     }
 

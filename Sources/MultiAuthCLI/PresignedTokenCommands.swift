@@ -26,20 +26,10 @@ struct PresignedTokenOptions: ParsableArguments {
         if let date {
             do throws(SigningError) { signingDate = try SigningDate(parsing: date) } catch { throw CLIError("--date", error) }
         }
-        let profile = self.profile
-        let credentials: AWSCredentials
-        do {
-            credentials = try await CommandTimeout.run(maxTime, what: "resolving credentials", flag: "--max-time") {
-                try await DefaultCredentialsChain.make(profile: profile, http: CommandTimeout.transport()).credentials().credentials
-            }
-        } catch let error as CredentialsError {
-            throw CLIError(message: error.description, exitCode: { if case .timedOut = error { 28 } else { 1 } }())
+        let credentials = try await CredentialsCommand.resolve(profile: profile, maxTime: maxTime).credentials
+        guard let resolved = try await CredentialsCommand.region(region, profile: profile) else {
+            throw CLIError("--region", "no region: give --region or set AWS_REGION")
         }
-        var resolved = region
-        if resolved == nil {
-            do { resolved = try await SharedConfigFiles.resolvedRegion(profile: profile) } catch { throw CLIError(message: "\(error)") }
-        }
-        guard let resolved else { throw CLIError("--region", "no region: give --region or set AWS_REGION") }
         return (credentials, resolved, signingDate)
     }
 }
