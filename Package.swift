@@ -14,8 +14,8 @@ let package = Package(
         // Products a user picks by need (the README's product table says which brings what).
         // The signer, presigner, chunked signing and the verifier: swift-http-types, swift-log and libcrypto only.
         .library(name: "MultiAuthSigV4", targets: ["SigV4"]),
-        // The AWS credential chain and its providers.
-        .library(name: "MultiAuthCredentials", targets: ["CredentialProviders"]),
+        // The AWS credential chain and its providers; sessions cached in the encrypted store.
+        .library(name: "MultiAuthCredentials", targets: ["CredentialProviders", "CachedSessions"]),
         // Cognito and OIDC sign-in, refresh, and logins saved in the store.
         .library(name: "MultiAuthTokens", targets: ["TokenProviders", "Logins"]),
         // The encrypted credential store.
@@ -136,6 +136,10 @@ let package = Package(
             dependencies: ["SigV4", "HTTPTransport", "MultiAuthCore", httpTypes, logging, .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict
         ),
+        // Sessions a profile obtained (AssumeRole, GetSessionToken, SSO) kept in the encrypted store.
+        .target(
+            name: "CachedSessions", dependencies: ["CredentialProviders", "CredentialStore", "MultiAuthCrypto", "MultiAuthCore", logging],
+            swiftSettings: strict),
         // awsconfiguration.json read and checked: its AppSync entries and sign-in sections.
         .target(
             name: "ClientConfiguration",
@@ -152,14 +156,14 @@ let package = Package(
         .target(
             name: "MultiAuth",
             dependencies: [
-                "SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "TokenProviders", "Authorization",
+                "SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "CachedSessions", "TokenProviders", "Authorization",
                 "ClientFactory", "Realtime", "AppSyncEvents", "Logins", "InboundAuthorization", "MultiAuthCore", httpTypes, logging,
             ],
             swiftSettings: strict),
         .target(
             name: "MultiAuthCLI",
             dependencies: [
-                "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "HTTPTransport",
+                "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "CachedSessions", "HTTPTransport",
                 "TokenProviders", "Logins", "ClientConfiguration", "MultiAuthCore", httpTypes, logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),

@@ -61,6 +61,9 @@ public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertibl
     /// There is no usable SSO login: none cached, or expired and not refreshable. `command`
     /// is what renews it.
     case ssoLoginNeeded(what: String, command: String)
+    /// A profile with `mfa_serial` needs a session and there is no MFA code for it (none
+    /// given, or its source failed: `problem` says how). The code itself is never reported.
+    case mfaCodeUnavailable(profile: String, serial: String, problem: String)
 
     public var description: String {
         switch self {
@@ -80,6 +83,7 @@ public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertibl
         case .invalidSetting(let source, let problem): "\(source): \(problem)"
         case .ssoCache(let path, let problem): "SSO token cache \(path) \(problem)"
         case .ssoLoginNeeded(let what, let command): "\(what): run \(command)"
+        case .mfaCodeUnavailable(let profile, let serial, let problem): "profile '\(profile)' (mfa_serial \(serial)): \(problem)"
         }
     }
 }
@@ -173,6 +177,7 @@ extension CredentialsError: CodedError {
         case .invalidSetting: "Credentials.invalidSetting"
         case .ssoCache: "Credentials.ssoCache"
         case .ssoLoginNeeded: "Credentials.ssoLoginNeeded"
+        case .mfaCodeUnavailable: "Credentials.mfaCodeUnavailable"
         }
     }
 }

@@ -16,9 +16,12 @@ import Foundation
 /// environment keys and web identity variables, as botocore does. The result is cached and
 /// refreshed ahead of expiry.
 public enum DefaultCredentialsChain {
-    /// Builds the chain.
+    /// Builds the chain. `mfaCode` and `sessionCache` go to the profile's provider
+    /// (``ProfileCredentialsProvider``): codes for `mfa_serial`, and sessions kept between
+    /// processes.
     public static func make(
-        profile: String? = nil, environment: [String: String]? = nil, http: any HTTPSender, logger: Logger = .disabled
+        profile: String? = nil, environment: [String: String]? = nil, http: any HTTPSender, mfaCode: MFACodeSource? = nil,
+        sessionCache: (any SessionCache)? = nil, logger: Logger = .disabled
     ) -> CachingCredentialsProvider {
         let environment = environment ?? ProcessInfo.processInfo.environment
         var providers: [any CredentialsProvider] = []
@@ -26,7 +29,8 @@ public enum DefaultCredentialsChain {
         if profile == nil, let roleArn = nonEmpty(environment["AWS_ROLE_ARN"]), let tokenFile = nonEmpty(environment["AWS_WEB_IDENTITY_TOKEN_FILE"]) {
             providers.append(WebIdentityEnvironmentProvider(roleArn: roleArn, tokenFile: tokenFile, environment: environment, http: http))
         }
-        providers.append(ProfileCredentialsProvider(profile: profile, environment: environment, http: http))
+        providers.append(
+            ProfileCredentialsProvider(profile: profile, environment: environment, http: http, mfaCode: mfaCode, sessionCache: sessionCache))
         if ContainerCredentialsProvider.isConfigured(environment) {
             providers.append(ContainerCredentialsProvider(environment: environment, http: http))
         }

@@ -15,26 +15,52 @@ import Foundation
 /// `web_identity_token_file` (STS AssumeRoleWithWebIdentity), IAM Identity Center (SSO:
 /// `sso_session` or `sso_start_url`, with `sso_account_id` and `sso_role_name`), or
 /// `credential_source = Environment | Ec2InstanceMetadata | EcsContainer`.
+///
+/// A role profile's `duration_seconds`, `external_id` and `mfa_serial` go with its AssumeRole;
+/// a profile with static keys and `mfa_serial` gets a GetSessionToken session with the code.
+/// With a ``SessionCache``, the session a profile obtains is kept and reused.
 public struct ProfileCredentialsProvider: CredentialsProvider {
     let profile: String
     let environment: [String: String]
     let http: any HTTPSender
+    let mfaCode: MFACodeSource?
+    let sessionCache: (any SessionCache)?
 
-    /// The profile `profile`, else `AWS_PROFILE`, else `default`.
-    public init(profile: String? = nil, environment: [String: String]? = nil, http: any HTTPSender) {
+    /// The profile `profile`, else `AWS_PROFILE`, else `default`. `mfaCode` answers a profile
+    /// with `mfa_serial` (without it, such a profile fails unless its session is cached);
+    /// `sessionCache` keeps the sessions obtained.
+    public init(
+        profile: String? = nil, environment: [String: String]? = nil, http: any HTTPSender, mfaCode: MFACodeSource? = nil,
+        sessionCache: (any SessionCache)? = nil
+    ) {
         let environment = environment ?? ProcessInfo.processInfo.environment
         self.profile = profile ?? nonEmpty(environment["AWS_PROFILE"]) ?? "default"
         self.environment = environment
         self.http = http
+        self.mfaCode = mfaCode
+        self.sessionCache = sessionCache
     }
 
     public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
         let files = try SharedConfigFiles.load(environment: environment)
-        guard files.profiles[profile] != nil else {
+        guard let settings = files.profiles[profile] else {
             if profile == "default" { throw .notFound("no [default] profile in \(files.paths.joined(separator: " or "))") }
             throw .profileNotFound(profile: profile, files: files.paths)
         }
-        return try await resolve(profile, files: files, chain: [])
+        guard let sessionCache, try Self.makesSession(settings, profile: profile, files: files) else {
+            return try await resolve(profile, files: files, chain: [])
+        }
+        let key = SessionKey(profile: profile, profileSettings: settings, files: files.paths)
+        return try await sessionCache.session(for: key) { () async throws(CredentialsError) -> ExpiringCredentials in
+            try await resolve(profile, files: files, chain: [])
+        }
+    }
+
+    /// Whether the profile's credentials are a session worth keeping: a role, SSO, or
+    /// static keys with `mfa_serial`.
+    private static func makesSession(_ settings: [String: String], profile: String, files: SharedConfigFiles) throws(CredentialsError) -> Bool {
+        if settings["role_arn"] != nil || (settings["mfa_serial"] != nil && settings["aws_access_key_id"] != nil) { return true }
+        return try SSOSessionConfiguration.of(profile: profile, in: files) != nil
     }
 
     /// The profile's `region`, else `AWS_REGION` or `AWS_DEFAULT_REGION`, else `us-east-1`, checked.
@@ -74,7 +100,9 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
             } else {
                 throw .incompleteProfile(profile: name, problem: "role_arn needs source_profile, credential_source or web_identity_token_file")
             }
-            return try await sts.assumeRole(roleArn: roleArn, sessionName: sessionName, source: source.credentials)
+            return try await sts.assumeRole(
+                roleArn: roleArn, sessionName: sessionName, source: source.credentials,
+                options: try await sessionOptions(settings, profile: name, externalId: settings["external_id"]))
         }
         if let sso = try SSOSessionConfiguration.of(profile: name, in: files) {
             guard let account = nonEmpty(settings["sso_account_id"]), let role = nonEmpty(settings["sso_role_name"]) else {
@@ -86,11 +114,36 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
                 environment: environment, endpoints: endpoints, http: http
             ).credentials()
         }
-        if settings["aws_access_key_id"] != nil { return try staticKeys(settings, profile: name) }
+        if settings["aws_access_key_id"] != nil {
+            let keys = try staticKeys(settings, profile: name)
+            // Only the profile asked for gets a session: a source profile's keys sign as they are.
+            guard chain.isEmpty, settings["mfa_serial"] != nil else { return keys }
+            return try await sts.getSessionToken(source: keys.credentials, options: try await sessionOptions(settings, profile: name))
+        }
         if let command = settings["credential_process"] { return try await CredentialProcess.run(command) }
         // botocore's rule: a profile without credential settings (a region only, say) is not an
         // error; the chain goes on to the container endpoint and instance metadata.
         throw .notFound("profile '\(name)' has no aws_access_key_id, role_arn, sso_session or credential_process")
+    }
+
+    /// `duration_seconds`, `external_id` and, with `mfa_serial`, the device's current code.
+    private func sessionOptions(
+        _ settings: [String: String], profile: String, externalId: String? = nil
+    ) async throws(CredentialsError) -> SessionOptions {
+        var options = SessionOptions(externalId: nonEmpty(externalId))
+        if let text = nonEmpty(settings["duration_seconds"]) {
+            guard let seconds = Int(text), (900...43_200).contains(seconds) else {
+                throw .incompleteProfile(profile: profile, problem: "duration_seconds must be a whole number from 900 to 43200")
+            }
+            options.durationSeconds = seconds
+        }
+        if let serial = nonEmpty(settings["mfa_serial"]) {
+            guard let mfaCode else {
+                throw .mfaCodeUnavailable(profile: profile, serial: serial, problem: "a session needs an MFA code and none was given")
+            }
+            options.mfa = (serial, try await mfaCode.code(serial: serial, profile: profile))
+        }
+        return options
     }
 
     /// `credential_source`: where the credentials that assume the role come from.

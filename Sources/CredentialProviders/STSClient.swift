@@ -28,11 +28,19 @@ struct STSClient {
         call = AWSServiceCall(service: "sts", region: region, endpoint: resolved, http: http)
     }
 
-    /// AssumeRole, signed with `source`.
-    func assumeRole(roleArn: String, sessionName: String, source: AWSCredentials) async throws(CredentialsError) -> ExpiringCredentials {
-        try await request([
-            ("Action", "AssumeRole"), ("Version", "2011-06-15"), ("RoleArn", roleArn), ("RoleSessionName", sessionName),
-        ], signWith: source)
+    /// AssumeRole, signed with `source`, with a profile's optional settings.
+    func assumeRole(
+        roleArn: String, sessionName: String, source: AWSCredentials, options: SessionOptions = .init()
+    ) async throws(CredentialsError) -> ExpiringCredentials {
+        try await request(
+            [("Action", "AssumeRole"), ("Version", "2011-06-15"), ("RoleArn", roleArn), ("RoleSessionName", sessionName)]
+                + options.parameters, signWith: source)
+    }
+
+    /// GetSessionToken, signed with `source`: a session for long-term keys, with an MFA code
+    /// when `options` carries one.
+    func getSessionToken(source: AWSCredentials, options: SessionOptions) async throws(CredentialsError) -> ExpiringCredentials {
+        try await request([("Action", "GetSessionToken"), ("Version", "2011-06-15")] + options.parameters, signWith: source)
     }
 
     /// AssumeRoleWithWebIdentity, unsigned: the web identity token is the proof.
@@ -58,5 +66,21 @@ struct STSClient {
             AWSCredentials(accessKeyId: keyId, secretAccessKey: secret, sessionToken: XMLText.value(of: "SessionToken", in: xml)),
             expiration: XMLText.value(of: "Expiration", in: xml).flatMap(ISO8601.parse),
             source: "STS " + (parameters.first { $0.0 == "Action" }?.1 ?? ""))
+    }
+}
+
+/// What a profile may add to an STS session request: `duration_seconds`, `external_id`
+/// (AssumeRole only) and an MFA device's serial with its current code.
+struct SessionOptions: Sendable {
+    var durationSeconds: Int?
+    var externalId: String?
+    var mfa: (serial: String, code: String)?
+
+    var parameters: [(String, String)] {
+        var parameters: [(String, String)] = []
+        if let durationSeconds { parameters.append(("DurationSeconds", String(durationSeconds))) }
+        if let externalId { parameters.append(("ExternalId", externalId)) }
+        if let mfa { parameters += [("SerialNumber", mfa.serial), ("TokenCode", mfa.code)] }
+        return parameters
     }
 }

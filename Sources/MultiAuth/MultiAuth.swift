@@ -7,6 +7,7 @@
 @_exported import CredentialStore
 @_exported import HTTPTransport
 @_exported import CredentialProviders
+@_exported import CachedSessions
 @_exported import TokenProviders
 @_exported import Logins
 @_exported import Authorization

@@ -29,6 +29,7 @@ package struct AuthorizationOptions: ParsableArguments {
     @Option(help: "Use the saved login NAME (see 'multiauth login') for user-pools, oidc or lambda.") var name: String?
     @Option(help: "With --name: the id (default) or access token.") var tokenType: AuthTokens.Kind = .id
     @OptionGroup package var store: StoreOptions
+    @OptionGroup package var sessions: ProfileSessionOptions
     @Flag(help: "Send 'Authorization: Bearer <token>' instead of the raw token.") package var bearer = false
     @Option(help: "The shared-file profile for IAM credentials.") package var profile: String?
     @Option(help: "Signing region (inferred for execute-api and appsync-api hosts).", transform: regionArgument) package var region: String?
@@ -65,7 +66,7 @@ package struct AuthorizationOptions: ParsableArguments {
             throw CLIError("--token", "required for --auth \(auth.rawValue) (or give --token-command or --name)")
         case .iam:
             let (region, service) = try await signingScope(forHost: host)
-            let credentials = DefaultCredentialsChain.make(profile: profile, http: CommandTimeout.transport())
+            let credentials = sessions.chain(profile: profile, store: store)
             return IAMAuthorizer(credentials: credentials, region: region, service: service, payloadSigning: payloadSigning, logger: logger)
         }
     }

@@ -20,13 +20,15 @@ struct CredentialsCommand: AsyncParsableCommand {
     @Option(help: "The shared-file profile (default: AWS_PROFILE, else the chain from the environment on).") var profile: String?
     @Option(help: "The region to report (default: AWS_REGION, AWS_DEFAULT_REGION, the profile's, then the instance's).", transform: regionArgument) var region: String?
     @Option(help: "text (default) or process.") var format: Format = .text
-    @Option(help: "Time limit in seconds, credential_process and STS calls included; exit 28 when it passes.")
+    @Option(help: "Time limit in seconds, credential_process, STS calls and typing an MFA code included; exit 28 when it passes.")
     var maxTime: Double = CommandTimeout.defaultSeconds
+    @OptionGroup var sessions: ProfileSessionOptions
+    @OptionGroup var store: StoreOptions
 
     func validate() throws { try ArgumentChecks.seconds(maxTime, "--max-time", in: 0.001...3_600) }
 
     func run() async throws {
-        let value = try await Self.resolve(profile: profile, maxTime: maxTime)
+        let value = try await Self.resolve(sessions.chain(profile: profile, store: store), maxTime: maxTime)
         switch format {
         case .text:
             let region = try await resolvedRegion()
@@ -49,15 +51,21 @@ struct CredentialsCommand: AsyncParsableCommand {
 
     private func resolvedRegion() async throws -> String? { try await Self.region(region, profile: profile) }
 
-    /// The default chain's credentials (from `profile`, if given) within `maxTime` seconds;
-    /// exit 28 when the time passes. Shared by the commands that use the chain's credentials.
-    static func resolve(profile: String?, maxTime: Double) async throws -> ExpiringCredentials {
+    /// The credentials of `chain` within `maxTime` seconds: exit 28 when the time passes, 9
+    /// when a session needs an MFA code and none could be had. Shared by the commands that
+    /// use the chain's credentials.
+    static func resolve(_ chain: some CredentialsProvider, maxTime: Double) async throws -> ExpiringCredentials {
         do {
             return try await CommandTimeout.run(maxTime, what: "resolving credentials", flag: "--max-time") {
-                try await DefaultCredentialsChain.make(profile: profile, http: CommandTimeout.transport()).credentials()
+                try await chain.credentials()
             }
         } catch let error as CredentialsError {
-            throw CLIError(message: error.description, exitCode: { if case .timedOut = error { 28 } else { 1 } }())
+            let exitCode: Int32 = switch error {
+            case .timedOut: 28
+            case .mfaCodeUnavailable: 9
+            default: 1
+            }
+            throw CLIError(message: error.description, exitCode: exitCode)
         }
     }
 

@@ -219,7 +219,7 @@ package struct LoginOptions: ParsableArguments {
     /// Opens the store's logins.
     package func logins() throws -> LoginStore {
         let source = try PassphraseSource.keySource(
-            keyFile: store.keyFile, passphraseFile: store.passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
+            keyFile: store.resolvedKeyFile, passphraseFile: store.passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
             prompt: "Store passphrase: ", confirm: false)
         return LoginStore(store: CredentialStore(path: store.storePath, keySource: source, lockTimeout: store.lockTimeout))
     }

@@ -17,6 +17,8 @@ struct PresignedTokenOptions: ParsableArguments {
     var region: String?
     @Option(help: "Signing time, YYYYMMDDTHHMMSSZ (default: now; for tests).") var date: String?
     @Option(help: "Time limit in seconds for resolving credentials; exit 28 when it passes.") var maxTime: Double = CommandTimeout.defaultSeconds
+    @OptionGroup var sessions: ProfileSessionOptions
+    @OptionGroup var store: StoreOptions
 
     func validate() throws { try ArgumentChecks.seconds(maxTime, "--max-time", in: 0.001...3_600) }
 
@@ -26,7 +28,7 @@ struct PresignedTokenOptions: ParsableArguments {
         if let date {
             do throws(SigningError) { signingDate = try SigningDate(parsing: date) } catch { throw CLIError("--date", error) }
         }
-        let credentials = try await CredentialsCommand.resolve(profile: profile, maxTime: maxTime).credentials
+        let credentials = try await CredentialsCommand.resolve(sessions.chain(profile: profile, store: store), maxTime: maxTime).credentials
         guard let resolved = try await CredentialsCommand.region(region, profile: profile) else {
             throw CLIError("--region", "no region: give --region or set AWS_REGION")
         }

@@ -181,7 +181,8 @@ package struct StoreOptions: ParsableArguments {
         name: [.customLong("path"), .customLong("store")],
         help: "The store file (default: MULTIAUTH_STORE, else $XDG_DATA_HOME/multiauth/credentials.store).")
     package var path: String?
-    @Option(help: "Unlock with this key file (64 hex digits, mode 0600) instead of a passphrase.") var keyFile: String?
+    @Option(help: "Unlock with this key file (64 hex digits, mode 0600) instead of a passphrase (default: MULTIAUTH_STORE_KEY_FILE).")
+    var keyFile: String?
     @Option(help: "Read the passphrase from this file (mode 0600) instead of MULTIAUTH_STORE_PASSPHRASE or a prompt; from either, one trailing line ending is removed and an empty passphrase is refused.")
     package var passphraseFile: String?
     @Option(help: "Seconds to wait for another process's lock (0 to 600).") var lockTimeout: Double = 5
@@ -192,10 +193,13 @@ package struct StoreOptions: ParsableArguments {
 
     package var storePath: String { path ?? CredentialStore.defaultPath }
 
+    /// `--key-file`, else `MULTIAUTH_STORE_KEY_FILE`.
+    package var resolvedKeyFile: String? { keyFile ?? ProcessInfo.processInfo.environment["MULTIAUTH_STORE_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 } }
+
     /// Opens the store, runs `body`, and turns store errors into the documented exit codes.
     package func run<T: Sendable>(_ body: (CredentialStore) async throws -> T) async throws -> T {
         let source = try PassphraseSource.keySource(
-            keyFile: keyFile, passphraseFile: passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
+            keyFile: resolvedKeyFile, passphraseFile: passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
             prompt: "Store passphrase: ", confirm: false)
         let store = CredentialStore(path: storePath, keySource: source, lockTimeout: lockTimeout)
         do { return try await body(store) } catch let error as StoreError {

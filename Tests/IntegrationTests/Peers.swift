@@ -1,4 +1,7 @@
 import Foundation
+import HTTPTransport
+import HTTPTypes
+import Testing
 
 /// The local peers `scripts/test` starts (moto and the verifying API servers). Tests that
 /// need them are disabled, saying so, when they are not running.
@@ -88,8 +91,6 @@ enum Peers {
     }
 }
 
-import Testing
-
 extension Peers {
     /// The container credentials endpoint stand-in (scripts/peers/container_server.py) and the
     /// token file it checks.
@@ -125,5 +126,22 @@ extension Peers {
             throw PeerError.scriptFailed(script, finished.status, String(decoding: finished.stderr.suffix(2_000), as: UTF8.self))
         }
         return object
+    }
+}
+
+extension Peers {
+    /// The STS stand-in that checks signatures with botocore and records calls
+    /// (scripts/peers/sts_server.py), and the one MFA device it knows with its code.
+    static var sts: String { environment["MULTIAUTH_TEST_STS_URL"] ?? "" }
+    static var stsAvailable: Bool { !sts.isEmpty && available }
+    static let mfaSerial = "arn:aws:iam::123456789012:mfa/tester"
+    static let mfaCode = "123456"
+
+    /// The calls the STS stand-in recorded whose `field` is `value`.
+    static func stsCalls(_ field: String, _ value: String) async throws -> [[String: String]] {
+        let query = value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
+        let response = try await CurlHTTPClient().send(try HTTPRequest(method: .get, wireURL: sts + "/_peer/calls?\(field)=\(query)"))
+        let calls = try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]])
+        return calls.map { $0.compactMapValues { $0 as? String } }
     }
 }

@@ -171,6 +171,8 @@ start_peers() {
         --token-file "$MULTIAUTH_TEST_CONTAINER_TOKEN_FILE" --key "$key"
     start_peer IMDS imds_server.py /_peer/stats "instance metadata server" "$logs" --key "$key"
     start_peer SSO sso_server.py /_peer/stats "IAM Identity Center server" "$logs" --key "$key"
+    start_peer STS sts_server.py "/_peer/calls?action=none" "STS stand-in" "$logs" --key "$key" \
+        --mfa "arn:aws:iam::123456789012:mfa/tester=123456"
     start_peer COGNITO cognito_server.py "/_peer/devices?username=none" "Cognito device server" "$logs"
     start_peer UPSTREAM upstream_server.py "/_peer/count" "gateway upstream" "$logs"
     start_tls_upstream "$logs"

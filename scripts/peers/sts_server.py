@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""An STS stand-in that checks what moto does not: every request's SigV4 signature is
+recomputed with botocore (from the secret of --key AKID:SECRET, or of a session this server
+issued, with its token), the signing time must be within 5 minutes, and MFA parameters are
+checked (--mfa SERIAL=CODE: the one code that device accepts). It serves AssumeRole,
+GetSessionToken and GetCallerIdentity over STS's query API (form POST, XML answers, STS's
+error codes), issues random ASIA session keys that expire after DurationSeconds (900 to
+43200, default 3600), and records every call, refused ones too.
+
+GET /_peer/calls?FIELD=VALUE lists the recorded calls whose FIELD equals VALUE (fields:
+action, role_arn, session_name, serial, key_id, outcome, duration): what tests count.
+Prints "listening PORT" once ready.
+"""
+import argparse
+import datetime
+import secrets
+import string
+import sys
+import threading
+import urllib.parse
+from http.server import ThreadingHTTPServer
+
+import botocore.auth
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+
+from peer_http import QuietHandler
+
+ACCOUNT = "123456789012"
+_lock = threading.Lock()
+
+
+def random_text(length, alphabet=string.ascii_uppercase + string.digits):
+    return "".join(secrets.choice(alphabet) for _ in range(length))
+
+
+class Handler(QuietHandler):
+    def do_GET(self):
+        url = urllib.parse.urlsplit(self.path)
+        if url.path != "/_peer/calls":
+            return self.send_json(404, {"message": "not found"})
+        wanted = dict(urllib.parse.parse_qsl(url.query))
+        with _lock:
+            calls = [call for call in self.server.calls if all(str(call.get(k)) == v for k, v in wanted.items())]
+        self.send_json(200, calls)
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        form = dict(urllib.parse.parse_qsl(body.decode()))
+        call = {
+            "action": form.get("Action"), "role_arn": form.get("RoleArn"), "session_name": form.get("RoleSessionName"),
+            "serial": form.get("SerialNumber"), "duration": form.get("DurationSeconds"), "external_id": form.get("ExternalId"),
+        }
+        caller, problem = self.check_signature(body)
+        call["key_id"] = caller[0] if caller else None
+        if problem is None:
+            problem = self.check_mfa(form)
+        if problem is None and call["duration"] is not None and not (900 <= int(call["duration"]) <= 43200):
+            problem = (400, "ValidationError", "DurationSeconds must be between 900 and 43200")
+        call["outcome"] = "ok" if problem is None else problem[1]
+        with _lock:
+            self.server.calls.append(call)
+        if problem is not None:
+            return self.error(*problem)
+        action = form.get("Action")
+        if action == "GetCallerIdentity":
+            arn = caller[1] or f"arn:aws:iam::{ACCOUNT}:user/peer"
+            return self.xml(action, f"<Arn>{arn}</Arn><UserId>{caller[0]}</UserId><Account>{ACCOUNT}</Account>")
+        if action not in ("AssumeRole", "GetSessionToken"):
+            return self.error(400, "InvalidAction", f"Could not find operation {action}")
+        arn = None
+        if action == "AssumeRole":
+            role = form.get("RoleArn", "")
+            arn = f"arn:aws:sts::{ACCOUNT}:assumed-role/{role.rsplit('/', 1)[-1]}/{form.get('RoleSessionName')}"
+        self.xml(action, self.issue(int(call["duration"] or 3600), arn))
+
+    def check_signature(self, body):
+        """Returns ((key id, arn), None) or (None, (status, code, message))."""
+        authorization = self.headers.get("Authorization", "")
+        if not authorization.startswith("AWS4-HMAC-SHA256 "):
+            return None, (400, "MissingAuthenticationToken", "Request is missing Authentication Token")
+        fields = dict(part.strip().split("=", 1) for part in authorization[len("AWS4-HMAC-SHA256 "):].split(","))
+        key_id, _, region, service, _ = fields["Credential"].split("/")
+        with _lock:
+            known = self.server.keys.get(key_id)
+        if known is None:
+            return None, (403, "InvalidClientTokenId", "The security token included in the request is invalid.")
+        secret, token, arn, expires = known
+        if expires is not None and expires < datetime.datetime.now(datetime.timezone.utc):
+            return None, (403, "ExpiredToken", "The security token included in the request is expired")
+        if token is not None and self.headers.get("X-Amz-Security-Token") != token:
+            return None, (403, "InvalidClientTokenId", "The security token included in the request is invalid.")
+        amz_date = self.headers.get("X-Amz-Date", "")
+        signed_at = datetime.datetime.strptime(amz_date, "%Y%m%dT%H%M%SZ").replace(tzinfo=datetime.timezone.utc)
+        if abs((datetime.datetime.now(datetime.timezone.utc) - signed_at).total_seconds()) > 300:
+            return None, (403, "SignatureDoesNotMatch", "Signature expired")
+        signed = fields["SignedHeaders"].split(";")
+        request = AWSRequest(method="POST", url=f"http://{self.headers.get('Host')}{self.path}", data=body)
+        for name, value in self.headers.items():
+            if name.lower() in signed:
+                request.headers[name] = value
+        with _lock:  # botocore reads the clock through a module global
+            botocore.auth.get_current_datetime = lambda: signed_at
+            SigV4Auth(Credentials(key_id, secret, token), service, region).add_auth(request)
+        if request.headers["Authorization"] != authorization:
+            return None, (403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.")
+        return (key_id, arn), None
+
+    def check_mfa(self, form):
+        serial = form.get("SerialNumber")
+        if serial is None and form.get("TokenCode") is None:
+            return None
+        if serial not in self.server.mfa or form.get("TokenCode") != self.server.mfa[serial]:
+            return (403, "AccessDenied", "MultiFactorAuthentication failed with invalid MFA one time pass code.")
+        return None
+
+    def issue(self, duration, arn):
+        key_id, secret, token = "ASIA" + random_text(16), random_text(40, string.ascii_letters + string.digits), random_text(64)
+        expires = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) + datetime.timedelta(seconds=duration)
+        with _lock:
+            self.server.keys[key_id] = (secret, token, arn, expires)
+        stamp = expires.strftime("%Y-%m-%dT%H:%M:%SZ")
+        credentials = (f"<Credentials><AccessKeyId>{key_id}</AccessKeyId><SecretAccessKey>{secret}</SecretAccessKey>"
+                       f"<SessionToken>{token}</SessionToken><Expiration>{stamp}</Expiration></Credentials>")
+        if arn:
+            credentials += f"<AssumedRoleUser><Arn>{arn}</Arn><AssumedRoleId>AROA{random_text(16)}</AssumedRoleId></AssumedRoleUser>"
+        return credentials
+
+    def xml(self, action, inner):
+        body = (f'<{action}Response xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><{action}Result>{inner}</{action}Result>'
+                f"<ResponseMetadata><RequestId>{random_text(8)}</RequestId></ResponseMetadata></{action}Response>")
+        self.send_body(200, body.encode(), {"Content-Type": "text/xml"})
+
+    def error(self, status, code, message):
+        body = (f'<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>{code}</Code>'
+                f"<Message>{message}</Message></Error><RequestId>{random_text(8)}</RequestId></ErrorResponse>")
+        self.send_body(status, body.encode(), {"Content-Type": "text/xml"})
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--key", action="append", default=[], help="AKID:SECRET (repeatable)")
+    parser.add_argument("--mfa", action="append", default=[], help="SERIAL=CODE (repeatable)")
+    args = parser.parse_args()
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    server.keys = {key_id: (secret, None, None, None) for key_id, secret in (pair.split(":", 1) for pair in args.key)}
+    server.mfa = dict(pair.rsplit("=", 1) for pair in args.mfa)
+    server.calls = []
+    print(f"listening {server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
