@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "MultiAuthAppSync", targets: ["ClientFactory", "Realtime", "AppSyncEvents"]),
         // The WebSocket for real-time subscriptions, on swift-websocket (SwiftNIO): only users who subscribe build NIO.
         .library(name: "MultiAuthWebSocket", targets: ["MultiAuthWebSocket"]),
+        // A container-credentials endpoint and an IMDSv2 emulator serving any credentials provider (Hummingbird).
+        .library(name: "MultiAuthCredentialsServer", targets: ["CredentialsServer"]),
         // Hummingbird middleware that verifies SigV4/SigV4a, API keys and JWTs (SwiftNIO underneath).
         .library(name: "MultiAuthHummingbird", targets: ["MultiAuthHummingbird"]),
         // swift-openapi-runtime client middleware: generated clients authorized in every mode.
@@ -48,6 +50,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Bottom: OpenSSL's libcrypto through a system-library target.
@@ -130,6 +133,15 @@ let package = Package(
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ],
             swiftSettings: strict),
+        // Local endpoints that hand a provider's credentials to the SDKs: container credentials and IMDSv2.
+        .target(
+            name: "CredentialsServer",
+            dependencies: [
+                "CredentialProviders", "MultiAuthCrypto", "MultiAuthCore", httpTypes, logging,
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
         .target(name: "HTTPTransport", dependencies: ["CLibCurl", "CurlShims", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
         .target(
             name: "CredentialProviders",
@@ -177,7 +189,9 @@ let package = Package(
             dependencies: [
                 "MultiAuthCLI", "Authorization", "CredentialProviders", "HTTPTransport", "TokenProviders", "Logins", "ClientFactory",
                 "Realtime", "AppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes, logging, "InboundAuthorization",
-                "ReverseProxy", "MultiAuthAsyncHTTPClient", .product(name: "Hummingbird", package: "hummingbird"),
+                "ReverseProxy", "MultiAuthAsyncHTTPClient", "CredentialsServer", "CachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -291,7 +305,7 @@ let package = Package(
             dependencies: [
                 "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
                 "TokenProviders", "Logins", "MultiAuthCrypto", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthWebSocket",
-                "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", httpTypes, logging,
+                "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", "CredentialsServer", httpTypes, logging,
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],

@@ -28,7 +28,7 @@ struct CredentialsCommand: AsyncParsableCommand {
     func validate() throws { try ArgumentChecks.seconds(maxTime, "--max-time", in: 0.001...3_600) }
 
     func run() async throws {
-        let value = try await Self.resolve(sessions.chain(profile: profile, store: store), maxTime: maxTime)
+        let value = try await ChainCredentials.resolve(sessions.chain(profile: profile, store: store), maxTime: maxTime)
         switch format {
         case .text:
             let region = try await resolvedRegion()
@@ -49,32 +49,7 @@ struct CredentialsCommand: AsyncParsableCommand {
             """
     }
 
-    private func resolvedRegion() async throws -> String? { try await Self.region(region, profile: profile) }
-
-    /// The credentials of `chain` within `maxTime` seconds: exit 28 when the time passes, 9
-    /// when a session needs an MFA code and none could be had. Shared by the commands that
-    /// use the chain's credentials.
-    static func resolve(_ chain: some CredentialsProvider, maxTime: Double) async throws -> ExpiringCredentials {
-        do {
-            return try await CommandTimeout.run(maxTime, what: "resolving credentials", flag: "--max-time") {
-                try await chain.credentials()
-            }
-        } catch let error as CredentialsError {
-            let exitCode: Int32 = switch error {
-            case .timedOut: 28
-            case .mfaCodeUnavailable: 9
-            default: 1
-            }
-            throw CLIError(message: error.description, exitCode: exitCode)
-        }
-    }
-
-    /// `given` (`--region`), else `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`,
-    /// then the instance's (IMDS).
-    static func region(_ given: String?, profile: String?) async throws -> String? {
-        if let given { return given }
-        do { return try await SharedConfigFiles.resolvedRegion(profile: profile) } catch { throw CLIError(message: error.description) }
-    }
+    private func resolvedRegion() async throws -> String? { try await ChainCredentials.region(region, profile: profile) }
 
     /// The JSON a `credential_process` prints: Version 1, the keys, the token and the expiry.
     static func processJSON(_ value: ExpiringCredentials) throws -> [UInt8] {

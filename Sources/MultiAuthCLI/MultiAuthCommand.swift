@@ -90,6 +90,8 @@ package enum CommandProcess {
             return 0
         } catch let error as CLIError {
             return report(error)
+        } catch let exit as ExitCode {
+            return exit.rawValue  // a status passed on (exec's child), with nothing to report
         } catch {
             let code = Root.exitCode(for: error)
             if code == .success {

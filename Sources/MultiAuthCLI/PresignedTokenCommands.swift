@@ -28,8 +28,8 @@ struct PresignedTokenOptions: ParsableArguments {
         if let date {
             do throws(SigningError) { signingDate = try SigningDate(parsing: date) } catch { throw CLIError("--date", error) }
         }
-        let credentials = try await CredentialsCommand.resolve(sessions.chain(profile: profile, store: store), maxTime: maxTime).credentials
-        guard let resolved = try await CredentialsCommand.region(region, profile: profile) else {
+        let credentials = try await ChainCredentials.resolve(sessions.chain(profile: profile, store: store), maxTime: maxTime).credentials
+        guard let resolved = try await ChainCredentials.region(region, profile: profile) else {
             throw CLIError("--region", "no region: give --region or set AWS_REGION")
         }
         return (credentials, resolved, signingDate)

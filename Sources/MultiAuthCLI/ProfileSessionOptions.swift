@@ -82,3 +82,31 @@ extension StoreOptions {
         return .success(CredentialStore(path: storePath, keySource: source, lockTimeout: lockTimeout))
     }
 }
+
+/// Credentials and the region from the default chain, for the commands that use them.
+package enum ChainCredentials {
+    /// The credentials of `chain` within `maxTime` seconds: exit 28 when the time passes, 9
+    /// when a session needs an MFA code and none could be had. Shared by the commands that
+    /// use the chain's credentials.
+    package static func resolve(_ chain: some CredentialsProvider, maxTime: Double) async throws -> ExpiringCredentials {
+        do {
+            return try await CommandTimeout.run(maxTime, what: "resolving credentials", flag: "--max-time") {
+                try await chain.credentials()
+            }
+        } catch let error as CredentialsError {
+            let exitCode: Int32 = switch error {
+            case .timedOut: 28
+            case .mfaCodeUnavailable: 9
+            default: 1
+            }
+            throw CLIError(message: error.description, exitCode: exitCode)
+        }
+    }
+
+    /// `given` (`--region`), else `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`,
+    /// then the instance's (IMDS).
+    package static func region(_ given: String?, profile: String?) async throws -> String? {
+        if let given { return given }
+        do { return try await SharedConfigFiles.resolvedRegion(profile: profile) } catch { throw CLIError(message: error.description) }
+    }
+}

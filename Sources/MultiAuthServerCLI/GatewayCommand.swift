@@ -148,9 +148,9 @@ struct ListenAddress {
     let host: String
     let port: Int
 
-    init(_ text: String) throws {
+    init(_ text: String, flag: String = "--listen") throws {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
-            throw CLIError("--listen", "expected HOST:PORT, such as 127.0.0.1:8080")
+            throw CLIError(flag, "expected HOST:PORT, such as 127.0.0.1:8080")
         }
         host = String(text[..<colon])
         self.port = port

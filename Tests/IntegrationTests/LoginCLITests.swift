@@ -24,9 +24,10 @@ final class RunningCLI: @unchecked Sendable {
     private let errorPipe = Pipe()
     private let outputPipe = Pipe()
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = Paths.multiauth
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardError = errorPipe
         process.standardOutput = outputPipe
         process.standardInput = FileHandle.nullDevice

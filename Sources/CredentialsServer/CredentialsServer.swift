@@ -1,0 +1,67 @@
+import CredentialProviders
+import Hummingbird
+import Logging
+import MultiAuthCore
+import NIOCore
+import ServiceLifecycle
+
+/// A local endpoint that hands out the credentials of a ``CredentialsProvider`` to programs
+/// that only know the AWS SDKs' own sources: the container credentials endpoint
+/// (`AWS_CONTAINER_CREDENTIALS_FULL_URI` with `AWS_CONTAINER_AUTHORIZATION_TOKEN`) or an EC2
+/// instance metadata service (IMDSv2, at `AWS_EC2_METADATA_SERVICE_ENDPOINT`). Each request
+/// gets current credentials from the provider (refreshed as it refreshes them), so a
+/// long-running client never holds expired keys.
+///
+/// Run it as a ServiceLifecycle `Service`, or call ``run()`` in a task and cancel the task
+/// to stop it. It binds 127.0.0.1 by default, and needs no root.
+public struct CredentialsServer: Service {
+    /// Which endpoint it emulates.
+    public enum Kind: Sendable {
+        /// The container credentials endpoint: every request must carry `authorizationToken`
+        /// in `Authorization` (401 without one, 403 with another).
+        case container(authorizationToken: String)
+        /// IMDSv2: a token from `PUT /latest/api/token` is required on every other request,
+        /// `iam/security-credentials/` names `roleName`, and `placement/region` says `region`.
+        case instanceMetadata(roleName: String, region: String?)
+    }
+
+    let kind: Kind
+    let credentials: any CredentialsProvider
+    let host: String
+    let port: Int
+    let clock: TimeSource
+    let logger: Logger
+    let onListening: @Sendable (Int) async -> Void
+
+    /// A server for `kind` on `host`:`port` (0: a free port, told to `onListening` once the
+    /// port is open) serving `credentials`.
+    public init(
+        _ kind: Kind, credentials: any CredentialsProvider, host: String = "127.0.0.1", port: Int = 0, clock: TimeSource = .system,
+        logger: Logger = .disabled, onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) {
+        self.kind = kind
+        self.credentials = credentials
+        self.host = host
+        self.port = port
+        self.clock = clock
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    /// Serves until the task is cancelled or a graceful shutdown is triggered.
+    public func run() async throws {
+        let responder = CredentialsResponder(endpoint: endpoint, credentials: credentials, clock: clock, logger: logger)
+        let onListening = self.onListening
+        let app = Application(
+            responder: responder, configuration: .init(address: .hostname(host, port: port), serverName: "multiauth-credentials"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger)
+        try await app.run()
+    }
+
+    private var endpoint: any CredentialsEndpoint {
+        switch kind {
+        case .container(let token): ContainerEndpoint(token: token)
+        case .instanceMetadata(let role, let region): InstanceMetadataEndpoint(roleName: role, region: region, clock: clock)
+        }
+    }
+}
