@@ -134,6 +134,8 @@ extension Peers {
     /// (scripts/peers/sts_server.py), and the one MFA device it knows with its code.
     static var sts: String { environment["MULTIAUTH_TEST_STS_URL"] ?? "" }
     static var stsAvailable: Bool { !sts.isEmpty && available }
+    /// The Kubernetes API stand-in that checks EKS tokens with botocore (HTTPS, the TLS CA).
+    static var eksAPI: String { environment["MULTIAUTH_TEST_EKS_API_URL"] ?? "" }
     static let mfaSerial = "arn:aws:iam::123456789012:mfa/tester"
     static let mfaCode = "123456"
 

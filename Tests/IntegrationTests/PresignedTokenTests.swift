@@ -50,4 +50,52 @@ struct PresignedTokenTests {
         #expect(region.status != 0 && region.stderr.contains("not a region name"), "\(region.stderr)")
         #expect(!host.stderr.contains("wJalrXUtnFEMI") && !region.stderr.contains("wJalrXUtnFEMI"))
     }
+
+    /// kubectl (Debian's) with `multiauth eks-token` as its exec plugin, against the HTTPS API
+    /// stand-in that recomputes each token's signature with botocore: `kubectl version` reaches
+    /// the server; a token for another cluster is refused (its signed x-k8s-aws-id differs).
+    @Test(.enabled(if: !Peers.eksAPI.isEmpty, Peers.reason)) func kubectlVersionWorksThroughTheExecPlugin() async throws {
+        let folder = try ScratchFolder("multiauth-kubectl")
+        defer { folder.remove() }
+        func kubeconfig(cluster: String) throws -> String {
+            let path = folder.path + "/kubeconfig-\(cluster)"
+            try Data("""
+                apiVersion: v1
+                kind: Config
+                clusters:
+                - name: stub
+                  cluster: {server: "\(Peers.eksAPI)", certificate-authority: "\(Peers.tlsCA)"}
+                users:
+                - name: eks
+                  user:
+                    exec:
+                      apiVersion: client.authentication.k8s.io/v1beta1
+                      command: "\(Paths.multiauth.path)"
+                      args: [eks-token, --cluster-name, "\(cluster)", --region, us-east-1]
+                      interactiveMode: Never
+                contexts:
+                - name: stub
+                  context: {cluster: stub, user: eks}
+                current-context: stub
+
+                """.utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let environment = ProcessInfo.processInfo.environment.merging([
+            "AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret, "AWS_CONFIG_FILE": "/nonexistent",
+            "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent", "HOME": folder.path,
+        ]) { $1 }
+        let kubectl = URL(fileURLWithPath: "/usr/bin/kubectl")
+        let (goodConfig, otherConfig) = (try kubeconfig(cluster: "multiauth-test"), try kubeconfig(cluster: "another-cluster"))
+        let good = try await offPool {
+            try ChildProcess.run(kubectl, ["--kubeconfig", goodConfig, "version", "-o", "json"], environment: environment, limit: 60)
+        }
+        let output = try JSONSerialization.jsonObject(with: good.stdout) as? [String: Any]
+        let server = output?["serverVersion"] as? [String: Any]
+        #expect(good.status == 0 && server?["gitVersion"] as? String == "v1.31.0-eks-stub", "\(String(decoding: good.stderr, as: UTF8.self))")
+        let other = try await offPool {
+            try ChildProcess.run(kubectl, ["--kubeconfig", otherConfig, "version", "-o", "json"], environment: environment, limit: 60)
+        }
+        #expect(other.status != 0 && String(decoding: other.stderr, as: UTF8.self).contains("You must be logged in"), "\(String(decoding: other.stderr, as: UTF8.self))")
+    }
 }

@@ -242,6 +242,13 @@ start_tls_upstream() {
     MULTIAUTH_TEST_TLS_CA="$(cd "$logs" && pwd)/tls-cert.pem"
     export MULTIAUTH_TEST_TLS_CA
     PEER_WAITS+=("$MULTIAUTH_TEST_TLS_UPSTREAM_URL/_peer/count|HTTPS upstream|--cacert $MULTIAUTH_TEST_TLS_CA")
+    # The Kubernetes API stand-in that checks EKS tokens with botocore, on the same certificate.
+    port=$(free_port)
+    .venv/bin/python3 scripts/peers/eks_api_server.py --port "$port" --tls-cert "$logs/tls-cert.pem" --tls-key "$logs/tls-key.pem" \
+        --key "$MULTIAUTH_TEST_KEY_ID:$MULTIAUTH_TEST_SECRET" --cluster multiauth-test >"$logs/eks-api.log" 2>&1 &
+    PEER_PIDS+=($!)
+    export MULTIAUTH_TEST_EKS_API_URL="https://127.0.0.1:$port"
+    PEER_WAITS+=("$MULTIAUTH_TEST_EKS_API_URL/_peer/auth|EKS API stand-in|--cacert $MULTIAUTH_TEST_TLS_CA")
 }
 
 # Starts nanoidp (the OpenID provider peer) with the config in scripts/peers/nanoidp and
