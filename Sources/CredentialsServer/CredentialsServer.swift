@@ -5,7 +5,7 @@ import MultiAuthCore
 import NIOCore
 import ServiceLifecycle
 
-/// A local endpoint that hands out the credentials of a ``CredentialsProvider`` to programs
+/// A local endpoint that hands out the credentials of a `CredentialsProvider` to programs
 /// that only know the AWS SDKs' own sources: the container credentials endpoint
 /// (`AWS_CONTAINER_CREDENTIALS_FULL_URI` with `AWS_CONTAINER_AUTHORIZATION_TOKEN`) or an EC2
 /// instance metadata service (IMDSv2, at `AWS_EC2_METADATA_SERVICE_ENDPOINT`). Each request
