@@ -149,4 +149,21 @@ import Testing
         #expect(off.status == 0 && off.stderr.isEmpty)
         #expect(try await setup.calls().count == 3)
     }
+
+    /// A session is kept for the settings it was obtained with: a profile whose
+    /// duration_seconds changed gets a new one (replacing the old item, the only one touched),
+    /// and then that one is reused.
+    @Test func aChangedProfileGetsANewSession() async throws {
+        let setup = try await Setup { role in Self.roleProfile(role) }
+        defer { setup.folder.remove() }
+        try await setup.initStore()
+        let arguments = ["credentials", "--profile", "role", "--format", "process"]
+        #expect(try await CLITests.run(arguments, environment: setup.environment).status == 0)
+        let config = setup.folder.url.appendingPathComponent("config")
+        try Data((try String(contentsOf: config, encoding: .utf8) + "duration_seconds = 7200\n").utf8).write(to: config)
+        for _ in 0..<2 { #expect(try await CLITests.run(arguments, environment: setup.environment).status == 0) }
+        #expect(try await setup.calls().map { $0["duration"] ?? "none" } == ["none", "7200"])
+        let listed = try await CLITests.run(["store", "list"], environment: setup.environment)
+        #expect(listed.stdout.components(separatedBy: "multiauth.session").count == 2, "\(listed.stdout)")
+    }
 }
