@@ -21,6 +21,8 @@ public struct IAMAuthorizer: RequestAuthorizer {
     }
 
     let credentials: any CredentialsProvider
+    /// Where the signing credentials come from (a server's health check asks it).
+    package var credentialSource: any CredentialsProvider { credentials }
     let region: String
     let service: String
     let algorithm: SigningAlgorithm

@@ -62,20 +62,16 @@ struct CredentialsResponder: HTTPResponder {
         let expiration = value.expiration ?? Date(timeIntervalSince1970: clock.now() + Self.longTermKeysLifetime)
         var fields: [String: String] = [
             "AccessKeyId": value.credentials.accessKeyId, "SecretAccessKey": value.credentials.secretAccessKey,
-            "Token": value.credentials.sessionToken ?? "", "Expiration": Self.isoTime(expiration),
+            "Token": value.credentials.sessionToken ?? "", "Expiration": ISOTime.text(expiration.timeIntervalSince1970),
         ]
         if case .instanceMetadata = format {
             fields["Code"] = "Success"
             fields["Type"] = "AWS-HMAC"
-            fields["LastUpdated"] = Self.isoTime(Date(timeIntervalSince1970: clock.now()))
+            fields["LastUpdated"] = ISOTime.text(clock.now())
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return String(decoding: try encoder.encode(fields), as: UTF8.self)
-    }
-
-    static func isoTime(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false))
     }
 
     static func response(_ status: HTTPResponse.Status, _ text: String, contentType: String, headers: HTTPFields = [:]) -> Response {

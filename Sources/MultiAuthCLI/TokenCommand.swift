@@ -44,13 +44,7 @@ struct TokenCommand: AsyncParsableCommand {
     }
 
     /// `2024-03-05T09:04:03Z`.
-    static func isoTime(_ unixTime: Int64) -> String {
-        var seconds = time_t(unixTime)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
-    }
+    static func isoTime(_ unixTime: Int64) -> String { ISOTime.text(Double(unixTime)) }
 }
 
 /// `multiauth whoami`: the saved login's claims and expiry, never a token.

@@ -46,7 +46,7 @@ struct ChildEnvironment {
         values["AWS_ACCESS_KEY_ID"] = value.credentials.accessKeyId
         values["AWS_SECRET_ACCESS_KEY"] = value.credentials.secretAccessKey
         values["AWS_SESSION_TOKEN"] = value.credentials.sessionToken
-        values["AWS_CREDENTIAL_EXPIRATION"] = value.expiration?.formatted(.iso8601)
+        values["AWS_CREDENTIAL_EXPIRATION"] = value.expiration.map { ISOTime.text($0.timeIntervalSince1970) }
     }
 
     mutating func setContainerEndpoint(url: String, token: String) {

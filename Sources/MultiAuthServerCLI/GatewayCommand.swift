@@ -60,15 +60,21 @@ struct GatewayCommand: AsyncParsableCommand {
         }
         let address = try ListenAddress(server.listen)
         let modes = authorizer.modes.map(\.rawValue).joined(separator: ", ")
+        let observability = try Observability(server.observe, decision: .verification)
         try await LocalServer.withUpstreamSender(server) { sender in
             let forwarder: UpstreamForwarder
             do throws(ReverseProxyError) { forwarder = try UpstreamForwarder(upstream: server.upstream, sender: sender, maxBodySize: maxBody) } catch {
                 throw CLIError("--upstream", error)
             }
-            let gateway = GatewayResponder(authorizer: authorizer, forwarder: forwarder)
+            let gateway = GatewayResponder(authorizer: authorizer, forwarder: forwarder, metrics: observability.metrics)
             try await LocalServer.run(
                 gateway, inline: gateway.inlineForwarding(timeout: server.upstreamTimeout, logger: logger), listen: address, options: server,
-                name: "multiauth-gateway", detail: "modes \(modes)", logger: logger)
+                name: "multiauth-gateway", detail: "modes \(modes)", observability: observability,
+                identify: { head in
+                    let presented = authorizer.presented(head)
+                    return (presented.mode?.rawValue ?? "NONE", presented.principal ?? "-")
+                },
+                logger: logger)
         }
     }
 

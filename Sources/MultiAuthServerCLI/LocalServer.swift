@@ -4,6 +4,7 @@ import HummingbirdCore
 import Logging
 import MultiAuthAsyncHTTPClient
 import NIOCore
+import ServiceLifecycle
 import ReverseProxy
 
 /// The HTTP server under `multiauth proxy` and `multiauth gateway`: Hummingbird on HTTP/1.1,
@@ -17,15 +18,19 @@ enum LocalServer {
 
     /// Serves `responder` on `listen` until a stop signal; prints `<name>: listening on http://HOST:PORT, <detail>`
     /// on standard error once the port is open (the actual port when `listen` asked for 0).
+    /// With `observability`, every exchange is reported (`identify` names what a request
+    /// presented), and its metrics listener runs beside the server, its `/healthz` saying
+    /// `problem` (nil: healthy) until the server drains.
     static func run<Responder: HTTPResponder>(
         _ responder: Responder, inline: InlineForwarding?, listen: ListenAddress, options: ServerOptions, name: String, detail: String,
+        observability: Observability, identify: @escaping PresentedIdentity, problem: @escaping @Sendable () async -> String? = { nil },
         logger: Logger
     ) async throws where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
         let headLimit = TimeAmount.nanoseconds(Int64(options.requestHeadTimeout * 1e9))
         let bodyLimit = TimeAmount.nanoseconds(Int64(options.bodyTimeout * 1e9))
         let connections = ConnectionLimit.Counter(limit: options.maxConnections, logger: logger)
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [
+            additionalChannelHandlers: [observability.observer(identify: identify)].compactMap { $0 } + [
                 ConnectionLimit(connections), RequestHeadDeadline(limit: headLimit),
                 RequestBodyPace(timeout: bodyLimit, minimumRate: options.bodyMinRate), CloseAfterAnswer(), ExpectContinue(),
             ],
@@ -39,7 +44,13 @@ enum LocalServer {
                 StandardError.emit("\(name.replacing("-", with: " ")): listening on http://\(listen.host):\(port), \(detail)")
             },
             logger: logger)
-        try await app.runService()
+        // Shut down in reverse order: the drain notice first (/healthz turns 503), then the
+        // server (requests in flight finish), then the metrics listener.
+        let services: [any Service] = [observability.metricsService(problem: problem, logger: logger)].compactMap { $0 }
+            + [app, DrainNotice(health: observability.health)]
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        await observability.accessLog?.drain()
     }
 
     /// Runs `body` with one AsyncHTTPClient sender to the upstream (a shared connection pool

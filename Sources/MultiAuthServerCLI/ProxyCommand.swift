@@ -5,6 +5,8 @@ import HTTPTransport
 import HTTPTypes
 import Hummingbird
 import ReverseProxy
+import CredentialProviders
+import MultiAuthCore
 
 /// `multiauth proxy`: a local proxy that authorizes every request it forwards.
 struct ProxyCommand: AsyncParsableCommand {
@@ -41,15 +43,49 @@ struct ProxyCommand: AsyncParsableCommand {
         do { host = try HTTPRequest(method: .get, wireURL: server.upstream).wireHost } catch { throw CLIError("--upstream", error) }
         let payloadSigning = unsignedPayload ? .unsigned : try upload.payloadSigning(auth: access.auth)
         let authorizer = try await access.authorizer(forHost: host, logger: logger, payloadSigning: payloadSigning)
+        let observability = try Observability(server.observe, decision: .signature)
+        let mode = access.auth.modeName
         try await LocalServer.withUpstreamSender(server) { transport in
             let client = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, retry: .once, logger: logger)
             let responder: SigningProxyResponder
             do throws(ReverseProxyError) {
                 responder = try SigningProxyResponder(
-                    upstream: server.upstream, client: client, maxBodySize: maxBody, spoolThreshold: upload.chunked ? 0 : 1 << 20)
+                    upstream: server.upstream, client: client, maxBodySize: maxBody, spoolThreshold: upload.chunked ? 0 : 1 << 20,
+                    metrics: observability.metrics, mode: mode)
             } catch { throw CLIError("--upstream", error) }
             let inline = responder.inlineForwarding(timeout: server.upstreamTimeout, logger: logger)
-            try await LocalServer.run(responder, inline: inline, listen: address, options: server, name: "multiauth-proxy", detail: "auth \(access.auth.rawValue)", logger: logger)
+            try await LocalServer.run(
+                responder, inline: inline, listen: address, options: server, name: "multiauth-proxy", detail: "auth \(access.auth.rawValue)",
+                observability: observability, identify: { _ in (mode, "-") }, problem: { await Self.credentialProblem(authorizer) },
+                logger: logger)
+        }
+    }
+
+    /// Why the proxy cannot sign now (its credentials cannot be had within 5 s), or nil.
+    static func credentialProblem(_ authorizer: any RequestAuthorizer) async -> String? {
+        guard let iam = authorizer as? IAMAuthorizer else { return nil }
+        let outcome = await Deadline.run(seconds: 5) { () async -> String? in
+            do throws(CredentialsError) {
+                _ = try await iam.credentialSource.credentials()
+                return nil
+            } catch {
+                return "no usable credentials: \(error)"
+            }
+        }
+        return outcome ?? "no usable credentials: none within 5 s"
+    }
+}
+
+extension AuthorizationOptions.Auth {
+    /// The mode's name as AppSync and API Gateway name it, for metrics labels.
+    var modeName: String {
+        switch self {
+        case .iam: "AWS_IAM"
+        case .apiKey: "API_KEY"
+        case .userPools: "AMAZON_COGNITO_USER_POOLS"
+        case .oidc: "OPENID_CONNECT"
+        case .lambda: "AWS_LAMBDA"
+        case .none: "NONE"
         }
     }
 }

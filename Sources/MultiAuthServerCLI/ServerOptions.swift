@@ -7,6 +7,7 @@ import HTTPTransport
 struct ServerOptions: ParsableArguments {
     @Option(help: "Address to listen on, HOST:PORT (port 0 picks a free one).") var listen = "127.0.0.1:8080"
     @Option(help: "The upstream base URL; the received path and query are appended.") var upstream: String
+    @OptionGroup var observe: ObservabilityOptions
     @Option(help: "Seconds the upstream has to answer before the client gets 504 (API Gateway's limit: 29).")
     var upstreamTimeout: Double = 29
     @Option(help: "Seconds a client has to send a whole request head, from connecting or from the last response (a client trickling its headers is cut off).")

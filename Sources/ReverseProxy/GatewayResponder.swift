@@ -15,18 +15,28 @@ import MultiAuthHummingbird
 package struct GatewayResponder: HTTPResponder {
     let authorizer: InboundAuthorizer
     let forwarder: UpstreamForwarder
+    let metrics: ServerMetrics?
 
-    /// Creates the gateway's responder; `forwarder`'s body limit is the gateway's.
-    package init(authorizer: InboundAuthorizer, forwarder: UpstreamForwarder) {
+    /// Creates the gateway's responder; `forwarder`'s body limit is the gateway's. Each
+    /// decision is counted in `metrics`.
+    package init(authorizer: InboundAuthorizer, forwarder: UpstreamForwarder, metrics: ServerMetrics? = nil) {
         self.authorizer = authorizer
         self.forwarder = forwarder
+        self.metrics = metrics
+    }
+
+    /// Counts a decision on `head` under the mode its credential belongs to.
+    func count(_ head: HTTPRequest, passed: Bool) {
+        metrics?.record(mode: authorizer.presented(head).mode?.rawValue ?? "NONE", passed: passed)
     }
 
     /// Verifies, then forwards.
     package func respond(to request: Request, context: ForwardingContext) async throws -> Response {
         if let refusal = UpstreamForwarder.refusal(of: request.head) { return UpstreamForwarder.response(refusal) }
         guard authorizer.needsBody(request.head) else {
-            switch await authorizer.authorize(request.head, bodySHA256: nil) {
+            let decision = await authorizer.authorize(request.head, bodySHA256: nil)
+            count(request.head, passed: (try? decision.get()) != nil)
+            switch decision {
             case .failure(let rejection): return Response(rejection, logger: context.logger)
             case .success(let principal):
                 context.proceedWithBody()
@@ -34,11 +44,16 @@ package struct GatewayResponder: HTTPResponder {
             }
         }
         // Everything the head decides is decided before a byte of the body is read.
-        if let rejection = await authorizer.rejectionBeforeBody(request.head) { return Response(rejection, logger: context.logger) }
+        if let rejection = await authorizer.rejectionBeforeBody(request.head) {
+            count(request.head, passed: false)
+            return Response(rejection, logger: context.logger)
+        }
         context.proceedWithBody()
         let body: UpstreamForwarder.ReceivedBody
         do { body = try await forwarder.receive(request, hashing: true) } catch { return UpstreamForwarder.refusal(error, logger: context.logger) }
-        switch await authorizer.authorize(request.head, bodySHA256: body.sha256) {
+        let decision = await authorizer.authorize(request.head, bodySHA256: body.sha256)
+        count(request.head, passed: (try? decision.get()) != nil)
+        switch decision {
         case .failure(let rejection):
             body.discard()
             return Response(rejection, logger: context.logger)
@@ -54,13 +69,16 @@ extension GatewayResponder {
     /// is held and fresh, a missing credential); a JWT whose key set is due for a fetch keeps
     /// the full path. Nil for an https upstream.
     package func inlineForwarding(timeout: Double, logger: Logger) -> InlineForwarding? {
-        InlineForwarding(forwarder: forwarder, timeout: timeout, logger: logger) { [authorizer, forwarder] head in
+        InlineForwarding(forwarder: forwarder, timeout: timeout, logger: logger) { [self] head in
             switch authorizer.authorizeWithoutSuspending(head) {
             case nil: return .fullPath
             case .failure(let rejection):
+                count(head, passed: false)
                 logger.info("request rejected", metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
                 return .answer(rejection.responseHead, body: rejection.body)
-            case .success(let principal): return .forward(forwarder.upstreamRequest(for: head, principal: principal))
+            case .success(let principal):
+                count(head, passed: true)
+                return .forward(forwarder.upstreamRequest(for: head, principal: principal))
             }
         }
     }

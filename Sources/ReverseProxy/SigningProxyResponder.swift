@@ -11,17 +11,29 @@ import SigV4
 package struct SigningProxyResponder: HTTPResponder {
     let forwarder: UpstreamForwarder
     let client: AuthorizedHTTPClient
+    let metrics: ServerMetrics?
+    let mode: String
 
     /// A proxy to `upstream` whose requests `client` authorizes and sends (once: a client's
     /// request is not retried behind its back). Bodies over `spoolThreshold` bytes, or without
     /// a `Content-Length`, are spooled to a file (pass 0 for an authorizer that streams files
-    /// as `aws-chunked`).
-    package init(upstream: String, client: AuthorizedHTTPClient, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20)
-        throws(ReverseProxyError)
-    {
+    /// as `aws-chunked`). Each authorization is counted in `metrics` under `mode`.
+    package init(
+        upstream: String, client: AuthorizedHTTPClient, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20,
+        metrics: ServerMetrics? = nil, mode: String = "NONE"
+    ) throws(ReverseProxyError) {
         self.client = client
+        self.metrics = metrics
+        self.mode = mode
         forwarder = try UpstreamForwarder(upstream: upstream, maxBodySize: maxBodySize, spoolThreshold: spoolThreshold) { request, body, destination in
-            try await client.send(request, body: body, responseBody: destination).response
+            do {
+                let response = try await client.send(request, body: body, responseBody: destination).response
+                metrics?.record(mode: mode, passed: true)
+                return response
+            } catch let error as AuthorizationError {
+                metrics?.record(mode: mode, passed: false)
+                throw error
+            }
         }
     }
 
@@ -41,32 +53,32 @@ extension SigningProxyResponder {
     /// once more, authorized again. An authorization that
     /// fails is answered 502, as on the full path. Nil for an https upstream.
     package func inlineForwarding(timeout: Double, logger: Logger) -> InlineForwarding? {
-        InlineForwarding(forwarder: forwarder, timeout: timeout, logger: logger) { [client, forwarder] head in
+        InlineForwarding(forwarder: forwarder, timeout: timeout, logger: logger) { [self] head in
             let request = forwarder.upstreamRequest(for: head, principal: nil)
             if let outcome = client.authorizer.authorizeWithoutSuspending(request) {
-                return Self.decision(outcome, logger: logger)
+                return decision(outcome, logger: logger)
             }
-            return .later { await Self.authorized(request, client: client, correctingClock: true, logger: logger) }
+            return .later { await authorized(request, correctingClock: true, logger: logger) }
         }
     }
 
-    private static func authorized(
-        _ request: HTTPRequest, client: AuthorizedHTTPClient, correctingClock: Bool, logger: Logger
-    ) async -> InlineForwarding.Decision {
+    private func authorized(_ request: HTTPRequest, correctingClock: Bool, logger: Logger) async -> InlineForwarding.Decision {
         let signed: HTTPRequest
         do throws(AuthorizationError) {
             signed = try await client.authorizer.authorize(request, body: .empty, at: client.signingDate()).request
         } catch {
             return decision(.failure(error), logger: logger)
         }
+        metrics?.record(mode: mode, passed: true)
         guard correctingClock else { return .forward(signed) }
-        return .forward(signed) { head, body in
+        return .forward(signed) { [self] head, body in
             guard client.learnClockOffset(from: ReceivedResponse(head: head, body: body)) else { return nil }
-            return .later { await authorized(request, client: client, correctingClock: false, logger: logger) }
+            return .later { await authorized(request, correctingClock: false, logger: logger) }
         }
     }
 
-    private static func decision(_ outcome: Result<HTTPRequest, AuthorizationError>, logger: Logger) -> InlineForwarding.Decision {
+    private func decision(_ outcome: Result<HTTPRequest, AuthorizationError>, logger: Logger) -> InlineForwarding.Decision {
+        metrics?.record(mode: mode, passed: (try? outcome.get()) != nil)
         switch outcome {
         case .success(let request): return .forward(request)
         case .failure(let error):

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A `multiauth gateway` (or proxy, or an example service) running for one test: started on a
 /// free port, its URL read from the line it prints on standard error once listening, stopped
@@ -73,6 +74,18 @@ final class GatewayProcess: @unchecked Sendable {
         }
         throw GatewayStartFailure(log: log)
     }
+
+    /// The metrics listener's base URL, once the log names it.
+    func metricsURL() async throws -> String {
+        #expect(try await logShows("/metrics and /healthz"))
+        let text = log
+        let start = try #require(text.range(of: "metrics and health at ")).upperBound
+        let url = text[start...].prefix { $0 != " " }  // http://HOST:PORT/metrics
+        return String(url.dropLast("/metrics".count))
+    }
+
+    /// Sends SIGTERM without waiting for the exit.
+    func signalStop() { process.terminate() }
 
     /// Sends SIGTERM and waits (at most 30 s) for the exit status.
     func stop() -> Int32 {

@@ -37,6 +37,7 @@ GRAPHQL_CORE_VERSION=3.3.2
 GQL_VERSION=4.4.0
 AIOHTTP_VERSION=3.14.5
 AWSCRT_VERSION=0.38.1
+PROMETHEUS_CLIENT_VERSION=0.26.0
 
 # The CLI as we recommend building it, for start-up time (a script runs `multiauth sign` or
 # `token` once per request):
@@ -93,12 +94,13 @@ ensure_python_packages() {
 ensure_peer_packages() {
     ensure_python_packages
     ensure_awscrt
-    if ! .venv/bin/python3 -c "import moto, boto3, flask, joserfc, pycognito, graphql, gql, aiohttp, sys; sys.exit(moto.__version__ != '$MOTO_VERSION' or gql.__version__ != '$GQL_VERSION')" 2>/dev/null \
+    if ! .venv/bin/python3 -c "import moto, boto3, flask, joserfc, pycognito, graphql, gql, aiohttp, prometheus_client, sys; sys.exit(moto.__version__ != '$MOTO_VERSION' or gql.__version__ != '$GQL_VERSION')" 2>/dev/null \
         || [ "$(.venv/bin/pip show nanoidp 2>/dev/null | sed -n 's/^Version: //p')" != "$NANOIDP_VERSION" ]; then
-        say "installing moto==$MOTO_VERSION, nanoidp==$NANOIDP_VERSION, pycognito, boto3, flask, joserfc, aiohttp, gql into .venv"
+        say "installing moto==$MOTO_VERSION, nanoidp==$NANOIDP_VERSION, pycognito, boto3, flask, joserfc, aiohttp, gql, prometheus_client into .venv"
         .venv/bin/pip install -q --disable-pip-version-check "moto[cognitoidp]==$MOTO_VERSION" flask flask-cors boto3 \
             "joserfc==$JOSERFC_VERSION" "botocore==$BOTOCORE_VERSION" "nanoidp==$NANOIDP_VERSION" "pycognito==$PYCOGNITO_VERSION" \
-            "graphql-core==$GRAPHQL_CORE_VERSION" "aiohttp==$AIOHTTP_VERSION" "gql[websockets,botocore]==$GQL_VERSION"
+            "graphql-core==$GRAPHQL_CORE_VERSION" "aiohttp==$AIOHTTP_VERSION" "gql[websockets,botocore]==$GQL_VERSION" \
+            "prometheus_client==$PROMETHEUS_CLIENT_VERSION"
     fi
 }
 

@@ -1,0 +1,118 @@
+import Foundation
+import HTTPTransport
+import HTTPTypes
+import Testing
+
+/// The gateway's and the proxy's metrics listener (parsed with prometheus_client's own
+/// parser), `/healthz`, and the access log, against what each test sent.
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available && !Peers.upstream.isEmpty && Peers.faultAvailable, Peers.reason))
+struct ObservabilityTests {
+    /// Every sample of `metricsBase/metrics`, parsed by prometheus_client.
+    static func samples(_ metricsBase: String) async throws -> [String: Double] {
+        let output = try await Peers.python("scripts/oracles/prometheus_parse.py", [metricsBase + "/metrics"])
+        let object = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String])
+        return object.compactMapValues(Double.init)
+    }
+
+    static func get(_ url: String, _ fields: HTTPFields = [:]) async throws -> (Int, String) {
+        let response = try await GatewayTests.send(.get, url, fields: fields)
+        return (response.status, String(decoding: response.body, as: UTF8.self))
+    }
+
+    /// Nine requests of known outcomes through the gateway: the verification counters, the
+    /// duration histogram's counts and the access log's lines say exactly that, and neither
+    /// holds a key, a signature or a query.
+    @Test func theGatewayCountsAndLogsWhatItDecided() async throws {
+        let folder = try ScratchFolder("multiauth-observe")
+        defer { folder.remove() }
+        let logPath = folder.path + "/access.log"
+        let fixture = try GatewayTests.Fixture(["--metrics-listen", "127.0.0.1:0", "--access-log", logPath])
+        defer { _ = fixture.gateway.stop() }
+        let metrics = try await fixture.gateway.metricsURL()
+        let key = HTTPField.Name("x-api-key")!
+        for index in 0..<3 { #expect(try await Self.get(fixture.base + "/ok/\(index)?token=query-secret-\(index)", [key: "gw-key-123"]).0 == 200) }
+        for _ in 0..<2 { #expect(try await Self.get(fixture.base + "/no", [key: "not-the-key-456"]).0 == 403) }
+        #expect(try await GatewayTests.signedCall(["--signer", "botocore", "--url", fixture.base + "/signed"]).status == 200)
+        #expect(try await GatewayTests.signedCall(["--signer", "botocore", "--url", fixture.base + "/signed-post", "--method", "POST", "--body", "body"]).status == 200)
+        #expect(try await GatewayTests.signedCall(["--signer", "botocore", "--url", fixture.base + "/forged"], secret: "wrong-secret").status == 403)
+        #expect(try await Self.get(fixture.base + "/anonymous").0 == 403)
+
+        let samples = try await Self.samples(metrics)
+        let decisions = samples.filter { $0.key.hasPrefix("multiauth_verifications_total{") }
+        #expect(decisions == [
+            "multiauth_verifications_total{mode=API_KEY,result=allowed}": 3, "multiauth_verifications_total{mode=API_KEY,result=denied}": 2,
+            "multiauth_verifications_total{mode=AWS_IAM,result=allowed}": 2, "multiauth_verifications_total{mode=AWS_IAM,result=denied}": 1,
+            "multiauth_verifications_total{mode=NONE,result=denied}": 1,
+        ], "\(decisions)")
+        let counts = samples.filter { $0.key.hasPrefix("http_server_request_duration_seconds_count{") }
+        #expect(counts.values.reduce(0, +) == 9, "\(counts)")
+        #expect(samples.filter { $0.key.hasPrefix("http_server_active_requests{") }.values.allSatisfy { $0 == 0 })
+        #expect(samples.keys.allSatisfy { !$0.contains("/ok") && !$0.contains("gw-key") && !$0.contains(GatewayTests.keyId) })
+        #expect(try await Self.get(metrics + "/healthz") == (200, "ok\n"))
+
+        var lines: [[String: Any]] = []
+        for _ in 0..<200 where lines.count < 9 {  // the log is written off the event loop: wait (at most 2 s) for the ninth line
+            let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            lines = text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            if lines.count < 9 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        let text = try String(contentsOfFile: logPath, encoding: .utf8)
+        #expect(lines.count == 9, "\(text)")
+        for secret in ["gw-key-123", "not-the-key-456", "query-secret", "Signature", GatewayTests.secret, "?"] { #expect(!text.contains(secret), "\(secret)") }
+        let allowedKeys = lines.filter { ($0["path"] as? String)?.hasSuffix("/ok/0") == true }
+        #expect(allowedKeys.first?["principal"] as? String == "ci" && allowedKeys.first?["mode"] as? String == "API_KEY")
+        let signed = lines.filter { ($0["path"] as? String)?.hasSuffix("/signed-post") == true }
+        #expect(signed.first?["principal"] as? String == GatewayTests.keyId && signed.first?["method"] as? String == "POST")
+        let attributes = try FileManager.default.attributesOfItem(atPath: logPath)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+
+    /// /healthz answers 503 once a stop signal arrives, while a request in flight is let
+    /// finish (200).
+    @Test func healthTurnsUnavailableWhileTheGatewayDrains() async throws {
+        let gateway = try GatewayProcess([
+            "gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.fault, "--api-key", "ci=gw-key-123", "--metrics-listen", "127.0.0.1:0",
+        ])
+        let metrics = try await gateway.metricsURL()
+        #expect(try await Self.get(metrics + "/healthz") == (200, "ok\n"))
+        let target = "/delay/1500/\(UUID().uuidString)"
+        let slow = Task { try await Self.get(gateway.url + target, [HTTPField.Name("x-api-key")!: "gw-key-123"]) }
+        for _ in 0..<500 {  // until the fault server has the request (at most 5 s)
+            let seen = try await Self.get(Peers.fault + "/_seen?target=" + target)
+            if seen.1.contains("true") { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        gateway.signalStop()
+        var health = (0, "")
+        for _ in 0..<300 where health.0 != 503 {
+            health = (try? await Self.get(metrics + "/healthz")) ?? (0, "")
+            if health.0 != 503 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(health == (503, "draining\n"))
+        #expect(try await slow.value.0 == 200)
+        #expect(gateway.stop() == 0)
+    }
+
+    /// The proxy counts what it authorized; its /healthz says 503 while IAM credentials
+    /// cannot be had, and why, without a secret.
+    @Test func theProxyCountsSignaturesAndReportsMissingCredentials() async throws {
+        let keyed = try GatewayProcess([
+            "proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--auth", "api-key", "--api-key", "proxy-key-789",
+            "--metrics-listen", "127.0.0.1:0",
+        ])
+        defer { _ = keyed.stop() }
+        let keyedMetrics = try await keyed.metricsURL()
+        for _ in 0..<2 { #expect(try await Self.get(keyed.url + "/through").0 == 200) }
+        let samples = try await Self.samples(keyedMetrics)
+        #expect(samples["multiauth_signatures_total{mode=API_KEY,result=signed}"] == 2, "\(samples)")
+        #expect(samples.keys.allSatisfy { !$0.contains("proxy-key-789") })
+
+        let unsigned = try GatewayProcess(
+            ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--auth", "iam", "--region", "us-east-1", "--service", "execute-api",
+             "--metrics-listen", "127.0.0.1:0"],
+            environment: ["AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent", "AWS_EC2_METADATA_DISABLED": "true"])
+        defer { _ = unsigned.stop() }
+        let health = try await Self.get(try await unsigned.metricsURL() + "/healthz")
+        #expect(health.0 == 503 && health.1.hasPrefix("no usable credentials"), "\(health)")
+    }
+}
