@@ -39,6 +39,8 @@ struct GatewayCommand: AsyncParsableCommand {
     @OptionGroup var storeEnvironment: EnvironmentOptions
     @Option(name: .customLong("api-key"), help: "An accepted API key, as NAME=KEY (repeatable); the name is forwarded, never the key.")
     var apiKeys: [String] = []
+    @Option(help: "A JSON file {\"NAME\": \"KEY\", …} of accepted API keys (mode 0600), re-read on SIGHUP with --iam-credentials.")
+    var apiKeyFile: String?
     @Option(help: "JWKS URL of the user pool or OIDC provider whose tokens pass (with --issuer and --audience).") var jwksUrl: String?
     @Option(help: "The accepted JWT issuer.") var issuer: String?
     @Option(help: "The accepted JWT audience (the app client id).") var audience: String?
@@ -56,8 +58,9 @@ struct GatewayCommand: AsyncParsableCommand {
         let logger = TraceLog.logger(verbose: verbose)
         let authorizer = try await makeAuthorizer()
         guard !authorizer.modes.isEmpty else {
-            throw CLIError(message: "give at least one of --iam-credentials, --iam-store, --api-key, or --jwks-url with --issuer and --audience")
+            throw CLIError(message: "give at least one of --iam-credentials, --iam-store, --api-key, --api-key-file, or --jwks-url with --issuer and --audience")
         }
+        let authorizers = CurrentAuthorizer(authorizer)
         let address = try ListenAddress(server.listen)
         let modes = authorizer.modes.map(\.rawValue).joined(separator: ", ")
         let observability = try Observability(server.observe, decision: .verification)
@@ -66,16 +69,25 @@ struct GatewayCommand: AsyncParsableCommand {
             do throws(ReverseProxyError) { forwarder = try UpstreamForwarder(upstream: server.upstream, sender: sender, maxBodySize: maxBody) } catch {
                 throw CLIError("--upstream", error)
             }
-            let gateway = GatewayResponder(authorizer: authorizer, forwarder: forwarder, metrics: observability.metrics)
-            try await LocalServer.run(
-                gateway, inline: gateway.inlineForwarding(timeout: server.upstreamTimeout, logger: logger), listen: address, options: server,
-                name: "multiauth-gateway", detail: "modes \(modes)", observability: observability,
-                identify: { head in
-                    let presented = authorizer.presented(head)
-                    return (presented.mode?.rawValue ?? "NONE", presented.principal ?? "-")
-                },
-                logger: logger)
+            let gateway = GatewayResponder(authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics)
+            try await HangUpReload.whileServing(name: "multiauth gateway", reload: { try await reload(into: authorizers) }) {
+                try await LocalServer.run(
+                    gateway, inline: gateway.inlineForwarding(timeout: server.upstreamTimeout, logger: logger), listen: address, options: server,
+                    name: "multiauth-gateway", detail: "modes \(modes)", observability: observability,
+                    identify: { head in
+                        let presented = authorizers.current.presented(head)
+                        return (presented.mode?.rawValue ?? "NONE", presented.principal ?? "-")
+                    },
+                    logger: logger)
+            }
         }
+    }
+
+    /// Builds the authorizer again from the files and swaps it in; what it holds, for the log.
+    private func reload(into authorizers: CurrentAuthorizer) async throws -> String {
+        let fresh = try await makeAuthorizer()
+        authorizers.replace(with: fresh)
+        return "modes \(fresh.modes.map(\.rawValue).joined(separator: ", "))"
     }
 
     private func makeAuthorizer() async throws -> InboundAuthorizer {
@@ -84,7 +96,9 @@ struct GatewayCommand: AsyncParsableCommand {
         let verifier = secrets.isEmpty ? nil : SigV4Verifier(
             region: region, service: service, allowedSkew: Self.allowedSkew, credentials: secrets.mapValues { VerifierCredential(secretAccessKey: $0) })
         let tokens = try await tokenCheck()
-        return InboundAuthorizer(verifier: verifier, apiKeys: try Self.apiKeyTable(apiKeys), tokenValidator: tokens?.0, keySet: tokens?.1)
+        var keys = try Self.apiKeyTable(apiKeys)
+        if let apiKeyFile { try keys.merge(Self.readAPIKeys(apiKeyFile)) { argument, _ in argument } }
+        return InboundAuthorizer(verifier: verifier, apiKeys: keys, tokenValidator: tokens?.0, keySet: tokens?.1)
     }
 
     /// The JWT check: the provider's key set, fetched now and again as it rotates its keys.
@@ -122,17 +136,28 @@ struct GatewayCommand: AsyncParsableCommand {
 
     /// `{"AKID": "secret"}` from a file only its owner can read.
     static func readCredentials(_ path: String) throws -> [String: String] {
-        do { _ = try PathSafety.checkFile(path, forbiddenMode: 0o077) } catch { throw CLIError("--iam-credentials", error) }
+        try readTable(path, flag: "--iam-credentials", what: "an object of access key ids and secrets")
+    }
+
+    /// `{"NAME": "KEY"}` from a file only its owner can read, as key → name.
+    static func readAPIKeys(_ path: String) throws -> [String: String] {
+        let named = try readTable(path, flag: "--api-key-file", what: "an object of API key names and keys")
+        return Dictionary(named.map { ($0.value, $0.key) }) { first, _ in first }
+    }
+
+    /// A non-empty JSON object of strings from a file only its owner can read.
+    private static func readTable(_ path: String, flag: String, what: String) throws -> [String: String] {
+        do { _ = try PathSafety.checkFile(path, forbiddenMode: 0o077) } catch { throw CLIError(flag, error) }
         let data: [UInt8]
         switch BoundedFileRead.contents(atPath: path, limit: BoundedFileRead.configLimit) {
         case .success(let bytes): data = bytes
-        case .failure(let failure): throw CLIError("--iam-credentials", "'\(path)' \(failure)")
+        case .failure(let failure): throw CLIError(flag, "'\(path)' \(failure)")
         }
         let table: [String: String]
         do { table = try JSONDecoding.decode([String: String].self, from: data, what: "'\(path)'") } catch {
-            throw CLIError("--iam-credentials", "\(error.description) (an object of access key ids and secrets)")
+            throw CLIError(flag, "\(error.description) (\(what))")
         }
-        guard !table.isEmpty else { throw CLIError("--iam-credentials", "'\(path)' holds no access key id") }
+        guard !table.isEmpty else { throw CLIError(flag, "'\(path)' is empty (\(what))") }
         return table
     }
 

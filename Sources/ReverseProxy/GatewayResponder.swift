@@ -13,29 +13,31 @@ import MultiAuthHummingbird
 /// file) and hashed as it arrives, so a body of any size up to the limit is checked without
 /// being held whole; the request goes on only once its signature and body hash are verified.
 package struct GatewayResponder: HTTPResponder {
-    let authorizer: InboundAuthorizer
+    let authorizers: CurrentAuthorizer
     let forwarder: UpstreamForwarder
     let metrics: ServerMetrics?
 
     /// Creates the gateway's responder; `forwarder`'s body limit is the gateway's. Each
-    /// decision is counted in `metrics`.
-    package init(authorizer: InboundAuthorizer, forwarder: UpstreamForwarder, metrics: ServerMetrics? = nil) {
-        self.authorizer = authorizer
+    /// request is decided by the authorizer current when it arrived; each decision is counted
+    /// in `metrics`.
+    package init(authorizers: CurrentAuthorizer, forwarder: UpstreamForwarder, metrics: ServerMetrics? = nil) {
+        self.authorizers = authorizers
         self.forwarder = forwarder
         self.metrics = metrics
     }
 
     /// Counts a decision on `head` under the mode its credential belongs to.
-    func count(_ head: HTTPRequest, passed: Bool) {
+    func count(_ head: HTTPRequest, by authorizer: InboundAuthorizer, passed: Bool) {
         metrics?.record(mode: authorizer.presented(head).mode?.rawValue ?? "NONE", passed: passed)
     }
 
     /// Verifies, then forwards.
     package func respond(to request: Request, context: ForwardingContext) async throws -> Response {
         if let refusal = UpstreamForwarder.refusal(of: request.head) { return UpstreamForwarder.response(refusal) }
+        let authorizer = authorizers.current
         guard authorizer.needsBody(request.head) else {
             let decision = await authorizer.authorize(request.head, bodySHA256: nil)
-            count(request.head, passed: (try? decision.get()) != nil)
+            count(request.head, by: authorizer, passed: (try? decision.get()) != nil)
             switch decision {
             case .failure(let rejection): return Response(rejection, logger: context.logger)
             case .success(let principal):
@@ -45,14 +47,14 @@ package struct GatewayResponder: HTTPResponder {
         }
         // Everything the head decides is decided before a byte of the body is read.
         if let rejection = await authorizer.rejectionBeforeBody(request.head) {
-            count(request.head, passed: false)
+            count(request.head, by: authorizer, passed: false)
             return Response(rejection, logger: context.logger)
         }
         context.proceedWithBody()
         let body: UpstreamForwarder.ReceivedBody
         do { body = try await forwarder.receive(request, hashing: true) } catch { return UpstreamForwarder.refusal(error, logger: context.logger) }
         let decision = await authorizer.authorize(request.head, bodySHA256: body.sha256)
-        count(request.head, passed: (try? decision.get()) != nil)
+        count(request.head, by: authorizer, passed: (try? decision.get()) != nil)
         switch decision {
         case .failure(let rejection):
             body.discard()
@@ -70,14 +72,15 @@ extension GatewayResponder {
     /// the full path. Nil for an https upstream.
     package func inlineForwarding(timeout: Double, logger: Logger) -> InlineForwarding? {
         InlineForwarding(forwarder: forwarder, timeout: timeout, logger: logger) { [self] head in
+            let authorizer = authorizers.current
             switch authorizer.authorizeWithoutSuspending(head) {
             case nil: return .fullPath
             case .failure(let rejection):
-                count(head, passed: false)
+                count(head, by: authorizer, passed: false)
                 logger.info("request rejected", metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
                 return .answer(rejection.responseHead, body: rejection.body)
             case .success(let principal):
-                count(head, passed: true)
+                count(head, by: authorizer, passed: true)
                 return .forward(forwarder.upstreamRequest(for: head, principal: principal))
             }
         }

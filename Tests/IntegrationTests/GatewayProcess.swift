@@ -87,6 +87,9 @@ final class GatewayProcess: @unchecked Sendable {
     /// Sends SIGTERM without waiting for the exit.
     func signalStop() { process.terminate() }
 
+    /// Sends `signal` (SIGHUP, say).
+    func send(signal: Int32) { kill(process.processIdentifier, signal) }
+
     /// Sends SIGTERM and waits (at most 30 s) for the exit status.
     func stop() -> Int32 {
         process.terminate()

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTransport
 import HTTPTypes
+import Synchronization
 import Testing
 
 /// The gateway's and the proxy's metrics listener (parsed with prometheus_client's own
@@ -115,4 +116,61 @@ struct ObservabilityTests {
         let health = try await Self.get(try await unsigned.metricsURL() + "/healthz")
         #expect(health.0 == 503 && health.1.hasPrefix("no usable credentials"), "\(health)")
     }
+
+    /// SIGHUP swaps the gateway's key pairs and API keys while a load runs on a key both
+    /// tables hold: no request of the load fails, the old keys are refused and the new ones
+    /// pass at once; a reload of a broken file keeps the table and says why.
+    @Test func aHangUpSwapsKeysWithoutFailingARequest() async throws {
+        let folder = try ScratchFolder("multiauth-reload")
+        defer { folder.remove() }
+        func write(_ name: String, _ text: String) throws {
+            let staging = folder.path + "/." + name
+            try Data(text.utf8).write(to: URL(fileURLWithPath: staging))
+            chmod(staging, 0o600)
+            rename(staging, folder.path + "/" + name)
+        }
+        try write("iam.json", #"{"AKIDRELOADOLD": "old-secret"}"#)
+        try write("keys.json", #"{"old": "key-old", "stable": "key-stable"}"#)
+        let gateway = try GatewayProcess([
+            "gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--iam-credentials", folder.path + "/iam.json",
+            "--api-key-file", folder.path + "/keys.json",
+        ])
+        defer { _ = gateway.stop() }
+        let key = HTTPField.Name("x-api-key")!
+        let done = StopFlag()
+        let load = Task { () -> (sent: Int, failed: Int) in
+            var (sent, failed) = (0, 0)
+            let client = CurlHTTPClient()
+            while !done.value.load(ordering: .relaxed), sent < 20_000 {
+                let response = try? await client.send(try HTTPRequest(method: .get, wireURL: gateway.url + "/load", headerFields: [key: "key-stable"]))
+                sent += 1
+                if response?.status != 200 { failed += 1 }
+            }
+            return (sent, failed)
+        }
+        #expect(try await Self.get(gateway.url + "/x", [key: "key-old"]).0 == 200)
+        #expect(try await GatewayTests.signedCall(["--signer", "botocore", "--url", gateway.url + "/x"], secret: "old-secret", keyId: "AKIDRELOADOLD").status == 200)
+
+        try write("iam.json", #"{"AKIDRELOADNEW": "new-secret"}"#)
+        try write("keys.json", #"{"new": "key-new", "stable": "key-stable"}"#)
+        gateway.send(signal: SIGHUP)
+        #expect(try await gateway.logShows("reloaded, modes AWS_IAM, API_KEY"))
+        #expect(try await Self.get(gateway.url + "/x", [key: "key-old"]).0 == 403)
+        #expect(try await Self.get(gateway.url + "/x", [key: "key-new"]).0 == 200)
+        #expect(try await GatewayTests.signedCall(["--signer", "botocore", "--url", gateway.url + "/x"], secret: "old-secret", keyId: "AKIDRELOADOLD").status == 403)
+        #expect(try await GatewayTests.signedCall(["--signer", "botocore", "--url", gateway.url + "/x"], secret: "new-secret", keyId: "AKIDRELOADNEW").status == 200)
+
+        try write("iam.json", #"{"AKIDRELOADNEW": "#)
+        gateway.send(signal: SIGHUP)
+        #expect(try await gateway.logShows("reload failed, still serving the previous table: --iam-credentials"))
+        #expect(try await Self.get(gateway.url + "/x", [key: "key-new"]).0 == 200)
+        done.value.store(true, ordering: .relaxed)
+        let (sent, failed) = await load.value
+        #expect(sent > 10 && failed == 0, "\(sent) sent, \(failed) failed")
+    }
+}
+
+/// Tells a loop in another task to stop.
+final class StopFlag: Sendable {
+    let value = Atomic<Bool>(false)
 }
