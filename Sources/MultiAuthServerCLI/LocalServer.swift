@@ -4,6 +4,9 @@ import HummingbirdCore
 import Logging
 import MultiAuthAsyncHTTPClient
 import NIOCore
+import NIOSSL
+import HummingbirdTLS
+import MultiAuthCore
 import ServiceLifecycle
 import ReverseProxy
 
@@ -35,13 +38,15 @@ enum LocalServer {
                 RequestBodyPace(timeout: bodyLimit, minimumRate: options.bodyMinRate), CloseAfterAnswer(), ExpectContinue(),
             ],
             idleTimeout: idleTimeout)
+        var server: HTTPServerBuilder = inline.map { .http1(configuration: http1, inlineForwarding: $0) } ?? .http1(configuration: http1)
+        if let tls = try tlsConfiguration(options) { server = try .tls(server, tlsConfiguration: tls) }
+        let scheme = options.tlsCert == nil ? "http" : "https"
         let app = Application(
-            responder: responder,
-            server: inline.map { .http1(configuration: http1, inlineForwarding: $0) } ?? .http1(configuration: http1),
+            responder: responder, server: server,
             configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: name),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? listen.port
-                StandardError.emit("\(name.replacing("-", with: " ")): listening on http://\(listen.host):\(port), \(detail)")
+                StandardError.emit("\(name.replacing("-", with: " ")): listening on \(scheme)://\(listen.host):\(port), \(detail)")
             },
             logger: logger)
         // Shut down in reverse order: the drain notice first (/healthz turns 503), then the
@@ -51,6 +56,18 @@ enum LocalServer {
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         await observability.accessLog?.drain()
+    }
+
+    /// The listener's TLS settings from `--tls-cert` and `--tls-key`, or nil for plain HTTP.
+    private static func tlsConfiguration(_ options: ServerOptions) throws -> TLSConfiguration? {
+        guard let certPath = options.tlsCert, let keyPath = options.tlsKey else { return nil }
+        do { _ = try PathSafety.checkFile(keyPath, forbiddenMode: 0o077) } catch { throw CLIError("--tls-key", error) }
+        let chain: [NIOSSLCertificate]
+        do { chain = try NIOSSLCertificate.fromPEMFile(certPath) } catch { throw CLIError("--tls-cert", "\(certPath) holds no PEM certificate") }
+        guard !chain.isEmpty else { throw CLIError("--tls-cert", "\(certPath) holds no PEM certificate") }
+        let key: NIOSSLPrivateKey
+        do { key = try NIOSSLPrivateKey(file: keyPath, format: .pem) } catch { throw CLIError("--tls-key", "\(keyPath) holds no PEM private key") }
+        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 
     /// Runs `body` with one AsyncHTTPClient sender to the upstream (a shared connection pool

@@ -8,6 +8,9 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Address to listen on, HOST:PORT (port 0 picks a free one).") var listen = "127.0.0.1:8080"
     @Option(help: "The upstream base URL; the received path and query are appended.") var upstream: String
     @OptionGroup var observe: ObservabilityOptions
+    @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key); a plain-HTTP request on the port is refused.")
+    var tlsCert: String?
+    @Option(help: "The PEM private key of --tls-cert (mode 0600).") var tlsKey: String?
     @Option(help: "Seconds the upstream has to answer before the client gets 504 (API Gateway's limit: 29).")
     var upstreamTimeout: Double = 29
     @Option(help: "Seconds a client has to send a whole request head, from connecting or from the last response (a client trickling its headers is cut off).")
@@ -42,6 +45,9 @@ struct ServerOptions: ParsableArguments {
         try ArgumentChecks.count(maxConnections, "--max-connections", in: 1...1_000_000)
         try ArgumentChecks.count(upstreamConnections, "--upstream-connections", in: 1...10_000)
         try ArgumentChecks.readableFile(upstreamCaBundle, "--upstream-ca-bundle")
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        try ArgumentChecks.readableFile(tlsCert, "--tls-cert")
+        try ArgumentChecks.readableFile(tlsKey, "--tls-key")
         if upstreamInsecure, upstreamCaBundle != nil {
             throw ValidationError("--upstream-insecure skips the check --upstream-ca-bundle configures: give one of them")
         }

@@ -65,9 +65,9 @@ final class GatewayProcess: @unchecked Sendable {
             // One read of the log: it grows as the process writes, so indices into one read
             // are not valid in the next.
             let text = log
-            if let range = text.range(of: "listening on http://") {
-                let rest = text[range.upperBound...]
-                if let end = rest.firstIndex(where: { $0 == "," || $0 == "\n" }) { return "http://" + rest[..<end] }
+            if let range = text.range(of: "listening on http") {
+                let rest = text[text.index(range.upperBound, offsetBy: -4)...]
+                if let end = rest.firstIndex(where: { $0 == "," || $0 == "\n" }) { return String(rest[..<end]) }
             }
             guard process.isRunning else { throw GatewayStartFailure(log: log) }
             Thread.sleep(forTimeInterval: 0.02)

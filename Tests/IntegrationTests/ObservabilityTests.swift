@@ -168,7 +168,30 @@ struct ObservabilityTests {
         let (sent, failed) = await load.value
         #expect(sent > 10 && failed == 0, "\(sent) sent, \(failed) failed")
     }
+
+    /// The gateway over TLS: curl reaches it with the CA (a key check passes, a wrong one is
+    /// refused); plain HTTP on the TLS port gets no answer, and the gateway keeps serving.
+    @Test(.enabled(if: !Peers.tlsKey.isEmpty, Peers.reason)) func curlReachesTheGatewayOverTLS() async throws {
+        let gateway = try GatewayProcess([
+            "gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--api-key", "ci=tls-key-123", "--tls-cert", Peers.tlsCA,
+            "--tls-key", Peers.tlsKey,
+        ])
+        defer { _ = gateway.stop() }
+        #expect(gateway.url.hasPrefix("https://127.0.0.1:"))
+        func curl(_ arguments: [String]) async throws -> (Int32, String) {
+            let finished = try await offPool {
+                try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-o", "/dev/null", "-w", "%{http_code}"] + arguments, limit: 30)
+            }
+            return (finished.status, String(decoding: finished.stdout, as: UTF8.self))
+        }
+        #expect(try await curl(["--cacert", Peers.tlsCA, "-H", "x-api-key: tls-key-123", gateway.url + "/tls"]) == (0, "200"))
+        #expect(try await curl(["--cacert", Peers.tlsCA, "-H", "x-api-key: wrong", gateway.url + "/tls"]) == (0, "403"))
+        let plain = try await curl(["--max-time", "10", gateway.url.replacingOccurrences(of: "https://", with: "http://") + "/tls"])
+        #expect(plain.0 != 0 && plain.1 == "000", "\(plain)")
+        #expect(try await curl(["--cacert", Peers.tlsCA, "-H", "x-api-key: tls-key-123", gateway.url + "/again"]) == (0, "200"))
+    }
 }
+
 
 /// Tells a loop in another task to stop.
 final class StopFlag: Sendable {

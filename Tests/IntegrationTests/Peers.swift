@@ -34,6 +34,8 @@ enum Peers {
     /// The upstream stand-in over HTTPS, its self-signed certificate for 127.0.0.1 in ``tlsCA``.
     static var tlsUpstream: String { environment["MULTIAUTH_TEST_TLS_UPSTREAM_URL"] ?? "" }
     static var tlsCA: String { environment["MULTIAUTH_TEST_TLS_CA"] ?? "" }
+    /// The private key of that certificate (for 127.0.0.1), for servers of ours that serve TLS.
+    static var tlsKey: String { environment["MULTIAUTH_TEST_TLS_KEY"] ?? "" }
 
     /// The misbehaving raw-TCP server (scripts/peers/fault_server.py).
     static var fault: String { environment["MULTIAUTH_TEST_FAULT_URL"] ?? "" }

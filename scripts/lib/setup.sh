@@ -242,7 +242,9 @@ start_tls_upstream() {
     PEER_PIDS+=($!)
     export MULTIAUTH_TEST_TLS_UPSTREAM_URL="https://127.0.0.1:$port"
     MULTIAUTH_TEST_TLS_CA="$(cd "$logs" && pwd)/tls-cert.pem"
-    export MULTIAUTH_TEST_TLS_CA
+    MULTIAUTH_TEST_TLS_KEY="$(cd "$logs" && pwd)/tls-key.pem"
+    chmod 600 "$MULTIAUTH_TEST_TLS_KEY"
+    export MULTIAUTH_TEST_TLS_CA MULTIAUTH_TEST_TLS_KEY
     PEER_WAITS+=("$MULTIAUTH_TEST_TLS_UPSTREAM_URL/_peer/count|HTTPS upstream|--cacert $MULTIAUTH_TEST_TLS_CA")
     # The Kubernetes API stand-in that checks EKS tokens with botocore, on the same certificate.
     port=$(free_port)
