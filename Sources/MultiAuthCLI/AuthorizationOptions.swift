@@ -32,10 +32,13 @@ package struct AuthorizationOptions: ParsableArguments {
     @OptionGroup package var sessions: ProfileSessionOptions
     @Flag(help: "Send 'Authorization: Bearer <token>' instead of the raw token.") package var bearer = false
     @Option(help: "The shared-file profile for IAM credentials.") package var profile: String?
+    @Option(help: "With --auth iam: assume this role (STS AssumeRole with the chain's credentials, refreshed ahead of expiry) and sign as it.")
+    package var roleArn: String?
     @Option(help: "Signing region (inferred for execute-api and appsync-api hosts).", transform: regionArgument) package var region: String?
     @Option(help: "Signing service (inferred for execute-api and appsync-api hosts).") package var service: String?
 
     package func validate() throws {
+        if roleArn != nil, auth != .iam { throw CLIError("--role-arn", "needs --auth iam") }
         try ArgumentChecks.wireText(region, "--region")
         try ArgumentChecks.wireText(service, "--service")
     }
@@ -66,7 +69,13 @@ package struct AuthorizationOptions: ParsableArguments {
             throw CLIError("--token", "required for --auth \(auth.rawValue) (or give --token-command or --name)")
         case .iam:
             let (region, service) = try await signingScope(forHost: host)
-            let credentials = sessions.chain(profile: profile, store: store)
+            var credentials: any CredentialsProvider = sessions.chain(profile: profile, store: store)
+            if let roleArn {
+                do throws(CredentialsError) {
+                    credentials = try AssumeRoleCredentialsProvider.make(
+                        roleArn: roleArn, source: credentials, region: region, http: CommandTimeout.transport())
+                } catch { throw CLIError("--role-arn", error) }
+            }
             return IAMAuthorizer(credentials: credentials, region: region, service: service, payloadSigning: payloadSigning, logger: logger)
         }
     }

@@ -52,6 +52,7 @@ struct GatewayCommand: AsyncParsableCommand {
 
     func validate() throws {
         try ArgumentChecks.count(maxBody, "--max-body", in: 0...(5 << 30))
+        if server.upstream == nil { throw ValidationError("--upstream is required") }
     }
 
     func run() async throws {
@@ -66,7 +67,7 @@ struct GatewayCommand: AsyncParsableCommand {
         let observability = try Observability(server.observe, decision: .verification)
         try await LocalServer.withUpstreamSender(server) { sender in
             let forwarder: UpstreamForwarder
-            do throws(ReverseProxyError) { forwarder = try UpstreamForwarder(upstream: server.upstream, sender: sender, maxBodySize: maxBody) } catch {
+            do throws(ReverseProxyError) { forwarder = try UpstreamForwarder(upstream: server.upstream ?? "", sender: sender, maxBodySize: maxBody) } catch {
                 throw CLIError("--upstream", error)
             }
             let gateway = GatewayResponder(authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics)

@@ -30,34 +30,57 @@ struct ProxyCommand: AsyncParsableCommand {
     @OptionGroup var upload: ChunkedUploadOptions
     @Flag(name: .shortAndLong, help: "Log each request's signing stages (redacted) on standard error.") var verbose = false
 
+    @Option(
+        name: .customLong("route"),
+        help: "HOST=UPSTREAM[,region=R][,service=S][,role-arn=A] (repeatable, instead of --upstream): requests whose Host is HOST go to UPSTREAM, signed for that region, service and role; any other Host is answered 421.")
+    var routes: [String] = []
+
     func validate() throws {
         try ArgumentChecks.count(maxBody, "--max-body", in: 0...(5 << 30))
         if unsignedPayload, access.auth != .iam { throw ValidationError("--unsigned-payload needs --auth iam") }
         if unsignedPayload, upload.chunked { throw ValidationError("--unsigned-payload and --chunked are exclusive") }
+        if routes.isEmpty == (server.upstream == nil) { throw ValidationError("give --upstream, or one --route or more") }
+        for route in routes where try ProxyRoute(route).roleArn != nil && access.auth != .iam {
+            throw ValidationError("--route: role-arn needs --auth iam")
+        }
     }
 
     func run() async throws {
         let logger = TraceLog.logger(verbose: verbose)
         let address = try ListenAddress(server.listen)
-        let host: String
-        do { host = try HTTPRequest(method: .get, wireURL: server.upstream).wireHost } catch { throw CLIError("--upstream", error) }
         let payloadSigning = unsignedPayload ? .unsigned : try upload.payloadSigning(auth: access.auth)
-        let authorizer = try await access.authorizer(forHost: host, logger: logger, payloadSigning: payloadSigning)
         let observability = try Observability(server.observe, decision: .signature)
         let mode = access.auth.modeName
+        let table = try routes.isEmpty ? [ProxyRoute(host: "", upstream: server.upstream ?? "")] : routes.map(ProxyRoute.init)
         try await LocalServer.withUpstreamSender(server) { transport in
-            let client = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, retry: .once, logger: logger)
-            let responder: SigningProxyResponder
-            do throws(ReverseProxyError) {
-                responder = try SigningProxyResponder(
-                    upstream: server.upstream, client: client, maxBodySize: maxBody, spoolThreshold: upload.chunked ? 0 : 1 << 20,
-                    metrics: observability.metrics, mode: mode)
-            } catch { throw CLIError("--upstream", error) }
-            let inline = responder.inlineForwarding(timeout: server.upstreamTimeout, logger: logger)
-            try await LocalServer.run(
-                responder, inline: inline, listen: address, options: server, name: "multiauth-proxy", detail: "auth \(access.auth.rawValue)",
-                observability: observability, identify: { _ in (mode, "-") }, problem: { await Self.credentialProblem(authorizer) },
-                logger: logger)
+            var responders: [String: SigningProxyResponder] = [:]
+            var authorizers: [any RequestAuthorizer] = []
+            for route in table {
+                let authorizer = try await route.options(from: access).authorizer(
+                    forHost: try route.upstreamHost(), logger: logger, payloadSigning: payloadSigning)
+                let client = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, retry: .once, logger: logger)
+                do throws(ReverseProxyError) {
+                    responders[route.host] = try SigningProxyResponder(
+                        upstream: route.upstream, client: client, maxBodySize: maxBody, spoolThreshold: upload.chunked ? 0 : 1 << 20,
+                        metrics: observability.metrics, mode: mode, replacingClientSignature: access.auth == .iam)
+                } catch { throw CLIError(routes.isEmpty ? "--upstream" : "--route", error) }
+                authorizers.append(authorizer)
+            }
+            let detail = "auth \(access.auth.rawValue)" + (routes.isEmpty ? "" : ", routes \(table.map(\.host).sorted().joined(separator: ", "))")
+            let problem: @Sendable () async -> String? = { [authorizers] in
+                for authorizer in authorizers { if let problem = await Self.credentialProblem(authorizer) { return problem } }
+                return nil
+            }
+            if let single = responders[""] {
+                try await LocalServer.run(
+                    single, inline: single.inlineForwarding(timeout: server.upstreamTimeout, logger: logger), listen: address, options: server,
+                    name: "multiauth-proxy", detail: detail, observability: observability, identify: { _ in (mode, "-") }, problem: problem,
+                    logger: logger)
+            } else {
+                try await LocalServer.run(
+                    HostRoutingResponder(routes: responders), inline: nil, listen: address, options: server, name: "multiauth-proxy",
+                    detail: detail, observability: observability, identify: { _ in (mode, "-") }, problem: problem, logger: logger)
+            }
         }
     }
 
@@ -87,5 +110,51 @@ extension AuthorizationOptions.Auth {
         case .lambda: "AWS_LAMBDA"
         case .none: "NONE"
         }
+    }
+}
+
+/// One `--route HOST=UPSTREAM[,region=R][,service=S][,role-arn=A]` (or `--upstream` alone:
+/// host empty).
+struct ProxyRoute {
+    let host: String
+    let upstream: String
+    var region: String?
+    var service: String?
+    var roleArn: String?
+
+    init(host: String, upstream: String) {
+        self.host = host
+        self.upstream = upstream
+    }
+
+    init(_ text: String) throws {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard let first = parts.first, let equals = first.firstIndex(of: "="), equals != first.startIndex else {
+            throw CLIError("--route", "expected HOST=UPSTREAM[,region=R][,service=S][,role-arn=A]")
+        }
+        self.init(host: first[..<equals].lowercased(), upstream: String(first[first.index(after: equals)...]))
+        for part in parts.dropFirst() {
+            guard let sign = part.firstIndex(of: "=") else { throw CLIError("--route", "'\(part)' is not NAME=VALUE") }
+            let value = String(part[part.index(after: sign)...])
+            switch part[..<sign] {
+            case "region": region = try regionArgument(value)
+            case "service": service = value
+            case "role-arn": roleArn = value
+            default: throw CLIError("--route", "'\(part[..<sign])' is not region, service or role-arn")
+            }
+        }
+    }
+
+    /// The shared authorization options with this route's region, service and role.
+    func options(from shared: AuthorizationOptions) -> AuthorizationOptions {
+        var options = shared
+        options.region = region ?? shared.region
+        options.service = service ?? shared.service
+        options.roleArn = roleArn ?? shared.roleArn
+        return options
+    }
+
+    func upstreamHost() throws -> String {
+        do { return try HTTPRequest(method: .get, wireURL: upstream).wireHost } catch { throw CLIError(host.isEmpty ? "--upstream" : "--route", error) }
     }
 }

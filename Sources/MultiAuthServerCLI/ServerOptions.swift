@@ -6,7 +6,7 @@ import HTTPTransport
 /// forward, and how long they wait on each side.
 struct ServerOptions: ParsableArguments {
     @Option(help: "Address to listen on, HOST:PORT (port 0 picks a free one).") var listen = "127.0.0.1:8080"
-    @Option(help: "The upstream base URL; the received path and query are appended.") var upstream: String
+    @Option(help: "The upstream base URL; the received path and query are appended.") var upstream: String?
     @OptionGroup var observe: ObservabilityOptions
     @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key); a plain-HTTP request on the port is refused.")
     var tlsCert: String?

@@ -17,15 +17,20 @@ package struct SigningProxyResponder: HTTPResponder {
     /// A proxy to `upstream` whose requests `client` authorizes and sends (once: a client's
     /// request is not retried behind its back). Bodies over `spoolThreshold` bytes, or without
     /// a `Content-Length`, are spooled to a file (pass 0 for an authorizer that streams files
-    /// as `aws-chunked`). Each authorization is counted in `metrics` under `mode`.
+    /// as `aws-chunked`). Each authorization is counted in `metrics` under `mode`. With
+    /// `replacingClientSignature`, the client's own `Authorization` and signing fields
+    /// (``clientSignatureFields``) never reach the upstream: the proxy's signature replaces them.
     package init(
         upstream: String, client: AuthorizedHTTPClient, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20,
-        metrics: ServerMetrics? = nil, mode: String = "NONE"
+        metrics: ServerMetrics? = nil, mode: String = "NONE", replacingClientSignature: Bool = false
     ) throws(ReverseProxyError) {
         self.client = client
         self.metrics = metrics
         self.mode = mode
-        forwarder = try UpstreamForwarder(upstream: upstream, maxBodySize: maxBodySize, spoolThreshold: spoolThreshold) { request, body, destination in
+        forwarder = try UpstreamForwarder(
+            upstream: upstream, maxBodySize: maxBodySize, spoolThreshold: spoolThreshold,
+            dropping: replacingClientSignature ? Self.clientSignatureFields : []
+        ) { request, body, destination in
             do {
                 let response = try await client.send(request, body: body, responseBody: destination).response
                 metrics?.record(mode: mode, passed: true)
@@ -36,6 +41,12 @@ package struct SigningProxyResponder: HTTPResponder {
             }
         }
     }
+
+    /// A client's signing fields, dropped before the proxy signs: a stale `X-Amz-Security-Token`
+    /// or `X-Amz-Date` would otherwise be signed along and make the signature the client's.
+    package static let clientSignatureFields: Set<String> = [
+        "authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "x-amz-region-set",
+    ]
 
     /// Authorizes and forwards.
     package func respond(to request: Request, context: ForwardingContext) async throws -> Response {

@@ -28,12 +28,15 @@ package struct UpstreamForwarder: Sendable {
     let send: Send
     let maxBodySize: Int
     let spoolThreshold: Int
+    /// Fields of the client's request that never go upstream (lowercase names).
+    let dropped: Set<String>
 
     /// Creates a forwarder to the base URL `upstream` through `send`.
     /// - Throws: ``ReverseProxyError/invalidUpstream(_:)`` for a URL that is not absolute http(s).
     /// Bodies without a `Content-Length` or over `spoolThreshold` bytes are spooled to a file.
+    /// The fields named in `dropping` (lowercase) are removed from every request.
     package init(
-        upstream: String, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20, send: @escaping Send
+        upstream: String, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20, dropping: Set<String> = [], send: @escaping Send
     ) throws(ReverseProxyError) {
         do { self.upstream = try WireURL(upstream) } catch { throw .invalidUpstream(Redaction.url(upstream)) }
         let path = self.upstream.path
@@ -41,6 +44,7 @@ package struct UpstreamForwarder: Sendable {
         self.send = send
         self.maxBodySize = maxBodySize
         self.spoolThreshold = spoolThreshold
+        dropped = dropping
     }
 
     /// A forwarder that sends plainly through `sender` (the gateway's, which verifies first).
@@ -231,7 +235,7 @@ package struct UpstreamForwarder: Sendable {
         })
         for field in head.headerFields where !Self.hopByHop.contains(field.name.canonicalName)
             && !connectionNamed.contains(field.name.canonicalName)
-            && field.name != Self.principalField && field.name != Self.modeField
+            && field.name != Self.principalField && field.name != Self.modeField && !dropped.contains(field.name.canonicalName)
             && !(principal?.mode == .apiKey && field.name.canonicalName == "x-api-key") {
             fields.append(field)
         }
