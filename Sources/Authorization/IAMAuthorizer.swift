@@ -68,6 +68,22 @@ public struct IAMAuthorizer: RequestAuthorizer {
         }
     }
 
+    /// A body-less `request` signed at `date` without suspending, when the credentials are a
+    /// ``CredentialProviders/CachingCredentialsProvider``'s and need no refresh; nil otherwise
+    /// (then ``authorize(_:body:at:)`` decides). The proxy's inline path signs this way, on the
+    /// event loop.
+    package func authorizeWithoutSuspending(_ request: HTTPRequest, at date: SigningDate) -> Result<HTTPRequest, AuthorizationError>? {
+        guard let caching = credentials as? CachingCredentialsProvider, let current = caching.credentialsWithoutWaiting() else { return nil }
+        do throws(SigningError) {
+            let result = try makeSigner(current.credentials, body: .empty).signHeaders(
+                request, payload: payloadSigning == .unsigned ? .unsigned : .empty, date: date)
+            log(result)
+            return .success(try result.signedRequest())
+        } catch {
+            return .failure(.signing(error))
+        }
+    }
+
     private static func isEmpty(_ body: OutgoingBody) -> Bool {
         if case .empty = body { true } else { false }
     }

@@ -32,6 +32,10 @@ public final class CachingCredentialsProvider: CredentialsProvider {
         }
     }
 
+    /// The cached credentials when they are outside the advisory window (no refresh due), else
+    /// nil: for a caller on an event loop, which asks ``credentials()`` when this gives nil.
+    package func credentialsWithoutWaiting() -> ExpiringCredentials? { cache.valueWithoutWaiting() }
+
     public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
         let fresh = try await cache.value()
         if let expiration = fresh.expiration, expiration.timeIntervalSince1970 <= cache.clockNow {

@@ -90,6 +90,10 @@ public final class ExpiringValueCache<Value: Sendable, Failure: Error>: Sendable
         }
     }
 
+    /// The cached value when it is outside both windows, else nil: for a caller that must not
+    /// suspend (an event loop), which takes the asynchronous way when this gives nil.
+    package func valueWithoutWaiting() -> Value? { freshValue() }
+
     /// The current value with its expiry, refreshed as the windows say.
     public func current() async throws(Failure) -> Expiring<Value> {
         let now = clock.now()

@@ -69,6 +69,12 @@ extension SigningProxyResponder {
             if let outcome = client.authorizer.authorizeWithoutSuspending(request) {
                 return decision(outcome, logger: logger)
             }
+            // SigV4 with fresh cached credentials: signed here, at the client's corrected time.
+            if let iam = client.authorizer as? IAMAuthorizer, let outcome = iam.authorizeWithoutSuspending(request, at: client.signingDate()) {
+                guard case .success(let signed) = outcome else { return decision(outcome, logger: logger) }
+                metrics?.record(mode: mode, passed: true)
+                return forwardLearningClock(signed, unsigned: request, logger: logger)
+            }
             return .later { await authorized(request, correctingClock: true, logger: logger) }
         }
     }
@@ -82,7 +88,13 @@ extension SigningProxyResponder {
         }
         metrics?.record(mode: mode, passed: true)
         guard correctingClock else { return .forward(signed) }
-        return .forward(signed) { [self] head, body in
+        return forwardLearningClock(signed, unsigned: request, logger: logger)
+    }
+
+    /// Forwards `signed`; a rejection of its signing time teaches the client the server's
+    /// clock, and `unsigned` is authorized again, once.
+    private func forwardLearningClock(_ signed: HTTPRequest, unsigned request: HTTPRequest, logger: Logger) -> InlineForwarding.Decision {
+        .forward(signed) { [self] head, body in
             guard client.learnClockOffset(from: ReceivedResponse(head: head, body: body)) else { return nil }
             return .later { await authorized(request, correctingClock: false, logger: logger) }
         }

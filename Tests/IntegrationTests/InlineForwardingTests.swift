@@ -76,6 +76,9 @@ struct InlineForwardingTests {
         #expect(rejected && inline, "\(proxy.log)")
         let post = try await ProxyTests.curl(["-X", "POST", "--data-binary", "a body", proxy.url + "/iam/skew"])
         #expect(post.status == 200, "\(post.body)")
+        // Credentials now cached: the next GETs are signed on the event loop, at the learned time.
+        for _ in 0..<3 { #expect(try await ProxyTests.curl([proxy.url + "/iam/skew"]).status == 200) }
+        #expect(proxy.log.components(separatedBy: "signing time rejected").count == 2, "\(proxy.log)")
         #expect(!proxy.log.contains(Peers.secret))
     }
 

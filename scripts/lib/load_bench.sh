@@ -9,14 +9,16 @@
 # gateway checking a JWT on every request), and
 # the CPU time each process spent per request (from /proc/PID/stat).
 
-# wrk's median latency in ms and requests per second: "P50_MS RPS NON2XX".
+# wrk's median latency in ms, requests per second, non-2xx count and 99th percentile latency
+# in ms: "P50_MS RPS NON2XX P99_MS".
 wrk_figures() {
     wrk -t1 -c16 -d"${LOAD_SECONDS:-5}"s --latency "$@" 2>&1 | awk '
         function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
         / 50% / { p50 = ms($2) }
+        / 99% / { p99 = ms($2) }
         /Requests\/sec/ { rps = $2 }
         /Non-2xx/ { bad = $5 }
-        END { printf "%s %s %s\n", p50, rps, (bad == "" ? 0 : bad) }'
+        END { printf "%s %s %s %s\n", p50, rps, (bad == "" ? 0 : bad), p99 }'
 }
 
 # CPU time a process has used, in clock ticks (utime + stime from /proc/PID/stat).
@@ -25,7 +27,7 @@ cpu_ticks() {
 }
 
 # wrk_figures with the CPU the two processes in $1 (a quoted list of pids) used during the run,
-# in microseconds per request: "P50_MS RPS NON2XX CPU_US_FIRST CPU_US_SECOND".
+# in microseconds per request: "P50_MS RPS NON2XX P99_MS CPU_US_FIRST CPU_US_SECOND".
 wrk_with_cpu() {
     local pids=($1) before=() after=() figures
     shift
@@ -108,13 +110,103 @@ print(f"proxy: p50 added {p50 - d50:.2f} ms, throughput {100 * prps / drps:.0f}%
 print(f"gateway: {grps:.0f} verified req/s (SigV4 header on every request), p50 {g50:.2f} ms")
 j50, jrps = statistics.median(r[0] for r in jwted), statistics.median(r[1] for r in jwted)
 print(f"gateway with a JWT (RS256, the same token on every request, as a client sends it): {jrps:,.0f} req/s, p50 {j50:.2f} ms, "
-      f"{statistics.median(r[3] for r in jwted):.0f} us gateway CPU per request ({sum(r[2] for r in jwted):.0f} not 2xx)")
+      f"{statistics.median(r[4] for r in jwted):.0f} us gateway CPU per request ({sum(r[2] for r in jwted):.0f} not 2xx)")
 cpu = lambda rounds, i: statistics.median(r[i] for r in rounds)
-print(f"CPU per request: direct, the upstream {cpu(direct, 3):.0f} us; through the proxy, the proxy {cpu(proxied, 3):.0f} us "
-      f"and the upstream {cpu(proxied, 4):.0f} us; through the gateway, the gateway {cpu(gated, 3):.0f} us and the upstream {cpu(gated, 4):.0f} us")
+print(f"CPU per request: direct, the upstream {cpu(direct, 4):.0f} us; through the proxy, the proxy {cpu(proxied, 4):.0f} us "
+      f"and the upstream {cpu(proxied, 5):.0f} us; through the gateway, the gateway {cpu(gated, 4):.0f} us and the upstream {cpu(gated, 5):.0f} us")
 t50, trps = statistics.median(r[0] for r in passed), statistics.median(r[1] for r in passed)
 print(f"full-path stack: a bare Hummingbird + AsyncHTTPClient pass-through (no authorization) {trps:,.0f} req/s "
-      f"({100 * trps / drps:.0f}% of direct), p50 {t50:.2f} ms, {cpu(passed, 3):.0f} us CPU per request; "
+      f"({100 * trps / drps:.0f}% of direct), p50 {t50:.2f} ms, {cpu(passed, 4):.0f} us CPU per request; "
       f"the proxy's inline path gives {prps / trps:.2f}x its throughput, the gateway's {grps / trps:.2f}x")
+PY
+}
+
+# nginx (Debian's nginx-light) as a proxy_pass reverse proxy with upstream keep-alive, beside
+# `multiauth proxy --auth iam` (a SigV4 signature made for every request) and `multiauth
+# gateway` (a SigV4 signature verified on every request), all three in front of the same
+# Hummingbird upstream, in alternating wrk rounds. Prints the "nginx:" lines: each one's
+# requests/s as a ratio of nginx's (issue targets: proxy >= 0.9, gateway >= 0.8), the p99s,
+# and the proxy's RSS growth while a 1 GiB PUT streams through it (target <= 64 MiB).
+run_nginx_bench() {
+    [ -x /usr/sbin/nginx ] || { say "installing nginx-light"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq nginx-light >/dev/null; }
+    local up nx pi gw ns pu folder pids=() upstream_pid nginx_worker proxy_pid gateway_pid upload_pid
+    read -r up nx pi gw ns pu < <(free_ports 6)
+    folder=$(mktemp -d)
+    .build/release/UpstreamBench "$up" >/dev/null 2>&1 & pids+=($!)
+    upstream_pid=$!
+    cat >"$folder/nginx.conf" <<CONF
+worker_processes 1;
+pid $folder/nginx.pid;
+error_log $folder/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $folder/body;
+    proxy_temp_path $folder/proxy;
+    fastcgi_temp_path $folder/fastcgi;
+    uwsgi_temp_path $folder/uwsgi;
+    scgi_temp_path $folder/scgi;
+    upstream up { server 127.0.0.1:$up; keepalive 32; }
+    server {
+        listen 127.0.0.1:$nx;
+        location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; }
+    }
+    # A sink for the 1 GiB upload: nginx reads the body and discards it.
+    server { listen 127.0.0.1:$ns; client_max_body_size 0; location / { return 200 "ok"; } }
+}
+CONF
+    /usr/sbin/nginx -c "$folder/nginx.conf" -p "$folder" -g 'daemon off;' >/dev/null 2>&1 & pids+=($!)
+    printf '{"AKIDLOADBENCH": "load-bench-secret-not-real"}' >"$folder/keys.json"
+    chmod 600 "$folder/keys.json"
+    local keys=(AWS_ACCESS_KEY_ID=AKIDLOADBENCH AWS_SECRET_ACCESS_KEY=load-bench-secret-not-real AWS_CONFIG_FILE=/nonexistent
+        AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_EC2_METADATA_DISABLED=true)
+    env "${keys[@]}" .build-static/release/multiauth proxy --listen "127.0.0.1:$pi" --upstream "http://127.0.0.1:$up" --auth iam \
+        --region us-east-1 --service execute-api >/dev/null 2>&1 & pids+=($!)
+    proxy_pid=$!
+    .build-static/release/multiauth gateway --listen "127.0.0.1:$gw" --upstream "http://127.0.0.1:$up" --iam-credentials "$folder/keys.json" \
+        >/dev/null 2>&1 & pids+=($!)
+    gateway_pid=$!
+    env "${keys[@]}" .build-static/release/multiauth proxy --listen "127.0.0.1:$pu" --upstream "http://127.0.0.1:$ns" --auth iam \
+        --region us-east-1 --service execute-api >/dev/null 2>&1 & pids+=($!)
+    upload_pid=$!
+    wait_for "http://127.0.0.1:$nx/bench/item" "nginx"
+    wait_for "http://127.0.0.1:$pi/bench/item" "IAM proxy"
+    nginx_worker=$(pgrep -P "$(cat "$folder/nginx.pid")" | head -n 1)
+    local signed headers=()
+    signed=$(.venv/bin/python3 scripts/oracles/signed_call.py --signer botocore --url "http://127.0.0.1:$gw/bench/item" \
+        --key AKIDLOADBENCH --secret load-bench-secret-not-real --print-only)
+    while IFS= read -r line; do headers+=(-H "$line"); done < <(.venv/bin/python3 -c 'import json, sys
+for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {value}")' "$signed")
+    say "load: nginx proxy_pass, multiauth proxy --auth iam and multiauth gateway, alternating (wrk, ${LOAD_SECONDS:-5} s each, 3 rounds)"
+    local nginxed proxied gated
+    for round in 1 2 3; do
+        nginxed+="$(wrk_with_cpu "$nginx_worker $upstream_pid" "http://127.0.0.1:$nx/bench/item")|"
+        proxied+="$(wrk_with_cpu "$proxy_pid $upstream_pid" "http://127.0.0.1:$pi/bench/item")|"
+        gated+="$(wrk_with_cpu "$gateway_pid $upstream_pid" "${headers[@]}" "http://127.0.0.1:$gw/bench/item")|"
+    done
+    # 1 GiB streamed through the IAM proxy (spooled and hashed, then signed and sent).
+    truncate -s 1G "$folder/upload.bin"
+    local rss_before rss_peak upload_status
+    rss_before=$(awk '/^VmRSS:/ {print $2}' "/proc/$upload_pid/status")
+    upload_status=$(curl -s -o /dev/null -w '%{http_code}' -T "$folder/upload.bin" "http://127.0.0.1:$pu/upload")
+    rss_peak=$(awk '/^VmHWM:/ {print $2}' "/proc/$upload_pid/status")
+    kill "${pids[@]}" 2>/dev/null || true
+    wait "${pids[@]}" 2>/dev/null || true
+    rm -rf "$folder"
+    .venv/bin/python3 - "$nginxed" "$proxied" "$gated" "$upload_status" "$rss_before" "$rss_peak" <<'PY'
+import statistics, sys
+def rounds(text):
+    return [tuple(float(x) for x in part.split()) for part in text.strip("|").split("|")]
+nginxed, proxied, gated = (rounds(a) for a in sys.argv[1:4])
+status, before, peak = sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
+med = lambda rows, i: statistics.median(r[i] for r in rows)
+n, p, g = med(nginxed, 1), med(proxied, 1), med(gated, 1)
+print(f"nginx: proxy_pass {n:,.0f} req/s (p50 {med(nginxed, 0):.2f} ms, p99 {med(nginxed, 3):.2f} ms, worker {med(nginxed, 4):.0f} us CPU/request); "
+      f"multiauth proxy --auth iam {p:,.0f} req/s = {p / n:.2f}x nginx (target 0.9; p99 {med(proxied, 3):.2f} ms, {med(proxied, 4):.0f} us CPU/request); "
+      f"multiauth gateway (SigV4 verified) {g:,.0f} req/s = {g / n:.2f}x nginx (target 0.8; p99 {med(gated, 3):.2f} ms, {med(gated, 4):.0f} us CPU/request; "
+      f"{sum(r[2] for r in gated):.0f} not 2xx)")
+print(f"nginx: per-round ratios proxy {', '.join(f'{b[1] / a[1]:.2f}' for a, b in zip(nginxed, proxied))}; "
+      f"gateway {', '.join(f'{b[1] / a[1]:.2f}' for a, b in zip(nginxed, gated))}")
+print(f"nginx: a 1 GiB PUT through multiauth proxy --auth iam answered {status}; the proxy's RSS grew {(peak - before) / 1024:.1f} MiB (target <= 64)")
 PY
 }
