@@ -28,7 +28,7 @@ enum LocalServer {
         _ responder: Responder, inline: InlineForwarding?, listen: ListenAddress, options: ServerOptions, name: String, detail: String,
         observability: Observability, identify: @escaping PresentedIdentity, problem: @escaping @Sendable () async -> String? = { nil },
         logger: Logger
-    ) async throws where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
+    ) async throws where Responder.Context == ForwardingContext {
         let headLimit = TimeAmount.nanoseconds(Int64(options.requestHeadTimeout * 1e9))
         let bodyLimit = TimeAmount.nanoseconds(Int64(options.bodyTimeout * 1e9))
         let connections = ConnectionLimit.Counter(limit: options.maxConnections, logger: logger)
@@ -42,7 +42,7 @@ enum LocalServer {
         if let tls = try tlsConfiguration(options) { server = try .tls(server, tlsConfiguration: tls) }
         let scheme = options.tlsCert == nil ? "http" : "https"
         let app = Application(
-            responder: responder, server: server,
+            responder: TracedResponder(responder), server: server,
             configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: name),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? listen.port

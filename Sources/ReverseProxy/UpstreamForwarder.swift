@@ -86,7 +86,7 @@ package struct UpstreamForwarder: Sendable {
     /// Forwards `head` with a body already received (``receive(_:hashing:)``), adding
     /// `principal` when there is one; the body's spool file is removed once it is sent.
     package func forward(_ head: HTTPRequest, body: ReceivedBody, principal: Principal?, logger: Logger) async -> Response {
-        let outgoing = upstreamRequest(for: head, principal: principal)
+        let outgoing = Self.carryingTraceContext(upstreamRequest(for: head, principal: principal))
         guard head.method != .head else {
             defer { body.spool?.remove() }
             do { return Self.buffered(try await send(outgoing, body.body, .bounded)) } catch {

@@ -50,11 +50,13 @@ struct CanonicalHeaders {
         }
     }
 
-    /// Headers that are never signed: proxies and clients add or change them in flight.
+    /// Headers that are never signed: proxies and clients add or change them in flight (W3C
+    /// trace context included: each hop of a trace rewrites `traceparent`).
     private static func isNeverSigned(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         switch name.count {
         case 6: ByteComparison.equal(name, "expect")
-        case 10: ByteComparison.equal(name, "user-agent") || ByteComparison.equal(name, "connection")
+        case 10: ByteComparison.equal(name, "user-agent") || ByteComparison.equal(name, "connection") || ByteComparison.equal(name, "tracestate")
+        case 11: ByteComparison.equal(name, "traceparent")
         case 13: ByteComparison.equal(name, "authorization")
         case 15: ByteComparison.equal(name, "x-amzn-trace-id")
         default: false

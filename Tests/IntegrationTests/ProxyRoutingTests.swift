@@ -43,4 +43,24 @@ struct ProxyRoutingTests {
         let unknown = try await Self.curl(["-H", "Host: other.test", proxy.url + "/items"])
         #expect(unknown.status == "421", "\(unknown)")
     }
+
+    /// A W3C `traceparent` goes upstream as the client sent it and is never signed: the API
+    /// server (botocore) verifies the signature, and the signed headers do not name it, on the
+    /// inline path (GET) and the full one (POST).
+    @Test func traceparentPassesUpstreamUnsigned() async throws {
+        let proxy = try GatewayProcess(
+            ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "iam", "--region", "us-east-1", "--service", "execute-api"],
+            environment: ["AWS_ACCESS_KEY_ID": Peers.keyId, "AWS_SECRET_ACCESS_KEY": Peers.secret, "AWS_CONFIG_FILE": "/nonexistent"])
+        defer { _ = proxy.stop() }
+        let parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+        for extra in [[String](), ["-X", "POST", "--data", "a body"]] {
+            let call = try await Self.curl(["-H", "traceparent: \(parent)"] + extra + [proxy.url + "/iam/traced"])
+            #expect(call.status == "200", "\(call)")
+            let echo = try #require(JSONSerialization.jsonObject(with: Data(call.body.utf8)) as? [String: Any])
+            let headers = (echo["headers"] as? [[String]] ?? []).map { ($0.first?.lowercased() ?? "", $0.last ?? "") }
+            #expect(headers.contains { $0 == ("traceparent", parent) })
+            let authorization = headers.first { $0.0 == "authorization" }?.1 ?? ""
+            #expect(authorization.contains("SignedHeaders=") && !authorization.contains("traceparent"), "\(authorization)")
+        }
+    }
 }

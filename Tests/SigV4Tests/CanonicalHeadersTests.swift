@@ -28,7 +28,8 @@ import Testing
     @Test func headersThatAreNeverSigned() throws {
         let headers: HTTPHeaderList = [
             ("Host", "example.com"), ("User-Agent", "curl"), ("X-Amzn-Trace-Id", "t"), ("Expect", "100-continue"),
-            ("Connection", "keep-alive"), ("Authorization", "old"),
+            ("Connection", "keep-alive"), ("Authorization", "old"), ("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+            ("tracestate", "congo=t61rcWkgMzE"),
         ]
         let lines = try canonicalLines(path: "/", headers: headers)
         #expect(lines[lines.count - 2] == "host;x-amz-date")
