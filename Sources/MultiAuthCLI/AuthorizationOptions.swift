@@ -32,6 +32,8 @@ package struct AuthorizationOptions: ParsableArguments {
     @OptionGroup package var sessions: ProfileSessionOptions
     @Flag(help: "Send 'Authorization: Bearer <token>' instead of the raw token.") package var bearer = false
     @Option(help: "The shared-file profile for IAM credentials.") package var profile: String?
+    @Option(help: "With --auth iam: sign SigV4a (AWS4-ECDSA-P256-SHA256) for this region set ('*', or regions separated by commas) instead of SigV4.")
+    package var regionSet: String?
     @Option(help: "With --auth iam: assume this role (STS AssumeRole with the chain's credentials, refreshed ahead of expiry) and sign as it.")
     package var roleArn: String?
     @Option(help: "Signing region (inferred for execute-api and appsync-api hosts).", transform: regionArgument) package var region: String?
@@ -39,6 +41,8 @@ package struct AuthorizationOptions: ParsableArguments {
 
     package func validate() throws {
         if roleArn != nil, auth != .iam { throw CLIError("--role-arn", "needs --auth iam") }
+        if regionSet != nil, auth != .iam { throw CLIError("--region-set", "needs --auth iam") }
+        try ArgumentChecks.wireText(regionSet, "--region-set")
         try ArgumentChecks.wireText(region, "--region")
         try ArgumentChecks.wireText(service, "--service")
     }
@@ -76,7 +80,9 @@ package struct AuthorizationOptions: ParsableArguments {
                         roleArn: roleArn, source: credentials, region: region, http: CommandTimeout.transport())
                 } catch { throw CLIError("--role-arn", error) }
             }
-            return IAMAuthorizer(credentials: credentials, region: region, service: service, payloadSigning: payloadSigning, logger: logger)
+            return IAMAuthorizer(
+                credentials: credentials, region: region, service: service, algorithm: regionSet.map { .sigV4a(regionSet: $0) } ?? .sigV4,
+                payloadSigning: payloadSigning, logger: logger)
         }
     }
 

@@ -63,4 +63,27 @@ struct ProxyRoutingTests {
             #expect(authorization.contains("SignedHeaders=") && !authorization.contains("traceparent"), "\(authorization)")
         }
     }
+
+    /// `--region-set` makes the proxy sign SigV4a (ECDSA P-256); the gateway (whose SigV4a
+    /// verifier agrees with aws-c-auth in GatewayTests) lets both paths' requests through.
+    @Test func theProxySignsSigV4a() async throws {
+        let keys = try ScratchFolder("multiauth-sigv4a")
+        defer { keys.remove() }
+        try Data(#"{"\#(GatewayTests.keyId)": "\#(GatewayTests.secret)"}"#.utf8).write(to: keys.url.appendingPathComponent("keys.json"))
+        chmod(keys.path + "/keys.json", 0o600)
+        let gateway = try GatewayProcess([
+            "gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--iam-credentials", keys.path + "/keys.json",
+        ])
+        defer { _ = gateway.stop() }
+        let proxy = try GatewayProcess(
+            ["proxy", "--listen", "127.0.0.1:0", "--upstream", gateway.url, "--auth", "iam", "--region-set", "*", "--region", "us-east-1",
+             "--service", "execute-api"],
+            environment: ["AWS_ACCESS_KEY_ID": GatewayTests.keyId, "AWS_SECRET_ACCESS_KEY": GatewayTests.secret, "AWS_CONFIG_FILE": "/nonexistent"])
+        defer { _ = proxy.stop() }
+        for extra in [[String](), ["-X", "POST", "--data", "a body"]] {
+            let call = try await Self.curl(extra + [proxy.url + "/v4a"])
+            // The upstream's echo shows the signature the gateway verified, and the mode it forwarded.
+            #expect(call.status == "200" && call.body.contains("AWS4-ECDSA-P256-SHA256") && call.body.contains("AWS_IAM"), "\(call)")
+        }
+    }
 }
