@@ -198,11 +198,21 @@ package struct StoreOptions: ParsableArguments {
 
     /// Opens the store, runs `body`, and turns store errors into the documented exit codes.
     package func run<T: Sendable>(_ body: (CredentialStore) async throws -> T) async throws -> T {
+        try await Self.reportingErrors { try await body(try open()) }
+    }
+
+    /// The store, its key read now (a passphrase prompted for once): for a server that reads
+    /// it again later without asking.
+    package func open() throws -> CredentialStore {
         let source = try PassphraseSource.keySource(
             keyFile: resolvedKeyFile, passphraseFile: passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
             prompt: "Store passphrase: ", confirm: false)
-        let store = CredentialStore(path: storePath, keySource: source, lockTimeout: lockTimeout)
-        do { return try await body(store) } catch let error as StoreError {
+        return CredentialStore(path: storePath, keySource: source, lockTimeout: lockTimeout)
+    }
+
+    /// Runs `body`, turning store errors into the documented exit codes.
+    package static func reportingErrors<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as StoreError {
             throw CLIError(message: error.messageWithHint, exitCode: error.exitCode)
         }
     }

@@ -69,11 +69,9 @@ enum ChildProgram {
         var trapped: [UnixSignal] = [.sigterm, .sighup, .sigusr1, .sigusr2]
         if isatty(STDIN_FILENO) == 0 { trapped += [.sigint, .sigquit] }
         let signals = await UnixSignalsSequence(trapping: trapped)
-        let child = Mutex<pid_t?>(nil)
+        let child = ChildSignals()
         let forwarding = Task {
-            for await signal in signals {
-                if let pid = child.withLock({ $0 }) { kill(pid, signal.rawValue) }
-            }
+            for await signal in signals { child.deliver(signal.rawValue) }
         }
         defer { forwarding.cancel() }
         let program: Executable = command[0].contains("/") ? .path(.init(command[0])) : .name(command[0])
@@ -85,7 +83,7 @@ enum ChildProgram {
                 program, arguments: Arguments(Array(command.dropFirst())), environment: .custom(keys), input: .currentStandardInput,
                 output: .currentStandardOutput, error: .currentStandardError
             ) { execution in
-                child.withLock { $0 = execution.processIdentifier.value }
+                child.started(execution.processIdentifier.value)
             }.terminationStatus
         } catch let error as SubprocessError where error.code == .executableNotFound {
             throw CLIError(message: "\(Redaction.quoted(command[0])): program not found", exitCode: 127)
@@ -96,5 +94,34 @@ enum ChildProgram {
         case .exited(let code): return code
         case .signaled(let signal): return 128 + signal
         }
+    }
+}
+
+/// Signals for the child: passed on at once once it runs; one that arrives between the
+/// spawn and the moment its pid is known is held, then passed on (a supervisor's SIGTERM
+/// right after start is never lost).
+final class ChildSignals: Sendable {
+    private struct State {
+        var pid: pid_t?
+        var held: [Int32] = []
+    }
+
+    private let state = Mutex(State())
+
+    func started(_ pid: pid_t) {
+        let held = state.withLock { state -> [Int32] in
+            state.pid = pid
+            defer { state.held = [] }
+            return state.held
+        }
+        for signal in held { kill(pid, signal) }
+    }
+
+    func deliver(_ signal: Int32) {
+        let pid = state.withLock { state -> pid_t? in
+            if state.pid == nil { state.held.append(signal) }
+            return state.pid
+        }
+        if let pid { kill(pid, signal) }
     }
 }

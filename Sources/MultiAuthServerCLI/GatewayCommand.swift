@@ -4,6 +4,7 @@ import HTTPTransport
 import HTTPTypes
 import Hummingbird
 import InboundAuthorization
+import CredentialStore
 import Logging
 import MultiAuthCore
 import ReverseProxy
@@ -33,8 +34,10 @@ struct GatewayCommand: AsyncParsableCommand {
     @OptionGroup var server: ServerOptions
     @Option(help: "A JSON file {\"ACCESS_KEY_ID\": \"secret\", …} of the key pairs whose signatures pass (mode 0600).")
     var iamCredentials: String?
-    @Option(help: "Read the key pairs whose signatures pass from the credential store: every item of this service name, its account being the access key id ('multiauth store set SERVICE AKID' stores one). Read once, at start.")
+    @Option(help: "Read the key pairs whose signatures pass from the credential store: every item of this service name, its account being the access key id ('multiauth store set SERVICE AKID' stores one). Read at start, again whenever the store changes (see --refresh-interval), and on SIGHUP.")
     var iamStore: String?
+    @Option(help: "With --iam-store: how often, in seconds, to look whether the store changed (a stat; it is read only when it did), so a key added or removed with 'multiauth store' passes or is refused within this time; 0: only on SIGHUP. A store that cannot be read keeps the last good table.")
+    var refreshInterval: Double = 1
     @OptionGroup var store: StoreOptions
     @OptionGroup var storeEnvironment: EnvironmentOptions
     @Option(name: .customLong("api-key"), help: "An accepted API key, as NAME=KEY (repeatable); the name is forwarded, never the key.")
@@ -52,12 +55,14 @@ struct GatewayCommand: AsyncParsableCommand {
 
     func validate() throws {
         try ArgumentChecks.count(maxBody, "--max-body", in: 0...(5 << 30))
+        try ArgumentChecks.seconds(refreshInterval, "--refresh-interval", in: 0...86_400)
         if server.upstream == nil { throw ValidationError("--upstream is required") }
     }
 
     func run() async throws {
         let logger = TraceLog.logger(verbose: verbose)
-        let authorizer = try await makeAuthorizer()
+        let keyStore = try iamStore.map { _ in try store.open() }
+        let authorizer = try await makeAuthorizer(keyStore)
         guard !authorizer.modes.isEmpty else {
             throw CLIError(message: "give at least one of --iam-credentials, --iam-store, --api-key, --api-key-file, or --jwks-url with --issuer and --audience")
         }
@@ -71,7 +76,8 @@ struct GatewayCommand: AsyncParsableCommand {
                 throw CLIError("--upstream", error)
             }
             let gateway = GatewayResponder(authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics)
-            try await HangUpReload.whileServing(name: "multiauth gateway", reload: { try await reload(into: authorizers) }) {
+            let watch = keyStore.flatMap { opened in refreshInterval > 0 ? StoreWatch(path: opened.path, interval: refreshInterval) : nil }
+            try await HangUpReload.whileServing(name: "multiauth gateway", watching: watch, reload: { try await reload(keyStore, into: authorizers) }) {
                 try await LocalServer.run(
                     gateway, inline: gateway.inlineForwarding(timeout: server.upstreamTimeout, logger: logger), listen: address, options: server,
                     name: "multiauth-gateway", detail: "modes \(modes)", observability: observability,
@@ -85,15 +91,15 @@ struct GatewayCommand: AsyncParsableCommand {
     }
 
     /// Builds the authorizer again from the files and swaps it in; what it holds, for the log.
-    private func reload(into authorizers: CurrentAuthorizer) async throws -> String {
-        let fresh = try await makeAuthorizer()
+    private func reload(_ keyStore: CredentialStore?, into authorizers: CurrentAuthorizer) async throws -> String {
+        let fresh = try await makeAuthorizer(keyStore)
         authorizers.replace(with: fresh)
         return "modes \(fresh.modes.map(\.rawValue).joined(separator: ", "))"
     }
 
-    private func makeAuthorizer() async throws -> InboundAuthorizer {
+    private func makeAuthorizer(_ keyStore: CredentialStore?) async throws -> InboundAuthorizer {
         var secrets = try iamCredentials.map(Self.readCredentials) ?? [:]
-        if let iamStore { try await secrets.merge(storedCredentials(service: iamStore)) { file, _ in file } }
+        if let iamStore, let keyStore { try await secrets.merge(storedCredentials(service: iamStore, in: keyStore)) { file, _ in file } }
         let verifier = secrets.isEmpty ? nil : SigV4Verifier(
             region: region, service: service, allowedSkew: Self.allowedSkew, credentials: secrets.mapValues { VerifierCredential(secretAccessKey: $0) })
         let tokens = try await tokenCheck()
@@ -118,9 +124,9 @@ struct GatewayCommand: AsyncParsableCommand {
 
     /// The store's items of `service`, access key id → secret; items made for another
     /// environment than `--environment` fail with the store's error, naming the item.
-    private func storedCredentials(service: String) async throws -> [String: String] {
+    private func storedCredentials(service: String, in store: CredentialStore) async throws -> [String: String] {
         let environment = try storeEnvironment.parsed()
-        let table = try await store.run { store in
+        let table = try await StoreOptions.reportingErrors {
             var table: [String: String] = [:]
             for item in try await store.list() where item.service == service {
                 let secret = try await store.get(service: service, account: item.account, environment: environment)

@@ -102,6 +102,41 @@ struct GatewayTests {
         #expect(!gateway.log.contains(Self.secret))
     }
 
+    /// The gateway's key directory follows the store: a key pair added with `multiauth store
+    /// set` passes, and one removed with `store rm` is refused, within the refresh interval
+    /// (0.2 s here, polled for at most 5 s); a store that cannot be read (its mode opened to
+    /// others) keeps the last good table, and the log says why once.
+    @Test func theKeyDirectoryFollowsTheStore() async throws {
+        let folder = try ScratchFolder("gateway-follow")
+        defer { folder.remove() }
+        let store = ["--store", folder.path + "/store", "--key-file", folder.path + "/key"]
+        #expect(try await CLITests.run(["store", "init"] + store).status == 0)
+        #expect(try await CLITests.run(["store", "set", "gateway-keys", Self.keyId] + store, input: Self.secret + "\n").status == 0)
+        let gateway = try GatewayProcess(
+            ["gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--iam-store", "gateway-keys", "--refresh-interval", "0.2"] + store)
+        defer { #expect(gateway.stop() == 0) }
+        func status(_ keyId: String, _ secret: String) async throws -> Int {
+            try await Self.signedCall(["--signer", "botocore", "--url", gateway.url + "/follow"], secret: secret, keyId: keyId).status
+        }
+        func eventually(_ expected: Int, _ keyId: String, _ secret: String) async throws -> Bool {
+            for _ in 0..<25 {  // 5 s at most
+                if try await status(keyId, secret) == expected { return true }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            return false
+        }
+        #expect(try await status("AKIDADDEDLATER", "added-secret-000") == 403)
+        #expect(try await CLITests.run(["store", "set", "gateway-keys", "AKIDADDEDLATER"] + store, input: "added-secret-000\n").status == 0)
+        #expect(try await eventually(200, "AKIDADDEDLATER", "added-secret-000"), "\(gateway.log)")
+        #expect(try await CLITests.run(["store", "rm", "gateway-keys", "AKIDADDEDLATER"] + store).status == 0)
+        #expect(try await eventually(403, "AKIDADDEDLATER", "added-secret-000"), "\(gateway.log)")
+        chmod(folder.path + "/store", 0o644)
+        #expect(try await gateway.logShows("reload failed, still serving the previous table"))
+        #expect(try await status(Self.keyId, Self.secret) == 200)
+        #expect(gateway.log.components(separatedBy: "reload failed").count == 2, "\(gateway.log)")
+        chmod(folder.path + "/store", 0o600)
+    }
+
     @Test func forgedAndStaleRequestsAreRefusedAndNeverReachTheUpstream() async throws {
         let fixture = try Fixture()
         defer { #expect(fixture.gateway.stop() == 0) }
