@@ -15,7 +15,7 @@ let package = Package(
         // The signer, presigner, chunked signing and the verifier: swift-http-types, swift-log and libcrypto only.
         .library(name: "MultiAuthSigV4", targets: ["SigV4"]),
         // The AWS credential chain and its providers; sessions cached in the encrypted store.
-        .library(name: "MultiAuthCredentials", targets: ["CredentialProviders", "CachedSessions"]),
+        .library(name: "MultiAuthCredentials", targets: ["CredentialProviders", "CachedSessions", "KMSStoreKeys"]),
         // Cognito and OIDC sign-in, refresh, and logins saved in the store.
         .library(name: "MultiAuthTokens", targets: ["TokenProviders", "Logins"]),
         // The encrypted credential store.
@@ -156,6 +156,10 @@ let package = Package(
         .target(
             name: "CachedSessions", dependencies: ["CredentialProviders", "CredentialStore", "MultiAuthCrypto", "MultiAuthCore", logging],
             swiftSettings: strict),
+        // The store's key made and unwrapped by AWS KMS (GenerateDataKey, Decrypt).
+        .target(
+            name: "KMSStoreKeys", dependencies: ["CredentialProviders", "HTTPTransport", "MultiAuthCrypto", "MultiAuthCore"],
+            swiftSettings: strict),
         // awsconfiguration.json read and checked: its AppSync entries and sign-in sections.
         .target(
             name: "ClientConfiguration",
@@ -172,14 +176,14 @@ let package = Package(
         .target(
             name: "MultiAuth",
             dependencies: [
-                "SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "CachedSessions", "TokenProviders", "Authorization",
+                "SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "CachedSessions", "KMSStoreKeys", "TokenProviders", "Authorization",
                 "ClientFactory", "Realtime", "AppSyncEvents", "Logins", "InboundAuthorization", "MultiAuthCore", httpTypes, logging,
             ],
             swiftSettings: strict),
         .target(
             name: "MultiAuthCLI",
             dependencies: [
-                "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "CachedSessions", "HTTPTransport",
+                "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "CachedSessions", "KMSStoreKeys", "HTTPTransport",
                 "TokenProviders", "Logins", "ClientConfiguration", "MultiAuthCore", httpTypes, logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),

@@ -11,13 +11,22 @@ import Foundation
 
 /// One call to an AWS API: build, optionally SigV4-sign, send, and turn errors into
 /// ``CredentialsError`` values that name the service.
-struct AWSServiceCall {
-    let service: String
+package struct AWSServiceCall {
+    package let service: String
     let region: String
     let endpoint: ServiceEndpoint
     let http: any HTTPSender
 
-    func post(
+    /// A call to `service` in `region` at `endpoint` through `http`.
+    package init(service: String, region: String, endpoint: ServiceEndpoint, http: any HTTPSender) {
+        self.service = service
+        self.region = region
+        self.endpoint = endpoint
+        self.http = http
+    }
+
+    /// POSTs `body` with `headers`, signed with `credentials` when given.
+    package func post(
         body: [UInt8], headers: [(String, String)], signWith credentials: AWSCredentials?
     ) async throws(CredentialsError) -> ReceivedResponse {
         var request: HTTPRequest

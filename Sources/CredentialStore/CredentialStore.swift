@@ -259,7 +259,7 @@ public final class CredentialStore: Sendable {
     /// The keys for `header`, derived once per process and salt (scrypt runs once).
     private func unlock(_ header: StoreFormat.Header) throws(StoreError) -> DerivedStoreKeys {
         if let cached = unlocked.withLock({ $0 }), cached.kdf == header.kdf, cached.salt == header.salt,
-            cached.scrypt == header.scrypt || header.kdf == .keyFile
+            cached.scrypt == header.scrypt || header.kdf != .scrypt
         {
             guard ConstantTime.equals(cached.keys.check, header.keyCheck) else { throw .wrongPassphrase(path: path) }
             return cached.keys

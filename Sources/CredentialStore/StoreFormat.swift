@@ -6,7 +6,7 @@ import MultiAuthCrypto
 /// |---|---|---|
 /// | 0 | 8 | magic `MAUTHSTR` |
 /// | 8 | 2 | format version (1) |
-/// | 10 | 1 | KDF: 1 = scrypt(passphrase), 2 = key file |
+/// | 10 | 1 | KDF: 1 = scrypt(passphrase), 2 = key file, 3 = a data key held elsewhere (KMS) |
 /// | 11 | 1 | scrypt log2 N (0 for key file) |
 /// | 12 | 4 | scrypt r |
 /// | 16 | 4 | scrypt p |
@@ -29,6 +29,7 @@ enum StoreFormat {
     enum KDF: UInt8 {
         case scrypt = 1
         case keyFile = 2
+        case dataKey = 3
     }
 
     struct Header {

@@ -13,11 +13,15 @@ public enum StoreKeySource: Sendable {
     case passphrase([UInt8])
     /// A file holding a random 256-bit key as 64 hex digits (mode 0600), for unattended use.
     case keyFile(path: String)
+    /// A random 256-bit key kept elsewhere and handed over when the store opens: a data key
+    /// that a key service (AWS KMS) generated and unwrapped. The store keeps no copy of it.
+    case dataKey([UInt8])
 
     var kdf: StoreFormat.KDF {
         switch self {
         case .passphrase: .scrypt
         case .keyFile: .keyFile
+        case .dataKey: .dataKey
         }
     }
 }
@@ -72,6 +76,9 @@ struct DerivedStoreKeys: Sendable {
         switch source {
         case .keyFile(let path):
             return try StoreKeyFile.read(path)
+        case .dataKey(let key):
+            guard key.count == 32 else { throw .keyUnavailable("the data key is \(key.count) bytes, not 32") }
+            return key
         case .passphrase(let passphrase):
             do {
                 return try Scrypt.deriveKey(passphrase: passphrase, salt: header.salt, parameters: header.scrypt)

@@ -8,6 +8,7 @@
 @_exported import HTTPTransport
 @_exported import CredentialProviders
 @_exported import CachedSessions
+@_exported import KMSStoreKeys
 @_exported import TokenProviders
 @_exported import Logins
 @_exported import Authorization

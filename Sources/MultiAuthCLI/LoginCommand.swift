@@ -218,6 +218,7 @@ package struct LoginOptions: ParsableArguments {
 
     /// Opens the store's logins.
     package func logins() throws -> LoginStore {
+        if store.kmsKeyId != nil { throw CLIError("--kms-key-id", "only the store commands and the gateway take it so far") }
         let source = try PassphraseSource.keySource(
             keyFile: store.resolvedKeyFile, passphraseFile: store.passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
             prompt: "Store passphrase: ", confirm: false)

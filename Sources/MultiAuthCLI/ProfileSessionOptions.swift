@@ -66,6 +66,7 @@ extension StoreOptions {
 
     /// The store, when it exists and a key file or passphrase is given without a prompt.
     package func openedWithoutPrompt() -> Result<CredentialStore, Unavailable> {
+        if kmsKeyId != nil { return .failure(.init(description: "a store keyed by KMS does not keep sessions yet")) }
         guard FileManager.default.fileExists(atPath: storePath) else { return .failure(.init(description: "no store at \(storePath)")) }
         let environment = ProcessInfo.processInfo.environment
         let source: StoreKeySource

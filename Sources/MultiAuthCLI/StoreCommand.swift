@@ -25,7 +25,7 @@ struct StoreCommand: AsyncParsableCommand {
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            try await options.run { store in try await store.initialize() }
+            try await options.run(creating: true) { store in try await store.initialize() }
             print("created \(options.storePath)")
         }
     }
@@ -186,9 +186,14 @@ package struct StoreOptions: ParsableArguments {
     @Option(help: "Read the passphrase from this file (mode 0600) instead of MULTIAUTH_STORE_PASSPHRASE or a prompt; from either, one trailing line ending is removed and an empty passphrase is refused.")
     package var passphraseFile: String?
     @Option(help: "Seconds to wait for another process's lock (0 to 600).") var lockTimeout: Double = 5
+    @Option(help: "Key the store with an AWS KMS data key instead of a passphrase or key file: KMS makes it (GenerateDataKey) at init, only its wrapped form is kept (STORE.kms-key), and KMS unwraps it (Decrypt) each time the store opens. A key id, alias or ARN; the region is the ARN's, else AWS_REGION's; credentials come from the default chain.")
+    package var kmsKeyId: String?
 
     package func validate() throws {
         try ArgumentChecks.seconds(lockTimeout, "--lock-timeout", in: 0...600)
+        if kmsKeyId != nil, keyFile != nil || passphraseFile != nil {
+            throw CLIError("--kms-key-id", "give --kms-key-id, --key-file or --passphrase-file, not more than one")
+        }
     }
 
     package var storePath: String { path ?? CredentialStore.defaultPath }
@@ -197,16 +202,22 @@ package struct StoreOptions: ParsableArguments {
     package var resolvedKeyFile: String? { keyFile ?? ProcessInfo.processInfo.environment["MULTIAUTH_STORE_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 } }
 
     /// Opens the store, runs `body`, and turns store errors into the documented exit codes.
-    package func run<T: Sendable>(_ body: (CredentialStore) async throws -> T) async throws -> T {
-        try await Self.reportingErrors { try await body(try open()) }
+    /// `creating`: the store is about to be made (a KMS data key is generated, not unwrapped).
+    package func run<T: Sendable>(creating: Bool = false, _ body: (CredentialStore) async throws -> T) async throws -> T {
+        try await Self.reportingErrors { try await body(try await open(creating: creating)) }
     }
 
-    /// The store, its key read now (a passphrase prompted for once): for a server that reads
-    /// it again later without asking.
-    package func open() throws -> CredentialStore {
-        let source = try PassphraseSource.keySource(
-            keyFile: resolvedKeyFile, passphraseFile: passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
-            prompt: "Store passphrase: ", confirm: false)
+    /// The store, its key read now (a passphrase prompted for once, a KMS data key unwrapped
+    /// once): for a server that reads it again later without asking.
+    package func open(creating: Bool = false) async throws -> CredentialStore {
+        let source: StoreKeySource
+        if let kmsKeyId {
+            source = .dataKey(try await KMSStoreKey.key(kmsKeyId, storePath: storePath, creating: creating))
+        } else {
+            source = try PassphraseSource.keySource(
+                keyFile: resolvedKeyFile, passphraseFile: passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
+                prompt: "Store passphrase: ", confirm: false)
+        }
         return CredentialStore(path: storePath, keySource: source, lockTimeout: lockTimeout)
     }
 

@@ -61,7 +61,7 @@ struct GatewayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = TraceLog.logger(verbose: verbose)
-        let keyStore = try iamStore.map { _ in try store.open() }
+        let keyStore = iamStore == nil ? nil : try await StoreOptions.reportingErrors { try await store.open() }
         let authorizer = try await makeAuthorizer(keyStore)
         guard !authorizer.modes.isEmpty else {
             throw CLIError(message: "give at least one of --iam-credentials, --iam-store, --api-key, --api-key-file, or --jwks-url with --issuer and --audience")

@@ -1,0 +1,120 @@
+import CredentialProviders
+import HTTPTransport
+import MultiAuthCore
+import MultiAuthCrypto
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A store key that AWS KMS makes and guards: `GenerateDataKey` gives a fresh 256-bit key and
+/// the same key wrapped under the KMS key; only the wrapped form is kept (beside the store),
+/// and `Decrypt` unwraps it when the store opens. A host with an IAM role then needs no key
+/// file and no passphrase. Calls are signed with the credentials given (the default chain's),
+/// at the endpoint botocore would use (`AWS_ENDPOINT_URL_KMS`, `AWS_ENDPOINT_URL` honoured).
+public struct KMSDataKeys: Sendable {
+    let keyId: String
+    let credentials: any CredentialsProvider
+    let call: AWSServiceCall
+
+    /// Keys under the KMS key `keyId` (an id, alias or ARN) in `region`.
+    /// - Throws: ``KMSKeyError/invalidSetting(_:)`` for a region that is not one.
+    public init(
+        keyId: String, region: String, credentials: any CredentialsProvider, environment: [String: String]? = nil, http: any HTTPSender
+    ) throws(KMSKeyError) {
+        let endpoint: ServiceEndpoint
+        do throws(InvalidRegionError) {
+            endpoint = try .resolve(service: "kms", region: region, environment: environment ?? ProcessInfo.processInfo.environment)
+        } catch {
+            throw .invalidSetting("\(error)")
+        }
+        self.keyId = keyId
+        self.credentials = credentials
+        call = AWSServiceCall(service: "kms", region: region, endpoint: endpoint, http: http)
+    }
+
+    /// The region a key ARN names (`arn:aws:kms:REGION:…`), or nil for an id or alias.
+    public static func region(ofKeyARN keyId: String) -> String? {
+        let parts = keyId.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count >= 6, parts[0] == "arn", parts[2] == "kms", !parts[3].isEmpty else { return nil }
+        return String(parts[3])
+    }
+
+    /// A fresh data key and its wrapped form.
+    public func generate() async throws(KMSKeyError) -> (key: [UInt8], wrapped: [UInt8]) {
+        struct Answer: Decodable { let CiphertextBlob: String, Plaintext: String }
+        let answer = try await send("GenerateDataKey", ["KeyId": .string(keyId), "KeySpec": .string("AES_256")], as: Answer.self)
+        return (try decoded(answer.Plaintext, "Plaintext"), try decoded(answer.CiphertextBlob, "CiphertextBlob"))
+    }
+
+    /// The key `wrapped` holds, unwrapped by KMS (which must find it was made under this key).
+    public func unwrap(_ wrapped: [UInt8]) async throws(KMSKeyError) -> [UInt8] {
+        struct Answer: Decodable { let Plaintext: String }
+        let answer = try await send(
+            "Decrypt", ["KeyId": .string(keyId), "CiphertextBlob": .string(Base64.encode(wrapped))], as: Answer.self)
+        return try decoded(answer.Plaintext, "Plaintext")
+    }
+
+    private func decoded(_ text: String, _ field: String) throws(KMSKeyError) -> [UInt8] {
+        do { return try Base64.decode(text) } catch { throw .malformedAnswer("\(field) is not base64") }
+    }
+
+    private func send<Answer: Decodable>(_ action: String, _ fields: [String: JSONValue], as type: Answer.Type) async throws(KMSKeyError) -> Answer {
+        let source: ExpiringCredentials
+        do { source = try await credentials.credentials() } catch { throw .credentials(error) }
+        let response: ReceivedResponse
+        do {
+            response = try await call.post(
+                body: Array(JSONValue.object(fields).description.utf8),
+                headers: [("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", "TrentService.\(action)")],
+                signWith: source.credentials)
+        } catch {
+            throw .unreachable("\(error)")
+        }
+        guard response.status == 200 else {
+            let error = AWSErrorResponse(response)
+            throw .refused(action: action, code: error.code ?? "HTTP \(response.status)", message: error.message ?? "")
+        }
+        do { return try JSONDecoding.decode(Answer.self, from: response.body, what: "KMS \(action)'s answer") } catch {
+            throw .malformedAnswer(error.description)
+        }
+    }
+}
+
+/// Why KMS gave no data key. Messages name the action and KMS's error code, never a key.
+public enum KMSKeyError: Error, Sendable, Equatable, CustomStringConvertible, CodedError {
+    /// A setting (the region) cannot be used.
+    case invalidSetting(String)
+    /// No credentials to sign the call with.
+    case credentials(CredentialsError)
+    /// KMS could not be reached.
+    case unreachable(String)
+    /// KMS refused: a wrong or disabled key, a key the caller may not use, a blob made under
+    /// another key.
+    case refused(action: String, code: String, message: String)
+    /// KMS's answer did not hold what it should.
+    case malformedAnswer(String)
+
+    public var description: String {
+        switch self {
+        case .invalidSetting(let problem): "KMS: \(problem)"
+        case .credentials(let error): "KMS: no credentials to sign with: \(error)"
+        case .unreachable(let problem): "KMS: \(problem)"
+        case .refused(let action, let code, let message): "KMS refused \(action): \(code)" + (message.isEmpty ? "" : ": \(message)")
+        case .malformedAnswer(let problem): "KMS: malformed answer: \(problem)"
+        }
+    }
+
+    /// `KMSKey.` and the case's name.
+    public var code: ErrorCode {
+        switch self {
+        case .invalidSetting: "KMSKey.invalidSetting"
+        case .credentials: "KMSKey.credentials"
+        case .unreachable: "KMSKey.unreachable"
+        case .refused: "KMSKey.refused"
+        case .malformedAnswer: "KMSKey.malformedAnswer"
+        }
+    }
+}
