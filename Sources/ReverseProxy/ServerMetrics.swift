@@ -27,10 +27,11 @@ package final class ServerMetrics: Sendable {
         self.decision = decision
     }
 
+    private static let standardMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
+
     /// The standard methods keep their name; any other is `_OTHER` (OpenTelemetry's rule).
     static func methodLabel(_ method: HTTPRequest.Method) -> String {
-        let known: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
-        return known.contains(method.rawValue) ? method.rawValue : "_OTHER"
+        standardMethods.contains(method.rawValue) ? method.rawValue : "_OTHER"
     }
 
     /// A request began (`http_server_active_requests` up).
