@@ -38,6 +38,8 @@ struct GatewayCommand: AsyncParsableCommand {
     var iamStore: String?
     @Option(help: "With --iam-store: how often, in seconds, to look whether the store changed (a stat; it is read only when it did), so a key added or removed with 'multiauth store' passes or is refused within this time; 0: only on SIGHUP. A store that cannot be read keeps the last good table.")
     var refreshInterval: Double = 1
+    @Option(help: "Read accepted API keys from the credential store: every item of this service name, its account being the key's name and its secret the key. Followed as --iam-store is.")
+    var apiKeyStore: String?
     @OptionGroup var store: StoreOptions
     @OptionGroup var storeEnvironment: EnvironmentOptions
     @Option(name: .customLong("api-key"), help: "An accepted API key, as NAME=KEY (repeatable); the name is forwarded, never the key.")
@@ -61,10 +63,10 @@ struct GatewayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = TraceLog.logger(verbose: verbose)
-        let keyStore = iamStore == nil ? nil : try await StoreOptions.reportingErrors { try await store.open() }
-        let authorizer = try await makeAuthorizer(keyStore)
+        let keyStore = iamStore == nil && apiKeyStore == nil ? nil : try await StoreOptions.reportingErrors { try await store.open() }
+        let authorizer = try await makeAuthorizer(keyStore, starting: true)
         guard !authorizer.modes.isEmpty else {
-            throw CLIError(message: "give at least one of --iam-credentials, --iam-store, --api-key, --api-key-file, or --jwks-url with --issuer and --audience")
+            throw CLIError(message: "give at least one of --iam-credentials, --iam-store, --api-key, --api-key-file, --api-key-store, or --jwks-url with --issuer and --audience")
         }
         let authorizers = CurrentAuthorizer(authorizer)
         let address = try ListenAddress(server.listen)
@@ -92,19 +94,27 @@ struct GatewayCommand: AsyncParsableCommand {
 
     /// Builds the authorizer again from the files and swaps it in; what it holds, for the log.
     private func reload(_ keyStore: CredentialStore?, into authorizers: CurrentAuthorizer) async throws -> String {
-        let fresh = try await makeAuthorizer(keyStore)
+        let fresh = try await makeAuthorizer(keyStore, starting: false)
         authorizers.replace(with: fresh)
         return "modes \(fresh.modes.map(\.rawValue).joined(separator: ", "))"
     }
 
-    private func makeAuthorizer(_ keyStore: CredentialStore?) async throws -> InboundAuthorizer {
+    /// The authorizer from the options' files and store. At start, a store service with no
+    /// item is an error (a mistyped name); later, it is a table with every key revoked.
+    private func makeAuthorizer(_ keyStore: CredentialStore?, starting: Bool) async throws -> InboundAuthorizer {
         var secrets = try iamCredentials.map(Self.readCredentials) ?? [:]
-        if let iamStore, let keyStore { try await secrets.merge(storedCredentials(service: iamStore, in: keyStore)) { file, _ in file } }
+        if let iamStore, let keyStore {
+            try await secrets.merge(storedItems(service: iamStore, in: keyStore, flag: "--iam-store", required: starting)) { file, _ in file }
+        }
         let verifier = secrets.isEmpty ? nil : SigV4Verifier(
             region: region, service: service, allowedSkew: Self.allowedSkew, credentials: secrets.mapValues { VerifierCredential(secretAccessKey: $0) })
         let tokens = try await tokenCheck()
         var keys = try Self.apiKeyTable(apiKeys)
         if let apiKeyFile { try keys.merge(Self.readAPIKeys(apiKeyFile)) { argument, _ in argument } }
+        if let apiKeyStore, let keyStore {
+            let named = try await storedItems(service: apiKeyStore, in: keyStore, flag: "--api-key-store", required: starting)
+            keys.merge(named.map { ($0.value, $0.key) }) { earlier, _ in earlier }
+        }
         return InboundAuthorizer(verifier: verifier, apiKeys: keys, tokenValidator: tokens?.0, keySet: tokens?.1)
     }
 
@@ -122,9 +132,10 @@ struct GatewayCommand: AsyncParsableCommand {
         return (IDTokenValidator(issuer: issuer, clientId: audience, keys: await keySet.keys(for: nil)), keySet)
     }
 
-    /// The store's items of `service`, access key id → secret; items made for another
-    /// environment than `--environment` fail with the store's error, naming the item.
-    private func storedCredentials(service: String, in store: CredentialStore) async throws -> [String: String] {
+    /// The store's items of `service`, account → secret; items made for another environment
+    /// than `--environment` fail with the store's error, naming the item. None is an error
+    /// when `required`.
+    private func storedItems(service: String, in store: CredentialStore, flag: String, required: Bool) async throws -> [String: String] {
         let environment = try storeEnvironment.parsed()
         let table = try await StoreOptions.reportingErrors {
             var table: [String: String] = [:]
@@ -134,7 +145,7 @@ struct GatewayCommand: AsyncParsableCommand {
             }
             return table
         }
-        guard !table.isEmpty else { throw CLIError("--iam-store", "the store holds no item of service '\(service)'") }
+        guard !table.isEmpty || !required else { throw CLIError(flag, "the store holds no item of service '\(service)'") }
         return table
     }
 

@@ -112,8 +112,10 @@ struct GatewayTests {
         let store = ["--store", folder.path + "/store", "--key-file", folder.path + "/key"]
         #expect(try await CLITests.run(["store", "init"] + store).status == 0)
         #expect(try await CLITests.run(["store", "set", "gateway-keys", Self.keyId] + store, input: Self.secret + "\n").status == 0)
+        #expect(try await CLITests.run(["store", "set", "gateway-api-keys", "ci"] + store, input: "stored-api-key-1\n").status == 0)
         let gateway = try GatewayProcess(
-            ["gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--iam-store", "gateway-keys", "--refresh-interval", "0.2"] + store)
+            ["gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--iam-store", "gateway-keys", "--api-key-store", "gateway-api-keys",
+             "--refresh-interval", "0.2"] + store)
         defer { #expect(gateway.stop() == 0) }
         func status(_ keyId: String, _ secret: String) async throws -> Int {
             try await Self.signedCall(["--signer", "botocore", "--url", gateway.url + "/follow"], secret: secret, keyId: keyId).status
@@ -130,6 +132,16 @@ struct GatewayTests {
         #expect(try await eventually(200, "AKIDADDEDLATER", "added-secret-000"), "\(gateway.log)")
         #expect(try await CLITests.run(["store", "rm", "gateway-keys", "AKIDADDEDLATER"] + store).status == 0)
         #expect(try await eventually(403, "AKIDADDEDLATER", "added-secret-000"), "\(gateway.log)")
+        // API keys from the store; removing the last one revokes it (an empty table, not a failed reload).
+        let apiKey = HTTPField.Name("x-api-key")!
+        #expect(try await Self.send(.get, gateway.url + "/follow", fields: [apiKey: "stored-api-key-1"]).status == 200)
+        #expect(try await CLITests.run(["store", "rm", "gateway-api-keys", "ci"] + store).status == 0)
+        var revoked = false
+        for _ in 0..<25 where !revoked {
+            revoked = try await Self.send(.get, gateway.url + "/follow", fields: [apiKey: "stored-api-key-1"]).status == 403
+            if !revoked { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        #expect(revoked, "\(gateway.log)")
         chmod(folder.path + "/store", 0o644)
         #expect(try await gateway.logShows("reload failed, still serving the previous table"))
         #expect(try await status(Self.keyId, Self.secret) == 200)
