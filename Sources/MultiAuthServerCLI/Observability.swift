@@ -1,5 +1,6 @@
 import ArgumentParser
 import Hummingbird
+import HummingbirdCore
 import HTTPTypes
 import Logging
 import Metrics
@@ -56,13 +57,21 @@ struct Observability: Sendable {
         return ExchangeObserver(metrics: metrics, accessLog: accessLog, identify: identify)
     }
 
+    /// The most connections the metrics listener holds open at once.
+    static let metricsConnections = 32
+
     /// The metrics listener as a service, when one was asked for. `problem` says why the
     /// server cannot serve (nil: it can).
     func metricsService(problem: @escaping @Sendable () async -> String?, logger: Logger) -> (any Service)? {
         guard let registry, let metricsAddress else { return nil }
         let responder = MetricsResponder(registry: registry, health: health, problem: problem)
+        // A scraper that opens connections without end gets 503s, never the proxied port's file descriptors.
+        let connections = ConnectionLimit.Counter(limit: Self.metricsConnections, logger: logger)
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionLimit(connections), RequestHeadDeadline(limit: .seconds(10))], idleTimeout: .seconds(30))
         return Application(
-            responder: responder, configuration: .init(address: .hostname(metricsAddress.host, port: metricsAddress.port), serverName: "multiauth-metrics"),
+            responder: responder, server: .http1(configuration: http1),
+            configuration: .init(address: .hostname(metricsAddress.host, port: metricsAddress.port), serverName: "multiauth-metrics"),
             onServerRunning: { channel in
                 StandardError.emit("metrics and health at http://\(metricsAddress.host):\(channel.localAddress?.port ?? metricsAddress.port)/metrics and /healthz")
             },

@@ -190,6 +190,42 @@ struct ObservabilityTests {
         #expect(plain.0 != 0 && plain.1 == "000", "\(plain)")
         #expect(try await curl(["--cacert", Peers.tlsCA, "-H", "x-api-key: tls-key-123", gateway.url + "/again"]) == (0, "200"))
     }
+
+    /// A scraper that opens connections to the metrics port without end gets 503 past the
+    /// listener's limit, while the gateway's own port keeps answering; once they close,
+    /// /metrics answers again.
+    @Test func aScraperHoardingConnectionsDoesNotStarveTheGateway() async throws {
+        let gateway = try GatewayProcess([
+            "gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--api-key", "ci=hoard-key", "--metrics-listen", "127.0.0.1:0",
+        ])
+        defer { _ = gateway.stop() }
+        let metrics = try await gateway.metricsURL()
+        let port = try #require(UInt16(metrics.split(separator: ":").last ?? ""))
+        var held: [Int32] = []
+        defer { for descriptor in held { close(descriptor) } }
+        for _ in 0..<40 {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            #expect(connected == 0)
+            held.append(descriptor)
+        }
+        #expect(try await Self.get(metrics + "/healthz").0 == 503)
+        #expect(try await Self.get(gateway.url + "/hoard", [HTTPField.Name("x-api-key")!: "hoard-key"]).0 == 200)
+        for descriptor in held { close(descriptor) }
+        held = []
+        var answered = 0
+        for _ in 0..<100 where answered != 200 {
+            answered = (try? await Self.get(metrics + "/healthz").0) ?? 0
+            if answered != 200 { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(answered == 200)
+    }
 }
 
 
