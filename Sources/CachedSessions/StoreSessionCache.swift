@@ -113,8 +113,7 @@ public struct StoreSessionCache: SessionCache {
     private func uncached(
         _ obtain: () async throws(CredentialsError) -> ExpiringCredentials, reason: String
     ) async throws(CredentialsError) -> ExpiringCredentials {
-        logger.warning("sessions are not cached", metadata: ["reason": "\(Redaction.quoted(reason))"])
-        return try await obtain()
+        try await UncachedSessions(reason: reason, logger: logger).obtainWarning(obtain)
     }
 }
 
@@ -132,6 +131,13 @@ public struct UncachedSessions: SessionCache {
 
     public func session(
         for key: SessionKey, obtain: () async throws(CredentialsError) -> ExpiringCredentials
+    ) async throws(CredentialsError) -> ExpiringCredentials {
+        try await obtainWarning(obtain)
+    }
+
+    /// The one warning a session obtained without the cache gets, then the session.
+    func obtainWarning(
+        _ obtain: () async throws(CredentialsError) -> ExpiringCredentials
     ) async throws(CredentialsError) -> ExpiringCredentials {
         logger.warning("sessions are not cached", metadata: ["reason": "\(Redaction.quoted(reason))"])
         return try await obtain()

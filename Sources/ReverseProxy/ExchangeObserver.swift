@@ -46,7 +46,8 @@ package final class ExchangeObserver: ChannelDuplexHandler, RemovableChannelHand
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let head) = unwrapInboundIn(data) {
-            let (mode, principal) = identify(head)
+            // Only the access log names who a request presented: metrics alone skip the lookup.
+            let (mode, principal) = accessLog == nil ? ("", "") : identify(head)
             let path = head.path.map { String($0.prefix { $0 != "?" }) } ?? "*"
             exchanges.append(Exchange(
                 method: head.method, path: path, mode: mode, principal: principal, started: .now(), startedAt: TimeSource.system.now()))
