@@ -15,11 +15,13 @@ let package = Package(
         // The signer, presigner, chunked signing and the verifier: swift-http-types, swift-log and libcrypto only.
         .library(name: "MultiAuthSigV4", targets: ["SigV4"]),
         // The AWS credential chain and its providers; sessions cached in the encrypted store.
-        .library(name: "MultiAuthCredentials", targets: ["CredentialProviders", "CachedSessions", "KMSStoreKeys"]),
+        .library(name: "MultiAuthCredentials", targets: ["CredentialProviders", "CachedSessions", "KMSStoreKeys", "AWSStoreBackends"]),
         // Cognito and OIDC sign-in, refresh, and logins saved in the store.
         .library(name: "MultiAuthTokens", targets: ["TokenProviders", "Logins"]),
         // The encrypted credential store.
         .library(name: "MultiAuthStore", targets: ["CredentialStore"]),
+        // The store kept in PostgreSQL, shared by a fleet (postgres-nio, so SwiftNIO).
+        .library(name: "MultiAuthPostgresStore", targets: ["PostgresStore"]),
         // AppSync: the client factory, its SQLite caches (GRDB), real-time and Events.
         .library(name: "MultiAuthAppSync", targets: ["ClientFactory", "Realtime", "AppSyncEvents"]),
         // The WebSocket for real-time subscriptions, on swift-websocket (SwiftNIO): only users who subscribe build NIO.
@@ -54,6 +56,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Bottom: OpenSSL's libcrypto through a system-library target.
@@ -75,6 +78,14 @@ let package = Package(
         .target(name: "SigV4", dependencies: ["MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .target(name: "SigningVectors", dependencies: ["SigV4", "MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
         .target(name: "CredentialStore", dependencies: ["MultiAuthCrypto", "MultiAuthCore", logging], swiftSettings: strict),
+        // The store's image in a PostgreSQL row: versioned writes, advisory locks, LISTEN/NOTIFY.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "CredentialStore", "MultiAuthCore", logging, .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict),
         // JWTs checked as a server checks them (key sets, signatures, claims): no transport, no sign-in.
         .target(name: "JSONWebTokens", dependencies: ["MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
         .target(
@@ -158,7 +169,11 @@ let package = Package(
             swiftSettings: strict),
         // The store's key made and unwrapped by AWS KMS (GenerateDataKey, Decrypt).
         .target(
-            name: "KMSStoreKeys", dependencies: ["CredentialProviders", "HTTPTransport", "MultiAuthCrypto", "MultiAuthCore"],
+            name: "KMSStoreKeys", dependencies: ["CredentialStore", "CredentialProviders", "HTTPTransport", "MultiAuthCrypto", "MultiAuthCore"],
+            swiftSettings: strict),
+        // The store kept in AWS Secrets Manager or SSM Parameter Store, through our own signer.
+        .target(
+            name: "AWSStoreBackends", dependencies: ["CredentialStore", "CredentialProviders", "HTTPTransport", "MultiAuthCrypto", "MultiAuthCore"],
             swiftSettings: strict),
         // awsconfiguration.json read and checked: its AppSync entries and sign-in sections.
         .target(
@@ -184,7 +199,7 @@ let package = Package(
             name: "MultiAuthCLI",
             dependencies: [
                 "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "CachedSessions", "KMSStoreKeys", "HTTPTransport",
-                "TokenProviders", "Logins", "ClientConfiguration", "MultiAuthCore", httpTypes, logging,
+                "TokenProviders", "Logins", "ClientConfiguration", "PostgresStore", "AWSStoreBackends", "MultiAuthCore", httpTypes, logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
@@ -270,7 +285,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "StoreBench",
-            dependencies: ["CredentialStore"],
+            dependencies: ["CredentialStore", "PostgresStore", "AWSStoreBackends", "CredentialProviders", "HTTPTransport"],
             path: "Benchmarks/StoreBench",
             swiftSettings: strict
         ),
@@ -315,8 +330,8 @@ let package = Package(
             dependencies: [
                 "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
                 "TokenProviders", "Logins", "MultiAuthCrypto", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthWebSocket",
-                "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", "CredentialsServer", httpTypes, logging,
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", "CredentialsServer", "SigV4", "PostgresStore",
+                httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             swiftSettings: strict

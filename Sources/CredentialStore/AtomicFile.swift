@@ -46,13 +46,35 @@ enum AtomicFile {
     }
 
     /// Reads the whole file, or nil when it does not exist.
-    static func read(path: String) throws(StoreError) -> [UInt8]? {
+    static func read(path: String) throws(StoreError) -> [UInt8]? { try readWithIdentity(path: path)?.contents }
+
+    /// The file's identity (see ``FileStoreBackend``), or nil when it does not exist.
+    static func identity(path: String) -> StoreVersion? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return identity(info)
+    }
+
+    /// Reads the whole file and the identity of what was read (from the same descriptor), or
+    /// nil when it does not exist.
+    static func readWithIdentity(path: String) throws(StoreError) -> (contents: [UInt8], identity: StoreVersion)? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
             throw .readFailed(path: path, reason: systemErrorText())
         }
         defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .readFailed(path: path, reason: systemErrorText()) }
+        return (try readAll(descriptor, path: path), identity(info))
+    }
+
+    private static func identity(_ info: stat) -> StoreVersion {
+        StoreVersion(
+            "\(info.st_ino)-\(info.st_size)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)")
+    }
+
+    private static func readAll(_ descriptor: Int32, path: String) throws(StoreError) -> [UInt8] {
         var contents: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -77,16 +99,8 @@ enum AtomicFile {
 
 }
 
-/// The store's lock: a ``FileLock`` on `<store>.lock`, held for a read-modify-write across
-/// processes, with its failures as ``StoreError``s.
-struct StoreLock: ~Copyable {
-    private let lock: FileLock
-
-    /// Waits up to `timeout` seconds for the lock.
-    init(storePath: String, timeout: Double) throws(StoreError) {
-        do { lock = try FileLock(path: storePath + ".lock", timeout: timeout) } catch { throw Self.storeError(error, storePath: storePath) }
-    }
-
+/// The store's lock failures as ``StoreError``s.
+enum StoreLock {
     static func storeError(_ error: FileLockError, storePath: String) -> StoreError {
         switch error {
         case .failed(let path, let reason): .writeFailed(path: path, reason: reason)

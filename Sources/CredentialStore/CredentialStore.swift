@@ -9,16 +9,21 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// An encrypted file of secrets addressed by (service, account), the keychain of
-/// MultiAuth on Linux: AES-256-GCM, a passphrase (scrypt) or key file, crash-safe writes,
-/// a lock across processes, ssh-style permission checks, and an environment per item.
+/// An encrypted store of secrets addressed by (service, account), the keychain of MultiAuth
+/// on Linux: AES-256-GCM, a passphrase (scrypt), key file or KMS data key, crash-safe
+/// writes, a lock across processes (and hosts, for a shared backend), ssh-style permission
+/// checks, and an environment per item.
 ///
-/// Every call runs its blocking file work on a dispatch queue, never on a cooperative
-/// thread. A damaged file is reported as ``StoreError/corrupted(path:reason:)`` and is
-/// never overwritten or deleted by the library.
+/// Where the encrypted image lives is its ``StoreBackend``: a file on this host by default,
+/// or a shared one (PostgreSQL, AWS Secrets Manager, SSM Parameter Store). Whatever the
+/// backend, the items are encrypted before they leave the process. Blocking work (files,
+/// scrypt) runs off the cooperative pool. A damaged image is reported as
+/// ``StoreError/corrupted(path:reason:)`` and is never overwritten or deleted by the library.
 public final class CredentialStore: Sendable {
-    /// The store file.
-    public let path: String
+    /// Where the store is: its file, or its backend's location (never with a password).
+    public var path: String { backend.location }
+    /// Where the encrypted image lives.
+    public let backend: any StoreBackend
     /// How long a read-modify-write waits for another process's lock, in seconds.
     public let lockTimeout: Double
     private let keySource: StoreKeySource
@@ -33,10 +38,15 @@ public final class CredentialStore: Sendable {
         let keys: DerivedStoreKeys
     }
 
-    /// Opens (lazily) the store at `path`, unlocked by `keySource`. `logger` gets a debug line
-    /// per operation (path, service, account; never a secret).
-    public init(path: String = CredentialStore.defaultPath, keySource: StoreKeySource, lockTimeout: Double = 5, logger: Logger = .disabled) {
-        self.path = path
+    /// Opens (lazily) the store file at `path`, unlocked by `keySource`. `logger` gets a debug
+    /// line per operation (path, service, account; never a secret).
+    public convenience init(path: String = CredentialStore.defaultPath, keySource: StoreKeySource, lockTimeout: Double = 5, logger: Logger = .disabled) {
+        self.init(backend: FileStoreBackend(path: path), keySource: keySource, lockTimeout: lockTimeout, logger: logger)
+    }
+
+    /// Opens (lazily) the store that `backend` holds, unlocked by `keySource`.
+    public init(backend: any StoreBackend, keySource: StoreKeySource, lockTimeout: Double = 5, logger: Logger = .disabled) {
+        self.backend = backend
         self.keySource = keySource
         self.lockTimeout = lockTimeout
         self.logger = logger
@@ -54,22 +64,31 @@ public final class CredentialStore: Sendable {
 
     // MARK: public operations
 
-    /// Creates an empty store; an existing file is never replaced.
+    /// Creates an empty store; an existing one is never replaced.
     public func initialize() async throws(StoreError) {
-        try await offload { () throws(StoreError) in try self.initializeBlocking() }
+        guard try await backend.version() == nil else { throw .storeExists(path: path) }
+        if case .keyFile(let keyPath) = keySource {
+            try await offload { () throws(StoreError) in
+                if try !FileSafety.checkSecretFile(keyPath) { try StoreKeyFile.generate(at: keyPath) }
+            }
+        }
+        let header = try Self.freshHeader(kdf: keySource.kdf)
+        let keys = DerivedStoreKeys(master: try await masterKey(for: keySource, header: header))
+        let image = try Self.seal(StorePayload(), header: header, keys: keys)
+        try await holdingLock { () throws(StoreError) in try await backend.create(image) }
     }
 
     /// The secret for (service, account), which must have been stored for `environment`.
     public func get(service: String, account: String, environment: StoreEnvironment = .init()) async throws(StoreError) -> [UInt8] {
         logger.debug("store get", metadata: ["store": "\(path)", "service": "\(service)", "account": "\(account)"])
-        return try await offload { () throws(StoreError) in try self.secret(service: service, account: account, environment: environment) }
+        return try await secret(service: service, account: account, environment: environment)
     }
 
     /// The secret for (service, account) and the environment it was stored for, in one read
     /// of the store: for a caller that takes the item as it was saved, wherever that was.
     public func getSavedWithEnvironment(service: String, account: String) async throws(StoreError) -> (secret: [UInt8], environment: StoreEnvironment) {
         logger.debug("store get", metadata: ["store": "\(path)", "service": "\(service)", "account": "\(account)"])
-        return try await offload { () throws(StoreError) in try self.savedItem(service: service, account: account) }
+        return try await savedItem(service: service, account: account)
     }
 
     /// Stores `secret` for (service, account) under `environment`, replacing an earlier value.
@@ -80,16 +99,14 @@ public final class CredentialStore: Sendable {
         try await modify(Self.setting(secret, service: service, account: account, label: label, environment: environment))
     }
 
-    /// Takes the store's lock (across processes and tasks) and holds it until the lease is
-    /// released, for a read-modify-write that waits on something else in between: a token
-    /// refresh reads the login, spends its refresh token and saves the new one, and no other
-    /// process may read the old one meanwhile. Waits at most `timeout` (default `lockTimeout`),
-    /// or until the calling task is cancelled.
+    /// Takes the store's lock (across processes, hosts on a shared backend, and tasks) and
+    /// holds it until the lease is released, for a read-modify-write that waits on something
+    /// else in between: a token refresh reads the login, spends its refresh token and saves
+    /// the new one, and no other process may read the old one meanwhile. Waits at most
+    /// `timeout` (default `lockTimeout`), or until the calling task is cancelled.
     public func lease(timeout: Double? = nil) async throws(StoreError) -> StoreLease {
         logger.debug("store lease", metadata: ["store": "\(path)"])
-        do { return StoreLease(store: self, lock: try await FileLock.acquire(path: path + ".lock", timeout: timeout ?? lockTimeout)) } catch {
-            throw StoreLock.storeError(error, storePath: path)
-        }
+        return StoreLease(store: self, lock: try await backend.lock(timeout: timeout ?? lockTimeout))
     }
 
     /// Removes the item for (service, account).
@@ -106,11 +123,9 @@ public final class CredentialStore: Sendable {
 
     /// Every item's metadata; no secret leaves the store.
     public func list() async throws(StoreError) -> [StoreItemMetadata] {
-        try await offload { () throws(StoreError) in
-            var payload = try self.readPayload().payload
-            defer { Self.zero(&payload) }
-            return payload.items.map(\.metadata)
-        }
+        var payload = try await readPayload().payload
+        defer { Self.zero(&payload) }
+        return payload.items.map(\.metadata)
     }
 
     /// Removes items not made for `environment`; returns how many were removed.
@@ -127,47 +142,59 @@ public final class CredentialStore: Sendable {
 
     /// Re-encrypts the store under `newSource` in one atomic replacement.
     public func rekey(to newSource: StoreKeySource) async throws(StoreError) {
-        try await offload { () throws(StoreError) in
-            let lock = try StoreLock(storePath: self.path, timeout: self.lockTimeout)
-            var current = try self.readPayload()
-            defer { Self.zero(&current.payload) }
-            if case .keyFile(let keyPath) = newSource, try !FileSafety.checkSecretFile(keyPath) {
-                try StoreKeyFile.generate(at: keyPath)
-            }
-            let header = try Self.freshHeader(kdf: newSource.kdf)
-            let keys = DerivedStoreKeys(master: try DerivedStoreKeys.master(for: newSource, header: header))
-            try self.write(current.payload, header: header, keys: keys, exclusive: false)
-            self.unlocked.withLock { $0 = nil }
-            _ = consume lock
-        }
+        try await holdingLock { () throws(StoreError) in try await rekeyHoldingLock(to: newSource) }
     }
 
-    // MARK: blocking internals
+    private func rekeyHoldingLock(to newSource: StoreKeySource) async throws(StoreError) {
+        var current = try await readPayload()
+        defer { Self.zero(&current.payload) }
+        if case .keyFile(let keyPath) = newSource {
+            try await offload { () throws(StoreError) in
+                if try !FileSafety.checkSecretFile(keyPath) { try StoreKeyFile.generate(at: keyPath) }
+            }
+        }
+        let header = try Self.freshHeader(kdf: newSource.kdf)
+        let keys = DerivedStoreKeys(master: try await masterKey(for: newSource, header: header))
+        try await backend.replace(try Self.seal(current.payload, header: header, keys: keys), expecting: current.version)
+        unlocked.withLock { $0 = nil }
+    }
 
-    /// Runs blocking store work off the cooperative pool.
+    // MARK: internals
+
+    /// Runs blocking store work (files, scrypt) off the cooperative pool.
     func offload<T: Sendable>(_ work: @escaping @Sendable () throws(StoreError) -> T) async throws(StoreError) -> T {
         try await runBlocking { Result { () throws(StoreError) in try work() } }
     }
 
     private func modify(_ change: @escaping @Sendable (inout StorePayload) throws(StoreError) -> Void) async throws(StoreError) {
-        try await offload { () throws(StoreError) in
-            let lock = try StoreLock(storePath: self.path, timeout: self.lockTimeout)
-            try self.modifyHoldingLock(change)
-            _ = consume lock
+        try await holdingLock { () throws(StoreError) in try await modifyHoldingLock(change) }
+    }
+
+    /// Runs `body` holding the backend's lock, released (and waited for) whatever happens.
+    private func holdingLock(_ body: () async throws(StoreError) -> Void) async throws(StoreError) {
+        let lock = try await backend.lock(timeout: lockTimeout)
+        do {
+            try await body()
+        } catch {
+            await lock.release()
+            throw error
         }
+        await lock.release()
     }
 
     /// Read, change, write; the caller holds the lock.
-    func modifyHoldingLock(_ change: (inout StorePayload) throws(StoreError) -> Void) throws(StoreError) {
-        var current = try readPayload()
+    func modifyHoldingLock(_ change: (inout StorePayload) throws(StoreError) -> Void) async throws(StoreError) {
+        var current = try await readPayload()
         defer { Self.zero(&current.payload) }
         try change(&current.payload)
-        try write(current.payload, header: current.header, keys: current.keys, exclusive: false)
+        var header = current.header
+        header.keyCheck = current.keys.check
+        try await backend.replace(try Self.seal(current.payload, header: header, keys: current.keys), expecting: current.version)
     }
 
     /// The secret of one item, checked against `environment`.
-    func secret(service: String, account: String, environment: StoreEnvironment) throws(StoreError) -> [UInt8] {
-        let item = try savedItem(service: service, account: account)
+    func secret(service: String, account: String, environment: StoreEnvironment) async throws(StoreError) -> [UInt8] {
+        let item = try await savedItem(service: service, account: account)
         let differing = item.environment.differingFields(from: environment)
         guard differing.isEmpty else {
             throw .environmentMismatch(service: service, account: account, fields: differing)
@@ -176,8 +203,8 @@ public final class CredentialStore: Sendable {
     }
 
     /// The secret of one item and the environment it was stored for.
-    private func savedItem(service: String, account: String) throws(StoreError) -> (secret: [UInt8], environment: StoreEnvironment) {
-        var payload = try readPayload().payload
+    private func savedItem(service: String, account: String) async throws(StoreError) -> (secret: [UInt8], environment: StoreEnvironment) {
+        var payload = try await readPayload().payload
         defer { Self.zero(&payload) }
         guard let item = payload.items.first(where: { $0.matches(service: service, account: account) }) else {
             throw .itemNotFound(service: service, account: account)
@@ -218,53 +245,39 @@ public final class CredentialStore: Sendable {
         return removed.withLock { $0 }
     }
 
-    private func initializeBlocking() throws(StoreError) {
-        try FileSafety.prepareDirectory(FileSafety.parentDirectory(of: path))
-        guard try !FileSafety.checkSecretFile(path) else { throw .storeExists(path: path) }
-        let lock = try StoreLock(storePath: path, timeout: lockTimeout)
-        if case .keyFile(let keyPath) = keySource, try !FileSafety.checkSecretFile(keyPath) {
-            try StoreKeyFile.generate(at: keyPath)
-        }
-        let header = try Self.freshHeader(kdf: keySource.kdf)
-        let keys = DerivedStoreKeys(master: try DerivedStoreKeys.master(for: keySource, header: header))
-        try write(StorePayload(), header: header, keys: keys, exclusive: true)
-        _ = consume lock
-    }
-
     private struct Opened {
         let header: StoreFormat.Header
         let keys: DerivedStoreKeys
+        let version: StoreVersion
         var payload: StorePayload
     }
 
-    private func readPayload() throws(StoreError) -> Opened {
-        try FileSafety.prepareDirectory(FileSafety.parentDirectory(of: path))
-        guard try FileSafety.checkSecretFile(path), let bytes = try AtomicFile.read(path: path) else {
-            throw .storeMissing(path: path)
-        }
-        let header = try StoreFormat.parseHeader(bytes, path: path)
+    private func readPayload() async throws(StoreError) -> Opened {
+        guard let image = try await backend.read() else { throw .storeMissing(path: path) }
+        let header = try StoreFormat.parseHeader(image.bytes, path: path)
         guard header.kdf == keySource.kdf else {
             throw .wrongPassphrase(path: path)
         }
-        let keys = try unlock(header)
-        var plaintext = try StoreFormat.open(bytes, header: header, keys: keys, path: path)
+        let keys = try await unlock(header)
+        var plaintext = try StoreFormat.open(image.bytes, header: header, keys: keys, path: path)
         defer { SecureMemory.zero(&plaintext) }
         do {
-            return Opened(header: header, keys: keys, payload: try JSONDecoding.decode(StorePayload.self, from: plaintext, what: "the decrypted item list"))
+            let payload = try JSONDecoding.decode(StorePayload.self, from: plaintext, what: "the decrypted item list")
+            return Opened(header: header, keys: keys, version: image.version, payload: payload)
         } catch {
             throw .corrupted(path: path, reason: error.description)
         }
     }
 
     /// The keys for `header`, derived once per process and salt (scrypt runs once).
-    private func unlock(_ header: StoreFormat.Header) throws(StoreError) -> DerivedStoreKeys {
+    private func unlock(_ header: StoreFormat.Header) async throws(StoreError) -> DerivedStoreKeys {
         if let cached = unlocked.withLock({ $0 }), cached.kdf == header.kdf, cached.salt == header.salt,
             cached.scrypt == header.scrypt || header.kdf != .scrypt
         {
             guard ConstantTime.equals(cached.keys.check, header.keyCheck) else { throw .wrongPassphrase(path: path) }
             return cached.keys
         }
-        var master = try DerivedStoreKeys.master(for: keySource, header: header)
+        var master = try await masterKey(for: keySource, header: header)
         defer { SecureMemory.zero(&master) }
         let keys = DerivedStoreKeys(master: master)
         guard ConstantTime.equals(keys.check, header.keyCheck) else { throw .wrongPassphrase(path: path) }
@@ -272,20 +285,22 @@ public final class CredentialStore: Sendable {
         return keys
     }
 
-    private func write(_ payload: StorePayload, header: StoreFormat.Header, keys: DerivedStoreKeys, exclusive: Bool) throws(StoreError) {
+    /// The master key, derived off the cooperative pool (scrypt takes a tenth of a second; a
+    /// key file is a file read).
+    private func masterKey(for source: StoreKeySource, header: StoreFormat.Header) async throws(StoreError) -> [UInt8] {
+        try await offload { () throws(StoreError) in try DerivedStoreKeys.master(for: source, header: header) }
+    }
+
+    /// A complete image of `payload`, its header's key check set from `keys`.
+    private static func seal(_ payload: StorePayload, header: StoreFormat.Header, keys: DerivedStoreKeys) throws(StoreError) -> [UInt8] {
         var header = header
         header.keyCheck = keys.check
         var plaintext: [UInt8]
         do { plaintext = [UInt8](try JSONEncoder().encode(payload)) } catch {
-            throw .writeFailed(path: path, reason: "cannot encode the item list")
+            throw .writeFailed(path: "<memory>", reason: "cannot encode the item list")
         }
         defer { SecureMemory.zero(&plaintext) }
-        let image = try StoreFormat.seal(plaintext, header: header, keys: keys)
-        if exclusive {
-            try AtomicFile.createExclusively(path: path, contents: image)
-        } else {
-            try AtomicFile.replace(path: path, contents: image)
-        }
+        return try StoreFormat.seal(plaintext, header: header, keys: keys)
     }
 
     private static func freshHeader(kdf: StoreFormat.KDF) throws(StoreError) -> StoreFormat.Header {

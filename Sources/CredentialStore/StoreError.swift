@@ -1,6 +1,7 @@
 import MultiAuthCore
 
-/// Why a store operation failed. Messages name the file and the problem, never a secret.
+/// Why a store operation failed. Messages name the store (its file, or its backend's location
+/// without a password) and the problem, never a secret.
 public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store file does not exist.
     case storeMissing(path: String)
@@ -30,6 +31,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case writeFailed(path: String, reason: String)
     /// The key material could not be obtained or is malformed.
     case keyUnavailable(String)
+    /// Another writer replaced the store after it was read; nothing was written.
+    case conflict(path: String)
 
     public var description: String {
         switch self {
@@ -53,6 +56,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .readFailed(let path, let reason): "cannot read \(path): \(reason)"
         case .writeFailed(let path, let reason): "cannot write \(path): \(reason); the previous content is intact"
         case .keyUnavailable(let reason): reason
+        case .conflict(let path): "\(path) was changed by another writer after it was read; nothing was written"
         }
     }
 }
@@ -75,6 +79,7 @@ extension StoreError: CodedError {
         case .readFailed: "Store.readFailed"
         case .writeFailed: "Store.writeFailed"
         case .keyUnavailable: "Store.keyUnavailable"
+        case .conflict: "Store.conflict"
         }
     }
 }

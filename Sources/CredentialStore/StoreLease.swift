@@ -6,21 +6,22 @@ import MultiAuthCore
 /// meanwhile. Release it as soon as the read-modify-write is done (dropping it releases it too).
 public final class StoreLease: Sendable {
     private let store: CredentialStore
-    private let lock: HeldFileLock
+    private let lock: any StoreBackendLock
 
-    init(store: CredentialStore, lock: HeldFileLock) {
+    init(store: CredentialStore, lock: any StoreBackendLock) {
         self.store = store
         self.lock = lock
     }
 
-    deinit { lock.release() }
+    deinit {
+        let lock = lock
+        if lock.isHeld { Task { await lock.release() } }
+    }
 
     /// The secret for (service, account), which must have been stored for `environment`.
     public func get(service: String, account: String, environment: StoreEnvironment = .init()) async throws(StoreError) -> [UInt8] {
         try checkHeld()
-        return try await store.offload { () throws(StoreError) in
-            try self.store.secret(service: service, account: account, environment: environment)
-        }
+        return try await store.secret(service: service, account: account, environment: environment)
     }
 
     /// Stores `secret` for (service, account) under `environment`, replacing an earlier value.
@@ -29,11 +30,11 @@ public final class StoreLease: Sendable {
     ) async throws(StoreError) {
         try checkHeld()
         let change = CredentialStore.setting(secret, service: service, account: account, label: label, environment: environment)
-        try await store.offload { () throws(StoreError) in try self.store.modifyHoldingLock(change) }
+        try await store.modifyHoldingLock(change)
     }
 
-    /// Lets other processes in.
-    public func release() { lock.release() }
+    /// Lets other processes (and hosts) in.
+    public func release() async { await lock.release() }
 
     private func checkHeld() throws(StoreError) {
         guard lock.isHeld else { throw .writeFailed(path: store.path, reason: "the store lease was already released") }

@@ -16,23 +16,20 @@ import Foundation
 /// at the endpoint botocore would use (`AWS_ENDPOINT_URL_KMS`, `AWS_ENDPOINT_URL` honoured).
 public struct KMSDataKeys: Sendable {
     let keyId: String
-    let credentials: any CredentialsProvider
-    let call: AWSServiceCall
+    let call: AWSJSONCall
 
     /// Keys under the KMS key `keyId` (an id, alias or ARN) in `region`.
     /// - Throws: ``KMSKeyError/invalidSetting(_:)`` for a region that is not one.
     public init(
         keyId: String, region: String, credentials: any CredentialsProvider, environment: [String: String]? = nil, http: any HTTPSender
     ) throws(KMSKeyError) {
-        let endpoint: ServiceEndpoint
-        do throws(InvalidRegionError) {
-            endpoint = try .resolve(service: "kms", region: region, environment: environment ?? ProcessInfo.processInfo.environment)
-        } catch {
-            throw .invalidSetting("\(error)")
-        }
         self.keyId = keyId
-        self.credentials = credentials
-        call = AWSServiceCall(service: "kms", region: region, endpoint: endpoint, http: http)
+        do throws(AWSJSONCallError) {
+            call = try AWSJSONCall(
+                service: "kms", targetPrefix: "TrentService", region: region, credentials: credentials, environment: environment, http: http)
+        } catch {
+            throw KMSKeyError(error)
+        }
     }
 
     /// The region a key ARN names (`arn:aws:kms:REGION:…`), or nil for an id or alias.
@@ -62,23 +59,18 @@ public struct KMSDataKeys: Sendable {
     }
 
     private func send<Answer: Decodable>(_ action: String, _ fields: [String: JSONValue], as type: Answer.Type) async throws(KMSKeyError) -> Answer {
-        let source: ExpiringCredentials
-        do { source = try await credentials.credentials() } catch { throw .credentials(error) }
-        let response: ReceivedResponse
-        do {
-            response = try await call.post(
-                body: Array(JSONValue.object(fields).description.utf8),
-                headers: [("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", "TrentService.\(action)")],
-                signWith: source.credentials)
-        } catch {
-            throw .unreachable("\(error)")
-        }
-        guard response.status == 200 else {
-            let error = AWSErrorResponse(response)
-            throw .refused(action: action, code: error.code ?? "HTTP \(response.status)", message: error.message ?? "")
-        }
-        do { return try JSONDecoding.decode(Answer.self, from: response.body, what: "KMS \(action)'s answer") } catch {
-            throw .malformedAnswer(error.description)
+        do throws(AWSJSONCallError) { return try await call.send(action, fields, as: type) } catch { throw KMSKeyError(error) }
+    }
+}
+
+extension KMSKeyError {
+    init(_ error: AWSJSONCallError) {
+        switch error {
+        case .invalidSetting(let problem): self = .invalidSetting(problem)
+        case .credentials(let cause): self = .credentials(cause)
+        case .unreachable(let problem): self = .unreachable(problem)
+        case .refused(let action, let code, let message): self = .refused(action: action, code: code, message: message)
+        case .malformedAnswer(let problem): self = .malformedAnswer(problem)
         }
     }
 }

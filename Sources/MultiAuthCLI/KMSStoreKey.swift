@@ -1,36 +1,42 @@
 import CredentialProviders
+import CredentialStore
 import KMSStoreKeys
 import MultiAuthCore
-
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// `--kms-key-id`: the store's data key from AWS KMS, through the default chain's credentials.
 /// Exit 3 when KMS refuses (a wrong or disabled key, one the caller may not use), as for a
 /// wrong passphrase; 1 otherwise.
 enum KMSStoreKey {
-    static func key(_ keyId: String, storePath: String, creating: Bool) async throws -> [UInt8] {
+    static func key(_ keyId: String, backend: any StoreBackend, creating: Bool) async throws -> [UInt8] {
         guard let region = try await region(for: keyId) else {
             throw CLIError("--kms-key-id", "no region: give the key's ARN, or set AWS_REGION")
         }
         let http = CommandTimeout.transport()
+        let keys: KMSDataKeys
         do throws(KMSKeyError) {
-            let keys = try KMSDataKeys(keyId: keyId, region: region, credentials: DefaultCredentialsChain.make(http: http), http: http)
-            guard creating else { return try await keys.unwrap(try WrappedKeyFile.read(forStore: storePath)) }
-            guard !FileManager.default.fileExists(atPath: storePath) else {
-                throw KMSKeyError.invalidSetting("a store already exists at \(storePath); it was left as it is")
-            }
-            let made = try await keys.generate()
-            try WrappedKeyFile.create(made.wrapped, forStore: storePath)
-            return made.key
+            keys = try KMSDataKeys(keyId: keyId, region: region, credentials: DefaultCredentialsChain.make(http: http), http: http)
         } catch {
-            var failure = CLIError("--kms-key-id", error)
-            if case .refused = error { failure.exitCode = 3 }
-            throw failure
+            throw CLIError("--kms-key-id", error)
         }
+        guard creating else { return try await unwrapped(by: keys, try await WrappedKeyAttachment.read(from: backend)) }
+        guard try await backend.version() == nil else { throw StoreError.storeExists(path: backend.location) }
+        let made = try await generated(by: keys)
+        try await WrappedKeyAttachment.create(made.wrapped, in: backend)
+        return made.key
+    }
+
+    private static func unwrapped(by keys: KMSDataKeys, _ wrapped: [UInt8]) async throws -> [UInt8] {
+        do throws(KMSKeyError) { return try await keys.unwrap(wrapped) } catch { throw failure(error) }
+    }
+
+    private static func generated(by keys: KMSDataKeys) async throws -> (key: [UInt8], wrapped: [UInt8]) {
+        do throws(KMSKeyError) { return try await keys.generate() } catch { throw failure(error) }
+    }
+
+    private static func failure(_ error: KMSKeyError) -> CLIError {
+        var failure = CLIError("--kms-key-id", error)
+        if case .refused = error { failure.exitCode = 3 }
+        return failure
     }
 
     private static func region(for keyId: String) async throws -> String? {

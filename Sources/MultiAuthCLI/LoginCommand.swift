@@ -90,7 +90,7 @@ struct LoginCommand: AsyncParsableCommand {
             }
             defer { SecureMemory.zero(&password) }
             let newPassword: [UInt8]? = newPasswordStdin ? try lines?.next("--new-password-stdin") : nil
-            let logins = try login.logins()
+            let logins = try await login.logins()
             let kept = try await login.run { () async throws(TokenError) -> TOTPGenerator? in
                 try await TOTPSecrets(store: logins.store).generator(name: login.name, configuration: configuration)
             }
@@ -217,17 +217,13 @@ package struct LoginOptions: ParsableArguments {
     }
 
     /// Opens the store's logins.
-    package func logins() throws -> LoginStore {
-        if store.kmsKeyId != nil { throw CLIError("--kms-key-id", "only the store commands and the gateway take it so far") }
-        let source = try PassphraseSource.keySource(
-            keyFile: store.resolvedKeyFile, passphraseFile: store.passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
-            prompt: "Store passphrase: ", confirm: false)
-        return LoginStore(store: CredentialStore(path: store.storePath, keySource: source, lockTimeout: store.lockTimeout))
+    package func logins() async throws -> LoginStore {
+        LoginStore(store: try await StoreOptions.reportingErrors { try await store.open() })
     }
 
     /// Saves a new login and says so on standard error (never printing a token).
     package func save(_ record: LoginRecord, in opened: LoginStore? = nil) async throws {
-        let logins = try opened ?? logins()
+        let logins = if let opened { opened } else { try await logins() }
         try await run { () async throws(TokenError) in try await logins.save(record, name: name) }
         let who = (try? record.tokens.claims(of: record.tokens.idToken == nil ? .access : .id))?.displayName ?? "the client"
         StandardError.emit("Logged in as \(who) (login '\(name)', expires \(TokenCommand.isoTime(record.tokens.expiresAt))).")
@@ -237,7 +233,7 @@ package struct LoginOptions: ParsableArguments {
     /// `logins`, when given, is the store already opened (its passphrase asked for before a
     /// time limit starts: a prompt is not a wait for a server).
     package func provider(refreshMargin: Int64 = 120, in opened: LoginStore? = nil) async throws -> (LoginRecord, RefreshingTokenProvider) {
-        let logins = try opened ?? logins()
+        let logins = if let opened { opened } else { try await logins() }
         let record = try await run { () async throws(TokenError) in try await logins.load(name: name) }
         return (record, logins.provider(
             for: record, name: name, http: CommandTimeout.transport(), refreshMargin: refreshMargin, logger: TraceLog.logger(verbose: false)))

@@ -50,10 +50,23 @@ package struct ProfileSessionOptions: ParsableArguments {
     }
 
     private func sessionCache(_ options: StoreOptions, logger: Logger) -> (any SessionCache)? {
-        if noSessionCache { return nil }
-        switch options.openedWithoutPrompt() {
-        case .success(let store): return StoreSessionCache(store: store, logger: logger)
-        case .failure(let reason): return UncachedSessions(reason: reason.description, logger: logger)
+        noSessionCache ? nil : StoreOpenedOnFirstUse(options: options, logger: logger)
+    }
+}
+
+/// The session cache of the store the options name, opened when a profile first needs a
+/// session (a remote store or a KMS key costs a round trip, which a profile with plain keys
+/// never pays); without a usable store, sessions are obtained uncached, with one warning.
+private struct StoreOpenedOnFirstUse: SessionCache {
+    let options: StoreOptions
+    let logger: Logger
+
+    func session(
+        for key: SessionKey, obtain: () async throws(CredentialsError) -> ExpiringCredentials
+    ) async throws(CredentialsError) -> ExpiringCredentials {
+        switch await options.openedWithoutPrompt() {
+        case .success(let store): return try await StoreSessionCache(store: store, logger: logger).session(for: key, obtain: obtain)
+        case .failure(let reason): return try await UncachedSessions(reason: reason.description, logger: logger).session(for: key, obtain: obtain)
         }
     }
 }
@@ -64,23 +77,16 @@ extension StoreOptions {
         package let description: String
     }
 
-    /// The store, when it exists and a key file or passphrase is given without a prompt.
-    package func openedWithoutPrompt() -> Result<CredentialStore, Unavailable> {
-        if kmsKeyId != nil { return .failure(.init(description: "a store keyed by KMS does not keep sessions yet")) }
-        guard FileManager.default.fileExists(atPath: storePath) else { return .failure(.init(description: "no store at \(storePath)")) }
+    /// The store, when it exists and a key file, passphrase or KMS key is given without a prompt.
+    package func openedWithoutPrompt() async -> Result<CredentialStore, Unavailable> {
+        if isFile, !FileManager.default.fileExists(atPath: storePath) { return .failure(.init(description: "no store at \(storePath)")) }
         let environment = ProcessInfo.processInfo.environment
-        let source: StoreKeySource
-        if let keyFile = resolvedKeyFile {
-            source = .keyFile(path: keyFile)
-        } else if passphraseFile != nil || environment["MULTIAUTH_STORE_PASSPHRASE"] != nil {
-            do {
-                source = .passphrase(
-                    try PassphraseSource.read(file: passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE", prompt: "", confirm: false))
-            } catch { return .failure(.init(description: "\(error)")) }
-        } else {
-            return .failure(.init(description: "the store \(storePath) needs a key without a prompt (--key-file, MULTIAUTH_STORE_KEY_FILE, --passphrase-file or MULTIAUTH_STORE_PASSPHRASE)"))
+        let promptless = kmsKeyId != nil || resolvedKeyFile != nil || passphraseFile != nil || environment["MULTIAUTH_STORE_PASSPHRASE"] != nil
+        guard promptless else {
+            let location = (try? backend().location) ?? storePath
+            return .failure(.init(description: "the store \(location) needs a key without a prompt (--key-file, MULTIAUTH_STORE_KEY_FILE, --passphrase-file, MULTIAUTH_STORE_PASSPHRASE or --kms-key-id)"))
         }
-        return .success(CredentialStore(path: storePath, keySource: source, lockTimeout: lockTimeout))
+        do { return .success(try await open()) } catch { return .failure(.init(description: "\(error)")) }
     }
 }
 

@@ -25,8 +25,11 @@ struct StoreCommand: AsyncParsableCommand {
         @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            try await options.run(creating: true) { store in try await store.initialize() }
-            print("created \(options.storePath)")
+            let location = try await options.run(creating: true) { store in
+                try await store.initialize()
+                return store.path
+            }
+            print("created \(location)")
         }
     }
 
@@ -179,14 +182,14 @@ package struct StoreOptions: ParsableArguments {
 
     @Option(
         name: [.customLong("path"), .customLong("store")],
-        help: "The store file (default: MULTIAUTH_STORE, else $XDG_DATA_HOME/multiauth/credentials.store).")
+        help: "The store: a file, or postgres://USER@HOST:PORT/DB[?sslmode=…&store=NAME] (password from PGPASSWORD or the URL), secretsmanager://REGION/NAME or ssm://REGION/NAME (default: MULTIAUTH_STORE, else $XDG_DATA_HOME/multiauth/credentials.store).")
     package var path: String?
     @Option(help: "Unlock with this key file (64 hex digits, mode 0600) instead of a passphrase (default: MULTIAUTH_STORE_KEY_FILE).")
     var keyFile: String?
     @Option(help: "Read the passphrase from this file (mode 0600) instead of MULTIAUTH_STORE_PASSPHRASE or a prompt; from either, one trailing line ending is removed and an empty passphrase is refused.")
     package var passphraseFile: String?
     @Option(help: "Seconds to wait for another process's lock (0 to 600).") var lockTimeout: Double = 5
-    @Option(help: "Key the store with an AWS KMS data key instead of a passphrase or key file: KMS makes it (GenerateDataKey) at init, only its wrapped form is kept (STORE.kms-key), and KMS unwraps it (Decrypt) each time the store opens. A key id, alias or ARN; the region is the ARN's, else AWS_REGION's; credentials come from the default chain.")
+    @Option(help: "Key the store with an AWS KMS data key instead of a passphrase or key file: KMS makes it (GenerateDataKey) at init, only its wrapped form is kept beside the store (STORE.kms-key for a file), and KMS unwraps it (Decrypt) each time the store opens. A key id, alias or ARN; the region is the ARN's, else AWS_REGION's; credentials come from the default chain.")
     package var kmsKeyId: String?
 
     package func validate() throws {
@@ -210,15 +213,16 @@ package struct StoreOptions: ParsableArguments {
     /// The store, its key read now (a passphrase prompted for once, a KMS data key unwrapped
     /// once): for a server that reads it again later without asking.
     package func open(creating: Bool = false) async throws -> CredentialStore {
+        let backend = try backend()
         let source: StoreKeySource
         if let kmsKeyId {
-            source = .dataKey(try await KMSStoreKey.key(kmsKeyId, storePath: storePath, creating: creating))
+            source = .dataKey(try await KMSStoreKey.key(kmsKeyId, backend: backend, creating: creating))
         } else {
             source = try PassphraseSource.keySource(
                 keyFile: resolvedKeyFile, passphraseFile: passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
                 prompt: "Store passphrase: ", confirm: false)
         }
-        return CredentialStore(path: storePath, keySource: source, lockTimeout: lockTimeout)
+        return CredentialStore(backend: backend, keySource: source, lockTimeout: lockTimeout)
     }
 
     /// Runs `body`, turning store errors into the documented exit codes.
@@ -260,7 +264,7 @@ extension StoreError {
         case .insecurePermissions: 6
         case .locked: 7
         case .keyUnavailable: 8
-        case .readFailed, .writeFailed: 9
+        case .readFailed, .writeFailed, .conflict: 9
         }
     }
 }

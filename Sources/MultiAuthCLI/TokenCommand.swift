@@ -35,7 +35,7 @@ struct TokenCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (login, type, margin) = (self.login, self.type, self.minValidity)
-        let logins = try login.logins()  // a passphrase prompt is not timed
+        let logins = try await login.logins()  // a passphrase prompt is not timed
         let token = try await CommandTimeout.run(maxTime, what: "getting a token of login '\(login.name)'", flag: "--max-time") {
             let (_, provider) = try await login.provider(refreshMargin: margin, in: logins)
             return try await login.run { () async throws(TokenError) in try await provider.token(type).value }
@@ -81,7 +81,7 @@ struct LogoutCommand: AsyncParsableCommand {
     @OptionGroup var login: LoginOptions
 
     func run() async throws {
-        let logins = try login.logins()
+        let logins = try await login.logins()
         let record = try await login.run { () async throws(TokenError) in try await logins.load(name: login.name) }
         if forgetDevice, case .cognito(let configuration) = record.provider {
             let authenticator = CognitoUserPoolAuthenticator(configuration: configuration, http: CommandTimeout.transport())

@@ -1,7 +1,8 @@
 /// A lock a ``LockedRefresh`` holds: released once the refresh is over, whatever happened.
 package protocol RefreshLock: Sendable {
-    /// Lets others in.
-    func release()
+    /// Lets others in (a shared backend's lock is given back over the network, so this waits
+    /// until it is).
+    func release() async
 }
 
 extension HeldFileLock: RefreshLock {}
@@ -23,11 +24,19 @@ package enum LockedRefresh {
         write: (Value, Held) async throws(Failure) -> Void
     ) async throws(Failure) -> Value {
         let held = try await lock()
-        defer { held.release() }
-        let stored = try await read(held)
-        if refreshedMeanwhile(stored) { return stored }
-        let fresh = try await refresh(stored)
-        try await write(fresh, held)
-        return fresh
+        do {
+            let stored = try await read(held)
+            if refreshedMeanwhile(stored) {
+                await held.release()
+                return stored
+            }
+            let fresh = try await refresh(stored)
+            try await write(fresh, held)
+            await held.release()
+            return fresh
+        } catch {
+            await held.release()
+            throw error
+        }
     }
 }

@@ -44,6 +44,7 @@ public struct ServiceEndpoint: Sendable {
     public static func serviceID(_ service: String) -> String {
         switch service {
         case "cognito-idp": "COGNITO_IDENTITY_PROVIDER"
+        case "secretsmanager": "SECRETS_MANAGER"
         default: service.uppercased().replacing("-", with: "_")
         }
     }

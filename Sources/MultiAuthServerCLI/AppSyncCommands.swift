@@ -65,7 +65,7 @@ struct GraphQLCommand: AsyncParsableCommand {
 
     func run() async throws {
         let command = self
-        let logins = try access.logins()  // a passphrase prompt is not timed
+        let logins = try await access.logins()  // a passphrase prompt is not timed
         try await CommandTimeout.run(maxTime, what: "the GraphQL call", flag: "--max-time") { try await command.perform(logins) }
     }
 

@@ -36,8 +36,9 @@ struct ClientAccessOptions: ParsableArguments {
     }
 
     /// The login store when `--name` asks for a saved login (opened before any time limit: it may prompt).
-    func logins() throws -> LoginStore? {
-        try name.map { _ in try loginOptions.logins() }
+    func logins() async throws -> LoginStore? {
+        guard name != nil else { return nil }
+        return try await loginOptions.logins()
     }
 
     /// The factory with this command's credentials, tokens and API key; with a WebSocket connector when `realtime`.

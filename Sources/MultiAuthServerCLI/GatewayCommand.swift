@@ -36,8 +36,8 @@ struct GatewayCommand: AsyncParsableCommand {
     var iamCredentials: String?
     @Option(help: "Read the key pairs whose signatures pass from the credential store: every item of this service name, its account being the access key id ('multiauth store set SERVICE AKID' stores one). Read at start, again whenever the store changes (see --refresh-interval), and on SIGHUP.")
     var iamStore: String?
-    @Option(help: "With --iam-store: how often, in seconds, to look whether the store changed (a stat; it is read only when it did), so a key added or removed with 'multiauth store' passes or is refused within this time; 0: only on SIGHUP. A store that cannot be read keeps the last good table.")
-    var refreshInterval: Double = 1
+    @Option(help: "With --iam-store or --api-key-store: how often, in seconds, to look whether the store changed (a file's stat, a version lookup on AWS; it is read only when it changed), so a key added or removed with 'multiauth store' passes or is refused within this time; 0: only on SIGHUP. Default: 1 for a store file, 30 for Secrets Manager and SSM; a PostgreSQL store is followed through LISTEN/NOTIFY at once, and looked at this often besides. A store that cannot be read keeps the last good table.")
+    var refreshInterval: Double?
     @Option(help: "Read accepted API keys from the credential store: every item of this service name, its account being the key's name and its secret the key. Followed as --iam-store is.")
     var apiKeyStore: String?
     @OptionGroup var store: StoreOptions
@@ -57,7 +57,7 @@ struct GatewayCommand: AsyncParsableCommand {
 
     func validate() throws {
         try ArgumentChecks.count(maxBody, "--max-body", in: 0...(5 << 30))
-        try ArgumentChecks.seconds(refreshInterval, "--refresh-interval", in: 0...86_400)
+        if let refreshInterval { try ArgumentChecks.seconds(refreshInterval, "--refresh-interval", in: 0...86_400) }
         if server.upstream == nil { throw ValidationError("--upstream is required") }
     }
 
@@ -78,8 +78,9 @@ struct GatewayCommand: AsyncParsableCommand {
                 throw CLIError("--upstream", error)
             }
             let gateway = GatewayResponder(authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics)
-            let watch = keyStore.flatMap { opened in refreshInterval > 0 ? StoreWatch(path: opened.path, interval: refreshInterval) : nil }
-            try await HangUpReload.whileServing(name: "multiauth gateway", watching: watch, reload: { try await reload(keyStore, into: authorizers) }) {
+            let interval = refreshInterval ?? store.defaultRefreshInterval
+            let changes = keyStore.flatMap { opened in interval > 0 ? opened.backend.changes(pollingEvery: interval) : nil }
+            try await HangUpReload.whileServing(name: "multiauth gateway", watching: changes, reload: { try await reload(keyStore, into: authorizers) }) {
                 try await LocalServer.run(
                     gateway, inline: gateway.inlineForwarding(timeout: server.upstreamTimeout, logger: logger), listen: address, options: server,
                     name: "multiauth-gateway", detail: "modes \(modes)", observability: observability,

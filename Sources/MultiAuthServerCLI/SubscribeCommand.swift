@@ -25,7 +25,7 @@ struct SubscribeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let command = self
-        let logins = try access.logins()
+        let logins = try await access.logins()
         try await stream.run { try await command.perform(logins) }
     }
 

@@ -29,6 +29,12 @@ enum Peers {
         let jwksUrl: String
     }
 
+    /// The private PostgreSQL cluster (`postgres://multiauth@127.0.0.1:PORT/postgres`, no
+    /// password in it) and its password, which the tests hand over as `PGPASSWORD`.
+    static var postgres: String { environment["MULTIAUTH_TEST_POSTGRES_URL"] ?? "" }
+    static var postgresPassword: String { environment["MULTIAUTH_TEST_POSTGRES_PASSWORD"] ?? "" }
+    static var postgresAvailable: Bool { !postgres.isEmpty && available }
+
     /// The trivial upstream behind the gateway tests (scripts/peers/upstream_server.py).
     static var upstream: String { environment["MULTIAUTH_TEST_UPSTREAM_URL"] ?? "" }
     /// The upstream stand-in over HTTPS, its self-signed certificate for 127.0.0.1 in ``tlsCA``.

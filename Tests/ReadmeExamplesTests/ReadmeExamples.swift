@@ -77,7 +77,7 @@ func storeExample(keyPath: String, refreshToken: String, poolId: String) async t
     let lease = try await store.lease()
     let current = try await lease.get(service: "cognito", account: "alice", environment: environment)
     try await lease.set(current + Array("-rotated".utf8), service: "cognito", account: "alice", environment: environment)
-    lease.release()
+    await lease.release()
     _ = secret
 }
 

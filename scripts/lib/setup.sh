@@ -13,10 +13,11 @@ run_as_root() {
 }
 
 # apt packages: OpenSSL, libcurl and SQLite headers (CLibCrypto, CLibCurl, GRDB), pkg-config, the openssl
-# command (the test certificate, the bench's ECDSA floor); venv for Python.
+# command (the test certificate, the bench's ECDSA floor); venv for Python; PostgreSQL's server
+# and psql (the shared store's peer).
 ensure_system_packages() {
     local missing=()
-    for package in libssl-dev libcurl4-openssl-dev libsqlite3-dev pkg-config curl openssl; do
+    for package in libssl-dev libcurl4-openssl-dev libsqlite3-dev pkg-config curl openssl postgresql postgresql-client; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
     done
     command -v python3 >/dev/null || missing+=(python3)
@@ -119,6 +120,41 @@ stop_peers() {
     for pid in "${PEER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
     for pid in "${PEER_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
     PEER_PIDS=()
+    stop_postgres
+}
+
+POSTGRES_DIR=
+POSTGRES_BIN=
+
+# Runs a PostgreSQL program as the cluster's owner: `postgres` when we are root (initdb
+# refuses root), else ourselves.
+as_postgres_owner() {
+    if [ "$(id -u)" -eq 0 ]; then su postgres -s /bin/sh -c "$*"; else sh -c "$*"; fi
+}
+
+# A private PostgreSQL cluster from Debian's package on 127.0.0.1 and a free port: initdb into
+# a temp folder, user multiauth with a password (scram-sha-256, so a wrong one is refused).
+# Exports MULTIAUTH_TEST_POSTGRES_URL (no password) and MULTIAUTH_TEST_POSTGRES_PASSWORD.
+start_postgres() {
+    local port
+    port=$(free_port)
+    POSTGRES_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+    POSTGRES_DIR=$(mktemp -d /tmp/multiauth-postgres.XXXXXX)
+    export MULTIAUTH_TEST_POSTGRES_PASSWORD=multiauth-test-postgres-password
+    printf '%s\n' "$MULTIAUTH_TEST_POSTGRES_PASSWORD" >"$POSTGRES_DIR/password"
+    [ "$(id -u)" -eq 0 ] && chown -R postgres: "$POSTGRES_DIR"
+    as_postgres_owner "'$POSTGRES_BIN/initdb' -D '$POSTGRES_DIR/data' -U multiauth -A scram-sha-256 --pwfile='$POSTGRES_DIR/password' -N" \
+        >"$POSTGRES_DIR/initdb.log" 2>&1 || { cat "$POSTGRES_DIR/initdb.log" >&2; return 1; }
+    as_postgres_owner "'$POSTGRES_BIN/pg_ctl' -D '$POSTGRES_DIR/data' -o \"-k '$POSTGRES_DIR' -p $port -h 127.0.0.1 -c fsync=off\" -l '$POSTGRES_DIR/log' start -w" \
+        >/dev/null || { cat "$POSTGRES_DIR/log" >&2; return 1; }
+    export MULTIAUTH_TEST_POSTGRES_URL="postgres://multiauth@127.0.0.1:$port/postgres?sslmode=disable"
+}
+
+stop_postgres() {
+    [ -n "$POSTGRES_DIR" ] || return 0
+    as_postgres_owner "'$POSTGRES_BIN/pg_ctl' -D '$POSTGRES_DIR/data' stop -m fast" >/dev/null 2>&1 || true
+    rm -rf "$POSTGRES_DIR"
+    POSTGRES_DIR=
 }
 
 # One free port on 127.0.0.1.
@@ -178,6 +214,7 @@ start_peers() {
     start_peer COGNITO cognito_server.py "/_peer/devices?username=none" "Cognito device server" "$logs"
     start_peer UPSTREAM upstream_server.py "/_peer/count" "gateway upstream" "$logs"
     start_tls_upstream "$logs"
+    start_postgres
 
     wait_for "$MULTIAUTH_TEST_MOTO_URL/moto-api/" moto
     .venv/bin/python3 scripts/peers/moto_setup.py "$MULTIAUTH_TEST_MOTO_URL" >"$logs/moto-setup.json"
@@ -202,7 +239,7 @@ start_peers() {
     # Nothing run under the peers may reach the real instance metadata address: tests that
     # want IMDS name the local one.
     export AWS_EC2_METADATA_DISABLED=true
-    say "peers: moto $MULTIAUTH_TEST_MOTO_URL, nanoidp $MULTIAUTH_TEST_OIDC_ISSUER, AppSync $MULTIAUTH_TEST_APPSYNC_URL, API $MULTIAUTH_TEST_API_URL, skewed API $MULTIAUTH_TEST_SKEWED_API_URL, faults $MULTIAUTH_TEST_FAULT_URL"
+    say "peers: PostgreSQL $MULTIAUTH_TEST_POSTGRES_URL, moto $MULTIAUTH_TEST_MOTO_URL, nanoidp $MULTIAUTH_TEST_OIDC_ISSUER, AppSync $MULTIAUTH_TEST_APPSYNC_URL, API $MULTIAUTH_TEST_API_URL, skewed API $MULTIAUTH_TEST_SKEWED_API_URL, faults $MULTIAUTH_TEST_FAULT_URL"
 }
 
 # Waits for every peer started since start_peers began (PEER_WAITS: "URL|name|curl args").

@@ -1,0 +1,117 @@
+import CredentialProviders
+import CredentialStore
+import HTTPTransport
+import MultiAuthCore
+
+/// A store kept in AWS Secrets Manager (`secretsmanager://REGION/NAME`: the image in the
+/// secret NAME's binary value) or SSM Parameter Store (`ssm://REGION/NAME`: a `SecureString`
+/// parameter `/NAME`), called through MultiAuth's signer with the credentials given (a host's
+/// role through the default chain), at the endpoint botocore would use
+/// (`AWS_ENDPOINT_URL_SECRETS_MANAGER`, `AWS_ENDPOINT_URL_SSM`, `AWS_ENDPOINT_URL`).
+///
+/// The value is MultiAuth's ciphertext: the service's own encryption comes on top. Neither
+/// service offers a conditional write, so a write first checks that the version is still the
+/// one read (a window of one round trip), and a read-modify-write holds the store's lock: an
+/// item `NAME.lock` created only if absent, which expires after ``lockLifetime`` seconds so
+/// that a holder that died does not keep it. Attachments are items `NAME.ATTACHMENT`.
+public struct AWSStoreBackend: StoreBackend {
+    /// How long a lock item is honoured after it was taken, in seconds.
+    public static let lockLifetime: Double = 60
+
+    private let items: any AWSItemService
+    private let name: String
+    private let clock: TimeSource
+
+    /// The store `url` names (`secretsmanager://REGION/NAME` or `ssm://REGION/NAME`), its calls
+    /// signed with `credentials`.
+    /// - Throws: ``StoreError/readFailed(path:reason:)`` for a URL that is not one, or a region
+    ///   that is not a region name.
+    public init(
+        url: String, credentials: any CredentialsProvider, http: any HTTPSender, environment: [String: String]? = nil, clock: TimeSource = .system
+    ) throws(StoreError) {
+        guard let parts = Self.split(url) else {
+            throw .readFailed(path: Redaction.url(url), reason: "not a secretsmanager://REGION/NAME or ssm://REGION/NAME URL")
+        }
+        let isSecretsManager = parts.scheme == "secretsmanager"
+        let call: AWSJSONCall
+        do throws(AWSJSONCallError) {
+            call = try AWSJSONCall(
+                service: isSecretsManager ? "secretsmanager" : "ssm", targetPrefix: isSecretsManager ? "secretsmanager" : "AmazonSSM",
+                region: parts.region, credentials: credentials, environment: environment, http: http)
+        } catch {
+            throw .readFailed(path: url, reason: error.reason)
+        }
+        items = isSecretsManager ? SecretsManagerItems(region: parts.region, call: call) : ParameterStoreItems(region: parts.region, call: call)
+        name = parts.name
+        self.clock = clock
+    }
+
+    /// True for the URL schemes this backend takes.
+    public static func isAWS(_ url: String) -> Bool { url.hasPrefix("secretsmanager://") || url.hasPrefix("ssm://") }
+
+    public var location: String { items.location + name }
+
+    public func read() async throws(StoreError) -> StoreImage? {
+        let found: (bytes: [UInt8], version: String)?
+        do { found = try await items.value(items.itemName(name, suffix: "")) } catch { throw failure(error, writing: false) }
+        return found.map { StoreImage(bytes: $0.bytes, version: StoreVersion($0.version)) }
+    }
+
+    public func create(_ image: [UInt8]) async throws(StoreError) {
+        let created: Bool
+        do { created = try await items.create(items.itemName(name, suffix: ""), image) } catch { throw failure(error, writing: true) }
+        guard created else { throw .storeExists(path: location) }
+    }
+
+    public func replace(_ image: [UInt8], expecting version: StoreVersion) async throws(StoreError) {
+        guard try await self.version() == version else { throw .conflict(path: location) }
+        do { try await items.put(items.itemName(name, suffix: ""), image) } catch { throw failure(error, writing: true) }
+    }
+
+    public func lock(timeout: Double) async throws(StoreError) -> any StoreBackendLock {
+        try await AWSItemLock.acquire(
+            items: items, name: items.itemName(name, suffix: "lock"), location: location, lifetime: Self.lockLifetime, timeout: timeout, clock: clock)
+    }
+
+    public func version() async throws(StoreError) -> StoreVersion? {
+        do { return try await items.version(items.itemName(name, suffix: "")).map(StoreVersion.init) } catch {
+            throw failure(error, writing: false)
+        }
+    }
+
+    public func readAttachment(_ attachment: String) async throws(StoreError) -> [UInt8]? {
+        do { return try await items.value(items.itemName(name, suffix: attachment))?.bytes } catch { throw failure(error, writing: false) }
+    }
+
+    public func createAttachment(_ attachment: String, _ bytes: [UInt8]) async throws(StoreError) {
+        let created: Bool
+        do { created = try await items.create(items.itemName(name, suffix: attachment), bytes) } catch { throw failure(error, writing: true) }
+        guard created else { throw .storeExists(path: location + " (\(attachment))") }
+    }
+
+    private func failure(_ error: AWSJSONCallError, writing: Bool) -> StoreError {
+        if case .malformedAnswer(let problem) = error { return .corrupted(path: location, reason: problem) }
+        return writing ? .writeFailed(path: location, reason: error.reason) : .readFailed(path: location, reason: error.reason)
+    }
+
+    private static func split(_ url: String) -> (scheme: String, region: String, name: String)? {
+        guard let separator = url.firstRange(of: "://") else { return nil }
+        let scheme = String(url[..<separator.lowerBound])
+        guard scheme == "secretsmanager" || scheme == "ssm" else { return nil }
+        let rest = url[separator.upperBound...]
+        guard let slash = rest.firstIndex(of: "/") else { return nil }
+        let region = String(rest[..<slash])
+        let name = String(rest[rest.index(after: slash)...]).trimmingSlashes
+        guard !region.isEmpty, !name.isEmpty else { return nil }
+        return (scheme, region, name)
+    }
+}
+
+extension String {
+    fileprivate var trimmingSlashes: String {
+        var text = Substring(self)
+        while text.first == "/" { text.removeFirst() }
+        while text.last == "/" { text.removeLast() }
+        return String(text)
+    }
+}

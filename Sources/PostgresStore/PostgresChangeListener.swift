@@ -1,0 +1,49 @@
+import CredentialStore
+import MultiAuthCore
+import PostgresNIO
+
+/// Follows a PostgreSQL store: `LISTEN multiauth_store` on a connection of its own yields as
+/// soon as a write to the store commits anywhere, and `polling` (a version lookup every so
+/// often) covers a notification lost while the connection was down. A broken connection is
+/// opened again with ``Backoff``, and a yield follows each reconnect, since writes may have
+/// happened meanwhile.
+enum PostgresChangeListener {
+    static func changes(connector: PostgresConnector, storeName: String, polling: AsyncStream<Void>) -> AsyncStream<Void> {
+        AsyncStream { continuation in
+            let poller = Task {
+                for await _ in polling { continuation.yield() }
+            }
+            let listener = Task {
+                let retry = Backoff(base: .milliseconds(200), cap: .seconds(10), maxAttempts: .max)
+                var failures = 0
+                while !Task.isCancelled {
+                    do {
+                        let connection = try await connector.connect()
+                        if failures > 0 { continuation.yield() }
+                        failures = 0
+                        try await listen(on: connection, for: storeName, continuation)
+                    } catch {
+                        connector.logger.debug("store listener lost its connection", metadata: ["store": "\(connector.url.location)"])
+                    }
+                    failures += 1
+                    try? await retry.wait(after: failures)
+                }
+            }
+            continuation.onTermination = { _ in
+                poller.cancel()
+                listener.cancel()
+            }
+        }
+    }
+
+    private static func listen(on connection: PostgresConnection, for storeName: String, _ continuation: AsyncStream<Void>.Continuation) async throws {
+        defer { connection.closeInBackground() }
+        try await withTaskCancellationHandler {
+            try await connection.listen(on: PostgresStoreBackend.channel) { notifications in
+                for try await notification in notifications where notification.payload == storeName { continuation.yield() }
+            }
+        } onCancel: {
+            connection.closeInBackground()
+        }
+    }
+}

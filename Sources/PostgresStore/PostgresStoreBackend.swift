@@ -1,0 +1,181 @@
+import CredentialStore
+import Logging
+import MultiAuthCore
+import NIOCore
+import PostgresNIO
+
+/// A store kept in PostgreSQL, for hosts that share one: the sealed image in a row of
+/// `multiauth_store`, which `store init` creates:
+///
+/// ```sql
+/// CREATE TABLE IF NOT EXISTS multiauth_store (
+///     name       text PRIMARY KEY,     -- the store's name (`?store=`), or NAME.ATTACHMENT
+///     image      bytea NOT NULL,       -- the sealed image: ciphertext and its header only
+///     version    bigint NOT NULL,      -- raised by every write; a write names the one it replaces
+///     format     integer NOT NULL,     -- this table's layout (1)
+///     updated_at timestamptz NOT NULL DEFAULT now()
+/// );
+/// ```
+///
+/// A write is one statement that changes the row only at the version it read and notifies
+/// channel `multiauth_store` with the store's name, so gateways that listen reload at once.
+/// The lock is a session advisory lock on its own connection, waited for under
+/// `lock_timeout`: a process that dies releases it with its connection. Every connect and
+/// statement is bounded by `timeout`.
+public final class PostgresStoreBackend: StoreBackend {
+    /// Where the store is.
+    public let url: PostgresStoreURL
+    private let connector: PostgresConnector
+    private let shared: SharedConnection
+
+    static let table = "multiauth_store"
+    static let channel = "multiauth_store"
+    static let format: Int32 = 1
+
+    /// The store `url` names; each connect and statement gives up after `timeout` seconds.
+    public init(url: PostgresStoreURL, timeout: Double = 10, logger: Logger = .disabled) {
+        self.url = url
+        connector = PostgresConnector(url: url, timeout: timeout, logger: logger)
+        shared = SharedConnection(connector: connector)
+    }
+
+    public var location: String { url.location }
+
+    public func read() async throws(StoreError) -> StoreImage? {
+        try await row(url.storeName).map { StoreImage(bytes: $0.image, version: StoreVersion(String($0.version))) }
+    }
+
+    public func create(_ image: [UInt8]) async throws(StoreError) {
+        try await insert(url.storeName, image)
+    }
+
+    public func replace(_ image: [UInt8], expecting version: StoreVersion) async throws(StoreError) {
+        guard let expected = Int64(version.token) else { throw .conflict(path: location) }
+        let name = url.storeName
+        let bytes = ByteBuffer(bytes: image)
+        let changed = try await statement(writing: true) { connection in
+            try await connection.query(
+                """
+                WITH changed AS (
+                    UPDATE multiauth_store SET image = \(bytes), version = version + 1, updated_at = now()
+                    WHERE name = \(name) AND version = \(expected) AND format = 1 RETURNING name)
+                SELECT pg_notify('multiauth_store', name) FROM changed
+                """, logger: self.connector.logger
+            ).collect().count
+        }
+        guard changed == 1 else { throw .conflict(path: location) }
+    }
+
+    public func lock(timeout: Double) async throws(StoreError) -> any StoreBackendLock {
+        try await PostgresAdvisoryLock.acquire(connector: connector, key: "multiauth_store:" + url.storeName, timeout: timeout)
+    }
+
+    public func version() async throws(StoreError) -> StoreVersion? {
+        try await row(url.storeName).map { StoreVersion(String($0.version)) }
+    }
+
+    public func changes(pollingEvery interval: Double) -> AsyncStream<Void> {
+        PostgresChangeListener.changes(connector: connector, storeName: url.storeName, polling: StoreChangePolling.stream(self, every: interval))
+    }
+
+    public func readAttachment(_ name: String) async throws(StoreError) -> [UInt8]? {
+        try await row(url.storeName + "." + name)?.image
+    }
+
+    public func createAttachment(_ name: String, _ bytes: [UInt8]) async throws(StoreError) {
+        try await insert(url.storeName + "." + name, bytes)
+    }
+
+    // MARK: statements
+
+    private struct Row: Sendable {
+        let image: [UInt8]
+        let version: Int64
+    }
+
+    /// The row `name`, or nil when there is none or no table.
+    private func row(_ name: String) async throws(StoreError) -> Row? {
+        let found: (ByteBuffer, Int64, Int32)?
+        do throws(PostgresFailure) {
+            found = try await shared.run(connector) { connection in
+                let rows = try await connection.query(
+                    "SELECT image, version, format FROM multiauth_store WHERE name = \(name)", logger: self.connector.logger)
+                for try await row in rows { return try row.decode((ByteBuffer, Int64, Int32).self) }
+                return nil
+            }
+        } catch {
+            if error.isMissingTable { return nil }
+            throw .readFailed(path: location, reason: error.reason)
+        }
+        guard let found else { return nil }
+        guard found.2 == Self.format else { throw .unsupportedVersion(path: location, version: Int(found.2)) }
+        return Row(image: Array(buffer: found.0), version: found.1)
+    }
+
+    /// Creates the table when missing, then the row `name`; a row already there is left as it is.
+    private func insert(_ name: String, _ image: [UInt8]) async throws(StoreError) {
+        let bytes = ByteBuffer(bytes: image)
+        let inserted = try await statement(writing: true) { connection in
+            _ = try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS multiauth_store (
+                    name text PRIMARY KEY, image bytea NOT NULL, version bigint NOT NULL, format integer NOT NULL,
+                    updated_at timestamptz NOT NULL DEFAULT now())
+                """, logger: self.connector.logger
+            ).collect()
+            return try await connection.query(
+                """
+                WITH added AS (
+                    INSERT INTO multiauth_store (name, image, version, format) VALUES (\(name), \(bytes), 1, 1)
+                    ON CONFLICT (name) DO NOTHING RETURNING name)
+                SELECT pg_notify('multiauth_store', name) FROM added
+                """, logger: self.connector.logger
+            ).collect().count
+        }
+        guard inserted == 1 else { throw .storeExists(path: name == url.storeName ? location : location + " (\(name))") }
+    }
+
+    private func statement<T: Sendable>(writing: Bool, _ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
+        do throws(PostgresFailure) { return try await shared.run(connector, work) } catch {
+            throw writing ? .writeFailed(path: location, reason: error.reason) : .readFailed(path: location, reason: error.reason)
+        }
+    }
+}
+
+/// One connection reused for reads and writes, opened on first use and again after it broke.
+actor SharedConnection {
+    private let connector: PostgresConnector
+    private var connection: PostgresConnection?
+
+    init(connector: PostgresConnector) { self.connector = connector }
+
+    /// Runs `work` on the connection, bounded by the connector's timeout.
+    func run<T: Sendable>(_ connector: PostgresConnector, _ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(PostgresFailure) -> T {
+        let connection = try await open()
+        do { return try await connector.bounded("the statement") { try await work(connection) } } catch {
+            if error.sqlState == nil { drop(connection) }
+            throw error
+        }
+    }
+
+    private func open() async throws(PostgresFailure) -> PostgresConnection {
+        if let connection, !connection.isClosed { return connection }
+        let fresh = try await connector.connect()
+        if let connection, !connection.isClosed {
+            // Another task connected while this one waited.
+            fresh.closeInBackground()
+            return connection
+        }
+        connection = fresh
+        return fresh
+    }
+
+    private func drop(_ broken: PostgresConnection) {
+        if connection === broken { connection = nil }
+        broken.closeInBackground()
+    }
+
+    deinit {
+        connection?.closeInBackground()
+    }
+}

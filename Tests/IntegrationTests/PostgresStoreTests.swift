@@ -1,0 +1,195 @@
+import CredentialStore
+import Foundation
+import HTTPTransport
+import HTTPTypes
+import PostgresStore
+import SigV4
+import Testing
+
+/// The store on PostgreSQL (issue 37): a private cluster from Debian's package that
+/// scripts/test starts; psql, an independent client, shows what the database holds.
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.postgresAvailable, "PostgreSQL is not running: use scripts/test"))
+struct PostgresStoreTests {
+    /// A store of its own in the shared database (`?store=NAME`), a key file in `folder`.
+    struct SharedStore {
+        let name = "t" + UUID().uuidString.prefix(8).lowercased()
+        let folder: ScratchFolder
+        var url: String { Peers.postgres + "&store=" + name }
+        var arguments: [String] { ["--store", url, "--key-file", folder.path + "/key"] }
+        static let environment = ["PGPASSWORD": Peers.postgresPassword]
+
+        init() throws { folder = try ScratchFolder("multiauth-pg") }
+
+        func run(_ arguments: [String], input: String? = nil, home: String? = nil) async throws -> CLITests.Run {
+            var environment = Self.environment
+            if let home { environment["HOME"] = home }
+            return try await CLITests.run(arguments + self.arguments, environment: environment, input: input)
+        }
+    }
+
+    /// What psql prints for `sql` (unaligned, tuples only).
+    static func psql(_ sql: String) async throws -> String {
+        let environment = ProcessInfo.processInfo.environment.merging(["PGPASSWORD": Peers.postgresPassword]) { $1 }
+        let run = try await offPool {
+            try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/psql"), [Peers.postgres, "-X", "-A", "-t", "-c", sql], environment: environment)
+        }
+        try #require(run.status == 0, "psql: \(String(decoding: run.stderr, as: UTF8.self))")
+        return String(decoding: run.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func theDatabaseHoldsCiphertextOnly() async throws {
+        let store = try SharedStore()
+        defer { store.folder.remove() }
+        #expect(try await store.run(["store", "init"]).status == 0)
+        let set = try await store.run(["store", "set", "svc", "acct"], input: "postgres-kept-secret-value\n")
+        #expect(set.status == 0, "\(set.stderr)")
+        let get = try await store.run(["store", "get", "svc", "acct"])
+        #expect(get.status == 0 && get.stdout.hasPrefix("postgres-kept-secret-value"), "\(get.stderr)")
+        #expect(try await store.run(["store", "list"]).stdout.contains("svc"))
+
+        // psql: one row at version 2 (init, then set), the image starts with the
+        // store's magic and holds neither the secret nor the item's names in the clear.
+        let row = try await Self.psql("SELECT version, format, encode(image, 'hex') FROM multiauth_store WHERE name = '\(store.name)'")
+        let fields = row.split(separator: "|").map(String.init)
+        try #require(fields.count == 3, "\(row)")
+        #expect(fields[0] == "2" && fields[1] == "1")
+        let image = fields[2]
+        #expect(image.hasPrefix(Data("MAUTHSTR".utf8).map { String(format: "%02x", $0) }.joined()))
+        for plain in ["postgres-kept-secret-value", "svc", "acct"] {
+            #expect(!image.contains(Data(plain.utf8).map { String(format: "%02x", $0) }.joined()), "\(plain) in the clear")
+        }
+        // init never replaces a store; rm works; the row changed only through us.
+        let again = try await store.run(["store", "init"])
+        #expect(again.status == 2 && again.stderr.contains("already exists"), "\(again.stderr)")
+        #expect(try await store.run(["store", "rm", "svc", "acct"]).status == 0)
+        #expect(try await store.run(["store", "get", "svc", "acct"]).status == 1)
+    }
+
+    @Test func badLoginsDownServersAndNewerTablesFailClearly() async throws {
+        let store = try SharedStore()
+        defer { store.folder.remove() }
+        #expect(try await store.run(["store", "init"]).status == 0)
+        // A wrong password: the server's refusal, exit 9; the password is never printed.
+        let wrong = try await CLITests.run(
+            ["store", "list"] + store.arguments, environment: ["PGPASSWORD": "not-the-password-0123"])
+        #expect(wrong.status == 9 && wrong.stderr.contains("28P01"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("not-the-password-0123"))
+        // In the URL, it is never printed either.
+        let inURL = Peers.postgres.replacingOccurrences(of: "multiauth@", with: "multiauth:url-password-0123@") + "&store=" + store.name
+        let refused = try await CLITests.run(["store", "list", "--store", inURL, "--key-file", store.folder.path + "/key"])
+        #expect(refused.status == 9 && !refused.stderr.contains("url-password-0123"), "\(refused.stderr)")
+        // A server that is not there: a bounded, clear failure.
+        let down = try await CLITests.run(
+            ["store", "list", "--store", "postgres://multiauth@127.0.0.1:1/postgres?sslmode=disable", "--key-file", store.folder.path + "/key"],
+            environment: SharedStore.environment, limit: 30)
+        #expect(down.status == 9 && down.stderr.contains("cannot connect to 127.0.0.1:1"), "\(down.stderr)")
+        // A row written by a newer version is refused, never rewritten.
+        _ = try await Self.psql("UPDATE multiauth_store SET format = 2 WHERE name = '\(store.name)'")
+        let newer = try await store.run(["store", "set", "svc", "acct"], input: "x\n")
+        #expect(newer.status == 4 && newer.stderr.contains("format version 2"), "\(newer.stderr)")
+        #expect(try await Self.psql("SELECT version FROM multiauth_store WHERE name = '\(store.name)'") == "1")
+        // A write at a version that is no longer current changes nothing (two hosts at once).
+        _ = try await Self.psql("UPDATE multiauth_store SET format = 1 WHERE name = '\(store.name)'")
+        let backend = PostgresStoreBackend(url: try PostgresStoreURL(store.url, environment: SharedStore.environment))
+        let read = try #require(try await backend.read())
+        #expect(try await store.run(["store", "set", "svc", "acct"], input: "y\n").status == 0)
+        await #expect(throws: StoreError.conflict(path: backend.location)) { try await backend.replace(read.bytes, expecting: read.version) }
+        #expect(try await store.run(["store", "get", "svc", "acct"]).stdout.hasPrefix("y"))
+    }
+
+    @Test func theLockIsHeldAcrossHostsAndBounded() async throws {
+        let store = try SharedStore()
+        defer { store.folder.remove() }
+        #expect(try await store.run(["store", "init"]).status == 0)
+        let backend = PostgresStoreBackend(url: try PostgresStoreURL(store.url, environment: SharedStore.environment))
+        let held = try await backend.lock(timeout: 5)
+        let blocked = try await store.run(["store", "--lock-timeout", "0.5", "set", "svc", "acct"], input: "z\n")
+        #expect(blocked.status == 7 && blocked.stderr.contains("locked"), "\(blocked.stderr)")
+        await held.release()
+        let after = try await store.run(["store", "--lock-timeout", "5", "set", "svc", "acct"], input: "z\n")
+        #expect(after.status == 0, "\(after.stderr)")
+    }
+
+    /// Two gateways on two "hosts" (separate HOME folders) follow one store through
+    /// LISTEN/NOTIFY (their polling set to an hour): a key added with `store set` passes on
+    /// both, and a removed one is refused on both, within 1 s.
+    @Test func twoGatewaysFollowTheStoreWithinASecond() async throws {
+        let store = try SharedStore()
+        defer { store.folder.remove() }
+        #expect(try await store.run(["store", "init"]).status == 0)
+        #expect(try await store.run(["store", "set", "fleet-keys", "AKIDFLEETFIRST"], input: "fleet-first-secret\n").status == 0)
+        var gateways: [GatewayProcess] = []
+        for host in ["a", "b"] {
+            let home = store.folder.path + "/home-" + host
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+            gateways.append(try GatewayProcess(
+                ["gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--iam-store", "fleet-keys", "--refresh-interval", "3600"]
+                    + store.arguments,
+                environment: ["HOME": home, "PGPASSWORD": Peers.postgresPassword]))
+        }
+        defer { for gateway in gateways { #expect(gateway.stop() == 0) } }
+        func status(_ gateway: GatewayProcess, _ keyId: String, _ secret: String) async throws -> Int {
+            let signer = SigV4Signer(credentials: AWSCredentials(accessKeyId: keyId, secretAccessKey: secret), region: "us-east-1", service: "execute-api")
+            let request = try HTTPRequest(method: .get, wireURL: gateway.url + "/fleet")
+            return try await CurlHTTPClient().send(try signer.signHeaders(request, payload: .bytes([]), date: SigningDate.now()).signedRequest()).status
+        }
+        /// Seconds until every gateway answers `expected`, polling every 20 ms for 5 s at most.
+        func secondsUntil(_ expected: Int, _ keyId: String, _ secret: String) async throws -> Double {
+            let start = Date()
+            var pending = gateways
+            while !pending.isEmpty, Date().timeIntervalSince(start) < 5 {
+                var still: [GatewayProcess] = []
+                for gateway in pending where try await status(gateway, keyId, secret) != expected { still.append(gateway) }
+                pending = still
+                if !pending.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            return pending.isEmpty ? Date().timeIntervalSince(start) : .infinity
+        }
+        for gateway in gateways {
+            #expect(try await status(gateway, "AKIDFLEETFIRST", "fleet-first-secret") == 200, "\(gateway.log)")
+            #expect(try await status(gateway, "AKIDFLEETADDED", "fleet-added-secret") == 403)
+        }
+        #expect(try await store.run(["store", "set", "fleet-keys", "AKIDFLEETADDED"], input: "fleet-added-secret\n").status == 0)
+        let added = try await secondsUntil(200, "AKIDFLEETADDED", "fleet-added-secret")
+        #expect(added <= 1, "accepted by both after \(added) s: \(gateways.map(\.log))")
+        #expect(try await store.run(["store", "rm", "fleet-keys", "AKIDFLEETADDED"]).status == 0)
+        let removed = try await secondsUntil(403, "AKIDFLEETADDED", "fleet-added-secret")
+        #expect(removed <= 1, "refused by both after \(removed) s: \(gateways.map(\.log))")
+        print("two gateways on PostgreSQL: a key added passed on both after \(added) s, a removed one was refused after \(removed) s")
+        for gateway in gateways { #expect(try await status(gateway, "AKIDFLEETFIRST", "fleet-first-secret") == 200) }
+    }
+
+    /// Six hosts (separate HOME folders) run `multiauth token` at once on one login kept in
+    /// the shared store, against nanoidp, whose refresh tokens rotate strictly (a spent one is
+    /// refused and revokes its family): one refresh happens, under the database's lock, and
+    /// the other five use what it saved. All six print the same new token, and the saved
+    /// refresh token still works afterwards.
+    @Test(.enabled(if: Peers.oidcAvailable)) func sixHostsRefreshOneLoginOnce() async throws {
+        let store = try SharedStore()
+        defer { store.folder.remove() }
+        #expect(try await store.run(["store", "init"]).status == 0)
+        let cli = try RunningCLI(
+            ["login", "oidc", "--issuer", Peers.oidcIssuer, "--client-id", Peers.oidcPublicClient, "--flow", "device"] + store.arguments,
+            environment: SharedStore.environment)
+        let line = try #require(try await cli.waitForLine { $0.contains("enter the code") })
+        let code = try #require(line.split(separator: " ").last.map(String.init))
+        _ = try await Peers.python("scripts/peers/oidc_user.py", ["approve-device", Peers.oidcIssuer, code, Peers.oidcUser.0, Peers.oidcUser.1])
+        try #require(try await cli.finish().status == 0)
+        let before = try await store.run(["token"])
+        try #require(before.status == 0, "\(before.stderr)")
+
+        let runs = try await withThrowingTaskGroup(of: CLITests.Run.self) { group in
+            for host in 0..<6 {
+                let home = store.folder.path + "/home-\(host)"
+                try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+                group.addTask { try await store.run(["token", "--min-validity", "7200", "--lock-timeout", "60"], home: home) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.map(\.stderr))")
+        let tokens = Set(runs.map { $0.stdout.trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(tokens.count == 1 && !tokens.contains(before.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(tokens.count) tokens")
+        let after = try await store.run(["token", "--min-validity", "7200"])
+        #expect(after.status == 0, "the saved refresh token was refused: \(after.stderr)")
+    }
+}
