@@ -82,7 +82,7 @@ struct GatewayCommand: AsyncParsableCommand {
             let changes = keyStore.flatMap { opened in interval > 0 ? opened.backend.changes(pollingEvery: interval) : nil }
             try await HangUpReload.whileServing(name: "multiauth gateway", watching: changes, reload: { try await reload(keyStore, into: authorizers) }) {
                 try await LocalServer.run(
-                    gateway, inline: gateway.inlineForwarding(timeout: server.upstreamTimeout, logger: logger), listen: address, options: server,
+                    gateway, inline: gateway.inlineForwarding(timeout: server.upstreamTimeout, tls: try server.upstreamTLS(), logger: logger), listen: address, options: server,
                     name: "multiauth-gateway", detail: "modes \(modes)", observability: observability,
                     identify: { head in
                         let presented = authorizers.current.presented(head)

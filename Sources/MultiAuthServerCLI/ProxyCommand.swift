@@ -73,7 +73,7 @@ struct ProxyCommand: AsyncParsableCommand {
             }
             if let single = responders[""] {
                 try await LocalServer.run(
-                    single, inline: single.inlineForwarding(timeout: server.upstreamTimeout, logger: logger), listen: address, options: server,
+                    single, inline: single.inlineForwarding(timeout: server.upstreamTimeout, tls: try server.upstreamTLS(), logger: logger), listen: address, options: server,
                     name: "multiauth-proxy", detail: detail, observability: observability, identify: { _ in (mode, "-") }, problem: problem,
                     logger: logger)
             } else {

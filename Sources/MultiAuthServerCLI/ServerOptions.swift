@@ -1,6 +1,7 @@
 import MultiAuthCLI
 import ArgumentParser
 import HTTPTransport
+import ReverseProxy
 
 /// What `multiauth proxy` and `multiauth gateway` share: where they listen, where they
 /// forward, and how long they wait on each side.
@@ -35,6 +36,13 @@ struct ServerOptions: ParsableArguments {
         options.caBundle = upstreamCaBundle
         options.verifiesTLS = !upstreamInsecure
         return options
+    }
+
+    /// TLS for an https upstream on the inline path, with the same trust as ``senderOptions``.
+    func upstreamTLS() throws -> UpstreamTLS {
+        do { return try UpstreamTLS(caBundle: upstreamCaBundle, verifies: !upstreamInsecure) } catch {
+            throw CLIError("--upstream-ca-bundle", "\(error)")
+        }
     }
 
     func validate() throws {

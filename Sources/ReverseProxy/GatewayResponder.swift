@@ -70,8 +70,8 @@ extension GatewayResponder {
     /// decide at once (SigV4/SigV4a against a table of credentials, API keys, JWTs whose key
     /// is held and fresh, a missing credential); a JWT whose key set is due for a fetch keeps
     /// the full path. Nil for an https upstream.
-    package func inlineForwarding(timeout: Double, logger: Logger) -> InlineForwarding? {
-        InlineForwarding(forwarder: forwarder, timeout: timeout, logger: logger) { [self] head in
+    package func inlineForwarding(timeout: Double, tls: UpstreamTLS? = nil, logger: Logger) -> InlineForwarding? {
+        InlineForwarding(forwarder: forwarder, timeout: timeout, tls: tls, logger: logger) { [self] head in
             let authorizer = authorizers.current
             switch authorizer.authorizeWithoutSuspending(head) {
             case nil: return .fullPath

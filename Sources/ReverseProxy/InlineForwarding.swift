@@ -6,8 +6,8 @@ import NIOCore
 /// connection's event loop: decide on it (authorize or verify), then send it to the upstream
 /// over a connection held for that client connection, and write the upstream's response back
 /// as it arrives. No task, no thread hop and no copy of the body on the way; a request this
-/// cannot take (one with a body, an `Expect` or `Upgrade`, an https upstream, a mode that must
-/// wait on something) goes the full way, through the Hummingbird responder.
+/// cannot take (one with a body, an `Expect` or `Upgrade`) goes the full way, through the
+/// Hummingbird responder. An https upstream is reached over TLS here too (``UpstreamTLS``).
 ///
 /// Built into the server by ``InlineForwardingChannel``; one ``InlineForwardingHandler`` per
 /// connection does the work.
@@ -35,25 +35,29 @@ package struct InlineForwarding: Sendable {
     static let checkedStatuses: Set<Int> = [400, 401, 403]
     static let checkedBodyLimit = 64 << 10
 
-    /// The upstream's host and port (plain HTTP only: an https upstream takes the full path).
+    /// The upstream's host and port, and its TLS for an https upstream.
     let host: String
     let port: Int
+    let tls: UpstreamTLS?
     /// The most time from sending a request to the upstream's last response byte.
     let timeout: TimeAmount
     /// Decides on each body-less request head, on the event loop: it must not block.
     let decide: @Sendable (HTTPRequest) -> Decision
     let logger: Logger
 
-    /// Inline forwarding to `forwarder`'s upstream, or nil when that upstream is https (TLS
-    /// to the upstream is left to the full path's client). `decide` runs on the connection's
+    /// Inline forwarding to `forwarder`'s upstream, over `tls` for an https upstream (nil
+    /// without it: that upstream is left to the full path). `decide` runs on the connection's
     /// event loop for every body-less request head and must return without blocking.
     package init?(
-        forwarder: UpstreamForwarder, timeout: Double, logger: Logger, decide: @escaping @Sendable (HTTPRequest) -> Decision
+        forwarder: UpstreamForwarder, timeout: Double, tls: UpstreamTLS? = nil, logger: Logger,
+        decide: @escaping @Sendable (HTTPRequest) -> Decision
     ) {
-        guard forwarder.upstream.scheme == "http" else { return nil }
+        let secure = forwarder.upstream.scheme == "https"
+        guard forwarder.upstream.scheme == "http" || (secure && tls != nil) else { return nil }
         let host = forwarder.upstream.host
         self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        port = forwarder.upstream.port ?? 80
+        port = forwarder.upstream.port ?? (secure ? 443 : 80)
+        self.tls = secure ? tls : nil
         self.timeout = .nanoseconds(Int64(timeout * 1e9))
         self.decide = decide
         self.logger = logger

@@ -56,7 +56,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     init(_ forwarding: InlineForwarding) {
         self.forwarding = forwarding
-        upstream = UpstreamLink(host: forwarding.host, port: forwarding.port, connectTimeout: forwarding.timeout)
+        upstream = UpstreamLink(host: forwarding.host, port: forwarding.port, tls: forwarding.tls, connectTimeout: forwarding.timeout)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {

@@ -62,9 +62,9 @@ extension SigningProxyResponder {
     /// authorization for the client's corrected clock; a rejection of the signing time (read
     /// whole, as on the full path) teaches the client the server's clock and sends the request
     /// once more, authorized again. An authorization that
-    /// fails is answered 502, as on the full path. Nil for an https upstream.
-    package func inlineForwarding(timeout: Double, logger: Logger) -> InlineForwarding? {
-        InlineForwarding(forwarder: forwarder, timeout: timeout, logger: logger) { [self] head in
+    /// fails is answered 502, as on the full path. Nil for an https upstream without `tls`.
+    package func inlineForwarding(timeout: Double, tls: UpstreamTLS? = nil, logger: Logger) -> InlineForwarding? {
+        InlineForwarding(forwarder: forwarder, timeout: timeout, tls: tls, logger: logger) { [self] head in
             let request = forwarder.upstreamRequest(for: head, principal: nil)
             if let outcome = client.authorizer.authorizeWithoutSuspending(request) {
                 return decision(outcome, logger: logger)

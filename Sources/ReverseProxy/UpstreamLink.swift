@@ -5,8 +5,8 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOPosix
 
-/// The upstream connection an ``InlineForwardingHandler`` holds for its client connection:
-/// opened on the first inline request, on the same event loop, kept open and reused while
+/// The upstream connection an ``InlineForwardingHandler`` holds for its client connection
+/// (over TLS for an https upstream): opened on the first inline request, on the same event loop, kept open and reused while
 /// both sides keep it, opened again when the upstream closes it. One request at a time, as
 /// the client connection's exchanges are one at a time.
 final class UpstreamLink {
@@ -19,11 +19,13 @@ final class UpstreamLink {
     private var state = State.closed
     private let host: String
     private let port: Int
+    private let tls: UpstreamTLS?
     private let connectTimeout: TimeAmount
 
-    init(host: String, port: Int, connectTimeout: TimeAmount) {
+    init(host: String, port: Int, tls: UpstreamTLS?, connectTimeout: TimeAmount) {
         self.host = host
         self.port = port
+        self.tls = tls
         self.connectTimeout = connectTimeout
     }
 
@@ -42,9 +44,11 @@ final class UpstreamLink {
         ClientBootstrap(group: loop)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
+            .channelInitializer { [host, tls] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let operations = channel.pipeline.syncOperations
+                    // A failed handshake closes the connection: the exchange then fails (502).
+                    if let tls { try operations.addHandler(try tls.handler(for: host)) }
                     try operations.addHTTPClientHandlers()
                     try operations.addHandler(HTTP1ToHTTPClientCodec())
                     try operations.addHandler(UpstreamExchangeHandler())

@@ -185,8 +185,9 @@ struct ProxyTests {
     }
 
     /// An https:// upstream with a self-signed certificate: 502 through the system's trust
-    /// store, 200 with `--upstream-ca-bundle` naming the certificate; a bundle that cannot be
-    /// read is a usage error.
+    /// store, 200 with `--upstream-ca-bundle` naming the certificate, on the inline path for a
+    /// body-less request (TLS to the upstream there too) and on the full path for one with a
+    /// body; a bundle that cannot be read is a usage error.
     @Test func anHTTPSUpstreamIsTrustedThroughTheCABundle() async throws {
         try #require(!Peers.tlsUpstream.isEmpty, "the HTTPS upstream is not running")
         let untrusting = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.tlsUpstream, "--auth", "api-key", "--api-key", "k"])
@@ -194,11 +195,14 @@ struct ProxyTests {
         await #expect(try Self.curl([untrusting.url + "/tls/proxied"]).status == 502)
         let trusting = try GatewayProcess([
             "proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.tlsUpstream, "--auth", "api-key", "--api-key", "k",
-            "--upstream-ca-bundle", Peers.tlsCA,
+            "--upstream-ca-bundle", Peers.tlsCA, "--verbose",
         ])
         defer { #expect(trusting.stop() == 0) }
         let passed = try await Self.curl([trusting.url + "/tls/proxied"])
         #expect(passed.status == 200 && passed.body.contains("/tls/proxied"), "\(trusting.log)")
+        #expect(try await trusting.logShows("answered inline"), "\(trusting.log)")
+        let posted = try await Self.curl(["-X", "POST", "--data", "a body", trusting.url + "/tls/posted"])
+        #expect(posted.status == 200 && posted.body.contains("/tls/posted"), "\(trusting.log)")
         let missing = try await CLITests.run(["proxy", "--upstream", Peers.tlsUpstream, "--auth", "api-key", "--api-key", "k", "--upstream-ca-bundle", "/nonexistent/ca.pem"])
         #expect(missing.status == 2 && missing.stderr.contains("--upstream-ca-bundle"), "\(missing.stderr)")
         let insecure = try GatewayProcess(["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.tlsUpstream, "--auth", "api-key", "--api-key", "k", "--upstream-insecure"])

@@ -63,7 +63,7 @@ import Testing
         #expect(outputs[3].stdout.contains("s\ta"))
     }
 
-    @Test func eightProcessesTimesTwoHundredSetsLoseNothing() async throws {
+    @Test func eightProcessesTimesAHundredSetsLoseNothing() async throws {
         let scratch = Scratch()
         #expect(try await run(scratch.keyed + ["init"]).status == 0)
         let binary = Paths.multiauth.path
@@ -71,7 +71,7 @@ import Testing
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", """
-                i=0; while [ $i -lt 200 ]; do i=$((i+1));
+                i=0; while [ $i -lt 100 ]; do i=$((i+1));
                 printf v$i | "$0" store --path "$1" --key-file "$2" --lock-timeout 60 set w\(writer) item$i || exit 1; done
                 """, binary, scratch.store, scratch.key]
             try process.run()
@@ -80,7 +80,7 @@ import Testing
         try await offPool { for writer in writers { writer.waitUntilExit() } }
         #expect(writers.allSatisfy { $0.terminationStatus == 0 })
         let listed = try await run(scratch.keyed + ["list"])
-        #expect(listed.stdout.split(separator: "\n").count == 1600)
+        #expect(listed.stdout.split(separator: "\n").count == 800)
     }
 
     @Test func aWriteThatRunsOutOfSpaceFailsAndKeepsTheOldContent() async throws {

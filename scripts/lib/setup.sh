@@ -4,7 +4,8 @@
 
 BOTOCORE_VERSION=1.43.11
 
-say() { printf '==> %s\n' "$*" >&2; }
+# Progress on standard error, with the seconds since the script started (where a run's time goes).
+say() { printf '==> [%ss] %s\n' "$SECONDS" "$*" >&2; }
 
 run_as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
