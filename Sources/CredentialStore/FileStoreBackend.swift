@@ -44,14 +44,10 @@ public struct FileStoreBackend: StoreBackend {
         }
     }
 
-    /// Waits off the cooperative pool, trying every 5 ms: writers queued on a busy store (eight
-    /// processes setting at once) get their turn promptly, which a growing backoff would not give.
     public func lock(timeout: Double) async throws(StoreError) -> any StoreBackendLock {
-        try await offload { () throws(StoreError) in
-            try FileSafety.prepareDirectory(FileSafety.parentDirectory(of: path))
-            do throws(FileLockError) { return HeldFileLock(try FileLock(path: path + ".lock", timeout: timeout)) } catch {
-                throw StoreLock.storeError(error, storePath: path)
-            }
+        try await offload { () throws(StoreError) in try FileSafety.prepareDirectory(FileSafety.parentDirectory(of: path)) }
+        do { return try await FileLock.acquire(path: path + ".lock", timeout: timeout) } catch {
+            throw StoreLock.storeError(error, storePath: path)
         }
     }
 
