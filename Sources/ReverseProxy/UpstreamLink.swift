@@ -6,9 +6,9 @@ import NIOHTTPTypesHTTP1
 import NIOPosix
 
 /// The upstream connection an ``InlineForwardingHandler`` holds for its client connection
-/// (over TLS for an https upstream): opened on the first inline request, on the same event loop, kept open and reused while
-/// both sides keep it, opened again when the upstream closes it. One request at a time, as
-/// the client connection's exchanges are one at a time.
+/// (over TLS for an https upstream): opened on the first inline request, on the same event
+/// loop, kept open and reused while both sides keep it, opened again when the upstream closes
+/// it. One request at a time, as the client connection's exchanges are one at a time.
 final class UpstreamLink {
     private enum State {
         case closed

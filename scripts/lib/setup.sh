@@ -7,6 +7,11 @@ BOTOCORE_VERSION=1.43.11
 # Progress on standard error, with the seconds since the script started (where a run's time goes).
 say() { printf '==> [%ss] %s\n' "$SECONDS" "$*" >&2; }
 
+# The debug build's flags, shared by scripts/test, scripts/demo, scripts/fuzz and the DocC
+# step (a build with other flags compiles everything again). No index store: nothing here
+# reads it, and writing it costs about a third of a fresh build.
+DEBUG_BUILD_FLAGS=(--disable-index-store)
+
 run_as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
         say "need root to run: $*"; return 1
