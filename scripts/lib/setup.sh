@@ -7,11 +7,6 @@ BOTOCORE_VERSION=1.43.11
 # Progress on standard error, with the seconds since the script started (where a run's time goes).
 say() { printf '==> [%ss] %s\n' "$SECONDS" "$*" >&2; }
 
-# The debug build's flags, shared by scripts/test, scripts/demo, scripts/fuzz and the DocC
-# step (a build with other flags compiles everything again). No index store: nothing here
-# reads it, and writing it costs about a third of a fresh build.
-DEBUG_BUILD_FLAGS=(--disable-index-store)
-
 run_as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
         say "need root to run: $*"; return 1
@@ -91,7 +86,7 @@ ensure_python_packages() {
     fi
     if ! .venv/bin/python3 -c "import botocore, sys; sys.exit(botocore.__version__ != '$BOTOCORE_VERSION')" 2>/dev/null; then
         say "installing botocore==$BOTOCORE_VERSION into .venv"
-        .venv/bin/pip install -q --disable-pip-version-check "botocore==$BOTOCORE_VERSION"
+        .venv/bin/pip install -q --no-compile --disable-pip-version-check "botocore==$BOTOCORE_VERSION"
     fi
 }
 
@@ -104,7 +99,7 @@ ensure_peer_packages() {
     if ! .venv/bin/python3 -c "import moto, boto3, flask, joserfc, pycognito, graphql, gql, aiohttp, prometheus_client, sys; sys.exit(moto.__version__ != '$MOTO_VERSION' or gql.__version__ != '$GQL_VERSION')" 2>/dev/null \
         || [ "$(.venv/bin/pip show nanoidp 2>/dev/null | sed -n 's/^Version: //p')" != "$NANOIDP_VERSION" ]; then
         say "installing moto==$MOTO_VERSION, nanoidp==$NANOIDP_VERSION, pycognito, boto3, flask, joserfc, aiohttp, gql, prometheus_client into .venv"
-        .venv/bin/pip install -q --disable-pip-version-check "moto[cognitoidp]==$MOTO_VERSION" flask flask-cors boto3 \
+        .venv/bin/pip install -q --no-compile --disable-pip-version-check "moto[cognitoidp]==$MOTO_VERSION" flask flask-cors boto3 \
             "joserfc==$JOSERFC_VERSION" "botocore==$BOTOCORE_VERSION" "nanoidp==$NANOIDP_VERSION" "pycognito==$PYCOGNITO_VERSION" \
             "graphql-core==$GRAPHQL_CORE_VERSION" "aiohttp==$AIOHTTP_VERSION" "gql[websockets,botocore]==$GQL_VERSION" \
             "prometheus_client==$PROMETHEUS_CLIENT_VERSION"
@@ -115,7 +110,7 @@ ensure_peer_packages() {
 ensure_awscrt() {
     if ! .venv/bin/python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('awscrt') != '$AWSCRT_VERSION')" 2>/dev/null; then
         say "installing awscrt==$AWSCRT_VERSION (aws-c-auth's Python binding) into .venv"
-        .venv/bin/pip install -q --disable-pip-version-check "awscrt==$AWSCRT_VERSION"
+        .venv/bin/pip install -q --no-compile --disable-pip-version-check "awscrt==$AWSCRT_VERSION"
     fi
 }
 
