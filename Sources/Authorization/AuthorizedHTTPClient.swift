@@ -14,7 +14,7 @@ import Foundation
 /// Sends requests through an authorizer, with retries and clock-skew correction.
 ///
 /// Retries: connection errors, 5xx, 429 and throttling error codes, waiting as `retry`
-/// says (``MultiAuthCore/Backoff``: exponential with jitter, 3 attempts by default). Clock skew: when the server
+/// says (`Backoff`: exponential with jitter, 3 attempts by default). Clock skew: when the server
 /// rejects the signing time (RequestTimeTooSkewed, RequestExpired, RequestInTheFuture,
 /// InvalidSignatureException "Signature expired"/"not yet current"), the offset is taken
 /// from its `Date` header, the request is authorized again, and the offset is kept.

@@ -3,7 +3,7 @@ import TokenProviders
 extension AWSConfiguration {
     /// The `CognitoUserPool` section as a sign-in configuration (what `multiauth login
     /// cognito --config` uses), or nil when the file has none.
-    /// - Throws: ``TokenError/invalidParameter(provider:message:)`` when the pool's region is
+    /// - Throws: `TokenError.invalidParameter(provider:message:)` when the pool's region is
     ///   not a region name.
     public var cognitoSignIn: CognitoUserPoolConfiguration? {
         get throws(TokenError) {

@@ -45,7 +45,7 @@ public struct InboundAuthorizer: Sendable {
         verifier != nil && Self.isSigned(request)
     }
 
-    /// Why a signed `request` is refused on its head alone (``SigV4/SigV4Verifier/failureBeforeBody(_:now:)``):
+    /// Why a signed `request` is refused on its head alone (`SigV4Verifier.failureBeforeBody(_:now:)`):
     /// a server asks before it reads a byte of the body, so a request that cannot pass costs
     /// no spooling. Nil when the request is not signed, or when only its body can decide.
     public func rejectionBeforeBody(_ request: HTTPRequest) async -> InboundRejection? {

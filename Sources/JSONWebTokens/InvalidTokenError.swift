@@ -17,6 +17,6 @@ public struct InvalidTokenError: Error, Sendable, Equatable, CustomStringConvert
 }
 
 extension InvalidTokenError: CodedError {
-    /// `Token.invalidToken`, as ``TokenProviders/TokenError/invalidToken(reason:)``'s.
+    /// `Token.invalidToken`, as `TokenError.invalidToken(reason:)`'s.
     public var code: ErrorCode { "Token.invalidToken" }
 }

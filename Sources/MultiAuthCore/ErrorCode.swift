@@ -3,7 +3,7 @@
 ///
 /// The error enums' cases may grow in a minor release (Swift treats a package's enums as
 /// frozen, so an exhaustive `switch` over them would then stop compiling); a code is a
-/// string-backed struct, matched with `case "Credentials.expired":` or ``==``, so a new code
+/// string-backed struct, matched with `case "Credentials.expired":` or `==`, so a new code
 /// needs nothing from callers but their `default:`. A code never changes once published,
 /// even if the case behind it is renamed.
 public struct ErrorCode: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {

@@ -12,7 +12,7 @@ import Foundation
 ///
 /// After `connection_ack` it expects a frame (`ka` or data) at least every
 /// `connectionTimeoutMs`; a connection that stays silent longer is dead and replaced. After a
-/// drop it connects again after ``MultiAuthCore/Backoff``'s waits (from 100 ms, jittered) and sends every
+/// drop it connects again after `Backoff`'s waits (from 100 ms, jittered) and sends every
 /// live subscription again with fresh authorization (a new signature, a refreshed token). A
 /// subscription the server refuses ends with ``RealtimeError/subscriptionRefused(endpoint:errors:)``
 /// and is not retried; a refused connection (`connection_error` with an authorization error)
