@@ -53,7 +53,7 @@ public final class PostgresStoreBackend: StoreBackend {
         guard let expected = Int64(version.token) else { throw .conflict(path: location) }
         let name = url.storeName
         let bytes = ByteBuffer(bytes: image)
-        let changed = try await statement(writing: true) { connection in
+        let changed = try await writing { connection in
             try await connection.query(
                 """
                 WITH changed AS (
@@ -115,7 +115,7 @@ public final class PostgresStoreBackend: StoreBackend {
     /// Creates the table when missing, then the row `name`; a row already there is left as it is.
     private func insert(_ name: String, _ image: [UInt8]) async throws(StoreError) {
         let bytes = ByteBuffer(bytes: image)
-        let inserted = try await statement(writing: true) { connection in
+        let inserted = try await writing { connection in
             _ = try await connection.query(
                 """
                 CREATE TABLE IF NOT EXISTS multiauth_store (
@@ -135,9 +135,10 @@ public final class PostgresStoreBackend: StoreBackend {
         guard inserted == 1 else { throw .storeExists(path: name == url.storeName ? location : location + " (\(name))") }
     }
 
-    private func statement<T: Sendable>(writing: Bool, _ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
+    /// Runs a writing statement; its failure is a ``StoreError/writeFailed(path:reason:)``.
+    private func writing<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
         do throws(PostgresFailure) { return try await shared.run(connector, work) } catch {
-            throw writing ? .writeFailed(path: location, reason: error.reason) : .readFailed(path: location, reason: error.reason)
+            throw .writeFailed(path: location, reason: error.reason)
         }
     }
 }
