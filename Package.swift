@@ -141,6 +141,7 @@ let package = Package(
             name: "ReverseProxy",
             dependencies: [
                 "InboundAuthorization", "MultiAuthHummingbird", "Authorization", "HTTPTransport", "SigV4", "MultiAuthCore", httpTypes, logging,
+                "MultiAuthAsyncHTTPClient",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

@@ -18,29 +18,31 @@ enum UploadBody {
     /// The body to send, opened now so an unreadable file fails before anything is sent,
     /// and the source of a file or stream, which remembers why reading it failed.
     static func make(_ body: OutgoingBody) throws(HTTPTransportError) -> (body: HTTPClientRequest.Body?, source: ChunkSource?) {
-        let source: ChunkSource
         switch body {
         case .empty: return (nil, nil)
         case .bytes(let bytes): return (.bytes(bytes), nil)
-        case .file: source = try ChunkSource(file: body)
-        case .stream(let stream):
-            do { source = ChunkSource(name: body.name, reader: try stream.open(), length: stream.length) } catch { throw .body(error) }
+        case .file, .stream:
+            guard let source = try ChunkSource.opening(body) else { return (nil, nil) }
+            return (.stream(UploadChunks(source: source), length: .known(Int64(source.length))), source)
         }
-        return (.stream(UploadChunks(source: source), length: .known(Int64(source.length))), source)
     }
 }
 
 /// The chunks of one upload, read one at a time off the cooperative pool.
-struct UploadChunks: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
+package struct UploadChunks: AsyncSequence, Sendable {
+    package typealias Element = ByteBuffer
     let source: ChunkSource
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: source) }
+    /// The chunks of `source`.
+    package init(source: ChunkSource) { self.source = source }
 
-    struct AsyncIterator: AsyncIteratorProtocol {
+    package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: source) }
+
+    /// Reads the next chunk on a thread of its own.
+    package struct AsyncIterator: AsyncIteratorProtocol {
         let source: ChunkSource
 
-        func next() async throws -> ByteBuffer? {
+        package func next() async throws -> ByteBuffer? {
             let source = source
             return try await runBlocking { Result { () throws(BodyError) -> ByteBuffer? in try source.next() } }
         }
@@ -51,10 +53,11 @@ struct UploadChunks: AsyncSequence, Sendable {
 ///
 /// `@unchecked Sendable`: one transfer reads it, one chunk at a time (each `next()` awaits
 /// the last), so its state is never touched by two threads at once.
-final class ChunkSource: @unchecked Sendable {
+package final class ChunkSource: @unchecked Sendable {
     static let chunkSize = 128 << 10
     let name: String
-    let length: Int
+    /// The bytes it produces, exactly.
+    package let length: Int
     private var descriptor: Int32 = -1
     private var reader: (any BodyReader)?
     private var produced = 0
@@ -79,6 +82,17 @@ final class ChunkSource: @unchecked Sendable {
 
     deinit {
         if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// The source of a file or stream body, opened now (an unreadable file fails here);
+    /// nil for a body already in memory.
+    package static func opening(_ body: OutgoingBody) throws(HTTPTransportError) -> ChunkSource? {
+        switch body {
+        case .stream(let stream):
+            do { return ChunkSource(name: body.name, reader: try stream.open(), length: stream.length) } catch { throw .body(error) }
+        case .file: return try ChunkSource(file: body)
+        case .empty, .bytes: return nil
+        }
     }
 
     /// The next chunk; nil after exactly ``length`` bytes.
@@ -120,3 +134,4 @@ final class ChunkSource: @unchecked Sendable {
 
 /// POSIX `read`, named apart from ``ChunkSource``'s own `read(into:)`.
 private func readFile(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(descriptor, buffer, count) }
+

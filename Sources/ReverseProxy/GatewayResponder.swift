@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import InboundAuthorization
 import Logging
+import MultiAuthCore
 import MultiAuthHummingbird
 
 /// The verifying gateway: an ``InboundAuthorization/InboundAuthorizer`` in front of an
@@ -66,23 +67,69 @@ package struct GatewayResponder: HTTPResponder {
 }
 
 extension GatewayResponder {
-    /// Inline forwarding of body-less requests (``InlineForwarding``) that the authorizer can
-    /// decide at once (SigV4/SigV4a against a table of credentials, API keys, JWTs whose key
-    /// is held and fresh, a missing credential); a JWT whose key set is due for a fetch keeps
-    /// the full path. Nil for an https upstream.
+    /// Inline forwarding (``InlineForwarding``): a body-less request the authorizer can decide
+    /// at once (SigV4/SigV4a against a table of credentials, API keys, JWTs whose key is held
+    /// and fresh, a missing credential) is decided on the event loop; a JWT whose key set is
+    /// due for a fetch keeps the full path. A request with a body is verified as on the full
+    /// path: its head first, then its body's hash as it is received. Nil for an https
+    /// upstream without `tls`.
     package func inlineForwarding(timeout: Double, tls: UpstreamTLS? = nil, logger: Logger) -> InlineForwarding? {
-        InlineForwarding(forwarder: forwarder, timeout: timeout, tls: tls, logger: logger) { [self] head in
+        InlineForwarding(forwarder: forwarder, timeout: timeout, tls: tls, logger: logger, decideWithBody: { [self] head, inbound in
+            await verified(head, body: inbound, logger: logger)
+        }) { [self] head in
             let authorizer = authorizers.current
             switch authorizer.authorizeWithoutSuspending(head) {
             case nil: return .fullPath
             case .failure(let rejection):
                 count(head, by: authorizer, passed: false)
-                logger.info("request rejected", metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
-                return .answer(rejection.responseHead, body: rejection.body)
+                return rejected(rejection, logger: logger)
             case .success(let principal):
                 count(head, by: authorizer, passed: true)
                 return .forward(forwarder.upstreamRequest(for: head, principal: principal))
             }
         }
+    }
+
+    /// Verifies a request with a body (its head before a byte of the body is read), then
+    /// forwards it with the body received.
+    private func verified(_ head: HTTPRequest, body inbound: InboundBody, logger: Logger) async -> InlineForwarding.Decision {
+        let authorizer = authorizers.current
+        let hashing = authorizer.needsBody(head)
+        var principal: Principal?
+        if hashing {
+            if let rejection = await authorizer.rejectionBeforeBody(head) {
+                count(head, by: authorizer, passed: false)
+                return rejected(rejection, logger: logger)
+            }
+        } else {
+            let decision = await authorizer.authorize(head, bodySHA256: nil)
+            count(head, by: authorizer, passed: (try? decision.get()) != nil)
+            switch decision {
+            case .failure(let rejection): return rejected(rejection, logger: logger)
+            case .success(let verified): principal = verified
+            }
+        }
+        inbound.proceed()
+        let body: UpstreamForwarder.ReceivedBody
+        do throws(BodyError) { body = try await forwarder.receive(inbound.request, hashing: hashing) } catch {
+            let refusal = UpstreamForwarder.bodyRefusal(error, logger: logger)
+            return .answer(refusal.head, body: refusal.body)
+        }
+        if hashing {
+            let decision = await authorizer.authorize(head, bodySHA256: body.sha256)
+            count(head, by: authorizer, passed: (try? decision.get()) != nil)
+            switch decision {
+            case .failure(let rejection):
+                body.discard()
+                return rejected(rejection, logger: logger)
+            case .success(let verified): principal = verified
+            }
+        }
+        return .forward(forwarder.upstreamRequest(for: head, principal: principal), body: UpstreamBody(body.body, spool: body.spool))
+    }
+
+    private func rejected(_ rejection: InboundRejection, logger: Logger) -> InlineForwarding.Decision {
+        logger.info("request rejected", metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
+        return .answer(rejection.responseHead, body: rejection.body)
     }
 }

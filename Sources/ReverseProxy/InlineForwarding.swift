@@ -18,7 +18,7 @@ package struct InlineForwarding: Sendable {
         /// `rejectionCheck`, a 400, 401 or 403 answer is read whole first (up to 64 KiB) and
         /// handed to it: a decision it returns replaces the answer (the request signed again
         /// for a corrected clock, say), nil passes the answer on.
-        case forward(HTTPRequest, rejectionCheck: RejectionCheck? = nil)
+        case forward(HTTPRequest, body: UpstreamBody = .none, rejectionCheck: RejectionCheck? = nil)
         /// Answer the client with this response and body; nothing goes upstream.
         case answer(HTTPResponse, body: [UInt8])
         /// Leave the request to the full path (the Hummingbird responder).
@@ -43,13 +43,17 @@ package struct InlineForwarding: Sendable {
     let timeout: TimeAmount
     /// Decides on each body-less request head, on the event loop: it must not block.
     let decide: @Sendable (HTTPRequest) -> Decision
+    /// Decides on a request with a body, in a task: it reads the body as it needs.
+    let decideWithBody: (@Sendable (HTTPRequest, InboundBody) async -> Decision)?
     let logger: Logger
 
     /// Inline forwarding to `forwarder`'s upstream, over `tls` for an https upstream (nil
     /// without it: that upstream is left to the full path). `decide` runs on the connection's
     /// event loop for every body-less request head and must return without blocking.
+    /// `decideWithBody`, when given, decides on requests with a body (else they take the full path).
     package init?(
         forwarder: UpstreamForwarder, timeout: Double, tls: UpstreamTLS? = nil, logger: Logger,
+        decideWithBody: (@Sendable (HTTPRequest, InboundBody) async -> Decision)? = nil,
         decide: @escaping @Sendable (HTTPRequest) -> Decision
     ) {
         let secure = forwarder.upstream.scheme == "https"
@@ -60,10 +64,11 @@ package struct InlineForwarding: Sendable {
         self.tls = secure ? tls : nil
         self.timeout = .nanoseconds(Int64(timeout * 1e9))
         self.decide = decide
+        self.decideWithBody = decideWithBody
         self.logger = logger
     }
 
-    /// True for a request whose whole exchange can happen inline: no body (no
+    /// True for a request decided at once, on the event loop: no body (no
     /// `Transfer-Encoding`, a `Content-Length` of 0 or none), nothing asking for an interim
     /// response or a protocol switch, and not `CONNECT`.
     static func takesInline(_ head: HTTPRequest) -> Bool {

@@ -1,4 +1,5 @@
 import HTTPTypes
+import HummingbirdCore
 import Logging
 import MultiAuthCore
 import NIOCore
@@ -22,8 +23,9 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     private struct Exchange {
         let number: Int
         let head: HTTPRequest
-        /// The client asked for the connection to close after this response.
-        let closesConnection: Bool
+        /// The connection closes after this response: the client asked, or the answer came
+        /// before the request's body had been read.
+        var closesConnection: Bool
         var isHead: Bool { head.method == .head }
         var requestEnded = false
         var sent = false
@@ -37,6 +39,15 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         /// What looks at a rejection before the client sees it, and the rejection held for it.
         var rejectionCheck: InlineForwarding.RejectionCheck?
         var heldRejection: (head: HTTPResponse, body: ByteBuffer)?
+        /// The request's body on its way to the decision, and what the decision sends upstream.
+        var body: InboundBodyStream?
+        var upstreamBody = UpstreamBody.none
+
+        init(number: Int, head: HTTPRequest) {
+            self.number = number
+            self.head = head
+            closesConnection = CloseAfterAnswer.saysClose(head.headerFields)
+        }
     }
 
     private let forwarding: InlineForwarding
@@ -92,7 +103,17 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     func read(context: ChannelHandlerContext) {
-        if let exchange, exchange.requestEnded { heldRead = true } else { context.read() }
+        if let exchange, exchange.requestEnded || exchange.body?.paused == true { heldRead = true } else { context.read() }
+    }
+
+    /// The decision wants more of the request's body.
+    func bodyWanted() {
+        guard let context, let body = exchange?.body else { return }
+        body.resume()
+        if heldRead, exchange?.requestEnded == false {
+            heldRead = false
+            context.read()
+        }
     }
 
     /// The full path's response parts: its `.end` closes one full-path request. (Never below
@@ -109,19 +130,32 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         if exchange != nil {
             if exchange!.requestEnded {
                 heldParts.append(part)
+            } else if case .body(let bytes) = part {
+                exchange!.body?.take(bytes)
             } else if case .end = part {
                 exchange!.requestEnded = true
+                exchange!.body?.end()
                 finishIfDone()
             }
             return
         }
-        if case .head(let head) = part, fullPathResponsesDue == 0, !fullPathRequestOpen, InlineForwarding.takesInline(head) {
-            let decision = UpstreamForwarder.refusal(of: head).map { InlineForwarding.Decision.answer($0.head, body: $0.body) }
-                ?? forwarding.decide(head)
-            if case .fullPath = decision {} else {
+        if case .head(let head) = part, fullPathResponsesDue == 0, !fullPathRequestOpen {
+            let refusal = UpstreamForwarder.refusal(of: head).map { InlineForwarding.Decision.answer($0.head, body: $0.body) }
+            if InlineForwarding.takesInline(head) {
+                let decision = refusal ?? forwarding.decide(head)
+                if case .fullPath = decision {} else {
+                    exchangesStarted += 1
+                    exchange = Exchange(number: exchangesStarted, head: head)
+                    carry(decision)
+                    return
+                }
+            } else if let decideWithBody = forwarding.decideWithBody {
                 exchangesStarted += 1
-                exchange = Exchange(number: exchangesStarted, head: head, closesConnection: CloseAfterAnswer.saysClose(head.headerFields))
-                carry(decision)
+                let body = InboundBodyStream(loop: context.eventLoop, handler: self)
+                exchange = Exchange(number: exchangesStarted, head: head)
+                exchange?.body = body
+                let inbound = InboundBody(request: Request(head: head, body: body.body), channel: context.channel)
+                carry(refusal ?? .later { await decideWithBody(head, inbound) })
                 return
             }
         }
@@ -138,7 +172,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     private func carry(_ decision: InlineForwarding.Decision) {
         guard let context, let current = exchange?.number else { return }
         switch decision {
-        case .forward(let request, let check): send(request, rejectionCheck: check)
+        case .forward(let request, let body, let check): send(request, body: body, rejectionCheck: check)
         case .answer(let head, let body): answer(head, body: body)
         case .fullPath:
             // Only a `.later` decision can get here, after the head was taken: too late to hand on.
@@ -155,6 +189,8 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     /// Writes a whole response of our own.
     private func answer(_ head: HTTPResponse, body: [UInt8]) {
+        // A body not read whole is left on the connection: it ends with this answer.
+        if self.exchange?.body != nil, self.exchange?.requestEnded == false { self.exchange?.closesConnection = true }
         guard let context, let exchange else { return }
         var head = head
         head.headerFields[.contentLength] = String(body.count)
@@ -186,10 +222,11 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         finishIfDone()
     }
 
-    private func send(_ request: HTTPRequest, rejectionCheck: InlineForwarding.RejectionCheck?) {
+    private func send(_ request: HTTPRequest, body: UpstreamBody, rejectionCheck: InlineForwarding.RejectionCheck?) {
         guard let context, let number = exchange?.number else { return }
         var request = request
-        if Self.bodyExpected.contains(request.method) { request.headerFields[.contentLength] = "0" }
+        if case .empty = body.body, Self.bodyExpected.contains(request.method) { request.headerFields[.contentLength] = "0" }
+        exchange?.upstreamBody = body
         exchange?.sent = true
         exchange?.rejectionCheck = rejectionCheck
         exchange?.deadline?.cancel()
@@ -197,7 +234,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
             if exchange?.number == number { upstreamTimedOut() }
         }
         exchange?.request = request
-        exchange?.onReusedConnection = upstream.send(request, on: context.eventLoop, to: self)
+        exchange?.onReusedConnection = upstream.send(request, body: body.body, on: context.eventLoop, to: self)
     }
 
     /// Ends the exchange once both its request and its response have, and goes on with what
@@ -205,6 +242,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     private func finishIfDone() {
         guard let current = exchange, current.requestEnded, current.responseEnded else { return }
         current.deadline?.cancel()
+        current.upstreamBody.spool?.remove()
         exchange = nil
         guard let context else { return }
         let held = heldParts
@@ -223,6 +261,8 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     private func endEverything() {
         exchange?.deadline?.cancel()
+        exchange?.body?.fail(ChannelError.ioOnClosedChannel)
+        exchange?.upstreamBody.spool?.remove()
         exchange = nil
         heldParts = []
         upstream.close()
@@ -293,11 +333,12 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// The upstream connection closed: an exchange waiting on it fails.
     func upstreamClosed() {
         guard let context, let current = exchange, current.sent, !current.responseEnded else { return }
-        if current.onReusedConnection, !current.responseStarted, let request = current.request, Self.idempotent.contains(request.method) {
+        if current.onReusedConnection, !current.responseStarted, let request = current.request, Self.idempotent.contains(request.method),
+            current.upstreamBody.body.isReplayable {
             // The upstream closed a kept-alive connection as the request went out (its idle
             // timeout, most likely): an idempotent request goes once more, on a new connection.
             exchange?.request = nil
-            exchange?.onReusedConnection = upstream.send(request, on: context.eventLoop, to: self)
+            exchange?.onReusedConnection = upstream.send(request, body: current.upstreamBody.body, on: context.eventLoop, to: self)
             return
         }
         forwarding.logger.warning("upstream failed", metadata: ["error": "the upstream closed the connection before the response ended"])

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HTTPTransport
 import Logging
+import MultiAuthCore
 import SigV4
 
 /// The signing proxy: every request received goes to the upstream authorized in the chosen
@@ -57,14 +58,24 @@ package struct SigningProxyResponder: HTTPResponder {
 }
 
 extension SigningProxyResponder {
-    /// Inline forwarding of body-less requests (``InlineForwarding``), authorized by the same
-    /// authorizer: at once for a fixed API key or token, else after one asynchronous
-    /// authorization for the client's corrected clock; a rejection of the signing time (read
-    /// whole, as on the full path) teaches the client the server's clock and sends the request
-    /// once more, authorized again. An authorization that
-    /// fails is answered 502, as on the full path. Nil for an https upstream without `tls`.
+    /// Inline forwarding (``InlineForwarding``), authorized by the same authorizer: a body-less
+    /// request at once for a fixed API key or token, else after one asynchronous authorization
+    /// for the client's corrected clock; a request with a body once its body is received (in
+    /// memory or spooled, as on the full path). A rejection of the signing time (read whole)
+    /// teaches the client the server's clock and sends the request once more, authorized
+    /// again. An authorization that fails is answered 502, as on the full path. Nil for an
+    /// https upstream without `tls`.
     package func inlineForwarding(timeout: Double, tls: UpstreamTLS? = nil, logger: Logger) -> InlineForwarding? {
-        InlineForwarding(forwarder: forwarder, timeout: timeout, tls: tls, logger: logger) { [self] head in
+        InlineForwarding(forwarder: forwarder, timeout: timeout, tls: tls, logger: logger, decideWithBody: { [self] head, inbound in
+            inbound.proceed()
+            let received: UpstreamForwarder.ReceivedBody
+            do throws(BodyError) { received = try await forwarder.receive(inbound.request, hashing: false) } catch {
+                let refusal = UpstreamForwarder.bodyRefusal(error, logger: logger)
+                return .answer(refusal.head, body: refusal.body)
+            }
+            let request = forwarder.upstreamRequest(for: head, principal: nil)
+            return await authorized(request, body: received, correctingClock: true, logger: logger)
+        }) { [self] head in
             let request = forwarder.upstreamRequest(for: head, principal: nil)
             if let outcome = client.authorizer.authorizeWithoutSuspending(request) {
                 return decision(outcome, logger: logger)
@@ -73,30 +84,37 @@ extension SigningProxyResponder {
             if let iam = client.authorizer as? IAMAuthorizer, let outcome = iam.authorizeWithoutSuspending(request, at: client.signingDate()) {
                 guard case .success(let signed) = outcome else { return decision(outcome, logger: logger) }
                 metrics?.record(mode: mode, passed: true)
-                return forwardLearningClock(signed, unsigned: request, logger: logger)
+                return forwardLearningClock(signed, unsigned: request, received: .none, logger: logger)
             }
-            return .later { await authorized(request, correctingClock: true, logger: logger) }
+            return .later { await authorized(request, body: .none, correctingClock: true, logger: logger) }
         }
     }
 
-    private func authorized(_ request: HTTPRequest, correctingClock: Bool, logger: Logger) async -> InlineForwarding.Decision {
-        let signed: HTTPRequest
+    private func authorized(
+        _ request: HTTPRequest, body: UpstreamForwarder.ReceivedBody, correctingClock: Bool, logger: Logger
+    ) async -> InlineForwarding.Decision {
+        let signed: AuthorizedRequest
         do throws(AuthorizationError) {
-            signed = try await client.authorizer.authorize(request, body: .empty, at: client.signingDate()).request
+            signed = try await client.authorizer.authorize(request, body: body.body, at: client.signingDate())
         } catch {
+            body.discard()
             return decision(.failure(error), logger: logger)
         }
         metrics?.record(mode: mode, passed: true)
-        guard correctingClock else { return .forward(signed) }
-        return forwardLearningClock(signed, unsigned: request, logger: logger)
+        let upstreamBody = UpstreamBody(signed.body, spool: body.spool)
+        guard correctingClock else { return .forward(signed.request, body: upstreamBody) }
+        return forwardLearningClock(signed.request, body: upstreamBody, unsigned: request, received: body, logger: logger)
     }
 
     /// Forwards `signed`; a rejection of its signing time teaches the client the server's
-    /// clock, and `unsigned` is authorized again, once.
-    private func forwardLearningClock(_ signed: HTTPRequest, unsigned request: HTTPRequest, logger: Logger) -> InlineForwarding.Decision {
-        .forward(signed) { [self] head, body in
-            guard client.learnClockOffset(from: ReceivedResponse(head: head, body: body)) else { return nil }
-            return .later { await authorized(request, correctingClock: false, logger: logger) }
+    /// clock, and `unsigned` is authorized again, once, with the same body.
+    private func forwardLearningClock(
+        _ signed: HTTPRequest, body: UpstreamBody = .none, unsigned request: HTTPRequest, received: UpstreamForwarder.ReceivedBody,
+        logger: Logger
+    ) -> InlineForwarding.Decision {
+        .forward(signed, body: body) { [self] head, answer in
+            guard client.learnClockOffset(from: ReceivedResponse(head: head, body: answer)) else { return nil }
+            return .later { await authorized(request, body: received, correctingClock: false, logger: logger) }
         }
     }
 

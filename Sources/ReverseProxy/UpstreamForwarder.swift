@@ -161,15 +161,23 @@ package struct UpstreamForwarder: Sendable {
 
         /// Removes the spool file, if any (a body that will not be forwarded).
         package func discard() { spool?.remove() }
+
+        /// No body.
+        static let none = ReceivedBody(body: .empty, spool: nil, sha256: nil)
     }
 
     /// The answer to a body ``receive(_:hashing:)`` refused: 413 past the body limit, 500 when the
     /// spool file cannot be written, 400 for a client that stopped sending.
     package static func refusal(_ error: BodyError, logger: Logger) -> Response {
+        response(bodyRefusal(error, logger: logger))
+    }
+
+    /// The answer to a body ``receive(_:hashing:)`` refused, as head and body.
+    static func bodyRefusal(_ error: BodyError, logger: Logger) -> (head: HTTPResponse, body: [UInt8]) {
         logger.info("request body refused", metadata: ["error": "\(error)"])
-        if case .tooLarge = error { return Self.error(.contentTooLarge, "RequestEntityTooLargeException", "Request Too Long") }
-        if case .spoolFailed = error { return Self.error(.internalServerError, "InternalServerErrorException", "Internal server error") }
-        return Self.error(.badRequest, "BadRequestException", "Invalid request body")
+        if case .tooLarge = error { return errorResponse(.contentTooLarge, "RequestEntityTooLargeException", "Request Too Long") }
+        if case .spoolFailed = error { return errorResponse(.internalServerError, "InternalServerErrorException", "Internal server error") }
+        return errorResponse(.badRequest, "BadRequestException", "Invalid request body")
     }
 
     /// Reads `request`'s body: in memory up to the spool threshold (when `Content-Length`

@@ -1,4 +1,6 @@
 import HTTPTypes
+import MultiAuthAsyncHTTPClient
+import MultiAuthCore
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -8,11 +10,13 @@ import NIOPosix
 /// The upstream connection an ``InlineForwardingHandler`` holds for its client connection
 /// (over TLS for an https upstream): opened on the first inline request, on the same event
 /// loop, kept open and reused while both sides keep it, opened again when the upstream closes
-/// it. One request at a time, as the client connection's exchanges are one at a time.
+/// it. One request at a time, as the client connection's exchanges are one at a time. A
+/// request's body is sent as the decision gave it: held bytes at once, a file or stream read
+/// off the event loop a chunk at a time, each written before the next is read.
 final class UpstreamLink {
     private enum State {
         case closed
-        case connecting(HTTPRequest)
+        case connecting(HTTPRequest, OutgoingBody)
         case open(UpstreamExchangeHandler)
     }
 
@@ -29,18 +33,18 @@ final class UpstreamLink {
         self.connectTimeout = connectTimeout
     }
 
-    /// Sends `request` (a body-less one) on the open connection, or on a new one; the
-    /// response parts go to `owner`. Returns true when an already open connection was used
-    /// (which the upstream may have closed meanwhile: a request lost that way can be sent again).
+    /// Sends `request` with `body` on the open connection, or on a new one; the response
+    /// parts go to `owner`. Returns true when an already open connection was used (which the
+    /// upstream may have closed meanwhile: a request lost that way can be sent again).
     @discardableResult
-    func send(_ request: HTTPRequest, on loop: any EventLoop, to owner: InlineForwardingHandler) -> Bool {
-        if case .open(let handler) = state, handler.isActive {
+    func send(_ request: HTTPRequest, body: OutgoingBody, on loop: any EventLoop, to owner: InlineForwardingHandler) -> Bool {
+        if case .open(let handler) = state, handler.isReusable {
             handler.owner = owner
-            handler.send(request)
+            handler.send(request, body: body)
             return true
         }
         close()
-        state = .connecting(request)
+        state = .connecting(request, body)
         ClientBootstrap(group: loop)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -63,7 +67,7 @@ final class UpstreamLink {
     }
 
     private func connected(_ result: Result<any Channel, any Error>, owner: InlineForwardingHandler?) {
-        guard case .connecting(let pending) = state, let owner else {
+        guard case .connecting(let pending, let body) = state, let owner else {
             if case .success(let channel) = result { channel.close(promise: nil) }
             return
         }
@@ -77,7 +81,7 @@ final class UpstreamLink {
             }
             handler.owner = owner
             state = .open(handler)
-            handler.send(pending)
+            handler.send(pending, body: body)
         case .failure(let error):
             state = .closed
             owner.upstreamConnectFailed(error)
@@ -109,16 +113,57 @@ final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHand
     weak var owner: InlineForwardingHandler?
     private var context: ChannelHandlerContext?
 
-    var isActive: Bool { context?.channel.isActive ?? false }
+    /// A request's body is still being written: the connection is not free for the next.
+    private var bodyPending = false
+
+    /// Open, and done with the last request's body (an upstream may answer before it is all sent).
+    var isReusable: Bool { (context?.channel.isActive ?? false) && !bodyPending }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
     func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
-    func send(_ request: HTTPRequest) {
+    func send(_ request: HTTPRequest, body: OutgoingBody) {
         guard let context else { return }
-        context.write(wrapOutboundOut(.head(request)), promise: nil)
+        switch body {
+        case .empty:
+            context.write(wrapOutboundOut(.head(request)), promise: nil)
+        case .bytes(let bytes):
+            var request = request
+            request.headerFields[.contentLength] = String(bytes.count)
+            context.write(wrapOutboundOut(.head(request)), promise: nil)
+            context.write(wrapOutboundOut(.body(ByteBuffer(bytes: bytes))), promise: nil)
+        case .file, .stream:
+            guard let source = try? ChunkSource.opening(body) else {
+                // The inline handler sees the connection close and answers 502.
+                context.close(promise: nil)
+                return
+            }
+            var request = request
+            request.headerFields[.contentLength] = String(source.length)
+            context.writeAndFlush(wrapOutboundOut(.head(request)), promise: nil)
+            stream(source, on: context.channel)
+            return
+        }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    /// Writes `source`'s chunks, each read off the event loop once the last is written; a
+    /// chunk that cannot be read or written closes the connection.
+    private func stream(_ source: ChunkSource, on channel: any Channel) {
+        bodyPending = true
+        let sent = NIOLoopBound(self, eventLoop: channel.eventLoop)
+        Task {
+            do {
+                for try await chunk in UploadChunks(source: source) {
+                    try await channel.writeAndFlush(HTTPRequestPart.body(chunk))
+                }
+                try await channel.writeAndFlush(HTTPRequestPart.end(nil))
+                channel.eventLoop.execute { sent.value.bodyPending = false }
+            } catch {
+                channel.close(promise: nil)
+            }
+        }
     }
 
     func setReading(_ reading: Bool) {

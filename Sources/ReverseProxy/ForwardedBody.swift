@@ -1,0 +1,34 @@
+import Hummingbird
+import MultiAuthCore
+import NIOCore
+
+/// The body an inline decision sends upstream (``InlineForwarding/Decision/forward(_:body:rejectionCheck:)``),
+/// and the spool file it came from, removed once the exchange ends.
+package struct UpstreamBody: Sendable {
+    /// The bytes to send: held, a file, or a stream (an `aws-chunked` encoding).
+    package let body: OutgoingBody
+    let spool: SpooledBody?
+
+    /// `body`, read from `spool` when there is one.
+    package init(_ body: OutgoingBody, spool: SpooledBody? = nil) {
+        self.body = body
+        self.spool = spool
+    }
+
+    /// No body.
+    package static let none = UpstreamBody(.empty)
+}
+
+/// A request's body as an inline decision receives it: read as it arrives (the client's
+/// connection reads on only as the decision takes it in), with the request as Hummingbird
+/// shapes it, so the full path's body handling serves both.
+package struct InboundBody: Sendable {
+    /// The request, its body streaming in.
+    package let request: Request
+    let channel: any Channel
+
+    /// Says the head has passed: a client waiting for `100 Continue` gets it now (``ExpectContinue``).
+    package func proceed() {
+        channel.triggerUserOutboundEvent(ExpectContinue.Proceed(), promise: nil)
+    }
+}
