@@ -72,24 +72,22 @@ struct GatewayCommand: AsyncParsableCommand {
         let address = try ListenAddress(server.listen)
         let modes = authorizer.modes.map(\.rawValue).joined(separator: ", ")
         let observability = try Observability(server.observe, decision: .verification)
-        try await LocalServer.withUpstreamSender(server) { sender in
-            let forwarder: UpstreamForwarder
-            do throws(ReverseProxyError) { forwarder = try UpstreamForwarder(upstream: server.upstream ?? "", sender: sender, maxBodySize: maxBody) } catch {
-                throw CLIError("--upstream", error)
-            }
-            let gateway = GatewayResponder(authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics)
-            let interval = refreshInterval ?? store.defaultRefreshInterval
-            let changes = keyStore.flatMap { opened in interval > 0 ? opened.backend.changes(pollingEvery: interval) : nil }
-            try await HangUpReload.whileServing(name: "multiauth gateway", watching: changes, reload: { try await reload(keyStore, into: authorizers) }) {
-                try await LocalServer.run(
-                    gateway, inline: gateway.inlineForwarding(timeout: server.upstreamTimeout, tls: try server.upstreamTLS(), logger: logger), listen: address, options: server,
-                    name: "multiauth-gateway", detail: "modes \(modes)", observability: observability,
-                    identify: { head in
-                        let presented = authorizers.current.presented(head)
-                        return (presented.mode?.rawValue ?? "NONE", presented.principal ?? "-")
-                    },
-                    logger: logger)
-            }
+        let forwarder: UpstreamForwarder
+        do throws(ReverseProxyError) { forwarder = try UpstreamForwarder(upstream: server.upstream ?? "", maxBodySize: maxBody) } catch {
+            throw CLIError("--upstream", error)
+        }
+        let gateway = VerifyingGateway(authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics)
+        let forwarding = InlineForwarding(route: gateway.route(tls: try server.upstreamTLS(), logger: logger), timeout: server.upstreamTimeout, logger: logger)
+        let interval = refreshInterval ?? store.defaultRefreshInterval
+        let changes = keyStore.flatMap { opened in interval > 0 ? opened.backend.changes(pollingEvery: interval) : nil }
+        try await HangUpReload.whileServing(name: "multiauth gateway", watching: changes, reload: { try await reload(keyStore, into: authorizers) }) {
+            try await LocalServer.run(
+                forwarding, listen: address, options: server, name: "multiauth-gateway", detail: "modes \(modes)", observability: observability,
+                identify: { head in
+                    let presented = authorizers.current.presented(head)
+                    return (presented.mode?.rawValue ?? "NONE", presented.principal ?? "-")
+                },
+                logger: logger)
         }
     }
 

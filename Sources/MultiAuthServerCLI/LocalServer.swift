@@ -4,55 +4,62 @@ import HummingbirdCore
 import Logging
 import MultiAuthAsyncHTTPClient
 import NIOCore
+import NIOPosix
 import NIOSSL
 import HummingbirdTLS
 import MultiAuthCore
 import ServiceLifecycle
 import ReverseProxy
 
-/// The HTTP server under `multiauth proxy` and `multiauth gateway`: Hummingbird on HTTP/1.1,
-/// run as a ServiceLifecycle service (SIGINT or SIGTERM stop accepting and let requests in
-/// flight finish), idle connections closed after a minute, a request head given
+/// The HTTP server under `multiauth proxy` and `multiauth gateway`: HTTP/1.1 on a pipeline of
+/// our own (``ReverseProxy/InlineForwardingChannel``) served by Hummingbird's `Server`, run
+/// as a ServiceLifecycle service (SIGINT or SIGTERM stop accepting and let requests in flight
+/// finish), idle connections closed after a minute, a request head given
 /// `requestHeadTimeout` seconds to arrive whole (``RequestHeadDeadline``), a body kept to a
 /// pace (``RequestBodyPace``), `Expect: 100-continue` answered (``ExpectContinue``), at most
 /// `maxConnections` connections open at once (``ConnectionLimit``), headers over 80 KiB refused.
 enum LocalServer {
     static let idleTimeout = TimeAmount.seconds(60)
 
-    /// Serves `responder` on `listen` until a stop signal; prints `<name>: listening on http://HOST:PORT, <detail>`
+    /// Serves `forwarding` on `listen` until a stop signal; prints `<name>: listening on http://HOST:PORT, <detail>`
     /// on standard error once the port is open (the actual port when `listen` asked for 0).
     /// With `observability`, every exchange is reported (`identify` names what a request
     /// presented), and its metrics listener runs beside the server, its `/healthz` saying
     /// `problem` (nil: healthy) until the server drains.
-    static func run<Responder: HTTPResponder>(
-        _ responder: Responder, inline: InlineForwarding?, listen: ListenAddress, options: ServerOptions, name: String, detail: String,
+    static func run(
+        _ forwarding: InlineForwarding, listen: ListenAddress, options: ServerOptions, name: String, detail: String,
         observability: Observability, identify: @escaping PresentedIdentity, problem: @escaping @Sendable () async -> String? = { nil },
         logger: Logger
-    ) async throws where Responder.Context == ForwardingContext {
+    ) async throws {
         let headLimit = TimeAmount.nanoseconds(Int64(options.requestHeadTimeout * 1e9))
         let bodyLimit = TimeAmount.nanoseconds(Int64(options.bodyTimeout * 1e9))
         let connections = ConnectionLimit.Counter(limit: options.maxConnections, logger: logger)
-        let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [observability.observer(identify: identify)].compactMap { $0 } + [
+        let minimumRate = options.bodyMinRate
+        let handlers: @Sendable () -> [any RemovableChannelHandler] = {
+            [observability.observer(identify: identify)].compactMap { $0 } + [
                 ConnectionLimit(connections), RequestHeadDeadline(limit: headLimit),
-                RequestBodyPace(timeout: bodyLimit, minimumRate: options.bodyMinRate), CloseAfterAnswer(), ExpectContinue(),
-            ],
-            idleTimeout: idleTimeout)
-        var server: HTTPServerBuilder = inline.map { .http1(configuration: http1, inlineForwarding: $0) } ?? .http1(configuration: http1)
-        if let tls = try tlsConfiguration(options) { server = try .tls(server, tlsConfiguration: tls) }
+                RequestBodyPace(timeout: bodyLimit, minimumRate: minimumRate), CloseAfterAnswer(), ExpectContinue(),
+            ]
+        }
+        let channel = InlineForwardingChannel(forwarding: forwarding, handlers: handlers, idleTimeout: idleTimeout)
         let scheme = options.tlsCert == nil ? "http" : "https"
-        let app = Application(
-            responder: TracedResponder(responder), server: server,
-            configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: name),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? listen.port
-                StandardError.emit("\(name.replacing("-", with: " ")): listening on \(scheme)://\(listen.host):\(port), \(detail)")
-            },
-            logger: logger)
+        let configuration = ServerConfiguration(address: .hostname(listen.host, port: listen.port), serverName: name)
+        let running: @Sendable (any Channel) async -> Void = { channel in
+            let port = channel.localAddress?.port ?? listen.port
+            StandardError.emit("\(name.replacing("-", with: " ")): listening on \(scheme)://\(listen.host):\(port), \(detail)")
+        }
+        let server: any Service
+        if let tls = try tlsConfiguration(options) {
+            server = try TLSChannel(channel, tlsConfiguration: tls).server(
+                configuration: configuration, onServerRunning: running, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
+        } else {
+            server = channel.server(
+                configuration: configuration, onServerRunning: running, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
+        }
         // Shut down in reverse order: the drain notice first (/healthz turns 503), then the
         // server (requests in flight finish), then the metrics listener.
         let services: [any Service] = [observability.metricsService(problem: problem, logger: logger)].compactMap { $0 }
-            + [app, DrainNotice(health: observability.health)]
+            + [server, DrainNotice(health: observability.health)]
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         await observability.accessLog?.drain()
@@ -74,9 +81,6 @@ enum LocalServer {
     /// on the server's event loops, `--upstream-connections` wide) made with `options`, shut
     /// down afterwards whatever happens.
     static func withUpstreamSender(_ options: ServerOptions, _ body: (AsyncHTTPClientSender) async throws -> Void) async throws {
-        if options.upstreamInsecure {
-            StandardError.emit("warning: --upstream-insecure: the upstream's TLS certificate is not verified")
-        }
         let sender = AsyncHTTPClientSender(options: options.senderOptions, connectionsPerHost: options.upstreamConnections)
         do { try await body(sender) } catch {
             try? await sender.shutdown()

@@ -52,17 +52,19 @@ struct ProxyCommand: AsyncParsableCommand {
         let observability = try Observability(server.observe, decision: .signature)
         let mode = access.auth.modeName
         let table = try routes.isEmpty ? [ProxyRoute(host: "", upstream: server.upstream ?? "")] : routes.map(ProxyRoute.init)
+        let tls = try server.upstreamTLS()
         try await LocalServer.withUpstreamSender(server) { transport in
-            var responders: [String: SigningProxyResponder] = [:]
+            var routed: [String: InlineForwarding.Route] = [:]
             var authorizers: [any RequestAuthorizer] = []
             for route in table {
                 let authorizer = try await route.options(from: access).authorizer(
                     forHost: try route.upstreamHost(), logger: logger, payloadSigning: payloadSigning)
                 let client = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, retry: .once, logger: logger)
                 do throws(ReverseProxyError) {
-                    responders[route.host] = try SigningProxyResponder(
+                    let proxy = try SigningProxy(
                         upstream: route.upstream, client: client, maxBodySize: maxBody, spoolThreshold: upload.chunked ? 0 : 1 << 20,
                         metrics: observability.metrics, mode: mode, replacingClientSignature: access.auth == .iam)
+                    routed[route.host] = proxy.route(tls: tls, logger: logger)
                 } catch { throw CLIError(routes.isEmpty ? "--upstream" : "--route", error) }
                 authorizers.append(authorizer)
             }
@@ -71,16 +73,10 @@ struct ProxyCommand: AsyncParsableCommand {
                 for authorizer in authorizers { if let problem = await Self.credentialProblem(authorizer) { return problem } }
                 return nil
             }
-            if let single = responders[""] {
-                try await LocalServer.run(
-                    single, inline: single.inlineForwarding(timeout: server.upstreamTimeout, tls: try server.upstreamTLS(), logger: logger), listen: address, options: server,
-                    name: "multiauth-proxy", detail: detail, observability: observability, identify: { _ in (mode, "-") }, problem: problem,
-                    logger: logger)
-            } else {
-                try await LocalServer.run(
-                    HostRoutingResponder(routes: responders), inline: nil, listen: address, options: server, name: "multiauth-proxy",
-                    detail: detail, observability: observability, identify: { _ in (mode, "-") }, problem: problem, logger: logger)
-            }
+            try await LocalServer.run(
+                InlineForwarding(routes: routed, timeout: server.upstreamTimeout, logger: logger), listen: address, options: server,
+                name: "multiauth-proxy", detail: detail, observability: observability, identify: { _ in (mode, "-") }, problem: problem,
+                logger: logger)
         }
     }
 

@@ -40,6 +40,7 @@ struct ServerOptions: ParsableArguments {
 
     /// TLS for an https upstream on the inline path, with the same trust as ``senderOptions``.
     func upstreamTLS() throws -> UpstreamTLS {
+        if upstreamInsecure { StandardError.emit("warning: --upstream-insecure: the upstream's TLS certificate is not verified") }
         do { return try UpstreamTLS(caBundle: upstreamCaBundle, verifies: !upstreamInsecure) } catch {
             throw CLIError("--upstream-ca-bundle", "\(error)")
         }

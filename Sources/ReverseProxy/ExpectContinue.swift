@@ -6,7 +6,7 @@ import NIOHTTPTypes
 ///
 /// A client that asks waits for `100 Continue` before it sends the body (curl waits a
 /// second, then sends anyway). The responder says when the head has passed and the body is
-/// wanted (``ForwardingContext/proceedWithBody()``); the `100` goes out then. When the final
+/// wanted (``InboundBody/proceed()``); the `100` goes out then. When the final
 /// answer comes first (the head was refused), the body the client holds back is never read:
 /// the answer gets `Connection: close` and the connection ends with it (``CloseAfterAnswer``),
 /// so no half-sent body is taken for the next request.

@@ -2,27 +2,27 @@ import HTTPTypes
 import Logging
 import NIOCore
 
-/// What the proxy and the gateway do with a body-less request without leaving the
-/// connection's event loop: decide on it (authorize or verify), then send it to the upstream
-/// over a connection held for that client connection, and write the upstream's response back
-/// as it arrives. No task, no thread hop and no copy of the body on the way; a request this
-/// cannot take (one with a body, an `Expect` or `Upgrade`) goes the full way, through the
-/// Hummingbird responder. An https upstream is reached over TLS here too (``UpstreamTLS``).
+/// How the proxy and the gateway serve every request: decide on it (authorize or verify),
+/// send it to its upstream over a connection held for the client's connection, and write the
+/// upstream's response back as it arrives.
+///
+/// A body-less request is decided on the connection's event loop (no task, no thread hop)
+/// when its route can (``Route/decide``), else in a task; a request with a body is decided in
+/// a task that reads the body as it arrives (``Route/decideWithBody``). With several routes,
+/// the request's `Host` picks one; a host without a route is answered 421.
 ///
 /// Built into the server by ``InlineForwardingChannel``; one ``InlineForwardingHandler`` per
 /// connection does the work.
 package struct InlineForwarding: Sendable {
     /// What happens to one request.
     package enum Decision: Sendable {
-        /// Send this request (already authorized, addressed to the upstream) on. With a
-        /// `rejectionCheck`, a 400, 401 or 403 answer is read whole first (up to 64 KiB) and
-        /// handed to it: a decision it returns replaces the answer (the request signed again
-        /// for a corrected clock, say), nil passes the answer on.
+        /// Send this request (already authorized, addressed to the upstream) on, with `body`.
+        /// With a `rejectionCheck`, a 400, 401 or 403 answer is read whole first (up to 64 KiB)
+        /// and handed to it: a decision it returns replaces the answer (the request signed
+        /// again for a corrected clock, say), nil passes the answer on.
         case forward(HTTPRequest, body: UpstreamBody = .none, rejectionCheck: RejectionCheck? = nil)
         /// Answer the client with this response and body; nothing goes upstream.
         case answer(HTTPResponse, body: [UInt8])
-        /// Leave the request to the full path (the Hummingbird responder).
-        case fullPath
         /// Decide after something asynchronous (a token read, a credential refresh): the
         /// function runs once, in a task, and its decision is carried out on the event loop.
         case later(@Sendable () async -> Decision)
@@ -31,46 +31,76 @@ package struct InlineForwarding: Sendable {
     /// Looks at an upstream's rejection (its head and whole body) before the client sees it.
     package typealias RejectionCheck = @Sendable (HTTPResponse, [UInt8]) -> Decision?
 
+    /// One upstream and how the requests sent to it are decided.
+    package struct Route: Sendable {
+        let host: String
+        let port: Int
+        /// TLS for an https upstream; nil for http.
+        let tls: UpstreamTLS?
+        /// Decides on a body-less request head, on the event loop: it must not block.
+        let decide: @Sendable (HTTPRequest) -> Decision
+        /// Decides on a request with a body, in a task: it reads the body as it needs.
+        let decideWithBody: @Sendable (HTTPRequest, InboundBody) async -> Decision
+
+        /// A route to `forwarder`'s upstream, over `tls` when it is https.
+        package init(
+            forwarder: UpstreamForwarder, tls: UpstreamTLS,
+            decideWithBody: @escaping @Sendable (HTTPRequest, InboundBody) async -> Decision,
+            decide: @escaping @Sendable (HTTPRequest) -> Decision
+        ) {
+            let secure = forwarder.upstream.scheme == "https"
+            let host = forwarder.upstream.host
+            self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            port = forwarder.upstream.port ?? (secure ? 443 : 80)
+            self.tls = secure ? tls : nil
+            self.decide = decide
+            self.decideWithBody = decideWithBody
+        }
+    }
+
     /// The statuses a ``RejectionCheck`` is shown, and the most of such an answer held for it.
     static let checkedStatuses: Set<Int> = [400, 401, 403]
     static let checkedBodyLimit = 64 << 10
 
-    /// The upstream's host and port, and its TLS for an https upstream.
-    let host: String
-    let port: Int
-    let tls: UpstreamTLS?
+    /// The routes by host name (lowercase, no port); `""` alone for a single upstream.
+    let routes: [String: Route]
     /// The most time from sending a request to the upstream's last response byte.
     let timeout: TimeAmount
-    /// Decides on each body-less request head, on the event loop: it must not block.
-    let decide: @Sendable (HTTPRequest) -> Decision
-    /// Decides on a request with a body, in a task: it reads the body as it needs.
-    let decideWithBody: (@Sendable (HTTPRequest, InboundBody) async -> Decision)?
     let logger: Logger
 
-    /// Inline forwarding to `forwarder`'s upstream, over `tls` for an https upstream (nil
-    /// without it: that upstream is left to the full path). `decide` runs on the connection's
-    /// event loop for every body-less request head and must return without blocking.
-    /// `decideWithBody`, when given, decides on requests with a body (else they take the full path).
-    package init?(
-        forwarder: UpstreamForwarder, timeout: Double, tls: UpstreamTLS? = nil, logger: Logger,
-        decideWithBody: (@Sendable (HTTPRequest, InboundBody) async -> Decision)? = nil,
-        decide: @escaping @Sendable (HTTPRequest) -> Decision
-    ) {
-        let secure = forwarder.upstream.scheme == "https"
-        guard forwarder.upstream.scheme == "http" || (secure && tls != nil) else { return nil }
-        let host = forwarder.upstream.host
-        self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        port = forwarder.upstream.port ?? (secure ? 443 : 80)
-        self.tls = secure ? tls : nil
+    /// Every request to `route`; `timeout` seconds from sending a request to its last response byte.
+    package init(route: Route, timeout: Double, logger: Logger) {
+        self.init(routes: ["": route], timeout: timeout, logger: logger)
+    }
+
+    /// Requests to the route their `Host` names (`routes` by lowercase host name).
+    package init(routes: [String: Route], timeout: Double, logger: Logger) {
+        self.routes = routes
         self.timeout = .nanoseconds(Int64(timeout * 1e9))
-        self.decide = decide
-        self.decideWithBody = decideWithBody
         self.logger = logger
     }
 
-    /// True for a request decided at once, on the event loop: no body (no
-    /// `Transfer-Encoding`, a `Content-Length` of 0 or none), nothing asking for an interim
-    /// response or a protocol switch, and not `CONNECT`.
+    /// The route for `head`: the only one, or the one its `Host` names.
+    func route(for head: HTTPRequest) -> Route? {
+        if routes.count == 1, let only = routes[""] { return only }
+        return routes[Self.hostName(head.authority)]
+    }
+
+    /// `authority`'s host, lowercase, without a port (`[::1]:80` gives `[::1]`).
+    static func hostName(_ authority: String?) -> String {
+        guard let authority else { return "" }
+        let host: Substring
+        if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") {
+            host = authority[...end]
+        } else {
+            host = authority.prefix { $0 != ":" }
+        }
+        return host.lowercased()
+    }
+
+    /// True for a request decided at once, on the event loop: no body (no `Transfer-Encoding`,
+    /// a `Content-Length` of 0 or none), nothing asking for an interim response or a protocol
+    /// switch, and not `CONNECT`.
     static func takesInline(_ head: HTTPRequest) -> Bool {
         guard head.method != .connect else { return false }
         for field in head.headerFields {
@@ -83,7 +113,7 @@ package struct InlineForwarding: Sendable {
         return true
     }
 
-    /// The answer for a rejection or failure, as the full path gives it (API Gateway's form).
+    /// The answer for a rejection or failure (API Gateway's form).
     static func answer(_ status: HTTPResponse.Status, _ type: String, _ message: String) -> Decision {
         let response = UpstreamForwarder.errorResponse(status, type, message)
         return .answer(response.head, body: response.body)

@@ -1,4 +1,3 @@
-import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -7,54 +6,58 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
 /// The proxy's and gateway's HTTP/1.1 connections, a pipeline built here from public parts:
-/// SwiftNIO's HTTP/1 server codec, the conversion to swift-http-types, the `handlers` given
-/// (limits, observers), Hummingbird's `HTTPConnectionStateHandler` (idle timeout, graceful
-/// shutdown) and an ``InlineForwardingHandler`` that forwards on the event loop; what it
-/// passes on reaches the Hummingbird `responder`.
+/// SwiftNIO's HTTP/1 server codec (a malformed request is answered 400 and the connection
+/// closed), the conversion to swift-http-types, the `handlers` given (limits, observers),
+/// Hummingbird's `HTTPConnectionStateHandler` (idle timeout, graceful shutdown), and an
+/// ``InlineForwardingHandler`` that serves every request. Served by Hummingbird's `Server`
+/// (a ServiceLifecycle service), plain or inside its TLS channel.
 package struct InlineForwardingChannel: ServerChildChannel {
-    package typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
+    /// A connection being served.
+    package struct Value: ServerChildChannelValue {
+        package let channel: any Channel
+    }
 
-    let http1: HTTP1Channel
     let forwarding: InlineForwarding
+    let handlers: @Sendable () -> [any RemovableChannelHandler]
+    let idleTimeout: TimeAmount
+    /// The most bytes of request head fields, and the most fields (more is answered 431 or 400).
+    let maxHeaderBytes: Int
+    let maxHeaderCount: Int
 
-    /// Connections whose requests `forwarding` takes, the rest served by `http1`'s responder;
-    /// `http1`'s configuration gives the handlers, the idle timeout and the header limits.
-    package init(_ http1: HTTP1Channel, forwarding: InlineForwarding) {
-        self.http1 = http1
+    /// Connections whose requests `forwarding` serves, through `handlers` (made anew for each
+    /// connection), closed after `idleTimeout` without a request.
+    package init(
+        forwarding: InlineForwarding, handlers: @escaping @Sendable () -> [any RemovableChannelHandler], idleTimeout: TimeAmount,
+        maxHeaderBytes: Int = 80 << 10, maxHeaderCount: Int = 1000
+    ) {
         self.forwarding = forwarding
+        self.handlers = handlers
+        self.idleTimeout = idleTimeout
+        self.maxHeaderBytes = maxHeaderBytes
+        self.maxHeaderCount = maxHeaderCount
     }
 
     /// Builds the connection's pipeline.
     package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            let configuration = http1.configuration
             var limits = NIOHTTPDecoderLimitConfiguration()
-            limits.maxHeaderFieldSize = configuration.httpDecoder.maxHeaderFieldSize
-            limits.maxHeaderListSize = configuration.httpDecoder.maxHeaderListSize
-            limits.maxHeaderFieldCount = configuration.httpDecoder.maxHeaderFieldCount
+            limits.maxHeaderFieldSize = maxHeaderBytes
+            limits.maxHeaderListSize = maxHeaderBytes
+            limits.maxHeaderFieldCount = maxHeaderCount
             let operations = channel.pipeline.syncOperations
             try operations.configureHTTPServerPipeline(
-                withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
+                withPipeliningAssistance: false, withErrorHandling: true, withOutboundHeaderValidation: false,
                 withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
             try operations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-            try operations.addHandlers(configuration.additionalChannelHandlers())
-            try operations.addHandler(HTTPConnectionStateHandler(idleTimeout: configuration.idleTimeout.map { .init($0) }, logger: logger))
+            try operations.addHandlers(handlers())
+            try operations.addHandler(HTTPConnectionStateHandler(idleTimeout: .init(idleTimeout), logger: logger))
             try operations.addHandler(InlineForwardingHandler(forwarding))
-            return try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+            return Value(channel: channel)
         }
     }
 
-    /// Serves the requests the inline handler passes on, as `HTTP1Channel` does.
+    /// Waits for the connection to close: its handlers do all the work.
     package func handle(value: Value, logger: Logger) async {
-        await http1.handle(value: value, logger: logger)
-    }
-}
-
-extension HTTPServerBuilder {
-    /// HTTP/1.1 with inline forwarding (``InlineForwardingChannel``).
-    package static func http1(configuration: HTTP1Channel.Configuration, inlineForwarding: InlineForwarding) -> HTTPServerBuilder {
-        .init { responder in
-            InlineForwardingChannel(HTTP1Channel(responder: responder, configuration: configuration), forwarding: inlineForwarding)
-        }
+        try? await value.channel.closeFuture.get()
     }
 }

@@ -4,15 +4,16 @@ import Logging
 import MultiAuthCore
 import NIOCore
 import NIOHTTPTypes
+import Tracing
 
-/// One client connection's inline exchanges (``InlineForwarding``).
+/// One client connection's exchanges (``InlineForwarding``), one at a time.
 ///
-/// Sits after Hummingbird's connection-state handler (which so sees every request and
-/// response, and keeps the idle timeout and graceful shutdown right) and before the channel's
-/// hand-over to the Hummingbird responder. A body-less request head arriving while no
-/// full-path request is open or unanswered is decided here; everything else is passed on
-/// untouched. Responses go out in request order: while an inline exchange runs, the parts of
-/// requests pipelined behind it are held (and reading paused), then replayed.
+/// The last handler of the connection's pipeline, after Hummingbird's connection-state
+/// handler (which so sees every request and response, and keeps the idle timeout and
+/// graceful shutdown right). Responses go out in request order: while an exchange runs, the
+/// parts of requests pipelined behind it are held (and reading paused), then replayed. Each
+/// exchange is a server span (swift-distributed-tracing; a no-op until a tracer is bootstrapped)
+/// whose parent is the client's W3C `traceparent`.
 final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -23,6 +24,8 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     private struct Exchange {
         let number: Int
         let head: HTTPRequest
+        let route: InlineForwarding.Route?
+        let span: any Span
         /// The connection closes after this response: the client asked, or the answer came
         /// before the request's body had been read.
         var closesConnection: Bool
@@ -43,10 +46,15 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         var body: InboundBodyStream?
         var upstreamBody = UpstreamBody.none
 
-        init(number: Int, head: HTTPRequest) {
+        init(number: Int, head: HTTPRequest, route: InlineForwarding.Route?) {
             self.number = number
             self.head = head
+            self.route = route
             closesConnection = CloseAfterAnswer.saysClose(head.headerFields)
+            var parent = ServiceContext.topLevel
+            InstrumentationSystem.instrument.extract(head.headerFields, into: &parent, using: HTTPFieldsCarrier())
+            span = InstrumentationSystem.tracer.startAnySpan("HTTP \(head.method.rawValue)", context: parent, ofKind: .server)
+            span.attributes["http.request.method"] = head.method.rawValue
         }
     }
 
@@ -54,20 +62,16 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var context: ChannelHandlerContext?
     private var exchange: Exchange?
     private var exchangesStarted = 0
-    /// Full-path requests whose response has not ended, and whether one is still being read.
-    private var fullPathResponsesDue = 0
-    private var fullPathRequestOpen = false
-    /// Parts of requests pipelined behind an inline exchange, and a read held meanwhile.
+    /// Parts of requests pipelined behind an exchange, and a read held meanwhile.
     private var heldParts: [HTTPRequestPart] = []
     private var heldRead = false
-    /// The client closed its sending side behind a request still being answered here: the
-    /// full path hears of it (and ends the connection) only once that answer is out.
-    private var heldInputClosed = false
+    /// The client closed its sending side: the connection ends once what it sent is answered.
+    private var inputClosed = false
     private let upstream: UpstreamLink
 
     init(_ forwarding: InlineForwarding) {
         self.forwarding = forwarding
-        upstream = UpstreamLink(host: forwarding.host, port: forwarding.port, tls: forwarding.tls, connectTimeout: forwarding.timeout)
+        upstream = UpstreamLink(connectTimeout: forwarding.timeout)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -95,11 +99,11 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? ChannelEvent, event == .inputClosed, exchange != nil {
-            heldInputClosed = true
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
+        guard let event = event as? ChannelEvent, event == .inputClosed else { return context.fireUserInboundEventTriggered(event) }
+        inputClosed = true
+        if exchange == nil, heldParts.isEmpty { return context.close(promise: nil) }
+        // The rest of a body being read can no longer come.
+        if exchange?.requestEnded == false { exchange?.body?.fail(ChannelError.inputClosed) }
     }
 
     func read(context: ChannelHandlerContext) {
@@ -114,14 +118,6 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
             heldRead = false
             context.read()
         }
-    }
-
-    /// The full path's response parts: its `.end` closes one full-path request. (Never below
-    /// zero: a response the full path makes without a request, to a broken one, closes the
-    /// connection anyway.)
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { fullPathResponsesDue = max(0, fullPathResponsesDue - 1) }
-        context.write(data, promise: promise)
     }
 
     // MARK: Requests
@@ -139,34 +135,20 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
             }
             return
         }
-        if case .head(let head) = part, fullPathResponsesDue == 0, !fullPathRequestOpen {
-            let refusal = UpstreamForwarder.refusal(of: head).map { InlineForwarding.Decision.answer($0.head, body: $0.body) }
-            if InlineForwarding.takesInline(head) {
-                let decision = refusal ?? forwarding.decide(head)
-                if case .fullPath = decision {} else {
-                    exchangesStarted += 1
-                    exchange = Exchange(number: exchangesStarted, head: head)
-                    carry(decision)
-                    return
-                }
-            } else if let decideWithBody = forwarding.decideWithBody {
-                exchangesStarted += 1
-                let body = InboundBodyStream(loop: context.eventLoop, handler: self)
-                exchange = Exchange(number: exchangesStarted, head: head)
-                exchange?.body = body
-                let inbound = InboundBody(request: Request(head: head, body: body.body), channel: context.channel)
-                carry(refusal ?? .later { await decideWithBody(head, inbound) })
-                return
-            }
+        // Between exchanges only a head can come: the decoder ends each request before the next.
+        guard case .head(let head) = part else { return }
+        exchangesStarted += 1
+        let route = forwarding.route(for: head)
+        exchange = Exchange(number: exchangesStarted, head: head, route: route)
+        let refusal = UpstreamForwarder.refusal(of: head).map { InlineForwarding.Decision.answer($0.head, body: $0.body) }
+        guard let route else {
+            return carry(refusal ?? InlineForwarding.answer(.misdirectedRequest, "MisdirectedRequestException", "No route for this host"))
         }
-        switch part {
-        case .head:
-            fullPathResponsesDue += 1
-            fullPathRequestOpen = true
-        case .end: fullPathRequestOpen = false
-        case .body: break
-        }
-        context.fireChannelRead(wrapInboundOut(part))
+        if InlineForwarding.takesInline(head) { return carry(refusal ?? route.decide(head)) }
+        let body = InboundBodyStream(loop: context.eventLoop, handler: self)
+        exchange?.body = body
+        let inbound = InboundBody(request: Request(head: head, body: body.body), channel: context.channel)
+        carry(refusal ?? .later { await route.decideWithBody(head, inbound) })
     }
 
     private func carry(_ decision: InlineForwarding.Decision) {
@@ -174,10 +156,6 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         switch decision {
         case .forward(let request, let body, let check): send(request, body: body, rejectionCheck: check)
         case .answer(let head, let body): answer(head, body: body)
-        case .fullPath:
-            // Only a `.later` decision can get here, after the head was taken: too late to hand on.
-            forwarding.logger.error("an inline decision asked for the full path after the request was taken")
-            carry(InlineForwarding.answer(.internalServerError, "InternalServerErrorException", "Internal server error"))
         case .later(let work):
             let promise = context.eventLoop.makePromise(of: InlineForwarding.Decision.self)
             promise.completeWithTask { await work() }
@@ -204,6 +182,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         var head = head
         if exchange.closesConnection { head.headerFields[.connection] = "close" }
         self.exchange?.responseStarted = true
+        exchange.span.attributes["http.response.status_code"] = Int(head.status.code)
         forwarding.logger.debug(
             "answered inline",
             metadata: ["request": "\(exchange.head.method) \(Redaction.target(exchange.head.path ?? "/"))", "status": "\(head.status.code)"])
@@ -223,7 +202,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private func send(_ request: HTTPRequest, body: UpstreamBody, rejectionCheck: InlineForwarding.RejectionCheck?) {
-        guard let context, let number = exchange?.number else { return }
+        guard let context, let number = exchange?.number, let target = exchange?.route else { return }
         var request = request
         if case .empty = body.body, Self.bodyExpected.contains(request.method) { request.headerFields[.contentLength] = "0" }
         exchange?.upstreamBody = body
@@ -233,8 +212,9 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         exchange?.deadline = context.eventLoop.assumeIsolated().scheduleTask(in: forwarding.timeout) { [self] in
             if exchange?.number == number { upstreamTimedOut() }
         }
+        if let span = exchange?.span { InstrumentationSystem.instrument.inject(span.context, into: &request.headerFields, using: HTTPFieldsCarrier()) }
         exchange?.request = request
-        exchange?.onReusedConnection = upstream.send(request, body: body.body, on: context.eventLoop, to: self)
+        exchange?.onReusedConnection = upstream.send(request, body: body.body, to: target, on: context.eventLoop, owner: self)
     }
 
     /// Ends the exchange once both its request and its response have, and goes on with what
@@ -243,6 +223,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         guard let current = exchange, current.requestEnded, current.responseEnded else { return }
         current.deadline?.cancel()
         current.upstreamBody.spool?.remove()
+        current.span.end()
         exchange = nil
         guard let context else { return }
         let held = heldParts
@@ -253,13 +234,11 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
             heldRead = false
             context.read()
         }
-        if heldInputClosed, exchange == nil {
-            heldInputClosed = false
-            context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
-        }
+        if inputClosed, exchange == nil { context.close(promise: nil) }
     }
 
     private func endEverything() {
+        exchange?.span.end()
         exchange?.deadline?.cancel()
         exchange?.body?.fail(ChannelError.ioOnClosedChannel)
         exchange?.upstreamBody.spool?.remove()
@@ -333,12 +312,13 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// The upstream connection closed: an exchange waiting on it fails.
     func upstreamClosed() {
         guard let context, let current = exchange, current.sent, !current.responseEnded else { return }
-        if current.onReusedConnection, !current.responseStarted, let request = current.request, Self.idempotent.contains(request.method),
+        if current.onReusedConnection, !current.responseStarted, let request = current.request, let route = current.route,
+            Self.idempotent.contains(request.method),
             current.upstreamBody.body.isReplayable {
             // The upstream closed a kept-alive connection as the request went out (its idle
             // timeout, most likely): an idempotent request goes once more, on a new connection.
             exchange?.request = nil
-            exchange?.onReusedConnection = upstream.send(request, body: current.upstreamBody.body, on: context.eventLoop, to: self)
+            exchange?.onReusedConnection = upstream.send(request, body: current.upstreamBody.body, to: route, on: context.eventLoop, owner: self)
             return
         }
         forwarding.logger.warning("upstream failed", metadata: ["error": "the upstream closed the connection before the response ended"])

@@ -9,51 +9,36 @@ import Logging
 import NIOCore
 import SigV4
 
-/// Sends each request it is given on to one upstream and answers with the upstream's
-/// response: the upstream's base path plus the received path and query, byte for byte;
-/// `Host` rewritten; hop-by-hop fields dropped; the verified principal added as
-/// `X-MultiAuth-Principal` and `X-MultiAuth-Mode` (any such fields from the client are
+/// What goes to one upstream: the upstream's base path plus the received path and query,
+/// byte for byte; `Host` rewritten; hop-by-hop fields dropped; the verified principal added
+/// as `X-MultiAuth-Principal` and `X-MultiAuth-Mode` (any such fields from the client are
 /// removed first, so a client cannot claim one).
 ///
 /// A body of up to ``spoolThreshold`` bytes with a `Content-Length` is held in memory; any
 /// other is written to a private 0600 spool file as it arrives (up to the body limit), then
 /// hashed, signed and sent from there, so memory stays flat whatever the upload's size.
 package struct UpstreamForwarder: Sendable {
-    /// Sends one request upstream: plainly (the gateway) or authorized first (the proxy).
-    package typealias Send = @Sendable (HTTPRequest, OutgoingBody, ResponseDestination) async throws -> ReceivedResponse
-
     let upstream: WireURL
     /// The upstream's path without a trailing `/`, which each received target is appended to.
     let basePath: String
-    let send: Send
     let maxBodySize: Int
     let spoolThreshold: Int
     /// Fields of the client's request that never go upstream (lowercase names).
     let dropped: Set<String>
 
-    /// Creates a forwarder to the base URL `upstream` through `send`.
+    /// Creates a forwarder to the base URL `upstream`.
     /// - Throws: ``ReverseProxyError/invalidUpstream(_:)`` for a URL that is not absolute http(s).
     /// Bodies without a `Content-Length` or over `spoolThreshold` bytes are spooled to a file.
     /// The fields named in `dropping` (lowercase) are removed from every request.
     package init(
-        upstream: String, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20, dropping: Set<String> = [], send: @escaping Send
+        upstream: String, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20, dropping: Set<String> = []
     ) throws(ReverseProxyError) {
         do { self.upstream = try WireURL(upstream) } catch { throw .invalidUpstream(Redaction.url(upstream)) }
         let path = self.upstream.path
         basePath = path.hasSuffix("/") ? String(path.dropLast()) : path
-        self.send = send
         self.maxBodySize = maxBodySize
         self.spoolThreshold = spoolThreshold
         dropped = dropping
-    }
-
-    /// A forwarder that sends plainly through `sender` (the gateway's, which verifies first).
-    package init(
-        upstream: String, sender: any HTTPSender, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20
-    ) throws(ReverseProxyError) {
-        try self.init(upstream: upstream, maxBodySize: maxBodySize, spoolThreshold: spoolThreshold) { request, body, destination in
-            try await sender.send(request, body: body, responseBody: destination)
-        }
     }
 
     /// The principal fields.
@@ -66,79 +51,6 @@ package struct UpstreamForwarder: Sendable {
         "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
         "transfer-encoding", "upgrade", "host", "content-length", "expect",
     ]
-
-    /// Forwards `request`, adding `principal` when there is one.
-    ///
-    /// A response whose status is below 400 goes back as it arrives, a chunk at a time
-    /// (``HTTPTransport/ResponseRelay``), with the upstream's `Content-Length` when it sent one.
-    /// An error response, and the answer to a `HEAD`, is read whole first (up to
-    /// ``HTTPTransport/ResponseDestination/defaultMemoryLimit``; a larger one is answered 502).
-    /// An upstream that fails after its head has gone on cuts the response off, which a client
-    /// sees as a short body.
-    package func forward(_ request: Request, principal: Principal?, logger: Logger) async -> Response {
-        do {
-            return await forward(request.head, body: try await receive(request, hashing: false), principal: principal, logger: logger)
-        } catch {
-            return Self.refusal(error, logger: logger)
-        }
-    }
-
-    /// Forwards `head` with a body already received (``receive(_:hashing:)``), adding
-    /// `principal` when there is one; the body's spool file is removed once it is sent.
-    package func forward(_ head: HTTPRequest, body: ReceivedBody, principal: Principal?, logger: Logger) async -> Response {
-        let outgoing = Self.carryingTraceContext(upstreamRequest(for: head, principal: principal))
-        guard head.method != .head else {
-            defer { body.spool?.remove() }
-            do { return Self.buffered(try await send(outgoing, body.body, .bounded)) } catch {
-                return Self.failed(error, logger: logger)
-            }
-        }
-        let relay = ResponseRelay()
-        let exchange = Task { [send] () -> Result<ReceivedResponse, any Error> in
-            defer { body.spool?.remove() }
-            do {
-                let response = try await send(outgoing, body.body, .relay(relay))
-                relay.end()
-                return .success(response)
-            } catch {
-                relay.end(failure: error)
-                return .failure(error)
-            }
-        }
-        guard case .streaming(let head) = await relay.start() else {
-            switch await exchange.value {
-            case .success(let response): return Self.buffered(response)
-            case .failure(let error): return Self.failed(error, logger: logger)
-            }
-        }
-        return Self.relayed(head, from: RelayReader(relay), logger: logger)
-    }
-
-    /// A response read whole, passed on.
-    static func buffered(_ response: ReceivedResponse) -> Response {
-        Response(status: response.head.status, headers: forwardedFields(response.head.headerFields), body: ResponseBody(byteBuffer: ByteBuffer(bytes: response.body)))
-    }
-
-    /// A response passed on as its body arrives.
-    static func relayed(_ head: HTTPResponse, from reader: RelayReader, logger: Logger) -> Response {
-        let length = head.headerFields[.contentLength].flatMap { Int($0) }
-        return Response(status: head.status, headers: forwardedFields(head.headerFields), body: ResponseBody(contentLength: length) { writer in
-            do {
-                while let chunk = try await reader.relay.next() { try await writer.write(ByteBuffer(bytes: chunk)) }
-            } catch {
-                reader.relay.cancel()
-                logger.warning("response cut off", metadata: ["error": "\(error)"])
-                throw error
-            }
-            try await writer.finish(nil)
-        })
-    }
-
-    static func failed(_ error: any Error, logger: Logger) -> Response {
-        logger.warning("upstream failed", metadata: ["error": "\(error)"])
-        if isTimeout(error) { return Self.error(.gatewayTimeout, "IntegrationTimeout", "Endpoint request timed out") }
-        return Self.error(.badGateway, "BadGatewayException", "Bad Gateway")
-    }
 
     /// The upstream's response fields less the hop-by-hop ones; `Content-Length` is kept when
     /// asked for (a response relayed byte for byte, where it still holds).
@@ -168,11 +80,6 @@ package struct UpstreamForwarder: Sendable {
 
     /// The answer to a body ``receive(_:hashing:)`` refused: 413 past the body limit, 500 when the
     /// spool file cannot be written, 400 for a client that stopped sending.
-    package static func refusal(_ error: BodyError, logger: Logger) -> Response {
-        response(bodyRefusal(error, logger: logger))
-    }
-
-    /// The answer to a body ``receive(_:hashing:)`` refused, as head and body.
     static func bodyRefusal(_ error: BodyError, logger: Logger) -> (head: HTTPResponse, body: [UInt8]) {
         logger.info("request body refused", metadata: ["error": "\(error)"])
         if case .tooLarge = error { return errorResponse(.contentTooLarge, "RequestEntityTooLargeException", "Request Too Long") }
@@ -256,23 +163,6 @@ package struct UpstreamForwarder: Sendable {
             headerFields: fields)
     }
 
-    static func isTimeout(_ error: any Error) -> Bool {
-        if case .timedOut = error as? HTTPTransportError { return true }
-        if case .transport(.timedOut) = error as? RequestError { return true }
-        return false
-    }
-
-    static func error(_ status: HTTPResponse.Status, _ type: String, _ message: String) -> Response {
-        response(errorResponse(status, type, message))
-    }
-
-    /// A whole answer of our own as Hummingbird's response, with its length.
-    static func response(_ answer: (head: HTTPResponse, body: [UInt8])) -> Response {
-        var fields = answer.head.headerFields
-        fields[.contentLength] = String(answer.body.count)
-        return Response(status: answer.head.status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
-    }
-
     /// An error answer in API Gateway's form: the status, `x-amzn-ErrorType` and `{"message": …}`.
     static func errorResponse(_ status: HTTPResponse.Status, _ type: String, _ message: String) -> (head: HTTPResponse, body: [UInt8]) {
         let rejection = InboundRejection(status: status, errorType: type, message: message, reason: message)
@@ -295,19 +185,6 @@ final class RunningDigest: @unchecked Sendable {
 
     /// The lowercase hex digest of everything added.
     func finish() -> String { hasher.finalize().hex }
-}
-
-/// The reading end of a relayed response. Hummingbird may drop a response without writing
-/// its body (the client went away first); the exchange then learns it here, when the body's
-/// closure is released, instead of waiting forever for its next chunk to be taken.
-final class RelayReader: Sendable {
-    let relay: ResponseRelay
-
-    init(_ relay: ResponseRelay) {
-        self.relay = relay
-    }
-
-    deinit { relay.cancel() }
 }
 
 /// Why a proxy or gateway cannot start.

@@ -21,15 +21,12 @@ final class UpstreamLink {
     }
 
     private var state = State.closed
-    private let host: String
-    private let port: Int
-    private let tls: UpstreamTLS?
+    /// The upstream the connection goes to (a request routed elsewhere opens a new one).
+    private var host = ""
+    private var port = 0
     private let connectTimeout: TimeAmount
 
-    init(host: String, port: Int, tls: UpstreamTLS?, connectTimeout: TimeAmount) {
-        self.host = host
-        self.port = port
-        self.tls = tls
+    init(connectTimeout: TimeAmount) {
         self.connectTimeout = connectTimeout
     }
 
@@ -37,18 +34,22 @@ final class UpstreamLink {
     /// parts go to `owner`. Returns true when an already open connection was used (which the
     /// upstream may have closed meanwhile: a request lost that way can be sent again).
     @discardableResult
-    func send(_ request: HTTPRequest, body: OutgoingBody, on loop: any EventLoop, to owner: InlineForwardingHandler) -> Bool {
-        if case .open(let handler) = state, handler.isReusable {
+    func send(
+        _ request: HTTPRequest, body: OutgoingBody, to route: InlineForwarding.Route, on loop: any EventLoop, owner: InlineForwardingHandler
+    ) -> Bool {
+        if case .open(let handler) = state, handler.isReusable, route.host == host, route.port == port {
             handler.owner = owner
             handler.send(request, body: body)
             return true
         }
         close()
         state = .connecting(request, body)
+        (host, port) = (route.host, route.port)
+        let tls = route.tls
         ClientBootstrap(group: loop)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { [host, tls] channel in
+            .channelInitializer { [host] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let operations = channel.pipeline.syncOperations
                     // A failed handshake closes the connection: the exchange then fails (502).

@@ -1,7 +1,6 @@
 import Authorization
-import HTTPTypes
-import Hummingbird
 import HTTPTransport
+import HTTPTypes
 import Logging
 import MultiAuthCore
 import SigV4
@@ -9,18 +8,19 @@ import SigV4
 /// The signing proxy: every request received goes to the upstream authorized in the chosen
 /// mode (SigV4 through the credential chain, an API key, a token), so a client that cannot
 /// sign (curl, a browser, a GraphQL IDE) can reach a protected API through it.
-package struct SigningProxyResponder: HTTPResponder {
+package struct SigningProxy: Sendable {
     let forwarder: UpstreamForwarder
     let client: AuthorizedHTTPClient
     let metrics: ServerMetrics?
     let mode: String
 
-    /// A proxy to `upstream` whose requests `client` authorizes and sends (once: a client's
-    /// request is not retried behind its back). Bodies over `spoolThreshold` bytes, or without
-    /// a `Content-Length`, are spooled to a file (pass 0 for an authorizer that streams files
-    /// as `aws-chunked`). Each authorization is counted in `metrics` under `mode`. With
-    /// `replacingClientSignature`, the client's own `Authorization` and signing fields
-    /// (``clientSignatureFields``) never reach the upstream: the proxy's signature replaces them.
+    /// A proxy to `upstream` whose requests `client`'s authorizer authorizes, at `client`'s
+    /// signing time (a request is sent once: not retried behind the client's back). Bodies
+    /// over `spoolThreshold` bytes, or without a `Content-Length`, are spooled to a file (pass
+    /// 0 for an authorizer that streams files as `aws-chunked`). Each authorization is counted
+    /// in `metrics` under `mode`. With `replacingClientSignature`, the client's own
+    /// `Authorization` and signing fields (``clientSignatureFields``) never reach the
+    /// upstream: the proxy's signature replaces them.
     package init(
         upstream: String, client: AuthorizedHTTPClient, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20,
         metrics: ServerMetrics? = nil, mode: String = "NONE", replacingClientSignature: Bool = false
@@ -30,17 +30,7 @@ package struct SigningProxyResponder: HTTPResponder {
         self.mode = mode
         forwarder = try UpstreamForwarder(
             upstream: upstream, maxBodySize: maxBodySize, spoolThreshold: spoolThreshold,
-            dropping: replacingClientSignature ? Self.clientSignatureFields : []
-        ) { request, body, destination in
-            do {
-                let response = try await client.send(request, body: body, responseBody: destination).response
-                metrics?.record(mode: mode, passed: true)
-                return response
-            } catch let error as AuthorizationError {
-                metrics?.record(mode: mode, passed: false)
-                throw error
-            }
-        }
+            dropping: replacingClientSignature ? Self.clientSignatureFields : [])
     }
 
     /// A client's signing fields, dropped before the proxy signs: a stale `X-Amz-Security-Token`
@@ -48,25 +38,17 @@ package struct SigningProxyResponder: HTTPResponder {
     package static let clientSignatureFields: Set<String> = [
         "authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "x-amz-region-set",
     ]
-
-    /// Authorizes and forwards.
-    package func respond(to request: Request, context: ForwardingContext) async throws -> Response {
-        if let refusal = UpstreamForwarder.refusal(of: request.head) { return UpstreamForwarder.response(refusal) }
-        context.proceedWithBody()
-        return await forwarder.forward(request, principal: nil, logger: context.logger)
-    }
 }
 
-extension SigningProxyResponder {
-    /// Inline forwarding (``InlineForwarding``), authorized by the same authorizer: a body-less
-    /// request at once for a fixed API key or token, else after one asynchronous authorization
-    /// for the client's corrected clock; a request with a body once its body is received (in
-    /// memory or spooled, as on the full path). A rejection of the signing time (read whole)
+extension SigningProxy {
+    /// The proxy's route to its upstream, over `tls` for an https upstream. A body-less
+    /// request is authorized at once for a fixed API key or token, or SigV4 with fresh
+    /// credentials, else after one asynchronous authorization; a request with a body once its
+    /// body is received (in memory or spooled). A rejection of the signing time (read whole)
     /// teaches the client the server's clock and sends the request once more, authorized
-    /// again. An authorization that fails is answered 502, as on the full path. Nil for an
-    /// https upstream without `tls`.
-    package func inlineForwarding(timeout: Double, tls: UpstreamTLS? = nil, logger: Logger) -> InlineForwarding? {
-        InlineForwarding(forwarder: forwarder, timeout: timeout, tls: tls, logger: logger, decideWithBody: { [self] head, inbound in
+    /// again. An authorization that fails is answered 502.
+    package func route(tls: UpstreamTLS, logger: Logger) -> InlineForwarding.Route {
+        InlineForwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, inbound in
             inbound.proceed()
             let received: UpstreamForwarder.ReceivedBody
             do throws(BodyError) { received = try await forwarder.receive(inbound.request, hashing: false) } catch {
