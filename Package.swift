@@ -136,12 +136,11 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict),
-        // The verifying gateway and the signing proxy: Hummingbird responders that forward to one upstream.
+        // The verifying gateway and the signing proxy: one SwiftNIO pipeline that decides and forwards every request.
         .target(
             name: "ReverseProxy",
             dependencies: [
-                "InboundAuthorization", "MultiAuthHummingbird", "Authorization", "HTTPTransport", "SigV4", "MultiAuthCore", httpTypes, logging,
-                "MultiAuthAsyncHTTPClient",
+                "InboundAuthorization", "Authorization", "HTTPTransport", "SigV4", "MultiAuthCore", "MultiAuthAsyncHTTPClient", httpTypes, logging,
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -213,7 +212,7 @@ let package = Package(
             dependencies: [
                 "MultiAuthCLI", "Authorization", "CredentialProviders", "HTTPTransport", "TokenProviders", "Logins", "ClientFactory",
                 "Realtime", "AppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes, logging, "InboundAuthorization",
-                "ReverseProxy", "MultiAuthAsyncHTTPClient", "CredentialsServer", "CachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
+                "ReverseProxy", "CredentialsServer", "CachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

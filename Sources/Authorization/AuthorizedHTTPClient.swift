@@ -3,7 +3,6 @@ import HTTPTypes
 import Logging
 import MultiAuthCore
 import SigV4
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -25,9 +24,9 @@ public final class AuthorizedHTTPClient: Sendable {
     /// The authorizer every request goes through.
     public let authorizer: any RequestAuthorizer
     private let retry: Backoff
-    private let clock: TimeSource
     private let logger: Logger
-    private let skew = Mutex<Double>(0)
+    /// The time requests are signed for, corrected when a server rejects it.
+    public let clock: SigningClock
 
     /// Creates a client. `clock` is the local time signatures start from; `logger` gets a
     /// debug line for every retry and re-signing, with its reason.
@@ -38,28 +37,12 @@ public final class AuthorizedHTTPClient: Sendable {
         self.transport = transport
         self.authorizer = authorizer
         self.retry = retry
-        self.clock = clock
+        self.clock = SigningClock(clock: clock, logger: logger)
         self.logger = logger
     }
 
     /// The clock offset learned from the server, in seconds (server minus local).
-    public var clockOffset: Double { skew.withLock { $0 } }
-
-    /// The time a request authorized now is signed for: the local clock plus ``clockOffset``.
-    public func signingDate() -> SigningDate {
-        SigningDate(secondsSince1970: Int64((clock.now() + clockOffset).rounded(.down)))
-    }
-
-    /// Learns the clock offset from `response` when it rejects the signing time, as ``send(_:body:responseBody:)``
-    /// does; true when it did, so that a request authorized again carries the corrected time.
-    /// For a caller that sends by itself (the proxy's inline path) and shows the client the
-    /// response only when this is false.
-    public func learnClockOffset(from response: ReceivedResponse) -> Bool {
-        guard let offset = ServerErrors.skewOffset(response, now: clock.now()) else { return false }
-        logger.debug("signing time rejected; signing again", metadata: ["clock-offset-seconds": "\(offset)", "status": "\(response.status)"])
-        skew.withLock { $0 = offset }
-        return true
-    }
+    public var clockOffset: Double { clock.offset }
 
     /// Authorizes and sends `request` with `body`; returns the response and what was sent.
     /// A successful body goes to `responseBody` as it arrives; error bodies are kept in
@@ -71,7 +54,7 @@ public final class AuthorizedHTTPClient: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let date = signingDate()
+            let date = clock.signingDate()
             let authorized: AuthorizedRequest
             do { authorized = try await authorizer.authorize(request, body: body, at: date) } catch { throw .authorization(error) }
             let outcome: Result<ReceivedResponse, HTTPTransportError>
@@ -81,7 +64,7 @@ public final class AuthorizedHTTPClient: Sendable {
             let canRepeat = !body.isConsumed && !authorized.body.isConsumed
             switch outcome {
             case .success(let response):
-                if !correctedSkew, canRepeat, learnClockOffset(from: response) {
+                if !correctedSkew, canRepeat, clock.learn(from: response) {
                     correctedSkew = true
                     continue
                 }

@@ -70,7 +70,7 @@ public struct IAMAuthorizer: RequestAuthorizer {
 
     /// A body-less `request` signed at `date` without suspending, when the credentials are a
     /// ``CredentialProviders/CachingCredentialsProvider``'s and need no refresh; nil otherwise
-    /// (then ``authorize(_:body:at:)`` decides). The proxy's inline path signs this way, on the
+    /// (then ``authorize(_:body:at:)`` decides). The signing proxy signs this way, on the
     /// event loop.
     package func authorizeWithoutSuspending(_ request: HTTPRequest, at date: SigningDate) -> Result<HTTPRequest, AuthorizationError>? {
         guard let caching = credentials as? CachingCredentialsProvider, let current = caching.credentialsWithoutWaiting() else { return nil }

@@ -77,7 +77,7 @@ struct GatewayCommand: AsyncParsableCommand {
             throw CLIError("--upstream", error)
         }
         let gateway = VerifyingGateway(authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics)
-        let forwarding = InlineForwarding(route: gateway.route(tls: try server.upstreamTLS(), logger: logger), timeout: server.upstreamTimeout, logger: logger)
+        let forwarding = Forwarding(route: gateway.route(tls: try server.upstreamTLS(), logger: logger), timeout: server.upstreamTimeout, logger: logger)
         let interval = refreshInterval ?? store.defaultRefreshInterval
         let changes = keyStore.flatMap { opened in interval > 0 ? opened.backend.changes(pollingEvery: interval) : nil }
         try await HangUpReload.whileServing(name: "multiauth gateway", watching: changes, reload: { try await reload(keyStore, into: authorizers) }) {

@@ -1,8 +1,6 @@
 import MultiAuthCLI
-import Hummingbird
 import HummingbirdCore
 import Logging
-import MultiAuthAsyncHTTPClient
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -12,7 +10,7 @@ import ServiceLifecycle
 import ReverseProxy
 
 /// The HTTP server under `multiauth proxy` and `multiauth gateway`: HTTP/1.1 on a pipeline of
-/// our own (``ReverseProxy/InlineForwardingChannel``) served by Hummingbird's `Server`, run
+/// our own (``ReverseProxy/ForwardingChannel``) served by Hummingbird's `Server`, run
 /// as a ServiceLifecycle service (SIGINT or SIGTERM stop accepting and let requests in flight
 /// finish), idle connections closed after a minute, a request head given
 /// `requestHeadTimeout` seconds to arrive whole (``RequestHeadDeadline``), a body kept to a
@@ -27,7 +25,7 @@ enum LocalServer {
     /// presented), and its metrics listener runs beside the server, its `/healthz` saying
     /// `problem` (nil: healthy) until the server drains.
     static func run(
-        _ forwarding: InlineForwarding, listen: ListenAddress, options: ServerOptions, name: String, detail: String,
+        _ forwarding: Forwarding, listen: ListenAddress, options: ServerOptions, name: String, detail: String,
         observability: Observability, identify: @escaping PresentedIdentity, problem: @escaping @Sendable () async -> String? = { nil },
         logger: Logger
     ) async throws {
@@ -41,7 +39,7 @@ enum LocalServer {
                 RequestBodyPace(timeout: bodyLimit, minimumRate: minimumRate), CloseAfterAnswer(), ExpectContinue(),
             ]
         }
-        let channel = InlineForwardingChannel(forwarding: forwarding, handlers: handlers, idleTimeout: idleTimeout)
+        let channel = ForwardingChannel(forwarding: forwarding, handlers: handlers, idleTimeout: idleTimeout)
         let scheme = options.tlsCert == nil ? "http" : "https"
         let configuration = ServerConfiguration(address: .hostname(listen.host, port: listen.port), serverName: name)
         let running: @Sendable (any Channel) async -> Void = { channel in
@@ -75,17 +73,5 @@ enum LocalServer {
         let key: NIOSSLPrivateKey
         do { key = try NIOSSLPrivateKey(file: keyPath, format: .pem) } catch { throw CLIError("--tls-key", "\(keyPath) holds no PEM private key") }
         return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
-    }
-
-    /// Runs `body` with one AsyncHTTPClient sender to the upstream (a shared connection pool
-    /// on the server's event loops, `--upstream-connections` wide) made with `options`, shut
-    /// down afterwards whatever happens.
-    static func withUpstreamSender(_ options: ServerOptions, _ body: (AsyncHTTPClientSender) async throws -> Void) async throws {
-        let sender = AsyncHTTPClientSender(options: options.senderOptions, connectionsPerHost: options.upstreamConnections)
-        do { try await body(sender) } catch {
-            try? await sender.shutdown()
-            throw error
-        }
-        try await sender.shutdown()
     }
 }

@@ -53,31 +53,29 @@ struct ProxyCommand: AsyncParsableCommand {
         let mode = access.auth.modeName
         let table = try routes.isEmpty ? [ProxyRoute(host: "", upstream: server.upstream ?? "")] : routes.map(ProxyRoute.init)
         let tls = try server.upstreamTLS()
-        try await LocalServer.withUpstreamSender(server) { transport in
-            var routed: [String: InlineForwarding.Route] = [:]
-            var authorizers: [any RequestAuthorizer] = []
-            for route in table {
-                let authorizer = try await route.options(from: access).authorizer(
-                    forHost: try route.upstreamHost(), logger: logger, payloadSigning: payloadSigning)
-                let client = AuthorizedHTTPClient(transport: transport, authorizer: authorizer, retry: .once, logger: logger)
-                do throws(ReverseProxyError) {
-                    let proxy = try SigningProxy(
-                        upstream: route.upstream, client: client, maxBodySize: maxBody, spoolThreshold: upload.chunked ? 0 : 1 << 20,
-                        metrics: observability.metrics, mode: mode, replacingClientSignature: access.auth == .iam)
-                    routed[route.host] = proxy.route(tls: tls, logger: logger)
-                } catch { throw CLIError(routes.isEmpty ? "--upstream" : "--route", error) }
-                authorizers.append(authorizer)
-            }
-            let detail = "auth \(access.auth.rawValue)" + (routes.isEmpty ? "" : ", routes \(table.map(\.host).sorted().joined(separator: ", "))")
-            let problem: @Sendable () async -> String? = { [authorizers] in
-                for authorizer in authorizers { if let problem = await Self.credentialProblem(authorizer) { return problem } }
-                return nil
-            }
-            try await LocalServer.run(
-                InlineForwarding(routes: routed, timeout: server.upstreamTimeout, logger: logger), listen: address, options: server,
-                name: "multiauth-proxy", detail: detail, observability: observability, identify: { _ in (mode, "-") }, problem: problem,
-                logger: logger)
+        var routed: [String: Forwarding.Route] = [:]
+        var authorizers: [any RequestAuthorizer] = []
+        for route in table {
+            let authorizer = try await route.options(from: access).authorizer(
+                forHost: try route.upstreamHost(), logger: logger, payloadSigning: payloadSigning)
+            do throws(ReverseProxyError) {
+                let proxy = try SigningProxy(
+                    upstream: route.upstream, authorizer: authorizer, clock: SigningClock(logger: logger), maxBodySize: maxBody,
+                    spoolThreshold: upload.chunked ? 0 : 1 << 20, metrics: observability.metrics, mode: mode,
+                    replacingClientSignature: access.auth == .iam)
+                routed[route.host] = proxy.route(tls: tls, logger: logger)
+            } catch { throw CLIError(routes.isEmpty ? "--upstream" : "--route", error) }
+            authorizers.append(authorizer)
         }
+        let detail = "auth \(access.auth.rawValue)" + (routes.isEmpty ? "" : ", routes \(table.map(\.host).sorted().joined(separator: ", "))")
+        let problem: @Sendable () async -> String? = { [authorizers] in
+            for authorizer in authorizers { if let problem = await Self.credentialProblem(authorizer) { return problem } }
+            return nil
+        }
+        try await LocalServer.run(
+            Forwarding(routes: routed, timeout: server.upstreamTimeout, logger: logger), listen: address, options: server,
+            name: "multiauth-proxy", detail: detail, observability: observability, identify: { _ in (mode, "-") }, problem: problem,
+            logger: logger)
     }
 
     /// Why the proxy cannot sign now (its credentials cannot be had within 5 s), or nil.

@@ -1,6 +1,5 @@
 import MultiAuthCLI
 import ArgumentParser
-import HTTPTransport
 import ReverseProxy
 
 /// What `multiauth proxy` and `multiauth gateway` share: where they listen, where they
@@ -26,19 +25,12 @@ struct ServerOptions: ParsableArguments {
     var upstreamInsecure = false
     @Option(help: "The most client connections held open at once; past it a new connection is answered 503 and closed (keep it under the open-file limit, ulimit -n).")
     var maxConnections = 1000
-    @Option(help: "The most connections to the upstream used at once for requests with a body, and for those the inline path does not take (kept open and reused); requests beyond them wait for one to come free. A body-less request on the inline path uses the upstream connection held for its client connection instead.")
+    /// Retired: each client connection now holds its own upstream connection (so the upstream
+    /// sees at most `--max-connections`). Still accepted and checked, so scripts that pass it run on.
+    @Option(help: ArgumentHelp("No longer used: each client connection holds its own upstream connection.", visibility: .hidden))
     var upstreamConnections = 32
 
-    /// The upstream sender's settings: the whole-exchange bound, the CA bundle, and whether
-    /// the upstream's certificate is checked.
-    var senderOptions: SenderOptions {
-        var options = SenderOptions.bounded(total: upstreamTimeout)
-        options.caBundle = upstreamCaBundle
-        options.verifiesTLS = !upstreamInsecure
-        return options
-    }
-
-    /// TLS for an https upstream on the inline path, with the same trust as ``senderOptions``.
+    /// TLS for an https upstream: the system's roots or `--upstream-ca-bundle`, or no check with `--upstream-insecure`.
     func upstreamTLS() throws -> UpstreamTLS {
         if upstreamInsecure { StandardError.emit("warning: --upstream-insecure: the upstream's TLS certificate is not verified") }
         do { return try UpstreamTLS(caBundle: upstreamCaBundle, verifies: !upstreamInsecure) } catch {

@@ -8,8 +8,7 @@ import NIOHTTPTypes
 /// key id, an API key's name, `-`).
 package typealias PresentedIdentity = @Sendable (HTTPRequest) -> (mode: String, principal: String)
 
-/// Watches every exchange on one connection, whichever path answers it (inline or full, a
-/// refusal included): when its request head arrives and when its response ends, and how many
+/// Watches every exchange on one connection (a refusal included): when its request head arrives and when its response ends, and how many
 /// bytes the response carried. Reports each to ``ServerMetrics`` and the ``AccessLog``.
 ///
 /// Goes among the HTTP/1 channel's additional handlers, one per connection, on the

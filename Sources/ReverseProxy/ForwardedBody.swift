@@ -2,7 +2,7 @@ import Hummingbird
 import MultiAuthCore
 import NIOCore
 
-/// The body an inline decision sends upstream (``InlineForwarding/Decision/forward(_:body:rejectionCheck:)``),
+/// The body a decision sends upstream (``Forwarding/Decision/forward(_:body:rejectionCheck:)``),
 /// and the spool file it came from, removed once the exchange ends.
 package struct UpstreamBody: Sendable {
     /// The bytes to send: held, a file, or a stream (an `aws-chunked` encoding).
@@ -19,9 +19,8 @@ package struct UpstreamBody: Sendable {
     package static let none = UpstreamBody(.empty)
 }
 
-/// A request's body as an inline decision receives it: read as it arrives (the client's
-/// connection reads on only as the decision takes it in), with the request as Hummingbird
-/// shapes it, so the full path's body handling serves both.
+/// A request's body as a decision receives it: read as it arrives (the client's connection
+/// reads on only as the decision takes it in), inside the request as Hummingbird shapes it.
 package struct InboundBody: Sendable {
     /// The request, its body streaming in.
     package let request: Request

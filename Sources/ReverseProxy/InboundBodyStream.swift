@@ -1,7 +1,7 @@
 import Hummingbird
 import NIOCore
 
-/// The body of a request an inline exchange decides on, handed from the client's connection
+/// The body of a request an exchange decides on, handed from the client's connection
 /// to the decision as it arrives. The decision's reading paces the connection: past a few
 /// chunks not yet taken, the handler stops reading from the client until more are wanted.
 ///
@@ -18,7 +18,7 @@ final class InboundBodyStream {
     private(set) var paused = false
 
     /// A stream whose demand for more calls `handler`'s `bodyWanted()` on `loop`.
-    init(loop: any EventLoop, handler: InlineForwardingHandler) {
+    init(loop: any EventLoop, handler: ForwardingHandler) {
         let made = Producer.makeSequence(
             backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8), finishOnDeinit: false,
             delegate: Demand(loop: loop, handler: NIOLoopBound(handler, eventLoop: loop)))
@@ -43,7 +43,7 @@ final class InboundBodyStream {
     /// Tells the handler, on its loop, that the decision wants more of the body.
     private struct Demand: NIOAsyncSequenceProducerDelegate {
         let loop: any EventLoop
-        let handler: NIOLoopBound<InlineForwardingHandler>
+        let handler: NIOLoopBound<ForwardingHandler>
 
         func produceMore() {
             loop.execute { handler.value.bodyWanted() }

@@ -10,22 +10,24 @@ import SigV4
 /// sign (curl, a browser, a GraphQL IDE) can reach a protected API through it.
 package struct SigningProxy: Sendable {
     let forwarder: UpstreamForwarder
-    let client: AuthorizedHTTPClient
+    let authorizer: any RequestAuthorizer
+    let clock: SigningClock
     let metrics: ServerMetrics?
     let mode: String
 
-    /// A proxy to `upstream` whose requests `client`'s authorizer authorizes, at `client`'s
-    /// signing time (a request is sent once: not retried behind the client's back). Bodies
+    /// A proxy to `upstream` whose requests `authorizer` authorizes, at `clock`'s signing time
+    /// (a request is sent once: not retried behind the client's back). Bodies
     /// over `spoolThreshold` bytes, or without a `Content-Length`, are spooled to a file (pass
     /// 0 for an authorizer that streams files as `aws-chunked`). Each authorization is counted
     /// in `metrics` under `mode`. With `replacingClientSignature`, the client's own
     /// `Authorization` and signing fields (``clientSignatureFields``) never reach the
     /// upstream: the proxy's signature replaces them.
     package init(
-        upstream: String, client: AuthorizedHTTPClient, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20,
-        metrics: ServerMetrics? = nil, mode: String = "NONE", replacingClientSignature: Bool = false
+        upstream: String, authorizer: any RequestAuthorizer, clock: SigningClock, maxBodySize: Int = 10 << 20,
+        spoolThreshold: Int = 1 << 20, metrics: ServerMetrics? = nil, mode: String = "NONE", replacingClientSignature: Bool = false
     ) throws(ReverseProxyError) {
-        self.client = client
+        self.authorizer = authorizer
+        self.clock = clock
         self.metrics = metrics
         self.mode = mode
         forwarder = try UpstreamForwarder(
@@ -47,8 +49,8 @@ extension SigningProxy {
     /// body is received (in memory or spooled). A rejection of the signing time (read whole)
     /// teaches the client the server's clock and sends the request once more, authorized
     /// again. An authorization that fails is answered 502.
-    package func route(tls: UpstreamTLS, logger: Logger) -> InlineForwarding.Route {
-        InlineForwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, inbound in
+    package func route(tls: UpstreamTLS, logger: Logger) -> Forwarding.Route {
+        Forwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, inbound in
             inbound.proceed()
             let received: UpstreamForwarder.ReceivedBody
             do throws(BodyError) { received = try await forwarder.receive(inbound.request, hashing: false) } catch {
@@ -59,11 +61,11 @@ extension SigningProxy {
             return await authorized(request, body: received, correctingClock: true, logger: logger)
         }) { [self] head in
             let request = forwarder.upstreamRequest(for: head, principal: nil)
-            if let outcome = client.authorizer.authorizeWithoutSuspending(request) {
+            if let outcome = authorizer.authorizeWithoutSuspending(request) {
                 return decision(outcome, logger: logger)
             }
             // SigV4 with fresh cached credentials: signed here, at the client's corrected time.
-            if let iam = client.authorizer as? IAMAuthorizer, let outcome = iam.authorizeWithoutSuspending(request, at: client.signingDate()) {
+            if let iam = authorizer as? IAMAuthorizer, let outcome = iam.authorizeWithoutSuspending(request, at: clock.signingDate()) {
                 guard case .success(let signed) = outcome else { return decision(outcome, logger: logger) }
                 metrics?.record(mode: mode, passed: true)
                 return forwardLearningClock(signed, unsigned: request, received: .none, logger: logger)
@@ -74,10 +76,10 @@ extension SigningProxy {
 
     private func authorized(
         _ request: HTTPRequest, body: UpstreamForwarder.ReceivedBody, correctingClock: Bool, logger: Logger
-    ) async -> InlineForwarding.Decision {
+    ) async -> Forwarding.Decision {
         let signed: AuthorizedRequest
         do throws(AuthorizationError) {
-            signed = try await client.authorizer.authorize(request, body: body.body, at: client.signingDate())
+            signed = try await authorizer.authorize(request, body: body.body, at: clock.signingDate())
         } catch {
             body.discard()
             return decision(.failure(error), logger: logger)
@@ -93,20 +95,20 @@ extension SigningProxy {
     private func forwardLearningClock(
         _ signed: HTTPRequest, body: UpstreamBody = .none, unsigned request: HTTPRequest, received: UpstreamForwarder.ReceivedBody,
         logger: Logger
-    ) -> InlineForwarding.Decision {
+    ) -> Forwarding.Decision {
         .forward(signed, body: body) { [self] head, answer in
-            guard client.learnClockOffset(from: ReceivedResponse(head: head, body: answer)) else { return nil }
+            guard clock.learn(from: ReceivedResponse(head: head, body: answer)) else { return nil }
             return .later { await authorized(request, body: received, correctingClock: false, logger: logger) }
         }
     }
 
-    private func decision(_ outcome: Result<HTTPRequest, AuthorizationError>, logger: Logger) -> InlineForwarding.Decision {
+    private func decision(_ outcome: Result<HTTPRequest, AuthorizationError>, logger: Logger) -> Forwarding.Decision {
         metrics?.record(mode: mode, passed: (try? outcome.get()) != nil)
         switch outcome {
         case .success(let request): return .forward(request)
         case .failure(let error):
             logger.warning("upstream failed", metadata: ["error": "\(error)"])
-            return InlineForwarding.answer(.badGateway, "BadGatewayException", "Bad Gateway")
+            return Forwarding.answer(.badGateway, "BadGatewayException", "Bad Gateway")
         }
     }
 }

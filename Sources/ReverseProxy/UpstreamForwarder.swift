@@ -116,7 +116,7 @@ package struct UpstreamForwarder: Sendable {
     /// The answer for a request target that cannot be forwarded, or nil: `CONNECT` (405; this
     /// is no tunnel), the asterisk form of `OPTIONS *` (400), and a path with a dot segment,
     /// raw or percent-encoded (400), which could take the request out of the upstream's base
-    /// path. Both the full and the inline path ask this first.
+    /// path. Asked before any decision.
     static func refusal(of head: HTTPRequest) -> (head: HTTPResponse, body: [UInt8])? {
         if head.method == .connect {
             // The HTTP/1 encoder sends any answer to CONNECT without a length: the connection's

@@ -7,8 +7,8 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOPosix
 
-/// The upstream connection an ``InlineForwardingHandler`` holds for its client connection
-/// (over TLS for an https upstream): opened on the first inline request, on the same event
+/// The upstream connection an ``ForwardingHandler`` holds for its client connection
+/// (over TLS for an https upstream): opened on its first request, on the same event
 /// loop, kept open and reused while both sides keep it, opened again when the upstream closes
 /// it. One request at a time, as the client connection's exchanges are one at a time. A
 /// request's body is sent as the decision gave it: held bytes at once, a file or stream read
@@ -35,7 +35,7 @@ final class UpstreamLink {
     /// upstream may have closed meanwhile: a request lost that way can be sent again).
     @discardableResult
     func send(
-        _ request: HTTPRequest, body: OutgoingBody, to route: InlineForwarding.Route, on loop: any EventLoop, owner: InlineForwardingHandler
+        _ request: HTTPRequest, body: OutgoingBody, to route: Forwarding.Route, on loop: any EventLoop, owner: ForwardingHandler
     ) -> Bool {
         if case .open(let handler) = state, handler.isReusable, route.host == host, route.port == port {
             handler.owner = owner
@@ -67,7 +67,7 @@ final class UpstreamLink {
         return false
     }
 
-    private func connected(_ result: Result<any Channel, any Error>, owner: InlineForwardingHandler?) {
+    private func connected(_ result: Result<any Channel, any Error>, owner: ForwardingHandler?) {
         guard case .connecting(let pending, let body) = state, let owner else {
             if case .success(let channel) = result { channel.close(promise: nil) }
             return
@@ -111,7 +111,7 @@ final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHand
     typealias OutboundOut = HTTPRequestPart
 
     /// The client connection's handler; weak, so neither connection keeps the other alive.
-    weak var owner: InlineForwardingHandler?
+    weak var owner: ForwardingHandler?
     private var context: ChannelHandlerContext?
 
     /// A request's body is still being written: the connection is not free for the next.
@@ -136,7 +136,7 @@ final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHand
             context.write(wrapOutboundOut(.body(ByteBuffer(bytes: bytes))), promise: nil)
         case .file, .stream:
             guard let source = try? ChunkSource.opening(body) else {
-                // The inline handler sees the connection close and answers 502.
+                // The forwarding handler sees the connection close and answers 502.
                 context.close(promise: nil)
                 return
             }

@@ -1,8 +1,8 @@
 import NIOCore
 import NIOSSL
 
-/// TLS to an https:// upstream on the inline path: the same trust as the full path's client
-/// (the system's roots, or a CA bundle; or, for test set-ups, no check), one context shared
+/// TLS to an https:// upstream: the same trust as `multiauth request`'s client (the system's
+/// roots, or a CA bundle; or, for test set-ups, no check), one context shared
 /// by every upstream connection. The name checked is the upstream's host; an IP address is
 /// checked against the certificate's IP addresses (and sent without SNI, which names hosts only).
 package struct UpstreamTLS: Sendable {

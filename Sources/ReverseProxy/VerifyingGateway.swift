@@ -35,8 +35,8 @@ package struct VerifyingGateway: Sendable {
     }
 
     /// The gateway's route to its upstream, over `tls` for an https upstream.
-    package func route(tls: UpstreamTLS, logger: Logger) -> InlineForwarding.Route {
-        InlineForwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, inbound in
+    package func route(tls: UpstreamTLS, logger: Logger) -> Forwarding.Route {
+        Forwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, inbound in
             await verified(head, body: inbound, logger: logger)
         }) { [self] head in
             let authorizer = authorizers.current
@@ -52,7 +52,7 @@ package struct VerifyingGateway: Sendable {
 
     /// Verifies a request with a body (its head before a byte of the body is read), then
     /// forwards it with the body received.
-    private func verified(_ head: HTTPRequest, body inbound: InboundBody, logger: Logger) async -> InlineForwarding.Decision {
+    private func verified(_ head: HTTPRequest, body inbound: InboundBody, logger: Logger) async -> Forwarding.Decision {
         let authorizer = authorizers.current
         let hashing = authorizer.needsBody(head)
         if hashing, let rejection = await authorizer.rejectionBeforeBody(head) {
@@ -79,7 +79,7 @@ package struct VerifyingGateway: Sendable {
     private func carried(
         _ decision: Result<Principal, InboundRejection>, for head: HTTPRequest, by authorizer: InboundAuthorizer,
         body: UpstreamForwarder.ReceivedBody, logger: Logger
-    ) -> InlineForwarding.Decision {
+    ) -> Forwarding.Decision {
         count(head, by: authorizer, passed: (try? decision.get()) != nil)
         switch decision {
         case .failure(let rejection):
@@ -90,7 +90,7 @@ package struct VerifyingGateway: Sendable {
         }
     }
 
-    private func rejected(_ rejection: InboundRejection, logger: Logger) -> InlineForwarding.Decision {
+    private func rejected(_ rejection: InboundRejection, logger: Logger) -> Forwarding.Decision {
         logger.info("request rejected", metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
         return .answer(rejection.responseHead, body: rejection.body)
     }

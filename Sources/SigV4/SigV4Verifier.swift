@@ -160,7 +160,7 @@ public struct SigV4Verifier: Sendable {
     }
 
     /// A table verifier's verification of `request`, without `async`: what the async call
-    /// runs, for a caller that must not suspend (the gateway's inline path, on an event loop)
+    /// runs, for a caller that must not suspend (the gateway, on an event loop)
     /// and for instruction counting (valgrind cannot follow the cooperative pool's threads).
     /// Nil for a verifier with a lookup function.
     package func verifyWithTable(_ request: HTTPRequest, payload: Payload = .empty, now: SigningDate) -> Result<String, VerificationFailure>? {

@@ -46,7 +46,7 @@ struct ProxyRoutingTests {
 
     /// A W3C `traceparent` goes upstream as the client sent it and is never signed: the API
     /// server (botocore) verifies the signature, and the signed headers do not name it, on the
-    /// inline path (GET) and the full one (POST).
+    /// a GET and a POST with a body.
     @Test func traceparentPassesUpstreamUnsigned() async throws {
         let proxy = try GatewayProcess(
             ["proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "iam", "--region", "us-east-1", "--service", "execute-api"],

@@ -3,8 +3,7 @@
 # `multiauth proxy`, and through `multiauth gateway` with a botocore-signed SigV4 header on
 # every request (the gateway verifies each one: there is no replay cache), and through a bare
 # Hummingbird + AsyncHTTPClient pass-through with no authorization (Benchmarks/PassthroughBench):
-# the stack of the full path, which requests with a body still take (these body-less GETs take
-# the inline path, on the event loop). Sourced by
+# the stack the proxy and gateway forwarded through before their single path. Sourced by
 # scripts/bench after the static CLI is built; prints the "proxy:" and "gateway:" lines (and the
 # gateway checking a JWT on every request), and
 # the CPU time each process spent per request (from /proc/PID/stat).
@@ -115,9 +114,9 @@ cpu = lambda rounds, i: statistics.median(r[i] for r in rounds)
 print(f"CPU per request: direct, the upstream {cpu(direct, 4):.0f} us; through the proxy, the proxy {cpu(proxied, 4):.0f} us "
       f"and the upstream {cpu(proxied, 5):.0f} us; through the gateway, the gateway {cpu(gated, 4):.0f} us and the upstream {cpu(gated, 5):.0f} us")
 t50, trps = statistics.median(r[0] for r in passed), statistics.median(r[1] for r in passed)
-print(f"full-path stack: a bare Hummingbird + AsyncHTTPClient pass-through (no authorization) {trps:,.0f} req/s "
+print(f"a bare Hummingbird + AsyncHTTPClient pass-through (no authorization) {trps:,.0f} req/s "
       f"({100 * trps / drps:.0f}% of direct), p50 {t50:.2f} ms, {cpu(passed, 4):.0f} us CPU per request; "
-      f"the proxy's inline path gives {prps / trps:.2f}x its throughput, the gateway's {grps / trps:.2f}x")
+      f"the proxy gives {prps / trps:.2f}x its throughput, the gateway {grps / trps:.2f}x")
 PY
 }
 

@@ -6,7 +6,7 @@ import NIOCore
 import NIOHTTPTypes
 import Tracing
 
-/// One client connection's exchanges (``InlineForwarding``), one at a time.
+/// One client connection's exchanges (``Forwarding``), one at a time.
 ///
 /// The last handler of the connection's pipeline, after Hummingbird's connection-state
 /// handler (which so sees every request and response, and keeps the idle timeout and
@@ -14,7 +14,7 @@ import Tracing
 /// parts of requests pipelined behind it are held (and reading paused), then replayed. Each
 /// exchange is a server span (swift-distributed-tracing; a no-op until a tracer is bootstrapped)
 /// whose parent is the client's W3C `traceparent`.
-final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
+final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
@@ -24,7 +24,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     private struct Exchange {
         let number: Int
         let head: HTTPRequest
-        let route: InlineForwarding.Route?
+        let route: Forwarding.Route?
         let span: any Span
         /// The connection closes after this response: the client asked, or the answer came
         /// before the request's body had been read.
@@ -40,13 +40,13 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         var request: HTTPRequest?
         var onReusedConnection = false
         /// What looks at a rejection before the client sees it, and the rejection held for it.
-        var rejectionCheck: InlineForwarding.RejectionCheck?
+        var rejectionCheck: Forwarding.RejectionCheck?
         var heldRejection: (head: HTTPResponse, body: ByteBuffer)?
         /// The request's body on its way to the decision, and what the decision sends upstream.
         var body: InboundBodyStream?
         var upstreamBody = UpstreamBody.none
 
-        init(number: Int, head: HTTPRequest, route: InlineForwarding.Route?) {
+        init(number: Int, head: HTTPRequest, route: Forwarding.Route?) {
             self.number = number
             self.head = head
             self.route = route
@@ -58,7 +58,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         }
     }
 
-    private let forwarding: InlineForwarding
+    private let forwarding: Forwarding
     private var context: ChannelHandlerContext?
     private var exchange: Exchange?
     private var exchangesStarted = 0
@@ -69,7 +69,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var inputClosed = false
     private let upstream: UpstreamLink
 
-    init(_ forwarding: InlineForwarding) {
+    init(_ forwarding: Forwarding) {
         self.forwarding = forwarding
         upstream = UpstreamLink(connectTimeout: forwarding.timeout)
     }
@@ -140,24 +140,24 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         exchangesStarted += 1
         let route = forwarding.route(for: head)
         exchange = Exchange(number: exchangesStarted, head: head, route: route)
-        let refusal = UpstreamForwarder.refusal(of: head).map { InlineForwarding.Decision.answer($0.head, body: $0.body) }
+        let refusal = UpstreamForwarder.refusal(of: head).map { Forwarding.Decision.answer($0.head, body: $0.body) }
         guard let route else {
-            return carry(refusal ?? InlineForwarding.answer(.misdirectedRequest, "MisdirectedRequestException", "No route for this host"))
+            return carry(refusal ?? Forwarding.answer(.misdirectedRequest, "MisdirectedRequestException", "No route for this host"))
         }
-        if InlineForwarding.takesInline(head) { return carry(refusal ?? route.decide(head)) }
+        if Forwarding.takesInline(head) { return carry(refusal ?? route.decide(head)) }
         let body = InboundBodyStream(loop: context.eventLoop, handler: self)
         exchange?.body = body
         let inbound = InboundBody(request: Request(head: head, body: body.body), channel: context.channel)
         carry(refusal ?? .later { await route.decideWithBody(head, inbound) })
     }
 
-    private func carry(_ decision: InlineForwarding.Decision) {
+    private func carry(_ decision: Forwarding.Decision) {
         guard let context, let current = exchange?.number else { return }
         switch decision {
         case .forward(let request, let body, let check): send(request, body: body, rejectionCheck: check)
         case .answer(let head, let body): answer(head, body: body)
         case .later(let work):
-            let promise = context.eventLoop.makePromise(of: InlineForwarding.Decision.self)
+            let promise = context.eventLoop.makePromise(of: Forwarding.Decision.self)
             promise.completeWithTask { await work() }
             promise.futureResult.assumeIsolated().whenSuccess { [self] decision in
                 if exchange?.number == current { carry(decision) }
@@ -184,7 +184,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         self.exchange?.responseStarted = true
         exchange.span.attributes["http.response.status_code"] = Int(head.status.code)
         forwarding.logger.debug(
-            "answered inline",
+            "request answered",
             metadata: ["request": "\(exchange.head.method) \(Redaction.target(exchange.head.path ?? "/"))", "status": "\(head.status.code)"])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
     }
@@ -201,7 +201,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         finishIfDone()
     }
 
-    private func send(_ request: HTTPRequest, body: UpstreamBody, rejectionCheck: InlineForwarding.RejectionCheck?) {
+    private func send(_ request: HTTPRequest, body: UpstreamBody, rejectionCheck: Forwarding.RejectionCheck?) {
         guard let context, let number = exchange?.number, let target = exchange?.route else { return }
         var request = request
         if case .empty = body.body, Self.bodyExpected.contains(request.method) { request.headerFields[.contentLength] = "0" }
@@ -266,7 +266,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         case .head(let head):
             guard head.status.kind != .informational else { return }
             let relayed = HTTPResponse(status: head.status, headerFields: UpstreamForwarder.forwardedFields(head.headerFields, keepingContentLength: true))
-            if current.rejectionCheck != nil, InlineForwarding.checkedStatuses.contains(head.status.code) {
+            if current.rejectionCheck != nil, Forwarding.checkedStatuses.contains(head.status.code) {
                 exchange?.heldRejection = (relayed, ByteBuffer())
             } else {
                 writeHead(relayed)
@@ -274,7 +274,7 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         case .body(var bytes):
             if current.heldRejection != nil {
                 exchange?.heldRejection?.body.writeBuffer(&bytes)
-                if let held = exchange?.heldRejection, held.body.readableBytes > InlineForwarding.checkedBodyLimit {
+                if let held = exchange?.heldRejection, held.body.readableBytes > Forwarding.checkedBodyLimit {
                     exchange?.heldRejection = nil
                     exchange?.rejectionCheck = nil
                     relay(held)
@@ -342,12 +342,12 @@ final class InlineForwardingHandler: ChannelDuplexHandler, RemovableChannelHandl
         }
         exchange?.sent = false
         if timedOut {
-            carry(InlineForwarding.answer(.gatewayTimeout, "IntegrationTimeout", "Endpoint request timed out"))
+            carry(Forwarding.answer(.gatewayTimeout, "IntegrationTimeout", "Endpoint request timed out"))
         } else {
-            carry(InlineForwarding.answer(.badGateway, "BadGatewayException", "Bad Gateway"))
+            carry(Forwarding.answer(.badGateway, "BadGatewayException", "Bad Gateway"))
         }
     }
 }
 
 @available(*, unavailable)
-extension InlineForwardingHandler: Sendable {}
+extension ForwardingHandler: Sendable {}

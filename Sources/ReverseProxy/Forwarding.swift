@@ -11,9 +11,9 @@ import NIOCore
 /// a task that reads the body as it arrives (``Route/decideWithBody``). With several routes,
 /// the request's `Host` picks one; a host without a route is answered 421.
 ///
-/// Built into the server by ``InlineForwardingChannel``; one ``InlineForwardingHandler`` per
+/// Built into the server by ``ForwardingChannel``; one ``ForwardingHandler`` per
 /// connection does the work.
-package struct InlineForwarding: Sendable {
+package struct Forwarding: Sendable {
     /// What happens to one request.
     package enum Decision: Sendable {
         /// Send this request (already authorized, addressed to the upstream) on, with `body`.

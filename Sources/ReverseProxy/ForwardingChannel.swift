@@ -9,15 +9,15 @@ import NIOHTTPTypesHTTP1
 /// SwiftNIO's HTTP/1 server codec (a malformed request is answered 400 and the connection
 /// closed), the conversion to swift-http-types, the `handlers` given (limits, observers),
 /// Hummingbird's `HTTPConnectionStateHandler` (idle timeout, graceful shutdown), and an
-/// ``InlineForwardingHandler`` that serves every request. Served by Hummingbird's `Server`
+/// ``ForwardingHandler`` that serves every request. Served by Hummingbird's `Server`
 /// (a ServiceLifecycle service), plain or inside its TLS channel.
-package struct InlineForwardingChannel: ServerChildChannel {
+package struct ForwardingChannel: ServerChildChannel {
     /// A connection being served.
     package struct Value: ServerChildChannelValue {
         package let channel: any Channel
     }
 
-    let forwarding: InlineForwarding
+    let forwarding: Forwarding
     let handlers: @Sendable () -> [any RemovableChannelHandler]
     let idleTimeout: TimeAmount
     /// The most bytes of request head fields, and the most fields (more is answered 431 or 400).
@@ -27,7 +27,7 @@ package struct InlineForwardingChannel: ServerChildChannel {
     /// Connections whose requests `forwarding` serves, through `handlers` (made anew for each
     /// connection), closed after `idleTimeout` without a request.
     package init(
-        forwarding: InlineForwarding, handlers: @escaping @Sendable () -> [any RemovableChannelHandler], idleTimeout: TimeAmount,
+        forwarding: Forwarding, handlers: @escaping @Sendable () -> [any RemovableChannelHandler], idleTimeout: TimeAmount,
         maxHeaderBytes: Int = 80 << 10, maxHeaderCount: Int = 1000
     ) {
         self.forwarding = forwarding
@@ -51,7 +51,7 @@ package struct InlineForwardingChannel: ServerChildChannel {
             try operations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try operations.addHandlers(handlers())
             try operations.addHandler(HTTPConnectionStateHandler(idleTimeout: .init(idleTimeout), logger: logger))
-            try operations.addHandler(InlineForwardingHandler(forwarding))
+            try operations.addHandler(ForwardingHandler(forwarding))
             return Value(channel: channel)
         }
     }
