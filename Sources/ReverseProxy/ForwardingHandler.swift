@@ -20,8 +20,8 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    /// The inline exchange under way.
-    private struct Exchange {
+    /// The exchange under way: a class, so the handler's many looks at it copy nothing.
+    private final class Exchange {
         let number: Int
         let head: HTTPRequest
         let route: Forwarding.Route?
@@ -46,14 +46,14 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var body: InboundBodyStream?
         var upstreamBody = UpstreamBody.none
 
-        init(number: Int, head: HTTPRequest, route: Forwarding.Route?) {
+        init(number: Int, head: HTTPRequest, route: Forwarding.Route?, tracer: any Tracer) {
             self.number = number
             self.head = head
             self.route = route
             closesConnection = CloseAfterAnswer.saysClose(head.headerFields)
             var parent = ServiceContext.topLevel
-            InstrumentationSystem.instrument.extract(head.headerFields, into: &parent, using: HTTPFieldsCarrier())
-            span = InstrumentationSystem.tracer.startAnySpan("HTTP \(head.method.rawValue)", context: parent, ofKind: .server)
+            tracer.extract(head.headerFields, into: &parent, using: HTTPFieldsCarrier())
+            span = tracer.startAnySpan("HTTP \(head.method.rawValue)", context: parent, ofKind: .server)
             span.attributes["http.request.method"] = head.method.rawValue
         }
     }
@@ -68,6 +68,8 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The client closed its sending side: the connection ends once what it sent is answered.
     private var inputClosed = false
     private let upstream: UpstreamLink
+    /// The process's tracer, read once per connection (it is bootstrapped before serving).
+    private let tracer = InstrumentationSystem.tracer
 
     init(_ forwarding: Forwarding) {
         self.forwarding = forwarding
@@ -139,7 +141,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard case .head(let head) = part else { return }
         exchangesStarted += 1
         let route = forwarding.route(for: head)
-        exchange = Exchange(number: exchangesStarted, head: head, route: route)
+        exchange = Exchange(number: exchangesStarted, head: head, route: route, tracer: tracer)
         let refusal = UpstreamForwarder.refusal(of: head).map { Forwarding.Decision.answer($0.head, body: $0.body) }
         guard let route else {
             return carry(refusal ?? Forwarding.answer(.misdirectedRequest, "MisdirectedRequestException", "No route for this host"))
@@ -212,7 +214,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         exchange?.deadline = context.eventLoop.assumeIsolated().scheduleTask(in: forwarding.timeout) { [self] in
             if exchange?.number == number { upstreamTimedOut() }
         }
-        if let span = exchange?.span { InstrumentationSystem.instrument.inject(span.context, into: &request.headerFields, using: HTTPFieldsCarrier()) }
+        if let span = exchange?.span { tracer.inject(span.context, into: &request.headerFields, using: HTTPFieldsCarrier()) }
         exchange?.request = request
         exchange?.onReusedConnection = upstream.send(request, body: body.body, to: target, on: context.eventLoop, owner: self)
     }
@@ -284,9 +286,10 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
         case .end:
             if let held = current.heldRejection {
-                exchange?.heldRejection = nil
-                exchange?.rejectionCheck = nil
-                if let retry = current.rejectionCheck?(held.head, Array(held.body.readableBytesView)) {
+                let check = current.rejectionCheck
+                current.heldRejection = nil
+                current.rejectionCheck = nil
+                if let retry = check?(held.head, Array(held.body.readableBytesView)) {
                     exchange?.sent = false
                     carry(retry)
                     return

@@ -43,6 +43,26 @@ wrk_with_cpu() {
     echo
 }
 
+# Latency at a constant offered rate, for the added-p99 target: h2load (Debian's
+# nghttp2-client) over HTTP/1.1, 16 connections sharing RATE requests/s for LOAD_SECONDS,
+# each request's time logged; prints "P50_MS P99_MS DONE_PER_SECOND". A connection waits for
+# its answer before its next request, so a stall delays what follows it (coordinated
+# omission) rather than hiding it.
+h2load_latency() {
+    local rate=$1 log
+    shift
+    log=$(mktemp)
+    h2load --h1 -c16 --rps="$(( (rate + 15) / 16 ))" -D "${LOAD_SECONDS:-5}" --log-file="$log" "$@" >/dev/null 2>&1 || true
+    .venv/bin/python3 - "$log" "${LOAD_SECONDS:-5}" <<'PY'
+import sys
+times = sorted(int(line.split("\t")[2]) for line in open(sys.argv[1]) if line.count("\t") >= 2 and line.split("\t")[1].startswith("2"))
+if not times: print("0 0 0"); sys.exit()
+pick = lambda q: times[min(len(times) - 1, int(q * len(times)))] / 1000
+print(f"{pick(0.5):.3f} {pick(0.99):.3f} {len(times) / float(sys.argv[2]):.0f}")
+PY
+    rm -f "$log"
+}
+
 run_load_bench() {
     command -v wrk >/dev/null || { say "installing wrk"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq wrk >/dev/null; }
     swift build -c release --product UpstreamBench >/dev/null
@@ -128,6 +148,7 @@ PY
 # and the proxy's RSS growth while a 1 GiB PUT streams through it (target <= 64 MiB).
 run_nginx_bench() {
     [ -x /usr/sbin/nginx ] || { say "installing nginx-light"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq nginx-light >/dev/null; }
+    command -v h2load >/dev/null || { say "installing nghttp2-client (h2load)"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq nghttp2-client >/dev/null; }
     local up nx pi gw ns pu folder pids=() upstream_pid nginx_worker proxy_pid gateway_pid upload_pid
     read -r up nx pi gw ns pu < <(free_ports 6)
     folder=$(mktemp -d)
@@ -140,6 +161,8 @@ error_log $folder/error.log;
 events { worker_connections 1024; }
 http {
     access_log off;
+    # h2load does not reconnect a client whose connection nginx closes after its default 1,000 requests.
+    keepalive_requests 1000000;
     client_body_temp_path $folder/body;
     proxy_temp_path $folder/proxy;
     fastcgi_temp_path $folder/fastcgi;
@@ -177,12 +200,23 @@ CONF
     while IFS= read -r line; do headers+=(-H "$line"); done < <(.venv/bin/python3 -c 'import json, sys
 for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {value}")' "$signed")
     say "load: nginx proxy_pass, multiauth proxy --auth iam and multiauth gateway, alternating (wrk, ${LOAD_SECONDS:-5} s each, 3 rounds)"
-    local nginxed proxied gated
+    local nginxed proxied gated nginx_posted proxy_posted
+    # POSTs of a 1 KiB body (the proxy hashes and signs it).
+    printf 'wrk.method = "POST"\nwrk.body = string.rep("a", 1024)\n' >"$folder/post.lua"
     for round in 1 2 3; do
         nginxed+="$(wrk_with_cpu "$nginx_worker $upstream_pid" "http://127.0.0.1:$nx/bench/item")|"
         proxied+="$(wrk_with_cpu "$proxy_pid $upstream_pid" "http://127.0.0.1:$pi/bench/item")|"
         gated+="$(wrk_with_cpu "$gateway_pid $upstream_pid" "${headers[@]}" "http://127.0.0.1:$gw/bench/item")|"
+        nginx_posted+="$(wrk_with_cpu "$nginx_worker $upstream_pid" -s "$folder/post.lua" "http://127.0.0.1:$nx/bench/item")|"
+        proxy_posted+="$(wrk_with_cpu "$proxy_pid $upstream_pid" -s "$folder/post.lua" "http://127.0.0.1:$pi/bench/item")|"
     done
+    # Latency at half of nginx's rate, the same offered load for each.
+    local half latencies
+    half=$(.venv/bin/python3 -c 'import statistics, sys
+print(int(statistics.median(float(p.split()[1]) for p in sys.argv[1].strip("|").split("|")) / 2))' "$nginxed")
+    say "latency at half of nginx's rate ($half req/s; h2load, ${LOAD_SECONDS:-5} s each)"
+    latencies="$half|$(h2load_latency "$half" "http://127.0.0.1:$up/bench/item")|$(h2load_latency "$half" "http://127.0.0.1:$nx/bench/item")"
+    latencies+="|$(h2load_latency "$half" "http://127.0.0.1:$pi/bench/item")|$(h2load_latency "$half" "${headers[@]}" "http://127.0.0.1:$gw/bench/item")"
     # 1 GiB streamed through the IAM proxy (spooled and hashed, then signed and sent).
     truncate -s 1G "$folder/upload.bin"
     local rss_before rss_peak upload_status
@@ -192,7 +226,7 @@ for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {
     kill "${pids[@]}" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
     rm -rf "$folder"
-    .venv/bin/python3 - "$nginxed" "$proxied" "$gated" "$upload_status" "$rss_before" "$rss_peak" <<'PY'
+    .venv/bin/python3 - "$nginxed" "$proxied" "$gated" "$upload_status" "$rss_before" "$rss_peak" "$latencies" "$nginx_posted" "$proxy_posted" <<'PY'
 import statistics, sys
 def rounds(text):
     return [tuple(float(x) for x in part.split()) for part in text.strip("|").split("|")]
@@ -207,5 +241,13 @@ print(f"nginx: proxy_pass {n:,.0f} req/s (p50 {med(nginxed, 0):.2f} ms, p99 {med
 print(f"nginx: per-round ratios proxy {', '.join(f'{b[1] / a[1]:.2f}' for a, b in zip(nginxed, proxied))}; "
       f"gateway {', '.join(f'{b[1] / a[1]:.2f}' for a, b in zip(nginxed, gated))}")
 print(f"nginx: a 1 GiB PUT through multiauth proxy --auth iam answered {status}; the proxy's RSS grew {(peak - before) / 1024:.1f} MiB (target <= 64)")
+np, pp = rounds(sys.argv[8]), rounds(sys.argv[9])
+print(f"nginx: POSTs of 1 KiB: nginx {med(np, 1):,.0f} req/s; multiauth proxy --auth iam (body hashed and signed) {med(pp, 1):,.0f} req/s "
+      f"= {med(pp, 1) / med(np, 1):.2f}x nginx (p99 {med(pp, 3):.2f} ms, {med(pp, 4):.0f} us CPU/request)")
+half, *runs = sys.argv[7].split("|")
+(d50, d99, drate), (n50, n99, nrate), (p50, p99, prate), (g50, g99, grate) = ([float(x) for x in run.split()] for run in runs)
+print(f"nginx: at half of nginx's rate ({half} req/s offered; p50 / p99, served/s): upstream direct {d50:.2f} / {d99:.2f} ms, {drate:,.0f}; "
+      f"nginx {n50:.2f} / {n99:.2f} ms, {nrate:,.0f}; multiauth proxy {p50:.2f} / {p99:.2f} ms, {prate:,.0f}, adds {p99 - d99:.2f} ms at p99 "
+      f"({p99 - n99:+.2f} ms beside nginx; target <= 1); multiauth gateway {g50:.2f} / {g99:.2f} ms, {grate:,.0f}, adds {g99 - d99:.2f} ms")
 PY
 }
