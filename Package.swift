@@ -226,69 +226,12 @@ let package = Package(
         // server and AppSync commands to `multiauth-server`, installed beside it.
         .executableTarget(name: "multiauth", dependencies: ["MultiAuthCLI"], swiftSettings: strict),
         .executableTarget(name: "multiauth-server", dependencies: ["MultiAuthServerCLI"], swiftSettings: strict),
-        .executableTarget(
-            name: "SigV4Bench",
-            dependencies: ["SigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes],
-            path: "Benchmarks/SigV4Bench",
-            swiftSettings: strict
-        ),
         // libFuzzer target; built only by scripts/fuzz (with -sanitize=fuzzer), never by swift build.
         .executableTarget(
             name: "FuzzParsers",
             dependencies: ["SigV4", "CredentialProviders", "TokenProviders", "MultiAuthCrypto", "MultiAuthCore", "ClientFactory"],
             path: "Fuzz/FuzzParsers",
             swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]
-        ),
-        .executableTarget(
-            name: "TransportBench",
-            dependencies: ["Authorization", "CredentialProviders", "HTTPTransport", "SigV4", "MultiAuthCore", httpTypes],
-            path: "Benchmarks/TransportBench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "AppSyncBench",
-            dependencies: ["ClientFactory", "Authorization", "CredentialProviders", "SigV4", "TokenProviders"],
-            path: "Benchmarks/AppSyncBench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "RealtimeBench",
-            dependencies: ["ClientFactory", "CredentialProviders", "HTTPTransport", "Realtime", "MultiAuthWebSocket", "SigV4", "MultiAuthCore", httpTypes],
-            path: "Benchmarks/RealtimeBench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "UpstreamBench",
-            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
-            path: "Benchmarks/UpstreamBench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "PassthroughBench",
-            dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            path: "Benchmarks/PassthroughBench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "TokenBench",
-            dependencies: ["TokenProviders", "Logins", "CredentialStore", "MultiAuthCrypto"],
-            path: "Benchmarks/TokenBench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "CredentialsBench",
-            dependencies: ["CredentialProviders", "HTTPTransport"],
-            path: "Benchmarks/CredentialsBench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "StoreBench",
-            dependencies: ["CredentialStore", "PostgresStore", "AWSStoreBackends", "CredentialProviders", "HTTPTransport"],
-            path: "Benchmarks/StoreBench",
-            swiftSettings: strict
         ),
         // The apps in Examples/, written as a user writes them; ExamplesTests runs them.
         .executableTarget(
@@ -340,3 +283,66 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The benchmark programs (Benchmarks/), declared only for scripts/bench, which sets
+// MULTIAUTH_BENCHMARKS: the test build would otherwise compile and link nine programs it never runs.
+let benchmarks: [Target] = [
+    .executableTarget(
+        name: "SigV4Bench",
+        dependencies: ["SigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes],
+        path: "Benchmarks/SigV4Bench",
+        swiftSettings: strict
+    ),
+    .executableTarget(
+        name: "TransportBench",
+        dependencies: ["Authorization", "CredentialProviders", "HTTPTransport", "SigV4", "MultiAuthCore", httpTypes],
+        path: "Benchmarks/TransportBench",
+        swiftSettings: strict
+    ),
+    .executableTarget(
+        name: "AppSyncBench",
+        dependencies: ["ClientFactory", "Authorization", "CredentialProviders", "SigV4", "TokenProviders"],
+        path: "Benchmarks/AppSyncBench",
+        swiftSettings: strict
+    ),
+    .executableTarget(
+        name: "RealtimeBench",
+        dependencies: ["ClientFactory", "CredentialProviders", "HTTPTransport", "Realtime", "MultiAuthWebSocket", "SigV4", "MultiAuthCore", httpTypes],
+        path: "Benchmarks/RealtimeBench",
+        swiftSettings: strict
+    ),
+    .executableTarget(
+        name: "UpstreamBench",
+        dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+        path: "Benchmarks/UpstreamBench",
+        swiftSettings: strict
+    ),
+    .executableTarget(
+        name: "PassthroughBench",
+        dependencies: [
+            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        ],
+        path: "Benchmarks/PassthroughBench",
+        swiftSettings: strict
+    ),
+    .executableTarget(
+        name: "TokenBench",
+        dependencies: ["TokenProviders", "Logins", "CredentialStore", "MultiAuthCrypto"],
+        path: "Benchmarks/TokenBench",
+        swiftSettings: strict
+    ),
+    .executableTarget(
+        name: "CredentialsBench",
+        dependencies: ["CredentialProviders", "HTTPTransport"],
+        path: "Benchmarks/CredentialsBench",
+        swiftSettings: strict
+    ),
+    .executableTarget(
+        name: "StoreBench",
+        dependencies: ["CredentialStore", "PostgresStore", "AWSStoreBackends", "CredentialProviders", "HTTPTransport"],
+        path: "Benchmarks/StoreBench",
+        swiftSettings: strict
+    ),
+]
+if Context.environment["MULTIAUTH_BENCHMARKS"] != nil { package.targets += benchmarks }

@@ -15,8 +15,8 @@ for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {
 }
 
 run_fleet_bench() {
-    swift build -c release --product StoreBench >/dev/null
-    swift build -c release --product UpstreamBench >/dev/null
+    MULTIAUTH_BENCHMARKS=1 swift build -c release --product StoreBench >/dev/null
+    MULTIAUTH_BENCHMARKS=1 swift build -c release --product UpstreamBench >/dev/null
     local moto_port up gf gp folder pids=() upstream_pid file_gateway_pid pg_gateway_pid
     read -r moto_port up gf gp < <(free_ports 4)
     folder=$(mktemp -d)

@@ -65,8 +65,8 @@ PY
 
 run_load_bench() {
     command -v wrk >/dev/null || { say "installing wrk"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq wrk >/dev/null; }
-    swift build -c release --product UpstreamBench >/dev/null
-    swift build -c release --product PassthroughBench >/dev/null
+    MULTIAUTH_BENCHMARKS=1 swift build -c release --product UpstreamBench >/dev/null
+    MULTIAUTH_BENCHMARKS=1 swift build -c release --product PassthroughBench >/dev/null
     local up gw px pt js gj pids=() secrets keys upstream_pid proxy_pid gateway_pid passthrough_pid jwt_gateway_pid
     read -r up px gw pt js gj < <(free_ports 6)
     .build/release/UpstreamBench "$up" >/dev/null 2>&1 & pids+=($!)
