@@ -125,14 +125,14 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Requests
 
     private func take(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
-        if exchange != nil {
-            if exchange!.requestEnded {
+        if let exchange {
+            if exchange.requestEnded {
                 heldParts.append(part)
             } else if case .body(let bytes) = part {
-                exchange!.body?.take(bytes)
+                exchange.body?.take(bytes)
             } else if case .end = part {
-                exchange!.requestEnded = true
-                exchange!.body?.end()
+                exchange.requestEnded = true
+                exchange.body?.end()
                 finishIfDone()
             }
             return
@@ -232,7 +232,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         heldParts = []
         for part in held { take(part, context: context) }
         if !held.isEmpty { context.fireChannelReadComplete() }
-        if heldRead, exchange == nil || !exchange!.requestEnded {
+        if heldRead, exchange?.requestEnded != true {
             heldRead = false
             context.read()
         }
