@@ -63,7 +63,10 @@ import Testing
         #expect(outputs[3].stdout.contains("s\ta"))
     }
 
-    @Test func eightProcessesTimesAHundredSetsLoseNothing() async throws {
+    /// Eight processes setting items at once, each under the store's lock: every set lands.
+    /// (Each set rewrites the whole store, so the cost grows with the square of the count;
+    /// fifty each keep the eight contending for the lock the whole time.)
+    @Test func eightProcessesTimesFiftySetsLoseNothing() async throws {
         let scratch = Scratch()
         #expect(try await run(scratch.keyed + ["init"]).status == 0)
         let binary = Paths.multiauth.path
@@ -71,7 +74,7 @@ import Testing
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", """
-                i=0; while [ $i -lt 100 ]; do i=$((i+1));
+                i=0; while [ $i -lt 50 ]; do i=$((i+1));
                 printf v$i | "$0" store --path "$1" --key-file "$2" --lock-timeout 60 set w\(writer) item$i || exit 1; done
                 """, binary, scratch.store, scratch.key]
             try process.run()
@@ -80,7 +83,7 @@ import Testing
         try await offPool { for writer in writers { writer.waitUntilExit() } }
         #expect(writers.allSatisfy { $0.terminationStatus == 0 })
         let listed = try await run(scratch.keyed + ["list"])
-        #expect(listed.stdout.split(separator: "\n").count == 800)
+        #expect(listed.stdout.split(separator: "\n").count == 400)
     }
 
     @Test func aWriteThatRunsOutOfSpaceFailsAndKeepsTheOldContent() async throws {
