@@ -164,6 +164,11 @@ struct PostgresStoreTests {
     /// refused and revokes its family): one refresh happens, under the database's lock, and
     /// the other five use what it saved. All six print the same new token, and the saved
     /// refresh token still works afterwards.
+    ///
+    /// `--min-validity 7200` is more than a new token's life, so a host that first read the
+    /// login after the refresh would rightly refresh again: the test holds the store's lock
+    /// until all six wait for it (pg_locks shows them), so all six read the stale login first,
+    /// however their starts are spread on a loaded machine.
     @Test(.enabled(if: Peers.oidcAvailable)) func sixHostsRefreshOneLoginOnce() async throws {
         let store = try SharedStore()
         defer { store.folder.remove() }
@@ -178,12 +183,21 @@ struct PostgresStoreTests {
         let before = try await store.run(["token"])
         try #require(before.status == 0, "\(before.stderr)")
 
+        let backend = PostgresStoreBackend(url: try PostgresStoreURL(store.url, environment: SharedStore.environment))
+        let held = try await backend.lock(timeout: 5)
+        let waiting = """
+            WITH k AS (SELECT hashtextextended('multiauth_store:\(store.name)', 0) AS v)
+            SELECT count(*) FROM pg_locks, k WHERE locktype = 'advisory' AND NOT granted
+            AND classid = ((v >> 32) & 4294967295)::oid AND objid = (v & 4294967295)::oid
+            """
         let runs = try await withThrowingTaskGroup(of: CLITests.Run.self) { group in
             for host in 0..<6 {
                 let home = store.folder.path + "/home-\(host)"
                 try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
                 group.addTask { try await store.run(["token", "--min-validity", "7200", "--lock-timeout", "60"], home: home) }
             }
+            try await RealtimePeer.wait("six hosts waiting for the store's lock", seconds: 50) { try await Self.psql(waiting) == "6" }
+            await held.release()
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.map(\.stderr))")
