@@ -101,7 +101,7 @@ package struct Forwarding: Sendable {
     /// True for a request decided at once, on the event loop: no body (no `Transfer-Encoding`,
     /// a `Content-Length` of 0 or none), nothing asking for an interim response or a protocol
     /// switch, and not `CONNECT`.
-    static func takesInline(_ head: HTTPRequest) -> Bool {
+    static func decidesAtOnce(_ head: HTTPRequest) -> Bool {
         guard head.method != .connect else { return false }
         for field in head.headerFields {
             switch field.name {

@@ -146,7 +146,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard let route else {
             return carry(refusal ?? Forwarding.answer(.misdirectedRequest, "MisdirectedRequestException", "No route for this host"))
         }
-        if Forwarding.takesInline(head) { return carry(refusal ?? route.decide(head)) }
+        if Forwarding.decidesAtOnce(head) { return carry(refusal ?? route.decide(head)) }
         let body = InboundBodyStream(loop: context.eventLoop, handler: self)
         exchange?.body = body
         let inbound = InboundBody(request: Request(head: head, body: body.body), channel: context.channel)
