@@ -267,7 +267,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch part {
         case .head(let head):
             guard head.status.kind != .informational else { return }
-            let relayed = HTTPResponse(status: head.status, headerFields: UpstreamForwarder.forwardedFields(head.headerFields, keepingContentLength: true))
+            let relayed = HTTPResponse(status: head.status, headerFields: UpstreamForwarder.forwardedFields(head.headerFields))
             if current.rejectionCheck != nil, Forwarding.checkedStatuses.contains(head.status.code) {
                 exchange?.heldRejection = (relayed, ByteBuffer())
             } else {

@@ -1,4 +1,3 @@
-import Authorization
 import HTTPTransport
 import HTTPTypes
 import Hummingbird
@@ -52,12 +51,12 @@ package struct UpstreamForwarder: Sendable {
         "transfer-encoding", "upgrade", "host", "content-length", "expect",
     ]
 
-    /// The upstream's response fields less the hop-by-hop ones; `Content-Length` is kept when
-    /// asked for (a response relayed byte for byte, where it still holds).
-    static func forwardedFields(_ upstream: HTTPFields, keepingContentLength: Bool = false) -> HTTPFields {
+    /// The upstream's response fields less the hop-by-hop ones, `Content-Length` kept: the
+    /// response is relayed byte for byte, so it still holds.
+    static func forwardedFields(_ upstream: HTTPFields) -> HTTPFields {
         var fields = HTTPFields()
         fields.reserveCapacity(upstream.count)
-        for field in upstream where (keepingContentLength && field.name == .contentLength) || !hopByHop.contains(field.name.canonicalName) {
+        for field in upstream where field.name == .contentLength || !hopByHop.contains(field.name.canonicalName) {
             fields.append(field)
         }
         return fields
