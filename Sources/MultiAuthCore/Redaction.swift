@@ -36,14 +36,18 @@ public enum Redaction {
     }
 
     /// A URL as a message may quote it: user information (`user:password@`) removed, and at
-    /// most 512 bytes, with control bytes escaped.
+    /// most 512 bytes, with control bytes escaped. A password may hold `/`, `?`, `#` or `@`
+    /// unencoded (users paste them so), which ends the authority early for a URL parser: so
+    /// when anything before the last `@` looks like user information (a `:` or an `@` in the
+    /// authority), everything up to that last `@` goes. An `@` later in a path or query may
+    /// then take some of the URL with it: a shorter message, never a password in it.
     public static func url(_ url: String) -> String {
         var text = url
         if let separator = text.firstRange(of: "://") {
             let rest = text[separator.upperBound...]
             let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
-                text = String(text[..<separator.upperBound]) + String(text[text.index(after: at)...])
+            if let last = rest.lastIndex(of: "@"), rest[..<authorityEnd].contains("@") || rest[..<last].contains(":") {
+                text = String(text[..<separator.upperBound]) + String(text[text.index(after: last)...])
             }
         }
         return quoted(text, limit: 512)

@@ -36,7 +36,7 @@ final class PostgresAdvisoryLock: StoreBackendLock {
         let milliseconds = max(1, Int(timeout * 1000))
         let waiting = PostgresConnector(url: connector.url, timeout: timeout + connector.timeout, logger: connector.logger)
         do throws(PostgresFailure) {
-            try await waiting.bounded("taking the lock") {
+            try await waiting.bounded("taking the lock", closing: connection) {
                 // A row sequence arrives before the statement has run: the lock is ours only
                 // once its row is read.
                 _ = try await connection.query("SELECT set_config('lock_timeout', \(String(milliseconds) + "ms"), false)", logger: connector.logger).collect()

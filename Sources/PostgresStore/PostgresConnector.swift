@@ -27,10 +27,20 @@ struct PostgresConnector: Sendable {
         }
     }
 
-    /// Runs `work`, cancelled after ``timeout`` seconds.
-    func bounded<T: Sendable>(_ what: String, _ work: @escaping @Sendable () async throws -> T) async throws(PostgresFailure) -> T {
+    /// Runs `work`, cancelled after ``timeout`` seconds. The deadline is the caller's whole
+    /// wait: cancelling a statement only asks the server to stop it, and a server that is
+    /// stuck, or behind a lock, or never answers the cancel would keep the caller waiting, so
+    /// `connection` (the one `work` runs on) is closed at the deadline, which fails what is in
+    /// flight on it at once.
+    func bounded<T: Sendable>(
+        _ what: String, closing connection: PostgresConnection? = nil, _ work: @escaping @Sendable () async throws -> T
+    ) async throws(PostgresFailure) -> T {
         let outcome = await Deadline.run(seconds: timeout) { () async -> Result<T, PostgresFailure> in
-            do { return .success(try await work()) } catch { return .failure(PostgresFailure(error)) }
+            do {
+                return .success(try await withTaskCancellationHandler(operation: work) { connection?.closeInBackground() })
+            } catch {
+                return .failure(PostgresFailure(error))
+            }
         }
         guard let outcome else { throw PostgresFailure(reason: "\(what) took longer than \(timeout.secondsText) s", sqlState: nil) }
         return try outcome.get()

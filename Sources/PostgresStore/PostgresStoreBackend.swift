@@ -8,7 +8,7 @@ import PostgresNIO
 /// `multiauth_store`, which `store init` creates:
 ///
 /// ```sql
-/// CREATE TABLE IF NOT EXISTS multiauth_store (
+/// CREATE TABLE multiauth_store (
 ///     name       text PRIMARY KEY,     -- the store's name (`?store=`), or NAME.ATTACHMENT
 ///     image      bytea NOT NULL,       -- the sealed image: ciphertext and its header only
 ///     version    bigint NOT NULL,      -- raised by every write; a write names the one it replaces
@@ -16,6 +16,10 @@ import PostgresNIO
 ///     updated_at timestamptz NOT NULL DEFAULT now()
 /// );
 /// ```
+///
+/// Creating it is safe when many hosts do so at once on a fresh database: the step runs under
+/// a transaction-scoped advisory lock and records the schema's version in `multiauth_schema`
+/// (a newer version there is refused, never changed).
 ///
 /// A write is one statement that changes the row only at the version it read and notifies
 /// channel `multiauth_store` with the store's name, so gateways that listen reload at once.
@@ -112,28 +116,60 @@ public final class PostgresStoreBackend: StoreBackend {
         return Row(image: Array(buffer: found.0), version: found.1)
     }
 
-    /// Creates the table when missing, then the row `name`; a row already there is left as it is.
+    /// Creates the schema when missing (``schemaStatement``), then the row `name`; a row
+    /// already there is left as it is.
     private func insert(_ name: String, _ image: [UInt8]) async throws(StoreError) {
         let bytes = ByteBuffer(bytes: image)
-        let inserted = try await writing { connection in
-            _ = try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS multiauth_store (
-                    name text PRIMARY KEY, image bytea NOT NULL, version bigint NOT NULL, format integer NOT NULL,
-                    updated_at timestamptz NOT NULL DEFAULT now())
-                """, logger: self.connector.logger
-            ).collect()
-            return try await connection.query(
-                """
-                WITH added AS (
-                    INSERT INTO multiauth_store (name, image, version, format) VALUES (\(name), \(bytes), 1, 1)
-                    ON CONFLICT (name) DO NOTHING RETURNING name)
-                SELECT pg_notify('multiauth_store', name) FROM added
-                """, logger: self.connector.logger
-            ).collect().count
+        let inserted: Int
+        do throws(PostgresFailure) {
+            inserted = try await shared.run(connector) { connection in
+                _ = try await connection.query(PostgresQuery(unsafeSQL: Self.schemaStatement), logger: self.connector.logger).collect()
+                return try await connection.query(
+                    """
+                    WITH added AS (
+                        INSERT INTO multiauth_store (name, image, version, format) VALUES (\(name), \(bytes), 1, 1)
+                        ON CONFLICT (name) DO NOTHING RETURNING name)
+                    SELECT pg_notify('multiauth_store', name) FROM added
+                    """, logger: self.connector.logger
+                ).collect().count
+            }
+        } catch {
+            if error.sqlState == Self.newerSchemaState { throw .unsupportedVersion(path: location, version: 2) }
+            throw .writeFailed(path: location, reason: error.reason)
         }
         guard inserted == 1 else { throw .storeExists(path: name == url.storeName ? location : location + " (\(name))") }
     }
+
+    /// The schema's version, recorded in `multiauth_schema`.
+    static let schemaVersion = 1
+    /// The SQLSTATE the schema step raises when the database holds a newer schema.
+    static let newerSchemaState = "MA001"
+
+    /// Creates the table and records the schema's version, once, however many hosts run it at
+    /// the same moment on a fresh database. `CREATE TABLE IF NOT EXISTS` alone is not safe
+    /// there (two sessions both find no table; one fails with 23505 on `pg_type`), so the
+    /// step holds a transaction-scoped advisory lock (one `DO` block is one transaction) and
+    /// also takes a duplicate that slipped past it as "made already".
+    static let schemaStatement = """
+        DO $$
+        BEGIN
+            PERFORM pg_advisory_xact_lock(hashtextextended('multiauth_store:schema', 0));
+            BEGIN
+                CREATE TABLE IF NOT EXISTS multiauth_store (
+                    name text PRIMARY KEY, image bytea NOT NULL, version bigint NOT NULL, format integer NOT NULL,
+                    updated_at timestamptz NOT NULL DEFAULT now());
+                CREATE TABLE IF NOT EXISTS multiauth_schema (component text PRIMARY KEY, version integer NOT NULL);
+            EXCEPTION WHEN unique_violation OR duplicate_table OR duplicate_object THEN
+                NULL;
+            END;
+            INSERT INTO multiauth_schema (component, version) VALUES ('multiauth_store', \(schemaVersion))
+                ON CONFLICT (component) DO NOTHING;
+            IF (SELECT version FROM multiauth_schema WHERE component = 'multiauth_store') > \(schemaVersion) THEN
+                RAISE EXCEPTION 'the database holds a newer multiauth_store schema' USING ERRCODE = '\(newerSchemaState)';
+            END IF;
+        END
+        $$
+        """
 
     /// Runs a writing statement; its failure is a ``StoreError/writeFailed(path:reason:)``.
     private func writing<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
@@ -153,7 +189,7 @@ actor SharedConnection {
     /// Runs `work` on the connection, bounded by the connector's timeout.
     func run<T: Sendable>(_ connector: PostgresConnector, _ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(PostgresFailure) -> T {
         let connection = try await open()
-        do { return try await connector.bounded("the statement") { try await work(connection) } } catch {
+        do { return try await connector.bounded("the statement", closing: connection) { try await work(connection) } } catch {
             if error.sqlState == nil { drop(connection) }
             throw error
         }

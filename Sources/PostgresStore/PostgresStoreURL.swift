@@ -39,6 +39,11 @@ public struct PostgresStoreURL: Sendable {
             throw .readFailed(path: Self.redacted(text), reason: "not a postgres://USER@HOST:PORT/DB URL")
         }
         let query = url.query
+        if let unknown = query.keys.sorted().first(where: { !Self.parameters.contains($0) }) {
+            throw .readFailed(
+                path: Self.redacted(text),
+                reason: "unknown parameter '\(Redaction.quoted(unknown, limit: 40))' (known: \(Self.parameters.sorted().joined(separator: ", ")))")
+        }
         guard ["disable", "prefer", "require", "verify-full"].contains(query["sslmode"] ?? "prefer") else {
             throw .readFailed(path: Self.redacted(text), reason: "sslmode must be disable, prefer, require or verify-full")
         }
@@ -51,6 +56,10 @@ public struct PostgresStoreURL: Sendable {
         rootCertificates = query["sslrootcert"]
         password = url.password ?? environment["PGPASSWORD"]
     }
+
+    /// The query parameters a store URL may have: any other (a misspelt `sslMode`, say) is
+    /// refused rather than ignored, since ignoring it could mean a plaintext connection.
+    static let parameters: Set<String> = ["sslmode", "sslrootcert", "store"]
 
     /// True for the URL schemes this backend takes.
     public static func isPostgres(_ text: String) -> Bool { text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") }

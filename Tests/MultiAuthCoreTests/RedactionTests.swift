@@ -20,4 +20,17 @@ import Testing
         #expect(!Redaction.canonicalLine("x-amz-security-token:SECRET-TOKEN").contains("SECRET-TOKEN"))
         #expect(Redaction.canonicalLine("host:example.com") == "host:example.com")
     }
+
+    /// Issue 45, item 8: a password holding `/`, `?`, `#` or `@` unencoded ended the
+    /// authority early, and the redaction stopped there, printing the rest of the password.
+    @Test(arguments: ["pa/ss-SECRET", "pa?ss-SECRET", "pa#ss-SECRET", "pa@ss-SECRET", "p/a?s#s@-SECRET", "plain-SECRET"])
+    func aPasswordWithAnyDelimiterIsRemoved(password: String) {
+        let shown = Redaction.url("postgres://multiauth:\(password)@db.example:5432/store?sslmode=require")
+        #expect(!shown.contains("SECRET") && !shown.contains("pa") && shown.hasPrefix("postgres://db.example:5432/"), "\(shown)")
+    }
+
+    @Test func aURLWithoutUserInformationIsKept() {
+        #expect(Redaction.url("https://api.example.com/a/b@c") == "https://api.example.com/a/b@c")
+        #expect(Redaction.url("https://user@api.example.com/x") == "https://api.example.com/x")
+    }
 }
