@@ -173,7 +173,7 @@ let package = Package(
             swiftSettings: strict),
         // The store kept in AWS Secrets Manager or SSM Parameter Store, through our own signer.
         .target(
-            name: "AWSStoreBackends", dependencies: ["CredentialStore", "CredentialProviders", "HTTPTransport", "MultiAuthCrypto", "MultiAuthCore"],
+            name: "AWSStoreBackends", dependencies: ["CredentialStore", "CredentialProviders", "HTTPTransport", "MultiAuthCrypto", "MultiAuthCore", logging],
             swiftSettings: strict),
         // awsconfiguration.json read and checked: its AppSync entries and sign-in sections.
         .target(
@@ -274,7 +274,7 @@ let package = Package(
             dependencies: [
                 "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
                 "TokenProviders", "Logins", "MultiAuthCrypto", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthWebSocket",
-                "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", "CredentialsServer", "SigV4", "PostgresStore",
+                "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", "CredentialsServer", "SigV4", "PostgresStore", "AWSStoreBackends", "MultiAuthServerCLI", "InboundAuthorization",
                 httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],

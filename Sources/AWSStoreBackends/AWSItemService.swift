@@ -2,20 +2,21 @@ import CredentialProviders
 import CredentialStore
 
 /// A named-value service a store can live in (Secrets Manager, SSM Parameter Store): what
-/// ``AWSStoreBackend`` needs of it. Values are bytes; their versions are the service's own.
+/// ``AWSStoreBackend`` needs of it. Values are bytes; versions are strings each service
+/// defines. ``swap(_:_:expecting:)`` is a compare-and-swap: of all writers that read one
+/// version, exactly one replaces it, so no write is lost whatever the lock does.
 protocol AWSItemService: Sendable {
     /// `secretsmanager://REGION/NAME` or `ssm://REGION/NAME`.
     var location: String { get }
-    /// The value of `name` and its version, or nil when there is none.
+    /// The current value of `name` and its version, or nil when there is none.
     func value(_ name: String) async throws(AWSJSONCallError) -> (bytes: [UInt8], version: String)?
-    /// The version of `name`, or nil when there is none (no value is decrypted).
+    /// The version of `name`, or nil when there is none.
     func version(_ name: String) async throws(AWSJSONCallError) -> String?
-    /// Creates `name`; false when it exists already (it is left as it is).
-    func create(_ name: String, _ bytes: [UInt8]) async throws(AWSJSONCallError) -> Bool
-    /// Writes a new version of `name`.
-    func put(_ name: String, _ bytes: [UInt8]) async throws(AWSJSONCallError)
-    /// Removes `name` at once (no recovery window).
-    func delete(_ name: String) async throws(AWSJSONCallError)
+    /// Creates `name` and returns its version; nil when it exists already (left as it is).
+    func create(_ name: String, _ bytes: [UInt8]) async throws(AWSJSONCallError) -> String?
+    /// Replaces `name`'s value only if its version is still `version`, atomically, and
+    /// returns the new version; nil when another writer replaced it first (nothing is changed).
+    func swap(_ name: String, _ bytes: [UInt8], expecting version: String) async throws(AWSJSONCallError) -> String?
     /// The service's name for the item that holds the store `name`'s part `suffix` (empty:
     /// the store itself).
     func itemName(_ name: String, suffix: String) -> String

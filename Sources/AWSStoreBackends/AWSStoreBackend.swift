@@ -1,6 +1,7 @@
 import CredentialProviders
 import CredentialStore
 import HTTPTransport
+import Logging
 import MultiAuthCore
 
 /// A store kept in AWS Secrets Manager (`secretsmanager://REGION/NAME`: the image in the
@@ -9,11 +10,14 @@ import MultiAuthCore
 /// role through the default chain), at the endpoint botocore would use
 /// (`AWS_ENDPOINT_URL_SECRETS_MANAGER`, `AWS_ENDPOINT_URL_SSM`, `AWS_ENDPOINT_URL`).
 ///
-/// The value is MultiAuth's ciphertext: the service's own encryption comes on top. Neither
-/// service offers a conditional write, so a write first checks that the version is still the
-/// one read (a window of one round trip), and a read-modify-write holds the store's lock: an
-/// item `NAME.lock` created only if absent, which expires after ``lockLifetime`` seconds so
-/// that a holder that died does not keep it. Attachments are items `NAME.ATTACHMENT`.
+/// The value is MultiAuth's ciphertext: the service's own encryption comes on top. Every
+/// write is conditional on the version read, so two writers never both succeed from one read
+/// (the loser gets ``StoreError/conflict(path:)``): Secrets Manager moves the `AWSCURRENT`
+/// stage from the version read to the new one, which the service refuses once it has moved;
+/// SSM, which has no conditional overwrite, creates each write as a parameter of its own,
+/// only if absent. A read-modify-write also holds the store's lock, the item `NAME.lock`,
+/// which changes hands by the same conditional writes and expires after ``lockLifetime``
+/// seconds so that a holder that died does not keep it. Attachments are items `NAME.ATTACHMENT`.
 public struct AWSStoreBackend: StoreBackend {
     /// How long a lock item is honoured after it was taken, in seconds.
     public static let lockLifetime: Double = 60
@@ -21,13 +25,15 @@ public struct AWSStoreBackend: StoreBackend {
     private let items: any AWSItemService
     private let name: String
     private let clock: TimeSource
+    private let logger: Logger
 
     /// The store `url` names (`secretsmanager://REGION/NAME` or `ssm://REGION/NAME`), its calls
-    /// signed with `credentials`.
+    /// signed with `credentials`; `logger` hears of a lock item taken over that was not MultiAuth's.
     /// - Throws: ``StoreError/readFailed(path:reason:)`` for a URL that is not one, or a region
     ///   that is not a region name.
     public init(
-        url: String, credentials: any CredentialsProvider, http: any HTTPSender, environment: [String: String]? = nil, clock: TimeSource = .system
+        url: String, credentials: any CredentialsProvider, http: any HTTPSender, environment: [String: String]? = nil, clock: TimeSource = .system,
+        logger: Logger = .disabled
     ) throws(StoreError) {
         guard let parts = Self.split(url) else {
             throw .readFailed(path: Redaction.url(url), reason: "not a secretsmanager://REGION/NAME or ssm://REGION/NAME URL")
@@ -44,6 +50,7 @@ public struct AWSStoreBackend: StoreBackend {
         items = isSecretsManager ? SecretsManagerItems(region: parts.region, call: call) : ParameterStoreItems(region: parts.region, call: call)
         name = parts.name
         self.clock = clock
+        self.logger = logger
     }
 
     /// True for the URL schemes this backend takes.
@@ -58,19 +65,23 @@ public struct AWSStoreBackend: StoreBackend {
     }
 
     public func create(_ image: [UInt8]) async throws(StoreError) {
-        let created: Bool
+        let created: String?
         do { created = try await items.create(items.itemName(name, suffix: ""), image) } catch { throw failure(error, writing: true) }
-        guard created else { throw .storeExists(path: location) }
+        guard created != nil else { throw .storeExists(path: location) }
     }
 
     public func replace(_ image: [UInt8], expecting version: StoreVersion) async throws(StoreError) {
-        guard try await self.version() == version else { throw .conflict(path: location) }
-        do { try await items.put(items.itemName(name, suffix: ""), image) } catch { throw failure(error, writing: true) }
+        let swapped: String?
+        do { swapped = try await items.swap(items.itemName(name, suffix: ""), image, expecting: version.token) } catch {
+            throw failure(error, writing: true)
+        }
+        guard swapped != nil else { throw .conflict(path: location) }
     }
 
     public func lock(timeout: Double) async throws(StoreError) -> any StoreBackendLock {
         try await AWSItemLock.acquire(
-            items: items, name: items.itemName(name, suffix: "lock"), location: location, lifetime: Self.lockLifetime, timeout: timeout, clock: clock)
+            items: items, name: items.itemName(name, suffix: "lock"), location: location, lifetime: Self.lockLifetime, timeout: timeout, clock: clock,
+            logger: logger)
     }
 
     public func version() async throws(StoreError) -> StoreVersion? {
@@ -84,9 +95,9 @@ public struct AWSStoreBackend: StoreBackend {
     }
 
     public func createAttachment(_ attachment: String, _ bytes: [UInt8]) async throws(StoreError) {
-        let created: Bool
+        let created: String?
         do { created = try await items.create(items.itemName(name, suffix: attachment), bytes) } catch { throw failure(error, writing: true) }
-        guard created else { throw .storeExists(path: location + " (\(attachment))") }
+        guard created != nil else { throw .storeExists(path: location + " (\(attachment))") }
     }
 
     private func failure(_ error: AWSJSONCallError, writing: Bool) -> StoreError {

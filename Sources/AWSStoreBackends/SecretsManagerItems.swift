@@ -22,7 +22,11 @@ struct SecretsManagerItems: AWSItemService {
     func value(_ name: String) async throws(AWSJSONCallError) -> (bytes: [UInt8], version: String)? {
         struct Answer: Decodable { let SecretBinary: String?, VersionId: String }
         let answer: Answer
-        do { answer = try await call.send("GetSecretValue", ["SecretId": .string(name)], as: Answer.self) } catch {
+        // The stage named, though it is the default: moto (the tests' peer) answers a call
+        // without it with the version first made current, not the one the stage moved to.
+        do {
+            answer = try await call.send("GetSecretValue", ["SecretId": .string(name), "VersionStage": .string("AWSCURRENT")], as: Answer.self)
+        } catch {
             if error.refusalCode == "ResourceNotFoundException" { return nil }
             throw error
         }
@@ -42,28 +46,47 @@ struct SecretsManagerItems: AWSItemService {
         return answer.VersionIdsToStages?.first { $0.value.contains("AWSCURRENT") }?.key
     }
 
-    func create(_ name: String, _ bytes: [UInt8]) async throws(AWSJSONCallError) -> Bool {
+    func create(_ name: String, _ bytes: [UInt8]) async throws(AWSJSONCallError) -> String? {
+        struct Answer: Decodable { let VersionId: String }
         do {
-            _ = try await call.send(
+            return try await call.send(
                 "CreateSecret",
                 ["Name": .string(name), "SecretBinary": .string(Base64.encode(bytes)), "Description": .string("MultiAuth credential store (encrypted)")],
-                as: AWSJSONCallError.Nothing.self)
-            return true
+                as: Answer.self
+            ).VersionId
         } catch {
-            if error.refusalCode == "ResourceExistsException" { return false }
+            if error.refusalCode == "ResourceExistsException" { return nil }
             throw error
         }
     }
 
-    func put(_ name: String, _ bytes: [UInt8]) async throws(AWSJSONCallError) {
+    /// The new value goes in as a version staged only `MULTIAUTH_PENDING`; then `AWSCURRENT`
+    /// moves to it from `version`, which the service refuses when `AWSCURRENT` is no longer
+    /// on `version`. A refused version stays behind without `AWSCURRENT`, deprecated.
+    func swap(_ name: String, _ bytes: [UInt8], expecting version: String) async throws(AWSJSONCallError) -> String? {
+        let next = UUID().uuidString.lowercased()
         _ = try await call.send(
             "PutSecretValue",
-            ["SecretId": .string(name), "SecretBinary": .string(Base64.encode(bytes)), "ClientRequestToken": .string(UUID().uuidString)],
+            [
+                "SecretId": .string(name), "SecretBinary": .string(Base64.encode(bytes)), "ClientRequestToken": .string(next),
+                "VersionStages": .array([.string(Self.pendingStage)]),
+            ],
             as: AWSJSONCallError.Nothing.self)
+        do {
+            _ = try await call.send(
+                "UpdateSecretVersionStage",
+                [
+                    "SecretId": .string(name), "VersionStage": .string("AWSCURRENT"), "RemoveFromVersionId": .string(version),
+                    "MoveToVersionId": .string(next),
+                ],
+                as: AWSJSONCallError.Nothing.self)
+            return next
+        } catch {
+            if error.refusalCode == "InvalidParameterException" { return nil }
+            throw error
+        }
     }
 
-    func delete(_ name: String) async throws(AWSJSONCallError) {
-        _ = try await call.send(
-            "DeleteSecret", ["SecretId": .string(name), "ForceDeleteWithoutRecovery": .bool(true)], as: AWSJSONCallError.Nothing.self)
-    }
+    /// The staging label of a value written but not yet current.
+    static let pendingStage = "MULTIAUTH_PENDING"
 }

@@ -166,8 +166,21 @@ public final class CredentialStore: Sendable {
         try await runBlocking { Result { () throws(StoreError) in try work() } }
     }
 
+    /// A read-modify-write under the lock. A write that finds another writer's in between (a
+    /// shared backend's lock taken over from a holder thought dead) is read and changed again,
+    /// for up to the lock timeout: the write is conditional, so nothing is lost either way.
     private func modify(_ change: @escaping @Sendable (inout StorePayload) throws(StoreError) -> Void) async throws(StoreError) {
-        try await holdingLock { () throws(StoreError) in try await modifyHoldingLock(change) }
+        try await holdingLock { () throws(StoreError) in
+            let start = ContinuousClock.now
+            var conflicts = 0
+            while true {
+                do throws(StoreError) { return try await modifyHoldingLock(change) } catch {
+                    conflicts += 1
+                    guard case .conflict = error, ContinuousClock.now - start < .milliseconds(Int64(lockTimeout * 1000)) else { throw error }
+                    try? await Backoff(base: .milliseconds(20), cap: .milliseconds(500)).wait(after: conflicts)
+                }
+            }
+        }
     }
 
     /// Runs `body` holding the backend's lock, released (and waited for) whatever happens.

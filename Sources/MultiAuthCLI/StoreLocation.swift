@@ -19,7 +19,8 @@ extension StoreOptions {
         }
         if AWSStoreBackend.isAWS(location) {
             let http = CommandTimeout.transport()
-            return try AWSStoreBackend(url: location, credentials: DefaultCredentialsChain.make(http: http), http: http)
+            return try AWSStoreBackend(
+                url: location, credentials: DefaultCredentialsChain.make(http: http), http: http, logger: TraceLog.logger(verbose: false))
         }
         return FileStoreBackend(path: location)
     }

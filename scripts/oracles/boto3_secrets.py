@@ -5,7 +5,8 @@ Prints JSON.
   boto3_secrets.py URL sm-list PREFIX     -> {"names": [...]} secrets whose name starts with PREFIX
   boto3_secrets.py URL sm-delete NAME     -> {} removed at once
   boto3_secrets.py URL sm-put-text NAME T -> {} a new text version (a hand edit)
-  boto3_secrets.py URL ssm-get NAME       -> as sm-get, for the SecureString parameter NAME (base64)
+  boto3_secrets.py URL sm-put-binary NAME T -> {} T's bytes as the binary value, the secret made if missing
+  boto3_secrets.py URL ssm-get NAME       -> as sm-get, for the SecureString parameter NAME (base64, after "N:")
   boto3_secrets.py URL ssm-list PREFIX    -> {"names": [...], "types": [...]}
   boto3_secrets.py URL ssm-delete NAME    -> {}
 `contains` says whether the decoded value holds the text given as the last argument of sm-get or
@@ -35,12 +36,22 @@ elif action == "sm-list":
 elif action == "sm-delete":
     secrets.delete_secret(SecretId=name, ForceDeleteWithoutRecovery=True)
     print("{}")
-elif action == "sm-put-text":
-    secrets.put_secret_value(SecretId=name, SecretString=sys.argv[4])
+elif action in ("sm-put-text", "sm-put-binary"):
+    value = dict(SecretString=sys.argv[4]) if action == "sm-put-text" else dict(SecretBinary=sys.argv[4].encode())
+    try:
+        current = next(v for v, stages in secrets.describe_secret(SecretId=name)["VersionIdsToStages"].items() if "AWSCURRENT" in stages)
+    except secrets.exceptions.ResourceNotFoundException:
+        secrets.create_secret(Name=name, **value)
+    else:
+        # A new version, then AWSCURRENT moved to it: what PutSecretValue does on AWS. moto
+        # leaves AWSCURRENT where UpdateSecretVersionStage put it when PutSecretValue stages it.
+        new = secrets.put_secret_value(SecretId=name, VersionStages=["AWSPENDING"], **value)["VersionId"]
+        secrets.update_secret_version_stage(SecretId=name, VersionStage="AWSCURRENT", MoveToVersionId=new, RemoveFromVersionId=current)
     print("{}")
 elif action == "ssm-get":
     value = ssm.get_parameter(Name=name, WithDecryption=True)["Parameter"]["Value"]
-    print(json.dumps(described(base64.b64decode(value), clear)))
+    # "N:BASE64" after the Nth conditional write, plain BASE64 before any (docs/credential-store.md)
+    print(json.dumps(described(base64.b64decode(value.split(":", 1)[-1]), clear)))
 elif action == "ssm-list":
     found = [p for page in ssm.get_paginator("describe_parameters").paginate() for p in page["Parameters"]
              if p["Name"].startswith(name)]
