@@ -51,7 +51,7 @@ package struct MultiAuthCommand: AsyncParsableCommand {
     /// that command alone instead of every command (each first protocol-conformance lookup
     /// scans the whole static binary). Anything that parse refuses (help, a mistake, a
     /// completion-script request) is parsed again from the top, so messages read the same.
-    static func parse(_ arguments: [String]) throws -> any ParsableCommand {
+    package static func parse(_ arguments: [String]) throws -> any ParsableCommand {
         let direct: [String: any ParsableCommand.Type] = ["sign": SignCommand.self, "token": TokenCommand.self]
         if let name = arguments.first, let command = direct[name], let parsed = try? command.parseAsRoot(Array(arguments.dropFirst())) {
             return parsed

@@ -158,7 +158,7 @@ extension StoreCommand {
     /// after its name, so they are moved there.
     static func movingSharedOptions(_ arguments: [String]) -> [String] {
         guard arguments.first == "store" else { return arguments }
-        let takesValue: Swift.Set<String> = ["--path", "--key-file", "--passphrase-file", "--lock-timeout"]
+        let takesValue: Swift.Set<String> = ["--path", "--store", "--key-file", "--passphrase-file", "--lock-timeout", "--kms-key-id"]
         var shared: [String] = []
         var index = 1
         while index < arguments.count, arguments[index].hasPrefix("--") {

@@ -22,7 +22,8 @@ import Darwin
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token", _superCommandName: MultiAuthCommand.directParseParent, abstract: "Print a valid token of a saved login (refreshed first when it is about to expire).")
-    @Option(help: "id (default) or access.") var type: AuthTokens.Kind = .id
+    @Option(help: "id or access; without it, the ID token where the login has one, else the access token (named on standard error).")
+    var type: AuthTokens.Kind?
     @Option(help: "Time limit in seconds for the whole command, a refresh and store waits included; exit 28 when it passes.")
     var maxTime: Double = CommandTimeout.defaultSeconds
     @Option(help: "Refresh first when the token expires within this many seconds (default 120).") var minValidity: Int64 = 120
@@ -38,9 +39,14 @@ struct TokenCommand: AsyncParsableCommand {
         let logins = try await login.logins()  // a passphrase prompt is not timed
         let token = try await CommandTimeout.run(maxTime, what: "getting a token of login '\(login.name)'", flag: "--max-time") {
             let (_, provider) = try await login.provider(refreshMargin: margin, in: logins)
-            return try await login.run { () async throws(TokenError) in try await provider.token(type).value }
+            return try await login.run { () async throws(TokenError) in
+                let tokens = try await provider.currentTokens()
+                let kind = type ?? (tokens.idToken == nil ? .access : .id)
+                return (try tokens.token(kind), kind)
+            }
         }
-        FileHandleless.writeStandardOutput(Array((token + "\n").utf8))
+        if type == nil { StandardError.emit("multiauth: printing the \(token.1 == .id ? "ID" : "access") token of login '\(login.name)'") }
+        FileHandleless.writeStandardOutput(Array((token.0 + "\n").utf8))
     }
 
     /// `2024-03-05T09:04:03Z`.

@@ -40,7 +40,7 @@ public struct AuthTokens: Sendable, Codable, Equatable, RedactedDescribing {
         switch kind {
         case .access: return accessToken
         case .id:
-            guard let idToken else { throw .invalidToken(reason: "the provider issued no ID token; use the access token") }
+            guard let idToken else { throw .invalidToken(reason: "the provider issued no ID token, only an access token") }
             return idToken
         }
     }

@@ -145,6 +145,11 @@ final class RunningCLI: @unchecked Sendable {
         let token = try await CLITests.run(["token", "--type", "access"] + store.arguments)
         #expect(token.status == 0)
         #expect(token.stdout.split(separator: ".").count == 3)
+        // Issue 45, item 9: without --type, a login with only an access token prints it
+        // (it used to fail with "use the access token"), and says so on standard error.
+        let untyped = try await CLITests.run(["token"] + store.arguments)
+        #expect(untyped.status == 0 && untyped.stdout == token.stdout, "\(untyped.stderr)")
+        #expect(untyped.stderr.contains("printing the access token"), "\(untyped.stderr)")
         let wrong = try await CLITests.run(base + ["--client-secret", "bad-secret-123"] + store.arguments)
         #expect(wrong.status == 3)
         #expect(!wrong.stderr.contains("bad-secret-123"))
