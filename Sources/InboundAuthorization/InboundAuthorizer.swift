@@ -21,7 +21,8 @@ public struct InboundAuthorizer: Sendable {
     let clock: TimeSource
 
     /// Creates an authorizer. `apiKeys` maps each accepted key to its name (the principal
-    /// forwarded upstream, never the key); `clock` is the wall clock signatures are checked against.
+    /// forwarded upstream, never the key); an empty key is never accepted, whatever table it
+    /// came from (a blank line in a key file must not let an empty `x-api-key` in); `clock` is the wall clock signatures are checked against.
     /// With `keySet`, tokens are checked against its keys (fetched again as the provider
     /// rotates them) rather than the validator's own.
     public init(
@@ -29,7 +30,7 @@ public struct InboundAuthorizer: Sendable {
         keySet: JSONWebKeySetCache? = nil, clock: TimeSource = .system
     ) {
         self.verifier = verifier
-        self.apiKeys = apiKeys
+        self.apiKeys = apiKeys.filter { !$0.key.isEmpty }
         self.tokenValidator = tokenValidator
         self.keySet = keySet
         self.clock = clock
@@ -123,6 +124,7 @@ public struct InboundAuthorizer: Sendable {
     /// The decision on an `x-api-key`, when API keys are accepted and the request has one.
     private func apiKeyDecision(_ request: HTTPRequest) -> Result<Principal, InboundRejection>? {
         guard !apiKeys.isEmpty, let key = request.headerFields[Self.apiKeyField] else { return nil }
+        guard !key.isEmpty else { return .failure(.forbiddenKey) }
         guard let name = apiKeys.first(where: { ConstantTime.equals(Array($0.key.utf8), Array(key.utf8)) })?.value else {
             return .failure(.forbiddenKey)
         }

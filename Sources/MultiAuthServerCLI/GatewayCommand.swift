@@ -112,6 +112,7 @@ struct GatewayCommand: AsyncParsableCommand {
         if let apiKeyFile { try keys.merge(Self.readAPIKeys(apiKeyFile)) { argument, _ in argument } }
         if let apiKeyStore, let keyStore {
             let named = try await storedItems(service: apiKeyStore, in: keyStore, flag: "--api-key-store", required: starting)
+                .filter { !$0.value.isEmpty }
             keys.merge(named.map { ($0.value, $0.key) }) { earlier, _ in earlier }
         }
         return InboundAuthorizer(verifier: verifier, apiKeys: keys, tokenValidator: tokens?.0, keySet: tokens?.1)
@@ -159,6 +160,9 @@ struct GatewayCommand: AsyncParsableCommand {
     /// `{"NAME": "KEY"}` from a file only its owner can read, as key → name.
     static func readAPIKeys(_ path: String) throws -> [String: String] {
         let named = try readTable(path, flag: "--api-key-file", what: "an object of API key names and keys")
+        if let empty = named.first(where: { $0.value.isEmpty || $0.key.isEmpty }) {
+            throw CLIError("--api-key-file", "'\(path)': the API key named '\(Redaction.quoted(empty.key, limit: 60))' is empty, or has no name")
+        }
         return Dictionary(named.map { ($0.value, $0.key) }) { first, _ in first }
     }
 

@@ -149,7 +149,7 @@ package struct UpstreamForwarder: Sendable {
         })
         for field in head.headerFields where !Self.hopByHop.contains(field.name.canonicalName)
             && !connectionNamed.contains(field.name.canonicalName)
-            && field.name != Self.principalField && field.name != Self.modeField && !dropped.contains(field.name.canonicalName)
+            && !Self.isIdentityField(field.name) && !dropped.contains(field.name.canonicalName)
             && !(principal?.mode == .apiKey && field.name.canonicalName == "x-api-key") {
             fields.append(field)
         }
@@ -160,6 +160,14 @@ package struct UpstreamForwarder: Sendable {
         return HTTPRequest(
             method: head.method, scheme: upstream.scheme, authority: upstream.hostHeader, path: basePath + (head.path ?? "/"),
             headerFields: fields)
+    }
+
+    /// True for a field a CGI or WSGI upstream would read as one the gateway sets: any case,
+    /// with `-` or `_` between the words (`X_MultiAuth_Principal` becomes
+    /// `HTTP_X_MULTIAUTH_PRINCIPAL` there, as `X-MultiAuth-Principal` does).
+    static func isIdentityField(_ name: HTTPField.Name) -> Bool {
+        let normalized = name.canonicalName.replacingOccurrences(of: "_", with: "-")
+        return normalized == Self.principalField.canonicalName || normalized == Self.modeField.canonicalName
     }
 
     /// An error answer in API Gateway's form: the status, `x-amzn-ErrorType` and `{"message": …}`.

@@ -242,6 +242,8 @@ struct GatewayTests {
         let fields: HTTPFields = [
             .init("x-api-key")!: "gw-key-123", .init("X-MultiAuth-Principal")!: "admin", .init("X-MultiAuth-Mode")!: "AWS_IAM",
             .connection: "X-Hop", .init("X-Hop")!: "1",
+            // Issue 45, item 5: spellings a CGI or WSGI upstream reads as the same field.
+            .init("X_MultiAuth_Principal")!: "root", .init("x_multiauth-MODE")!: "AWS_IAM",
         ]
         let response = try await Self.send(.get, fixture.base + "/k", fields: fields)
         #expect(response.status == 200)
@@ -250,6 +252,8 @@ struct GatewayTests {
         // The key the gateway consumed, and a field the client's Connection names, stop here.
         #expect(headers["x-api-key"] == nil && headers["x-hop"] == nil, "\(headers)")
         #expect(headers["x-multiauth-principal"] == "ci")
+        #expect(!headers.keys.contains { $0.replacingOccurrences(of: "_", with: "-") == "x-multiauth-principal" && $0 != "x-multiauth-principal" }, "\(headers)")
+        #expect(!headers.keys.contains { $0.replacingOccurrences(of: "_", with: "-") == "x-multiauth-mode" && $0 != "x-multiauth-mode" }, "\(headers)")
         #expect(headers["x-multiauth-mode"] == "API_KEY")
         #expect(try await fixture.arrivals() == 1)
     }
