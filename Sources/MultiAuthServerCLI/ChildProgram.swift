@@ -30,11 +30,16 @@ struct ChildEnvironment {
         "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_SESSION_NAME",
         "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN",
         "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", "AWS_EC2_METADATA_SERVICE_ENDPOINT", "AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE",
-        "MULTIAUTH_STORE_PASSPHRASE", "MULTIAUTH_STORE_NEW_PASSPHRASE",
+        "PGPASSWORD",
     ]
 
+    /// True for a variable the child never sees: the credentials above, a database password,
+    /// and every `MULTIAUTH_` variable (store passphrases and key files, API keys, client
+    /// secrets: what unlocks MultiAuth's secrets is not the child's to have).
+    static func isRemoved(_ name: String) -> Bool { removed.contains(name) || name.hasPrefix("MULTIAUTH_") }
+
     init(region: String?, base: [String: String] = ProcessInfo.processInfo.environment) {
-        values = base.filter { !Self.removed.contains($0.key) }
+        values = base.filter { !Self.isRemoved($0.key) }
         self.region = region
         if let region {
             values["AWS_REGION"] = region
@@ -52,11 +57,21 @@ struct ChildEnvironment {
     mutating func setContainerEndpoint(url: String, token: String) {
         values["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = url
         values["AWS_CONTAINER_AUTHORIZATION_TOKEN"] = token
+        hideSharedFiles()
     }
 
     mutating func setInstanceMetadataEndpoint(url: String) {
         values["AWS_EC2_METADATA_SERVICE_ENDPOINT"] = url
         values["AWS_EC2_METADATA_DISABLED"] = nil
+        hideSharedFiles()
+    }
+
+    /// An SDK's chain reads the shared files before a container or instance endpoint, so a
+    /// `[default]` profile with keys would win over the profile exec serves. With an endpoint,
+    /// the child sees no shared files (its region comes from `AWS_REGION`).
+    private mutating func hideSharedFiles() {
+        values["AWS_CONFIG_FILE"] = "/dev/null"
+        values["AWS_SHARED_CREDENTIALS_FILE"] = "/dev/null"
     }
 }
 

@@ -26,7 +26,10 @@ import Testing
 
     @Test(arguments: [([String](), "env"), (["--server", "ecs"], "container-role"), (["--server", "imds"], "iam-role")])
     func botocoreInsideResolvesTheSessionAndSignsWithIt(mode: [String], method: String) async throws {
-        let setup = try await Setup { role in SessionCacheTests.roleProfile(role) }
+        // A [default] profile with keys of its own (issue 45, item 6): botocore's chain reads
+        // the shared files before an endpoint, so the child got these instead of the role's.
+        let defaults = "[default]\naws_access_key_id = AKIDDEFAULTPROFILE\naws_secret_access_key = default-profile-secret\n"
+        let setup = try await Setup { role in SessionCacheTests.roleProfile(role) + defaults }
         defer { setup.folder.remove() }
         try await setup.initStore()
         let (run, resolved) = try await Self.botocoreInside(setup, mode)
@@ -39,6 +42,21 @@ import Testing
         let (again, second) = try await Self.botocoreInside(setup, mode)
         #expect(again.status == 0 && second["access_key"] == resolved["access_key"])
         #expect(try await setup.calls().map { $0["action"] } == ["AssumeRole"])
+    }
+
+    /// Issue 45, item 8: the child inherited PGPASSWORD, MULTIAUTH_API_KEY,
+    /// MULTIAUTH_CLIENT_SECRET and MULTIAUTH_STORE_KEY_FILE. It gets no MultiAuth variable and
+    /// no database password, in every mode.
+    @Test(arguments: [[String](), ["--server", "ecs"], ["--server", "imds"]]) func theChildGetsNoSecretVariables(mode: [String]) async throws {
+        let setup = try await Setup { role in SessionCacheTests.roleProfile(role) }
+        defer { setup.folder.remove() }
+        try await setup.initStore()
+        let secrets = ["PGPASSWORD": "pg-secret-1", "MULTIAUTH_API_KEY": "api-key-secret-1", "MULTIAUTH_CLIENT_SECRET": "client-secret-1"]
+        let run = try await CLITests.run(["exec", "--profile", "role"] + mode + ["--", "env"], environment: setup.environment.merging(secrets) { $1 })
+        #expect(run.status == 0, "\(run.stderr)")
+        let names = run.stdout.split(separator: "\n").compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) }
+        #expect(!names.contains { $0.hasPrefix("MULTIAUTH_") || $0 == "PGPASSWORD" }, "\(names)")
+        #expect(!run.stdout.contains("secret-1"))
     }
 
     /// The child's status is exec's; a signal that ends it gives 128 + N; SIGTERM sent to
