@@ -120,7 +120,9 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
             guard chain.isEmpty, settings["mfa_serial"] != nil else { return keys }
             return try await sts.getSessionToken(source: keys.credentials, options: try await sessionOptions(settings, profile: name))
         }
-        if let command = settings["credential_process"] { return try await CredentialProcess.run(command) }
+        if let command = settings["credential_process"] {
+            return try await CredentialProcess.run(command, profile: name, environment: environment)
+        }
         // botocore's rule: a profile without credential settings (a region only, say) is not an
         // error; the chain goes on to the container endpoint and instance metadata.
         throw .notFound("profile '\(name)' has no aws_access_key_id, role_arn, sso_session or credential_process")
@@ -194,9 +196,25 @@ enum CredentialProcess {
     /// How long a credential_process may run.
     static let timeout: Double = 30
 
-    static func run(_ command: String) async throws(CredentialsError) -> ExpiringCredentials {
+    /// The variable that carries the profiles whose `credential_process` is running, outermost
+    /// first, into each command: a profile whose command runs MultiAuth on that same profile
+    /// (`credential_process = multiauth credentials …` in the profile it resolves) would
+    /// otherwise start itself again and again until the deadline.
+    static let profilesVariable = "MULTIAUTH_CREDENTIAL_PROCESS_PROFILES"
+    /// The most credential processes nested inside one another.
+    static let maxDepth = 4
+
+    static func run(_ command: String, profile: String, environment: [String: String]) async throws(CredentialsError) -> ExpiringCredentials {
+        let running = environment[profilesVariable].map { $0.split(separator: ",").map(String.init) } ?? []
+        guard !running.contains(profile), running.count < maxDepth else {
+            throw .credentialProcessFailed(
+                command: command,
+                problem: "not run: it would resolve profile '\(profile)' again from inside its own credential_process (profiles being resolved: \((running + [profile]).joined(separator: " → ")))")
+        }
         let output: [UInt8]
-        do throws(ShellCommandError) { output = try await ShellCommand.output(of: command, timeout: timeout) } catch {
+        do throws(ShellCommandError) {
+            output = try await ShellCommand.output(of: command, timeout: timeout, setting: [profilesVariable: (running + [profile]).joined(separator: ",")])
+        } catch {
             if case .timedOut(let seconds) = error { throw .timedOut(source: "credential_process '\(command)'", seconds: seconds) }
             throw .credentialProcessFailed(command: command, problem: error.description)
         }

@@ -32,22 +32,25 @@ package enum ShellCommand {
     /// The most standard output kept.
     package static let outputLimit = 1 << 20
 
-    /// The standard output of `command`, which must exit 0 within `timeout` seconds.
-    package static func output(of command: String, timeout: Double) async throws(ShellCommandError) -> [UInt8] {
+    /// The standard output of `command`, which must exit 0 within `timeout` seconds; it sees
+    /// this process's environment with `setting` added.
+    package static func output(of command: String, timeout: Double, setting: [String: String] = [:]) async throws(ShellCommandError) -> [UInt8] {
         let outcome = await Deadline.run(seconds: timeout) { () async -> Result<[UInt8], ShellCommandError> in
-            await run(command)
+            await run(command, setting: setting)
         }
         guard let outcome else { throw .timedOut(seconds: timeout) }
         return try outcome.get()
     }
 
-    private static func run(_ command: String) async -> Result<[UInt8], ShellCommandError> {
+    private static func run(_ command: String, setting: [String: String]) async -> Result<[UInt8], ShellCommandError> {
+        var added: [Environment.Key: String?] = [:]
+        for (name, value) in setting { if let key = Environment.Key(rawValue: name) { added[key] = value } }
         var options = PlatformOptions()
         options.processGroupID = 0
         options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: .milliseconds(200))]
         do {
             let result = try await Subprocess.run(
-                .path("/bin/sh"), arguments: ["-c", command], platformOptions: options,
+                .path("/bin/sh"), arguments: ["-c", command], environment: .inherit.updating(added), platformOptions: options,
                 output: .bytes(limit: outputLimit), error: .discarded)
             guard case .exited(0) = result.terminationStatus else { return .failure(.failed(status: "\(result.terminationStatus)")) }
             return .success(result.standardOutput)

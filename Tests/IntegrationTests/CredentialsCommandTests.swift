@@ -54,6 +54,28 @@ extension ContainerTokenUsers {
             #expect(resolved["token"] == "container-session-token-" + token)
         }
 
+        /// Issue 45, item 6: the docs' own line, `credential_process = multiauth credentials …`,
+        /// in the profile it resolves started itself again and again until the deadline. The
+        /// nested run now refuses at once, naming the profiles.
+        @Test func aCredentialProcessThatResolvesItsOwnProfileIsRefused() async throws {
+            let command = "\(Paths.multiauth.path) credentials --profile loop --format process"
+            let files = try SharedFiles(config: "[profile loop]\ncredential_process = \(command)\n")
+            defer { files.remove() }
+            let start = Date()
+            let run = try await CLITests.run(
+                ["credentials", "--profile", "loop", "--format", "process"],
+                environment: ["AWS_CONFIG_FILE": files.config, "AWS_SHARED_CREDENTIALS_FILE": files.credentials], limit: 60)
+            #expect(run.status != 0 && run.stderr.contains("failed: ended with exited(1)"), "\(run.stderr)")
+            #expect(Date().timeIntervalSince(start) < 20, "took \(Date().timeIntervalSince(start)) s")
+            // What the nested run (whose standard error a credential_process discards) says.
+            let nested = try await CLITests.run(
+                ["credentials", "--profile", "loop", "--format", "process"],
+                environment: [
+                    "AWS_CONFIG_FILE": files.config, "AWS_SHARED_CREDENTIALS_FILE": files.credentials, "MULTIAUTH_CREDENTIAL_PROCESS_PROFILES": "loop",
+                ])
+            #expect(nested.status != 0 && nested.stderr.contains("profile 'loop' again from inside its own credential_process"), "\(nested.stderr)")
+        }
+
         /// `credential_source = EcsContainer`: the container's credentials assume the role through
         /// STS (moto), for us and for botocore's own chain on the same files and variables.
         @Test func aRoleAssumedWithContainerCredentials() async throws {
