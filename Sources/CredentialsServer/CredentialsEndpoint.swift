@@ -30,19 +30,73 @@ protocol CredentialsEndpoint: Sendable {
     func answer(_ request: HTTPRequest) -> EndpointAnswer
 }
 
+/// A request's context: Hummingbird's, and the connection's two ends.
+struct CredentialsRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let peer: SocketAddress?
+    let local: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        peer = source.channel.remoteAddress
+        local = source.channel.localAddress
+    }
+}
+
 /// Turns an endpoint's answers into responses, fetching credentials for each request that
 /// asks for them. Bodies holding credentials are never logged.
+///
+/// Before the endpoint sees a request: its `Host` must be one a client of this machine uses
+/// (an IP address or `localhost`; a name would be DNS rebinding, a web page reaching the
+/// endpoint under its own name), and with `user`, the client's socket must belong to that
+/// user (another local user gets 403).
 struct CredentialsResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = CredentialsRequestContext
     let endpoint: any CredentialsEndpoint
     let credentials: any CredentialsProvider
     let clock: TimeSource
     let logger: Logger
+    let user: UInt32?
+
+    /// True for a `Host` naming this machine by address or as `localhost`.
+    static func isLocalHost(_ authority: String?) -> Bool {
+        guard let authority, !authority.isEmpty else { return false }
+        var host = Substring(authority)
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return false }
+            host = host[host.index(after: host.startIndex)..<close]
+            return host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+        }
+        if let colon = host.lastIndex(of: ":") {
+            guard host[host.index(after: colon)...].allSatisfy({ $0.isNumber }) else { return false }
+            host = host[..<colon]
+        }
+        if host.lowercased() == "localhost" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { part in part.count <= 3 && (Int(part).map { (0...255).contains($0) } ?? false) }
+    }
+
+    /// The refusal for a request from the wrong place, or nil.
+    func refusal(_ request: Request, context: CredentialsRequestContext) -> Response? {
+        guard Self.isLocalHost(request.head.authority) else {
+            logger.warning("credentials endpoint refused a request for another host name", metadata: ["host": "\(Redaction.quoted(request.head.authority ?? "", limit: 80))"])
+            return Self.response(.forbidden, "this endpoint answers requests to 127.0.0.1 or localhost only\n", contentType: "text/plain")
+        }
+        if let user {
+            let owner = context.peer.flatMap { peer in context.local.flatMap { LocalPeer.owner(peer: peer, local: $0) } }
+            guard owner == user else {
+                logger.warning("credentials endpoint refused another user's request", metadata: ["uid": "\(owner.map(String.init) ?? "unknown")"])
+                return Self.response(.forbidden, "this endpoint serves the user that started it only\n", contentType: "text/plain")
+            }
+        }
+        return nil
+    }
 
     /// How long a client is told long-term keys (which have no expiry) last: it asks again then.
     static let longTermKeysLifetime: Double = 3600
 
-    func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+    func respond(to request: Request, context: CredentialsRequestContext) async throws -> Response {
+        if let refusal = refusal(request, context: context) { return refusal }
         switch endpoint.answer(request.head) {
         case .text(let status, let text, let headers):
             if status.code >= 400 { logger.debug("credentials endpoint refused a request", metadata: ["status": "\(status.code)"]) }

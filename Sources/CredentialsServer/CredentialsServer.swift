@@ -31,13 +31,16 @@ public struct CredentialsServer: Service {
     let port: Int
     let clock: TimeSource
     let logger: Logger
+    let user: UInt32?
     let onListening: @Sendable (Int) async -> Void
 
     /// A server for `kind` on `host`:`port` (0: a free port, told to `onListening` once the
-    /// port is open) serving `credentials`.
+    /// port is open) serving `credentials`. With `user`, only that local user's programs are
+    /// served (the owner of the client's loopback socket, from the kernel's socket tables);
+    /// every server answers only requests whose `Host` is an IP address or `localhost`.
     public init(
         _ kind: Kind, credentials: any CredentialsProvider, host: String = "127.0.0.1", port: Int = 0, clock: TimeSource = .system,
-        logger: Logger = .disabled, onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+        logger: Logger = .disabled, user: UInt32? = nil, onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) {
         self.kind = kind
         self.credentials = credentials
@@ -45,15 +48,20 @@ public struct CredentialsServer: Service {
         self.port = port
         self.clock = clock
         self.logger = logger
+        self.user = user
         self.onListening = onListening
     }
 
+    /// How long a connection may sit without a byte arriving (a request head sent slowly).
+    static let idleTimeout = TimeAmount.seconds(10)
+
     /// Serves until the task is cancelled or a graceful shutdown is triggered.
     public func run() async throws {
-        let responder = CredentialsResponder(endpoint: endpoint, credentials: credentials, clock: clock, logger: logger)
+        let responder = CredentialsResponder(endpoint: endpoint, credentials: credentials, clock: clock, logger: logger, user: user)
         let onListening = self.onListening
         let app = Application(
-            responder: responder, configuration: .init(address: .hostname(host, port: port), serverName: "multiauth-credentials"),
+            responder: responder, server: .http1(configuration: .init(idleTimeout: Self.idleTimeout)),
+            configuration: .init(address: .hostname(host, port: port), serverName: "multiauth-credentials"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger)
         try await app.run()
     }

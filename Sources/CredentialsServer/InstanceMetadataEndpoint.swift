@@ -14,7 +14,9 @@ final class InstanceMetadataEndpoint: CredentialsEndpoint {
     let clock: TimeSource
     /// Live tokens and when each expires; expired ones are dropped when a token is made.
     private let tokens = Mutex<[String: Double]>([:])
-    /// The most live tokens kept: a client asking for more gets 503 until some expire.
+    /// The most tokens kept. Past it, the one closest to expiring is dropped for the new one:
+    /// a client whose token was dropped gets 401 and asks for another, as SDKs do, where
+    /// refusing new tokens would shut every client out for up to six hours.
     static let maxTokens = 10_000
 
     init(roleName: String, region: String?, clock: TimeSource) {
@@ -50,13 +52,13 @@ final class InstanceMetadataEndpoint: CredentialsEndpoint {
         guard let random = try? SecureRandom.bytes(count: 32) else { return .text(.serviceUnavailable, "") }
         let token = Base64.encodeURL(random)
         let now = clock.now()
-        let kept = tokens.withLock { tokens -> Bool in
-            tokens = tokens.filter { $0.value > now }
-            guard tokens.count < Self.maxTokens else { return false }
+        tokens.withLock { tokens in
+            if tokens.count >= Self.maxTokens {
+                tokens = tokens.filter { $0.value > now }
+                if tokens.count >= Self.maxTokens, let soonest = tokens.min(by: { $0.value < $1.value }) { tokens[soonest.key] = nil }
+            }
             tokens[token] = now + Double(ttl)
-            return true
         }
-        guard kept else { return .text(.serviceUnavailable, "") }
         return .text(.ok, token, headers: [Self.ttlField: String(ttl)])
     }
 

@@ -7,6 +7,14 @@ import MultiAuthCore
 import MultiAuthCrypto
 import ServiceLifecycle
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `multiauth exec`: runs a program with credentials from the default chain, in its
 /// environment or through a local credentials endpoint.
 struct ExecCommand: AsyncParsableCommand {
@@ -76,8 +84,12 @@ struct ExecCommand: AsyncParsableCommand {
         _ kind: CredentialsServer.Kind, chain: any CredentialsProvider, listen: ListenAddress, _ body: (Int) async throws -> Int32
     ) async throws -> Int32 {
         let (ports, portReady) = AsyncStream<Int>.makeStream()
+        // On this machine's loopback, only this user's programs are served. A container
+        // (--server-listen) connects from a network of its own, whose sockets this host's
+        // tables do not list: there the authorization token is the check.
+        let user = serverListen == nil ? UInt32(getuid()) : nil
         let server = CredentialsServer(
-            kind, credentials: chain, host: listen.host, port: listen.port, logger: TraceLog.logger(verbose: false),
+            kind, credentials: chain, host: listen.host, port: listen.port, logger: TraceLog.logger(verbose: false), user: user,
             onListening: { port in
                 portReady.yield(port)
                 portReady.finish()

@@ -1,5 +1,5 @@
 import CredentialProviders
-import CredentialsServer
+@testable import CredentialsServer
 import Foundation
 import HTTPTransport
 import HTTPTypes
@@ -57,6 +57,50 @@ import Testing
         let names = run.stdout.split(separator: "\n").compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) }
         #expect(!names.contains { $0.hasPrefix("MULTIAUTH_") || $0 == "PGPASSWORD" }, "\(names)")
         #expect(!run.stdout.contains("secret-1"))
+    }
+
+    /// Issue 45, item 6: the IMDS emulator answered any local user (uid 65534 got the
+    /// credentials) and any `Host` (DNS rebinding). Another user and a host name are now
+    /// refused; the child itself is served.
+    @Test func theEmulatorServesOnlyItsUserAtALocalHost() async throws {
+        let setup = try await Setup { role in SessionCacheTests.roleProfile(role) }
+        defer { setup.folder.remove() }
+        try await setup.initStore()
+        let put = "curl -s -o /dev/null -w '%{http_code}\\n' -X PUT -H 'X-aws-ec2-metadata-token-ttl-seconds: 60'"
+        let script = """
+            \(put) "$AWS_EC2_METADATA_SERVICE_ENDPOINT/latest/api/token"
+            setpriv --reuid 65534 --regid 65534 --clear-groups \(put) "$AWS_EC2_METADATA_SERVICE_ENDPOINT/latest/api/token"
+            \(put) -H 'Host: rebound.example' "$AWS_EC2_METADATA_SERVICE_ENDPOINT/latest/api/token"
+            \(put) -H 'Host: localhost' "$AWS_EC2_METADATA_SERVICE_ENDPOINT/latest/api/token"
+            """
+        let run = try await CLITests.run(["exec", "--profile", "role", "--server", "imds", "--", "sh", "-c", script], environment: setup.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n") == ["200", "403", "403", "200"], "\(run.stdout) \(run.stderr)")
+        #expect(run.stderr.contains("uid=65534") && run.stderr.contains("rebound.example"), "\(run.stderr)")
+    }
+
+    /// Issue 45, item 6: 10,000 token requests filled the emulator's table, and new ones got
+    /// 503 for up to six hours. The token closest to expiring now makes room.
+    @Test func aFullTokenTableMakesRoomForANewToken() throws {
+        let endpoint = InstanceMetadataEndpoint(roleName: "r", region: nil, clock: TimeSource { 1_800_000_000 })
+        func token(ttl: Int) -> String? {
+            let request = HTTPRequest(
+                method: .put, scheme: "http", authority: "127.0.0.1", path: "/latest/api/token",
+                headerFields: [HTTPField.Name("X-aws-ec2-metadata-token-ttl-seconds")!: String(ttl)])
+            guard case .text(.ok, let value, _) = endpoint.answer(request) else { return nil }
+            return value
+        }
+        let first = try #require(token(ttl: 60))
+        for _ in 1..<InstanceMetadataEndpoint.maxTokens { _ = token(ttl: 21_600) }
+        let newest = try #require(token(ttl: 21_600), "a full table refused a new token")
+        func isLive(_ value: String) -> Bool {
+            let request = HTTPRequest(
+                method: .get, scheme: "http", authority: "127.0.0.1", path: "/latest/meta-data/placement/availability-zone",
+                headerFields: [HTTPField.Name("X-aws-ec2-metadata-token")!: value])
+            if case .text(.unauthorized, _, _) = endpoint.answer(request) { return false }
+            return true
+        }
+        #expect(isLive(newest) && !isLive(first))
     }
 
     /// The child's status is exec's; a signal that ends it gives 128 + N; SIGTERM sent to
