@@ -40,6 +40,32 @@ public enum PathSafety {
             if errno == ENOENT { return false }
             throw .unreadable(path: path, reason: systemErrorText())
         }
+        try check(info, path: path, forbiddenMode: forbiddenMode)
+        return true
+    }
+
+    /// Opens `path` for appending, creating it 0600 when missing, without following a
+    /// symbolic link; the file opened must pass ``checkFile(_:forbiddenMode:)``'s checks
+    /// (made on the open file, so nothing can be swapped in between). The caller closes it.
+    public static func openForAppending(_ path: String, forbiddenMode: mode_t = 0o077) throws(PathSafetyError) -> Int32 {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            if errno == ELOOP { throw .unsafe(path: path, problem: "is a symbolic link", fix: "replace it with the real file") }
+            throw .unreadable(path: path, reason: systemErrorText())
+        }
+        var info = stat()
+        do throws(PathSafetyError) {
+            guard fstat(descriptor, &info) == 0 else { throw .unreadable(path: path, reason: systemErrorText()) }
+            try check(info, path: path, forbiddenMode: forbiddenMode)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        return descriptor
+    }
+
+    /// A regular file owned by the effective user, with none of `forbiddenMode`'s bits.
+    private static func check(_ info: stat, path: String, forbiddenMode: mode_t) throws(PathSafetyError) {
         if (info.st_mode & S_IFMT) == S_IFLNK {
             throw .unsafe(path: path, problem: "is a symbolic link", fix: "replace it with the real file")
         }
@@ -53,7 +79,6 @@ public enum PathSafety {
             let target = String(0o666 & ~forbiddenMode, radix: 8)
             throw .unsafe(path: path, problem: "is \(who) by group or others (mode \(mode))", fix: "run 'chmod \(target) \(path)'")
         }
-        return true
     }
 
     /// Creates `directory` (and missing parents) with mode 0700, and refuses an existing one

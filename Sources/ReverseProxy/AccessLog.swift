@@ -34,9 +34,11 @@ package final class AccessLog: Sendable {
         if path == "-" {
             descriptor = STDOUT_FILENO
         } else {
-            let opened = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-            guard opened >= 0 else { throw AccessLogError(path: path, reason: String(cString: strerror(errno))) }
-            descriptor = opened
+            // Request lines and principals: created 0600, never through a link, never a file
+            // another user owns or can read.
+            do throws(PathSafetyError) { descriptor = try PathSafety.openForAppending(path) } catch {
+                throw AccessLogError(path: path, reason: error.description)
+            }
         }
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.wake = wake
