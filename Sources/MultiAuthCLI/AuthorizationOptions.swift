@@ -22,8 +22,8 @@ package struct AuthorizationOptions: ParsableArguments {
     }
 
     @Option(help: "api-key, iam, user-pools, oidc, lambda or none.") package var auth: Auth = .none
-    @Option(help: "The API key (else MULTIAUTH_API_KEY).") var apiKey: String?
-    @Option(help: "The token for user-pools, oidc or lambda.") package var token: String?
+    @Option(help: "The API key, or @FILE to read it from a file (else MULTIAUTH_API_KEY).") var apiKey: String?
+    @Option(help: "The token for user-pools, oidc or lambda, or @FILE to read it from a file.") package var token: String?
     @Option(help: "A command whose output is the token, run for every request (at most 30 s; it runs in its own process group and cannot prompt on the terminal).")
     package var tokenCommand: String?
     @Option(help: "Use the saved login NAME (see 'multiauth login') for user-pools, oidc or lambda.") var name: String?
@@ -56,12 +56,13 @@ package struct AuthorizationOptions: ParsableArguments {
         switch auth {
         case .none: return NoAuthorizer()
         case .apiKey:
-            guard let key = apiKey ?? ProcessInfo.processInfo.environment["MULTIAUTH_API_KEY"], !key.isEmpty else {
+            let given = try apiKey.map { try CommandLineSecret.value($0, flag: "--api-key", alternative: "MULTIAUTH_API_KEY") }
+            guard let key = given ?? ProcessInfo.processInfo.environment["MULTIAUTH_API_KEY"], !key.isEmpty else {
                 throw CLIError("--api-key", "required for --auth api-key (or set MULTIAUTH_API_KEY)")
             }
             return APIKeyAuthorizer(key: .fixed(key))
         case .userPools, .oidc, .lambda:
-            if let token { return TokenAuthorizer(token: .fixed(token), bearer: bearer) }
+            if let token { return TokenAuthorizer(token: .fixed(try CommandLineSecret.value(token, flag: "--token", alternative: nil)), bearer: bearer) }
             if let tokenCommand { return TokenAuthorizer(token: .command(tokenCommand, timeout: tokenCommandLimit), bearer: bearer) }
             if let name {
                 var login = LoginOptions()

@@ -27,7 +27,8 @@ struct LoginCommand: AsyncParsableCommand {
         var config: String?
         @Option(help: "The user pool id (REGION_ID).") var userPoolId: String?
         @Option(help: "The app client id.") var clientId: String?
-        @Option(help: "The app client secret, if the client has one (else MULTIAUTH_CLIENT_SECRET).") var clientSecret: String?
+        @Option(help: "The app client secret, if the client has one, or @FILE to read it from a file (else MULTIAUTH_CLIENT_SECRET).")
+        var clientSecret: String?
         @Option(help: "The pool's region (default: from the pool id).", transform: regionArgument) var region: String?
         @Option(help: "The Cognito endpoint (default: https://cognito-idp.REGION.amazonaws.com/).") var endpoint: String?
         @Option(help: "The user name, email or other alias.") var username: String
@@ -77,7 +78,7 @@ struct LoginCommand: AsyncParsableCommand {
             }
             let configuration = try CognitoUserPoolConfiguration(
                 userPoolId: userPoolId, clientId: clientId,
-                clientSecret: clientSecret ?? LoginOptions.environmentSecret ?? section?.clientSecret,
+                clientSecret: try clientSecret.map { try CommandLineSecret.value($0, flag: "--client-secret", alternative: "MULTIAUTH_CLIENT_SECRET") } ?? LoginOptions.environmentSecret ?? section?.clientSecret,
                 region: region ?? section?.region, endpoint: endpoint ?? (region == nil ? section?.endpoint : nil))
             var lines = passwordStdin || newPasswordStdin ? StandardInputLines() : nil
             // A code or a custom challenge can be the whole sign-in: then no password is asked.
@@ -149,7 +150,8 @@ struct LoginCommand: AsyncParsableCommand {
         var config: String?
         @Option(help: "The issuer URL (discovery reads ISSUER/.well-known/openid-configuration).") var issuer: String?
         @Option(help: "The client id.") var clientId: String?
-        @Option(help: "The client secret, for confidential clients (else MULTIAUTH_CLIENT_SECRET).") var clientSecret: String?
+        @Option(help: "The client secret, for confidential clients, or @FILE to read it from a file (else MULTIAUTH_CLIENT_SECRET).")
+        var clientSecret: String?
         @Option(help: "pkce (default), device or client-credentials.") var flow: Flow = .pkce
         @Option(help: "Scopes, space-separated.") var scope: String = "openid profile email offline_access"
         @Option(help: "Time limit in seconds for the whole sign-in, the browser or device approval included; exit 28 when it passes.")
@@ -168,7 +170,7 @@ struct LoginCommand: AsyncParsableCommand {
                 throw CLIError(message: "give --issuer and --client-id, or --config with an OIDC section", exitCode: 2)
             }
             let configuration = OIDCConfiguration(
-                issuer: issuer, clientId: clientId, clientSecret: clientSecret ?? LoginOptions.environmentSecret ?? section?.clientSecret,
+                issuer: issuer, clientId: clientId, clientSecret: try clientSecret.map { try CommandLineSecret.value($0, flag: "--client-secret", alternative: "MULTIAUTH_CLIENT_SECRET") } ?? LoginOptions.environmentSecret ?? section?.clientSecret,
                 scope: scope)
             let (login, flow, timeout, redirectPort) = (self.login, self.flow, self.timeout, self.redirectPort)
             // A second more than --timeout, so the flows' own timeouts (which say what they waited for) speak first.

@@ -15,7 +15,8 @@ struct VerifyCommand: AsyncParsableCommand {
         abstract: "Verify the SigV4 signature of a raw HTTP request (header or presigned form).")
 
     @Option(help: "The received request in the test suites' request.txt format.") var request: String
-    @Option(help: "The secret access key the signer should have used.") var secret: String?
+    @Option(help: "The secret access key the signer should have used, or @FILE to read it from a file (else AWS_SECRET_ACCESS_KEY).")
+    var secret: String?
     @Option(help: "Also require this access key id.") var accessKeyId: String?
     @Option(help: "The expected region of the credential scope.", transform: regionArgument) var region: String
     @Option(help: "The expected service of the credential scope.") var service: String
@@ -31,7 +32,8 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         let received: SignableRequest
         do { received = try HTTPRequestText(parsing: Array(data)).signableRequest() } catch { throw CLIError("--request", error) }
-        guard let secret = secret ?? ProcessInfo.processInfo.environment["AWS_SECRET_ACCESS_KEY"] else {
+        let given = try secret.map { try CommandLineSecret.value($0, flag: "--secret", alternative: "AWS_SECRET_ACCESS_KEY") }
+        guard let secret = given ?? ProcessInfo.processInfo.environment["AWS_SECRET_ACCESS_KEY"] else {
             throw CLIError("--secret", "required (or set AWS_SECRET_ACCESS_KEY)")
         }
         let receivedAt: SigningDate

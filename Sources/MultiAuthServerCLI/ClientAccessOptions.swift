@@ -22,10 +22,10 @@ struct ClientAccessOptions: ParsableArguments {
     @Option(help: "The AppSync entry to use.") var client: String?
     @Option(help: "The auth mode whose (only) entry to use: API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA.")
     var mode: AuthMode?
-    @Option(help: "The token for user-pool, OIDC or Lambda entries.") var token: String?
+    @Option(help: "The token for user-pool, OIDC or Lambda entries, or @FILE to read it from a file.") var token: String?
     @Option(help: "A saved login (see 'multiauth login') for user-pool or OIDC entries.") var name: String?
     @OptionGroup var store: StoreOptions
-    @Option(help: "Replace the entry's API key.") var apiKey: String?
+    @Option(help: "Replace the entry's API key, or @FILE to read it from a file.") var apiKey: String?
     @Option(help: "The shared-file profile for IAM credentials.") var profile: String?
 
     var loginOptions: LoginOptions {
@@ -45,7 +45,7 @@ struct ClientAccessOptions: ParsableArguments {
     func factory(_ logins: LoginStore?, realtime: RealtimeConnection.Settings? = nil, logger: Logger = .disabled) async throws -> ClientFactory {
         var providers: [AuthMode: any TokenProvider] = [:]
         if let token {
-            let fixed = StaticTokenProvider.fixed(token)
+            let fixed = StaticTokenProvider.fixed(try CommandLineSecret.value(token, flag: "--token", alternative: nil))
             for mode in [AuthMode.amazonCognitoUserPools, .openIDConnect, .awsLambda] { providers[mode] = fixed }
         } else if name != nil {
             let (record, provider) = try await loginOptions.provider(in: logins)
@@ -54,7 +54,8 @@ struct ClientAccessOptions: ParsableArguments {
         let credentials: (any CredentialsProvider)? = profile.map { DefaultCredentialsChain.make(profile: $0, http: CommandTimeout.transport()) }
         return ClientFactory(
             configuration: try options.load(), cacheDirectory: options.cacheDir, useClientDatabasePrefix: !options.noDatabasePrefix,
-            http: CommandTimeout.transport(), credentials: credentials, tokenProviders: providers, apiKey: apiKey,
+            http: CommandTimeout.transport(), credentials: credentials, tokenProviders: providers,
+            apiKey: try apiKey.map { try CommandLineSecret.value($0, flag: "--api-key", alternative: nil) },
             webSocket: realtime.map { _ in NIOWebSocketConnector() }, realtimeSettings: realtime ?? RealtimeConnection.Settings(),
             logger: logger)
     }

@@ -42,7 +42,7 @@ struct GatewayCommand: AsyncParsableCommand {
     var apiKeyStore: String?
     @OptionGroup var store: StoreOptions
     @OptionGroup var storeEnvironment: EnvironmentOptions
-    @Option(name: .customLong("api-key"), help: "An accepted API key, as NAME=KEY (repeatable); the name is forwarded, never the key.")
+    @Option(name: .customLong("api-key"), help: "An accepted API key, as NAME=KEY or NAME=@FILE (repeatable); the name is forwarded, never the key.")
     var apiKeys: [String] = []
     @Option(help: "A JSON file {\"NAME\": \"KEY\", …} of accepted API keys (mode 0600), re-read on SIGHUP with --iam-credentials.")
     var apiKeyFile: String?
@@ -189,7 +189,8 @@ struct GatewayCommand: AsyncParsableCommand {
             guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex, argument.index(after: equals) != argument.endIndex else {
                 throw CLIError("--api-key", "expected NAME=KEY")
             }
-            table[String(argument[argument.index(after: equals)...])] = String(argument[..<equals])
+            let key = try CommandLineSecret.value(String(argument[argument.index(after: equals)...]), flag: "--api-key", alternative: nil)
+            table[key] = String(argument[..<equals])
         }
         return table
     }

@@ -70,6 +70,23 @@ struct APICallTests {
         #expect(bad.status == 22)
     }
 
+    /// Issue 45, item 8: a key typed on the command line is in /proc/PID/cmdline for every
+    /// local user. It still works, with a warning naming the safer ways; `@FILE` reads it from
+    /// a file only its owner can read, and a file others can read is refused.
+    @Test func aKeyOnTheCommandLineIsWarnedAboutAndAKeyFileIsRead() async throws {
+        let typed = try await CLITests.run(["request", Peers.api + "/apikey/x", "--auth", "api-key", "--api-key", Peers.apiKey, "--fail"])
+        #expect(typed.status == 0 && typed.stderr.contains("warning: --api-key on the command line is visible to every local user"), "\(typed.stderr)")
+        let folder = try ScratchFolder("multiauth-key-file")
+        defer { folder.remove() }
+        let path = folder.path + "/api-key"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data((Peers.apiKey + "\n").utf8), attributes: [.posixPermissions: 0o600]))
+        let fromFile = try await CLITests.run(["request", Peers.api + "/apikey/x", "--auth", "api-key", "--api-key", "@" + path, "--fail"])
+        #expect(fromFile.status == 0 && fromFile.stderr.isEmpty, "\(fromFile.stderr)")
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let open = try await CLITests.run(["request", Peers.api + "/apikey/x", "--auth", "api-key", "--api-key", "@" + path, "--fail"])
+        #expect(open.status != 0 && open.stderr.contains("chmod 600"), "\(open.stderr)")
+    }
+
     @Test func userPoolTokensFromMotoAreAccepted() async throws {
         let setup = try #require(Peers.setup)
         let raw = try await CLITests.run(["request", Peers.api + "/jwt/x", "--auth", "user-pools", "--token", setup.idToken, "--fail"])
