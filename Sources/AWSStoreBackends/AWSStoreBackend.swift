@@ -58,6 +58,9 @@ public struct AWSStoreBackend: StoreBackend {
 
     public var location: String { items.location + name }
 
+    /// The service and the store's name: an image copied from another secret or parameter is refused.
+    public var bindingName: String? { items.location.prefix { $0 != ":" } + ":" + name }
+
     public func read() async throws(StoreError) -> StoreImage? {
         let found: (bytes: [UInt8], version: String)?
         do { found = try await items.value(items.itemName(name, suffix: "")) } catch { throw failure(error, writing: false) }

@@ -28,6 +28,8 @@ public final class CredentialStore: Sendable {
     public let lockTimeout: Double
     private let keySource: StoreKeySource
     private let unlocked = Mutex<UnlockedKeys?>(nil)
+    /// The highest image generation this object has read (``checkBinding(_:)``).
+    private let highestGeneration = Mutex<UInt64>(0)
 
     private let logger: Logger
 
@@ -74,7 +76,7 @@ public final class CredentialStore: Sendable {
         }
         let header = try Self.freshHeader(kdf: keySource.kdf)
         let keys = DerivedStoreKeys(master: try await masterKey(for: keySource, header: header))
-        let image = try Self.seal(StorePayload(), header: header, keys: keys)
+        let image = try Self.seal(StorePayload(generation: 1, store: backend.bindingName), header: header, keys: keys)
         try await holdingLock { () throws(StoreError) in try await backend.create(image) }
     }
 
@@ -200,6 +202,8 @@ public final class CredentialStore: Sendable {
         var current = try await readPayload()
         defer { Self.zero(&current.payload) }
         try change(&current.payload)
+        current.payload.generation = (current.payload.generation ?? 0) + 1
+        current.payload.store = backend.bindingName
         var header = current.header
         header.keyCheck = current.keys.check
         try await backend.replace(try Self.seal(current.payload, header: header, keys: current.keys), expecting: current.version)
@@ -274,11 +278,32 @@ public final class CredentialStore: Sendable {
         let keys = try await unlock(header)
         var plaintext = try StoreFormat.open(image.bytes, header: header, keys: keys, path: path)
         defer { SecureMemory.zero(&plaintext) }
-        do {
-            let payload = try JSONDecoding.decode(StorePayload.self, from: plaintext, what: "the decrypted item list")
-            return Opened(header: header, keys: keys, version: image.version, payload: payload)
-        } catch {
+        let payload: StorePayload
+        do { payload = try JSONDecoding.decode(StorePayload.self, from: plaintext, what: "the decrypted item list") } catch {
             throw .corrupted(path: path, reason: error.description)
+        }
+        try checkBinding(payload)
+        return Opened(header: header, keys: keys, version: image.version, payload: payload)
+    }
+
+    /// Refuses an image of another store, and, on a shared backend, one older than an image
+    /// this object has read (logged: someone who can write the backend but not read the store
+    /// put it there, to bring back a revoked key). A file is its owner's to restore from a
+    /// backup, so its generations are not compared.
+    private func checkBinding(_ payload: StorePayload) throws(StoreError) {
+        if let bound = payload.store, bound != backend.bindingName {
+            logger.warning("store image made for another store refused", metadata: ["store": "\(path)", "image of": "\(Redaction.quoted(bound))"])
+            throw .corrupted(path: path, reason: "the image was made for store '\(Redaction.quoted(bound, limit: 80))'")
+        }
+        guard backend.bindingName != nil else { return }
+        let generation = payload.generation ?? 0
+        let newest = highestGeneration.withLock { highest -> UInt64 in
+            defer { highest = max(highest, generation) }
+            return highest
+        }
+        guard generation >= newest else {
+            logger.warning("older store image refused", metadata: ["store": "\(path)", "generation": "\(generation)", "seen": "\(newest)"])
+            throw .corrupted(path: path, reason: "rolled back: this image is generation \(generation), after \(newest) was read")
         }
     }
 

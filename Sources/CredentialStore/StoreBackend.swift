@@ -35,6 +35,9 @@ public protocol StoreBackend: Sendable {
     /// it has.
     func changes(pollingEvery interval: Double) -> AsyncStream<Void>
 
+    /// The name this store's images are bound to (see the extension's default).
+    var bindingName: String? { get }
+
     /// A small companion value kept beside the store under `name` (the KMS-wrapped data key),
     /// or nil when there is none.
     func readAttachment(_ name: String) async throws(StoreError) -> [UInt8]?
@@ -42,6 +45,13 @@ public protocol StoreBackend: Sendable {
     /// Saves a companion value; one already there is never replaced
     /// (``StoreError/storeExists(path:)``): what it opens would be lost.
     func createAttachment(_ name: String, _ bytes: [UInt8]) async throws(StoreError)
+}
+
+extension StoreBackend {
+    /// The name an image is bound to, inside its encryption: an image read from a store of
+    /// another name is refused. Nil (the default) binds nothing: a file may be moved or
+    /// copied as its owner likes.
+    public var bindingName: String? { nil }
 }
 
 /// Which image a backend holds: changes with every write.
@@ -88,7 +98,7 @@ public enum StoreChangePolling {
     /// Yields when `backend`'s version differs from the last look, looking every `interval`
     /// seconds; a failed look yields nothing.
     public static func stream(_ backend: any StoreBackend, every interval: Double) -> AsyncStream<Void> {
-        AsyncStream { continuation in
+        AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let poller = Task {
                 var last = try? await backend.version()
                 while !Task.isCancelled {

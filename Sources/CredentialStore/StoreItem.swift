@@ -80,4 +80,12 @@ struct StoredItem: Codable, Sendable {
 /// The decrypted payload: every item of the store.
 struct StorePayload: Codable, Sendable {
     var items: [StoredItem] = []
+    /// Raised by every write; a reader that has seen a higher one refuses this image (an older
+    /// image put back by someone who can write the backend but not read the store). Absent in
+    /// images written before it was kept: 0.
+    var generation: UInt64?
+    /// The shared store this image belongs to (``StoreBackend/bindingName``), so that an image
+    /// copied from another store under the same key is refused. Absent for files and in
+    /// images written before it was kept.
+    var store: String?
 }

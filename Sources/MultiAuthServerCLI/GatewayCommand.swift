@@ -132,16 +132,20 @@ struct GatewayCommand: AsyncParsableCommand {
         return (IDTokenValidator(issuer: issuer, clientId: audience, keys: await keySet.keys(for: nil)), keySet)
     }
 
-    /// The store's items of `service`, account → secret; items made for another environment
-    /// than `--environment` fail with the store's error, naming the item. None is an error
-    /// when `required`.
+    /// The store's items of `service`, account → secret. An item made for another environment
+    /// than `--environment` is left out with a warning naming it, so that a reload still
+    /// applies every other change (a revocation among them). None is an error when `required`.
     private func storedItems(service: String, in store: CredentialStore, flag: String, required: Bool) async throws -> [String: String] {
         let environment = try storeEnvironment.parsed()
         let table = try await StoreOptions.reportingErrors {
             var table: [String: String] = [:]
             for item in try await store.list() where item.service == service {
-                let secret = try await store.get(service: service, account: item.account, environment: environment)
-                table[item.account] = String(decoding: secret, as: UTF8.self)
+                do {
+                    let secret = try await store.get(service: service, account: item.account, environment: environment)
+                    table[item.account] = String(decoding: secret, as: UTF8.self)
+                } catch StoreError.environmentMismatch {
+                    StandardError.emit("multiauth: warning: \(flag): item '\(service)'/'\(item.account)' was stored for another environment; left out")
+                }
             }
             return table
         }

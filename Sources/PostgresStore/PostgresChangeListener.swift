@@ -9,7 +9,8 @@ import PostgresNIO
 /// happened meanwhile.
 enum PostgresChangeListener {
     static func changes(connector: PostgresConnector, storeName: String, polling: AsyncStream<Void>) -> AsyncStream<Void> {
-        AsyncStream { continuation in
+        // Any number of notifications while the caller reloads make one more reload, not one each.
+        AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let poller = Task {
                 for await _ in polling { continuation.yield() }
             }

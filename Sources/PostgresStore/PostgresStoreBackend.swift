@@ -45,6 +45,9 @@ public final class PostgresStoreBackend: StoreBackend {
 
     public var location: String { url.location }
 
+    /// `postgres:` and the store's name: an image copied from another row is refused.
+    public var bindingName: String? { "postgres:" + url.storeName }
+
     public func read() async throws(StoreError) -> StoreImage? {
         try await row(url.storeName).map { StoreImage(bytes: $0.image, version: StoreVersion(String($0.version))) }
     }
@@ -78,8 +81,24 @@ public final class PostgresStoreBackend: StoreBackend {
         try await row(url.storeName).map { StoreVersion(String($0.version)) }
     }
 
+    /// A notification is a hint, which any role that may connect can send: the store counts
+    /// as changed only when its version did, looked up at most every 50 ms however many
+    /// notifications come.
     public func changes(pollingEvery interval: Double) -> AsyncStream<Void> {
-        PostgresChangeListener.changes(connector: connector, storeName: url.storeName, polling: StoreChangePolling.stream(self, every: interval))
+        let hints = PostgresChangeListener.changes(connector: connector, storeName: url.storeName, polling: StoreChangePolling.stream(self, every: interval))
+        return AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+            let follower = Task {
+                var last = try? await self.version()
+                for await _ in hints {
+                    if let now = try? await self.version(), now != last {
+                        last = now
+                        continuation.yield()
+                    }
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            continuation.onTermination = { _ in follower.cancel() }
+        }
     }
 
     public func readAttachment(_ name: String) async throws(StoreError) -> [UInt8]? {

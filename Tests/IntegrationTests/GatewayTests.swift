@@ -130,6 +130,9 @@ struct GatewayTests {
         #expect(try await status("AKIDADDEDLATER", "added-secret-000") == 403)
         #expect(try await CLITests.run(["store", "set", "gateway-keys", "AKIDADDEDLATER"] + store, input: "added-secret-000\n").status == 0)
         #expect(try await eventually(200, "AKIDADDEDLATER", "added-secret-000"), "\(gateway.log)")
+        // Issue 45, item 4: an item stored for another environment failed the whole reload, so
+        // a revocation made beside it was not applied. It is left out, and the revocation holds.
+        #expect(try await CLITests.run(["store", "set", "gateway-keys", "AKIDOTHERPLACE", "--environment", "site=elsewhere"] + store, input: "x\n").status == 0)
         #expect(try await CLITests.run(["store", "rm", "gateway-keys", "AKIDADDEDLATER"] + store).status == 0)
         #expect(try await eventually(403, "AKIDADDEDLATER", "added-secret-000"), "\(gateway.log)")
         // API keys from the store; removing the last one revokes it (an empty table, not a failed reload).

@@ -249,6 +249,62 @@ struct PostgresStoreTests {
         for gateway in gateways { #expect(try await status(gateway, "AKIDFLEETFIRST", "fleet-first-secret") == 200) }
     }
 
+    /// Issue 45, item 4: someone who can write the table but not read the store (no key)
+    /// brought a revoked key back by restoring an older image with its version bumped, or by
+    /// copying another store's image; 3,000 NOTIFYs caused 3,000 full reloads. The images are
+    /// bound to their store and a generation that only grows, so both are refused (logged),
+    /// and notifications only make the gateway look at the version.
+    @Test func theKeyDirectoryCannotBeTurnedBackOrFlooded() async throws {
+        let store = try await SharedStore()
+        defer { store.folder.remove() }
+        #expect(try await store.run(["store", "init"]).status == 0)
+        for (key, secret) in [("AKIDFLEETKEEP", "fleet-keep-secret"), ("AKIDFLEETREVOKED", "fleet-revoked-secret")] {
+            #expect(try await store.run(["store", "set", "fleet-keys", key], input: secret + "\n").status == 0)
+        }
+        let row = "WHERE name = '\(store.name)'"
+        let withRevoked = try await Self.psql("SELECT encode(image, 'hex') FROM multiauth_store \(row)", in: store.database)
+        #expect(try await store.run(["store", "rm", "fleet-keys", "AKIDFLEETREVOKED"]).status == 0)
+        // Another store under the same key, whose image holds the revoked key too.
+        let other = store.database + "&store=" + store.name + "x"
+        let otherArguments = ["--store", other, "--key-file", store.folder.path + "/key"]
+        #expect(try await CLITests.run(["store", "init"] + otherArguments, environment: SharedStore.environment).status == 0)
+        #expect(try await CLITests.run(["store", "set", "fleet-keys", "AKIDFLEETREVOKED"] + otherArguments, environment: SharedStore.environment, input: "fleet-revoked-secret\n").status == 0)
+
+        let gateway = try GatewayProcess(
+            ["gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.upstream, "--iam-store", "fleet-keys", "--refresh-interval", "3600"] + store.arguments,
+            environment: ["HOME": store.folder.path, "PGPASSWORD": Peers.postgresPassword])
+        defer { #expect(gateway.stop() == 0) }
+        func status(_ keyId: String, _ secret: String) async throws -> Int {
+            let signer = SigV4Signer(credentials: AWSCredentials(accessKeyId: keyId, secretAccessKey: secret), region: "us-east-1", service: "execute-api")
+            let request = try HTTPRequest(method: .get, wireURL: gateway.url + "/fleet")
+            return try await CurlHTTPClient().send(try signer.signHeaders(request, payload: .bytes([]), date: SigningDate.now()).signedRequest()).status
+        }
+        #expect(try await status("AKIDFLEETKEEP", "fleet-keep-secret") == 200, "\(gateway.log)")
+        #expect(try await status("AKIDFLEETREVOKED", "fleet-revoked-secret") == 403)
+
+        // The older image, its version raised so that it looks like the newest write.
+        _ = try await Self.psql(
+            "UPDATE multiauth_store SET image = decode('\(withRevoked)', 'hex'), version = version + 1 \(row) RETURNING pg_notify('multiauth_store', name)",
+            in: store.database)
+        #expect(try await gateway.logShows("rolled back"), "\(gateway.log)")
+        #expect(try await status("AKIDFLEETREVOKED", "fleet-revoked-secret") == 403)
+        // The other store's image, copied in.
+        _ = try await Self.psql(
+            "UPDATE multiauth_store SET image = (SELECT image FROM multiauth_store WHERE name = '\(store.name)x'), version = version + 1 \(row) RETURNING pg_notify('multiauth_store', name)",
+            in: store.database)
+        #expect(try await gateway.logShows("was made for store"), "\(gateway.log)")
+        #expect(try await status("AKIDFLEETREVOKED", "fleet-revoked-secret") == 403)
+        #expect(try await status("AKIDFLEETKEEP", "fleet-keep-secret") == 200)
+
+        // 3,000 notifications for the store, the version unchanged: no reload at all.
+        let reloads = gateway.log.components(separatedBy: "reload").count
+        _ = try await Self.psql("SELECT count(pg_notify('multiauth_store', '\(store.name)')) FROM generate_series(1, 3000)", in: store.database)
+        try await Task.sleep(for: .seconds(1))
+        let flooded = gateway.log.components(separatedBy: "reload").count - reloads
+        #expect(flooded <= 1, "\(flooded) reload lines after 3,000 notifications: \(gateway.log)")
+        #expect(try await status("AKIDFLEETKEEP", "fleet-keep-secret") == 200)
+    }
+
     /// Six hosts (separate HOME folders) run `multiauth token` at once on one login kept in
     /// the shared store, against nanoidp, whose refresh tokens rotate strictly (a spent one is
     /// refused and revokes its family): one refresh happens, under the database's lock, and
