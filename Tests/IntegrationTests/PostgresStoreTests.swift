@@ -84,8 +84,10 @@ struct PostgresStoreTests {
     /// sixteen fresh databases show it about nine times in ten. Every host's store is made,
     /// and the schema's version is recorded once.
     @Test func sixteenHostsInitialiseAFreshDatabaseAtOnce() async throws {
+        var databases: [String] = []
         for _ in 0..<16 {
             let database = try await Self.freshDatabase()
+            databases.append(database)
             let failures = try await withThrowingTaskGroup(of: String?.self) { group in
                 for host in 0..<16 {
                     group.addTask {
@@ -98,6 +100,8 @@ struct PostgresStoreTests {
             }
             #expect(failures.isEmpty, "\(failures)")
             #expect(try await Self.psql("SELECT count(*) FROM multiauth_store", in: database) == "16")
+        }
+        for database in databases {
             #expect(try await Self.psql("SELECT component || ':' || version FROM multiauth_schema", in: database) == "multiauth_store:1")
         }
     }
