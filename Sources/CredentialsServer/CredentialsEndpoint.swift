@@ -58,27 +58,9 @@ struct CredentialsResponder: HTTPResponder {
     let logger: Logger
     let user: UInt32?
 
-    /// True for a `Host` naming this machine by address or as `localhost`.
-    static func isLocalHost(_ authority: String?) -> Bool {
-        guard let authority, !authority.isEmpty else { return false }
-        var host = Substring(authority)
-        if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { return false }
-            host = host[host.index(after: host.startIndex)..<close]
-            return host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
-        }
-        if let colon = host.lastIndex(of: ":") {
-            guard host[host.index(after: colon)...].allSatisfy({ $0.isNumber }) else { return false }
-            host = host[..<colon]
-        }
-        if host.lowercased() == "localhost" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in part.count <= 3 && (Int(part).map { (0...255).contains($0) } ?? false) }
-    }
-
     /// The refusal for a request from the wrong place, or nil.
     func refusal(_ request: Request, context: CredentialsRequestContext) -> Response? {
-        guard Self.isLocalHost(request.head.authority) else {
+        guard HostField.isAddressOrLocalhost(request.head.authority) else {
             logger.warning("credentials endpoint refused a request for another host name", metadata: ["host": "\(Redaction.quoted(request.head.authority ?? "", limit: 80))"])
             return Self.response(.forbidden, "this endpoint answers requests to 127.0.0.1 or localhost only\n", contentType: "text/plain")
         }

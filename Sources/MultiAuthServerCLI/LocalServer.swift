@@ -72,6 +72,8 @@ enum LocalServer {
         guard !chain.isEmpty else { throw CLIError("--tls-cert", "\(certPath) holds no PEM certificate") }
         let key: NIOSSLPrivateKey
         do { key = try NIOSSLPrivateKey(file: keyPath, format: .pem) } catch { throw CLIError("--tls-key", "\(keyPath) holds no PEM private key") }
-        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12  // TLS 1.0 and 1.1 are deprecated (RFC 8996)
+        return configuration
     }
 }

@@ -35,6 +35,11 @@ struct ProxyCommand: AsyncParsableCommand {
         help: "HOST=UPSTREAM[,region=R][,service=S][,role-arn=A] (repeatable, instead of --upstream): requests whose Host is HOST go to UPSTREAM, signed for that region, service and role; any other Host is answered 421.")
     var routes: [String] = []
 
+    @Option(help: "A host name clients may reach the proxy under, beside its address and localhost (repeatable): any other Host is refused, so a web page cannot reach it by DNS rebinding.")
+    var allowHost: [String] = []
+    @Option(help: "An origin (scheme://host[:port]) whose web pages may call through the proxy (repeatable): a request a browser sent from any other page is refused, since the proxy adds your credentials.")
+    var allowOrigin: [String] = []
+
     func validate() throws {
         try ArgumentChecks.count(maxBody, "--max-body", in: 0...(5 << 30))
         if unsignedPayload, access.auth != .iam { throw ValidationError("--unsigned-payload needs --auth iam") }
@@ -62,7 +67,8 @@ struct ProxyCommand: AsyncParsableCommand {
                 let proxy = try SigningProxy(
                     upstream: route.upstream, authorizer: authorizer, clock: SigningClock(logger: logger), maxBodySize: maxBody,
                     spoolThreshold: upload.chunked ? 0 : 1 << 20, metrics: observability.metrics, mode: mode,
-                    replacingClientSignature: access.auth == .iam)
+                    replacingClientSignature: access.auth == .iam,
+                    sites: CrossSitePolicy(hosts: allowHost + table.map(\.host).filter { !$0.isEmpty }, origins: allowOrigin))
                 routed[route.host] = proxy.route(tls: tls, logger: logger)
             } catch { throw CLIError(routes.isEmpty ? "--upstream" : "--route", error) }
             authorizers.append(authorizer)

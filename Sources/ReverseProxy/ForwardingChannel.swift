@@ -7,7 +7,7 @@ import NIOHTTPTypesHTTP1
 
 /// The proxy's and gateway's HTTP/1.1 connections, a pipeline built here from public parts:
 /// SwiftNIO's HTTP/1 server codec (a malformed request is answered 400 and the connection
-/// closed), the conversion to swift-http-types, the `handlers` given (limits, observers),
+/// closed, after the answer to a complete request before it: ``AnswersInOrder``), ``RequestHeadRules``, the conversion to swift-http-types, the `handlers` given (limits, observers),
 /// Hummingbird's `HTTPConnectionStateHandler` (idle timeout, graceful shutdown), and an
 /// ``ForwardingHandler`` that serves every request. Served by Hummingbird's `Server`
 /// (a ServiceLifecycle service), plain or inside its TLS channel.
@@ -46,8 +46,11 @@ package struct ForwardingChannel: ServerChildChannel {
             limits.maxHeaderFieldCount = maxHeaderCount
             let operations = channel.pipeline.syncOperations
             try operations.configureHTTPServerPipeline(
-                withPipeliningAssistance: false, withErrorHandling: true, withOutboundHeaderValidation: false,
+                withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
                 withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
+            try operations.addHandler(AnswersInOrder())
+            try operations.addHandler(HTTPServerProtocolErrorHandler())
+            try operations.addHandler(RequestHeadRules())
             try operations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try operations.addHandlers(handlers())
             try operations.addHandler(HTTPConnectionStateHandler(idleTimeout: .init(idleTimeout), logger: logger))

@@ -14,6 +14,7 @@ package struct SigningProxy: Sendable {
     let clock: SigningClock
     let metrics: ServerMetrics?
     let mode: String
+    let sites: CrossSitePolicy
 
     /// A proxy to `upstream` whose requests `authorizer` authorizes, at `clock`'s signing time
     /// (a request is sent once: not retried behind the client's back). Bodies
@@ -21,11 +22,14 @@ package struct SigningProxy: Sendable {
     /// 0 for an authorizer that streams files as `aws-chunked`). Each authorization is counted
     /// in `metrics` under `mode`. With `replacingClientSignature`, the client's own
     /// `Authorization` and signing fields (``clientSignatureFields``) never reach the
-    /// upstream: the proxy's signature replaces them.
+    /// upstream: the proxy's signature replaces them. `sites` says which hosts and origins
+    /// may use it.
     package init(
         upstream: String, authorizer: any RequestAuthorizer, clock: SigningClock, maxBodySize: Int = 10 << 20,
-        spoolThreshold: Int = 1 << 20, metrics: ServerMetrics? = nil, mode: String = "NONE", replacingClientSignature: Bool = false
+        spoolThreshold: Int = 1 << 20, metrics: ServerMetrics? = nil, mode: String = "NONE", replacingClientSignature: Bool = false,
+        sites: CrossSitePolicy = CrossSitePolicy()
     ) throws(ReverseProxyError) {
+        self.sites = sites
         self.authorizer = authorizer
         self.clock = clock
         self.metrics = metrics
@@ -51,6 +55,7 @@ extension SigningProxy {
     /// again. An authorization that fails is answered 502.
     package func route(tls: UpstreamTLS, logger: Logger) -> Forwarding.Route {
         Forwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, inbound in
+            if let refusal = sites.refusal(head) { return refusal }
             inbound.proceed()
             let received: UpstreamForwarder.ReceivedBody
             do throws(BodyError) { received = try await forwarder.receive(inbound.request, hashing: false) } catch {
@@ -60,6 +65,7 @@ extension SigningProxy {
             let request = forwarder.upstreamRequest(for: head, principal: nil)
             return await authorized(request, body: received, correctingClock: true, logger: logger)
         }) { [self] head in
+            if let refusal = sites.refusal(head) { return refusal }
             let request = forwarder.upstreamRequest(for: head, principal: nil)
             if let outcome = authorizer.authorizeWithoutSuspending(request) {
                 return decision(outcome, logger: logger)

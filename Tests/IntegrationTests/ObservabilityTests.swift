@@ -189,6 +189,18 @@ struct ObservabilityTests {
         let plain = try await curl(["--max-time", "10", gateway.url.replacingOccurrences(of: "https://", with: "http://") + "/tls"])
         #expect(plain.0 != 0 && plain.1 == "000", "\(plain)")
         #expect(try await curl(["--cacert", Peers.tlsCA, "-H", "x-api-key: tls-key-123", gateway.url + "/again"]) == (0, "200"))
+        // Issue 45, item 5: TLS 1.0 and 1.1 were accepted. openssl, told to offer 1.1 only
+        // (at security level 0, which allows it), gets no handshake; offering 1.2 it does.
+        let hostPort = gateway.url.replacingOccurrences(of: "https://", with: "")
+        func handshake(_ version: String) async throws -> Int32 {
+            try await offPool {
+                try ChildProcess.run(
+                    URL(fileURLWithPath: "/usr/bin/openssl"), ["s_client", "-connect", hostPort, version, "-cipher", "DEFAULT@SECLEVEL=0"],
+                    limit: 30)
+            }.status
+        }
+        #expect(try await handshake("-tls1_1") != 0)
+        #expect(try await handshake("-tls1_2") == 0)
     }
 
     /// A scraper that opens connections to the metrics port without end gets 503 past the

@@ -108,6 +108,32 @@ struct ProxyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool).isEmpty)
     }
 
+    /// Issue 45, item 5: the proxy forwarded requests from web pages (any Host, any Origin,
+    /// `text/plain` POSTs) with the user's credentials, so a page the user visited could call
+    /// the API as the user, and with DNS rebinding read the answer. Such requests get 403;
+    /// the proxy's own address, its own origin and what the flags allow pass.
+    @Test func requestsFromWebPagesAndForeignHostsAreRefused() async throws {
+        let proxy = try GatewayProcess([
+            "proxy", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--auth", "api-key", "--allow-host", "api.local",
+            "--allow-origin", "http://app.local:3000",
+        ], environment: ["MULTIAUTH_API_KEY": Peers.apiKey])
+        defer { #expect(proxy.stop() == 0) }
+        let url = proxy.url + "/apikey/x"
+        let own = proxy.url  // http://127.0.0.1:PORT, the proxy's own origin
+        let cases: [([String], Int)] = [
+            ([], 200),
+            (["-H", "Host: api.local"], 200),
+            (["-H", "Host: rebound.example"], 403),
+            (["-H", "Origin: http://evil.example", "-H", "Content-Type: text/plain", "--data", "x"], 403),
+            (["-H", "Sec-Fetch-Site: cross-site"], 403),
+            (["-H", "Origin: \(own)"], 200),
+            (["-H", "Origin: http://app.local:3000"], 200),
+        ]
+        for (arguments, status) in cases {
+            #expect(try await Self.curl(["-o", "/dev/null"] + arguments + [url]).status == status, "\(arguments)")
+        }
+    }
+
     /// A client that stops sending halfway through its body is logged as an unreadable body,
     /// not a body over the limit (it was answered 413), and never reaches the upstream.
     @Test func aBodyCutShortIsUnreadableNotTooLarge() async throws {

@@ -7,7 +7,8 @@ longer than its Content-Length), short-body (half the announced body, then the s
 closed), slow (a head sent one byte every 0.2 s, never finished), pipelined (three requests with the
 API key `k` in one write, a POST with a body between two GETs: prints each response's status
 and the target the upstream echoed, in the order they came, as "200 /p1,200 /p2,200 /p3"), reuse (GET, GET, then a body-less POST, one after another on one
-connection, printed the same way), close (a GET with `Connection: close`: its status line and
+connection, printed the same way), then-garbage (a GET with the key `gw-key-123` and garbage after
+it in one write: the two answers in the order they came, printed the same way), close (a GET with `Connection: close`: its status line and
 ", then closed" once the server closes the connection), unknown-key and stale-date (the head of
 a POST announcing a 1 MB body, SigV4-signed by key id AKIDUNKNOWN, or dated 2015; no body is
 ever sent, so only a server that decides on the head answers), connect, asterisk, dot-raw and
@@ -51,30 +52,35 @@ try:
     if kind == "malformed":
         sock.sendall(b"GARBAGE / NOT-HTTP\r\n\r\n")
     elif kind == "big-header":
-        sock.sendall(b"GET /x HTTP/1.1\r\nHost: h\r\nx-api-key: k\r\nX-Big: " + b"a" * (1 << 20) + b"\r\n\r\n")
+        sock.sendall(b"GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\nX-Big: " + b"a" * (1 << 20) + b"\r\n\r\n")
     elif kind == "long-body":
-        sock.sendall(b"POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\n0123456789GET /y HTTP/1.1\r\n\r\n")
+        sock.sendall(b"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\n0123456789GET /y HTTP/1.1\r\n\r\n")
     elif kind == "short-body":
-        sock.sendall(b"POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n01234")
+        sock.sendall(b"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n01234")
         sock.shutdown(socket.SHUT_WR)
     elif kind == "pipelined":
         sock.sendall(
-            b"GET /p1 HTTP/1.1\r\nHost: h\r\nx-api-key: k\r\n\r\n"
-            b"POST /p2 HTTP/1.1\r\nHost: h\r\nx-api-key: k\r\nContent-Length: 3\r\n\r\nabc"
-            b"GET /p3 HTTP/1.1\r\nHost: h\r\nx-api-key: k\r\n\r\n")
+            b"GET /p1 HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\n\r\n"
+            b"POST /p2 HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\nContent-Length: 3\r\n\r\nabc"
+            b"GET /p3 HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\n\r\n")
         stream = sock.makefile("rb")
         print(",".join(" ".join(read_response(stream)) for _ in range(3)))
+        sys.exit(0)
+    elif kind == "then-garbage":
+        sock.sendall(b"GET /first HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: gw-key-123\r\n\r\nGARBAGE / NOT-HTTP\r\n\r\n")
+        stream = sock.makefile("rb")
+        print(",".join(" ".join(read_response(stream)) for _ in range(2)))
         sys.exit(0)
     elif kind == "reuse":
         stream = sock.makefile("rb")
         answers = []
         for method, path in (("GET", "/keepalive/a"), ("GET", "/keepalive/b"), ("POST", "/keepalive/c")):
-            sock.sendall(f"{method} {path} HTTP/1.1\r\nHost: h\r\nx-api-key: k\r\nContent-Length: 0\r\n\r\n".encode())
+            sock.sendall(f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\nContent-Length: 0\r\n\r\n".encode())
             answers.append(" ".join(read_response(stream)))
         print(",".join(answers))
         sys.exit(0)
     elif kind == "close":
-        sock.sendall(b"GET /c HTTP/1.1\r\nHost: h\r\nx-api-key: k\r\nConnection: close\r\n\r\n")
+        sock.sendall(b"GET /c HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\nConnection: close\r\n\r\n")
         data = b""
         while chunk := sock.recv(65536):
             data += chunk
@@ -83,15 +89,15 @@ try:
     elif kind in ("connect", "asterisk", "dot-raw", "dot-encoded"):
         target = {"connect": "CONNECT 127.0.0.1:9 HTTP/1.1", "asterisk": "OPTIONS * HTTP/1.1",
                   "dot-raw": "GET /t/../escape HTTP/1.1", "dot-encoded": "GET /t/%2E%2e/escape HTTP/1.1"}[kind]
-        sock.sendall(f"{target}\r\nHost: h\r\nx-api-key: gw-key-123\r\n\r\n".encode())
+        sock.sendall(f"{target}\r\nHost: 127.0.0.1\r\nx-api-key: gw-key-123\r\n\r\n".encode())
     elif kind in ("half-close-get", "half-close-post"):
         method, body = ("GET", b"") if kind == "half-close-get" else ("POST", b"abc")
-        sock.sendall(f"{method} /half HTTP/1.1\r\nHost: h\r\nx-api-key: gw-key-123\r\n"
+        sock.sendall(f"{method} /half HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: gw-key-123\r\n"
                      f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
         sock.shutdown(socket.SHUT_WR)
     elif kind in ("expect", "expect-refused"):
         key = "gw-key-123" if kind == "expect" else "wrong-key"
-        sock.sendall(f"POST /expect HTTP/1.1\r\nHost: h\r\nx-api-key: {key}\r\nContent-Length: 3\r\n"
+        sock.sendall(f"POST /expect HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: {key}\r\nContent-Length: 3\r\n"
                      "Expect: 100-continue\r\n\r\n".encode())
         stream = sock.makefile("rb")
         status, _ = read_response(stream)
@@ -115,7 +121,7 @@ try:
         print(status, "framed" if framed else "unframed")
         sys.exit(0)
     elif kind == "trickle-body":
-        sock.sendall(b"POST /trickle HTTP/1.1\r\nHost: h\r\nx-api-key: gw-key-123\r\nContent-Length: 1000\r\n\r\n")
+        sock.sendall(b"POST /trickle HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: gw-key-123\r\nContent-Length: 1000\r\n\r\n")
         start = time.time()
         # One byte each 0.5 s until the server answers (or the time is up).
         while time.time() - start < limit and not select.select([sock], [], [], 0.5)[0]:
@@ -124,12 +130,12 @@ try:
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) if kind == "unknown-key" else "20150830T123600Z"
         key = "AKIDUNKNOWN" if kind == "unknown-key" else sys.argv[5]
         sock.sendall(
-            f"POST /x HTTP/1.1\r\nHost: h\r\nX-Amz-Date: {stamp}\r\nContent-Length: 1000000\r\n"
+            f"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Amz-Date: {stamp}\r\nContent-Length: 1000000\r\n"
             f"Authorization: AWS4-HMAC-SHA256 Credential={key}/{stamp[:8]}/us-east-1/execute-api/aws4_request, "
             f"SignedHeaders=host;x-amz-date, Signature={'0' * 64}\r\n\r\n".encode())
     elif kind == "slow":
         start = time.time()
-        for byte in b"GET /slow HTTP/1.1\r\nHost: h\r\nX-Slow: " + b"a" * 1000:
+        for byte in b"GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 1000:
             sock.sendall(bytes([byte]))
             time.sleep(0.2)
             if time.time() - start > limit:
