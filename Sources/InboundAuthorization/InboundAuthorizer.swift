@@ -52,7 +52,15 @@ public struct InboundAuthorizer: Sendable {
     public func rejectionBeforeBody(_ request: HTTPRequest) async -> InboundRejection? {
         guard let verifier, Self.isSigned(request) else { return nil }
         if let rejection = Self.unverifiableBody(request) { return rejection }
-        return await verifier.failureBeforeBody(request, now: now()).map { .signature($0) }
+        if let failure = await verifier.failureBeforeBody(request, now: now()) { return .signature(failure) }
+        // A body hash declared in `x-amz-content-sha256` is what the signature covers: the
+        // signature is checked against it now, and the body against it once it has come, so
+        // a forged signature with a known key id costs no spooling either.
+        guard let claimed = request.headerFields[.amzContentSHA256], claimed.utf8.count == 64 else { return nil }
+        if case .failure(let failure) = await verifier.verify(request, payload: .sha256(claimed.lowercased()), now: now()) {
+            return .signature(failure)
+        }
+        return nil
     }
 
     /// The principal `request` proves, or why it is turned away. `body` is the body as

@@ -99,6 +99,8 @@ public enum BodyError: Error, Sendable, Equatable, CustomStringConvertible {
     case spoolFailed(body: String, reason: String)
     /// A body grew past the most accepted.
     case tooLarge(body: String, limit: Int)
+    /// Spooling the body would pass the server's total spool space (``SpoolBudget``).
+    case spoolFull(body: String, limit: Int)
 
     public var description: String {
         switch self {
@@ -108,6 +110,7 @@ public enum BodyError: Error, Sendable, Equatable, CustomStringConvertible {
         case .alreadyConsumed(let body): "\(body) was already sent once and cannot be sent again"
         case .spoolFailed(let body, let reason): "cannot spool \(body) to a temporary file: \(reason)"
         case .tooLarge(let body, let limit): "\(body) is larger than the \(limit) bytes accepted"
+        case .spoolFull(let body, let limit): "\(body) would pass the \(limit) bytes of spool space shared by the bodies being received"
         }
     }
 }
@@ -121,6 +124,7 @@ extension BodyError: CodedError {
         case .alreadyConsumed: "Body.alreadyConsumed"
         case .spoolFailed: "Body.spoolFailed"
         case .tooLarge: "Body.tooLarge"
+        case .spoolFull: "Body.spoolFull"
         }
     }
 }

@@ -6,6 +6,8 @@ import Musl
 import Darwin
 #endif
 
+import Synchronization
+
 /// A body read once (from standard input, or as a proxy receives it) into a private temporary
 /// file, so it can be hashed, signed and replayed like a file body, with memory flat whatever
 /// its size.
@@ -17,10 +19,14 @@ public final class SpooledBody: Sendable {
     public let path: String
     /// The number of bytes spooled.
     public let length: Int
+    /// The budget the bytes were taken from, given back when the file is removed.
+    private let budget: SpoolBudget?
+    private let removed = Atomic<Bool>(false)
 
-    private init(path: String, length: Int) {
+    private init(path: String, length: Int, budget: SpoolBudget? = nil) {
         self.path = path
         self.length = length
+        self.budget = budget
     }
 
     /// Copies everything `descriptor` yields until its end.
@@ -31,35 +37,44 @@ public final class SpooledBody: Sendable {
         self.init(path: path, length: length)
     }
 
-    /// Writes the chunks of `chunks` as they arrive, at most `limit` bytes in all.
+    /// Writes the chunks of `chunks` as they arrive, at most `limit` bytes in all, each byte
+    /// taken from `budget` (a server's total spool space) before it is written.
     /// - Throws: ``BodyError/tooLarge(body:limit:)`` past `limit`,
+    ///   ``BodyError/spoolFull(body:limit:)`` past the budget,
     ///   ``BodyError/unreadable(body:reason:)`` when `chunks` fails,
     ///   ``BodyError/spoolFailed(body:reason:)`` when the file cannot be made or written.
-    public convenience init<Chunks: AsyncSequence>(collecting chunks: Chunks, name: String, limit: Int) async throws(BodyError)
-    where Chunks.Element == [UInt8] {
+    public convenience init<Chunks: AsyncSequence>(
+        collecting chunks: Chunks, name: String, limit: Int, budget: SpoolBudget? = nil
+    ) async throws(BodyError) where Chunks.Element == [UInt8] {
         let file = try await runBlocking { SpoolFile.create(name: name) }
         var total = 0
         do {
             for try await chunk in chunks {
+                guard total + chunk.count <= limit else { throw BodyError.tooLarge(body: name, limit: limit) }
+                if let budget, !budget.take(chunk.count) { throw BodyError.spoolFull(body: name, limit: budget.capacity) }
                 total += chunk.count
-                guard total <= limit else { throw BodyError.tooLarge(body: name, limit: limit) }
                 try await runBlocking { file.write(chunk[...], name: name) }
             }
         } catch {
             file.discard()
+            budget?.giveBack(total)
             throw error as? BodyError ?? .unreadable(body: name, reason: "\(error)")
         }
         close(file.descriptor)
-        self.init(path: file.path, length: total)
+        self.init(path: file.path, length: total, budget: budget)
     }
 
-    deinit { unlink(path) }
+    deinit { remove() }
 
     /// The body to send.
     public var body: OutgoingBody { .file(path: path) }
 
-    /// Removes the temporary file now.
-    public func remove() { unlink(path) }
+    /// Removes the temporary file now (once; later calls do nothing).
+    public func remove() {
+        guard !removed.exchange(true, ordering: .relaxed) else { return }
+        unlink(path)
+        budget?.giveBack(length)
+    }
 }
 
 /// An open private temporary file being filled.

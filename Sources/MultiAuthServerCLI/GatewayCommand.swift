@@ -73,7 +73,7 @@ struct GatewayCommand: AsyncParsableCommand {
         let modes = authorizer.modes.map(\.rawValue).joined(separator: ", ")
         let observability = try Observability(server.observe, decision: .verification)
         let forwarder: UpstreamForwarder
-        do throws(ReverseProxyError) { forwarder = try UpstreamForwarder(upstream: server.upstream ?? "", maxBodySize: maxBody) } catch {
+        do throws(ReverseProxyError) { forwarder = try UpstreamForwarder(upstream: server.upstream ?? "", maxBodySize: maxBody, spoolBudget: server.spoolBudget(maxBody: maxBody)) } catch {
             throw CLIError("--upstream", error)
         }
         let gateway = VerifyingGateway(authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics)

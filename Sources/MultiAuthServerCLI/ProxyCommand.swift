@@ -58,6 +58,7 @@ struct ProxyCommand: AsyncParsableCommand {
         let mode = access.auth.modeName
         let table = try routes.isEmpty ? [ProxyRoute(host: "", upstream: server.upstream ?? "")] : routes.map(ProxyRoute.init)
         let tls = try server.upstreamTLS()
+        let spoolBudget = server.spoolBudget(maxBody: maxBody)  // one for all routes
         var routed: [String: Forwarding.Route] = [:]
         var authorizers: [any RequestAuthorizer] = []
         for route in table {
@@ -68,7 +69,8 @@ struct ProxyCommand: AsyncParsableCommand {
                     upstream: route.upstream, authorizer: authorizer, clock: SigningClock(logger: logger), maxBodySize: maxBody,
                     spoolThreshold: upload.chunked ? 0 : 1 << 20, metrics: observability.metrics, mode: mode,
                     replacingClientSignature: access.auth == .iam,
-                    sites: CrossSitePolicy(hosts: allowHost + table.map(\.host).filter { !$0.isEmpty }, origins: allowOrigin))
+                    sites: CrossSitePolicy(hosts: allowHost + table.map(\.host).filter { !$0.isEmpty }, origins: allowOrigin),
+                    spoolBudget: spoolBudget)
                 routed[route.host] = proxy.route(tls: tls, logger: logger)
             } catch { throw CLIError(routes.isEmpty ? "--upstream" : "--route", error) }
             authorizers.append(authorizer)

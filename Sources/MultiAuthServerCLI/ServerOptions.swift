@@ -1,3 +1,4 @@
+import MultiAuthCore
 import MultiAuthCLI
 import ArgumentParser
 import ReverseProxy
@@ -17,8 +18,13 @@ struct ServerOptions: ParsableArguments {
     var requestHeadTimeout: Double = 10
     @Option(help: "Seconds a client has to send a request body, from its head; each further --body-min-rate bytes earn one more second (a client trickling its body is answered 408 and cut off).")
     var bodyTimeout: Double = 20
-    @Option(help: "Bytes per second a request body must keep up, past --body-timeout's first seconds.")
+    @Option(help: "Bytes per second a request body must keep up, past --body-timeout's first seconds; bytes sent early earn at most --body-timeout seconds ahead.")
     var bodyMinRate = 500
+    @Option(help: "The most bytes of request bodies spooled to temporary files at once, all connections together; a body that would pass it is answered 503 (default: twice --max-body, at least 1 GiB).")
+    var maxSpool: Int?
+
+    /// `--max-spool`, or its default for bodies of at most `maxBody` bytes.
+    func spoolBudget(maxBody: Int) -> SpoolBudget { SpoolBudget(capacity: maxSpool ?? max(2 * maxBody, 1 << 30)) }
     @Option(help: "A PEM file of CA certificates to trust for an https:// upstream instead of the system's.")
     var upstreamCaBundle: String?
     @Flag(help: "Do not verify the https:// upstream's certificate or name (anyone on the path can then read and change the traffic; for test set-ups only).")

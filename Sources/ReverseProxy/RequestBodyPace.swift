@@ -4,11 +4,14 @@ import NIOHTTPTypes
 
 /// Cuts off a request body that arrives too slowly, as Apache's `mod_reqtimeout` does: the
 /// body has `timeout` from its head's arrival, and every `minimumRate` bytes that arrive earn
-/// one more second. A large upload at a reasonable speed keeps going; a client trickling a
-/// byte every few seconds is answered `408 Request Timeout` (or, once the answer has begun,
-/// has its connection closed), so it cannot hold a connection, or a place under
-/// `--max-connections`, for long. The time starts again when a `100 Continue` goes out, and
-/// time while the server itself holds reading back does not count.
+/// one more second, but never more than `timeout` ahead of now: credit cannot be banked, so a
+/// body sent fast and then trickled is cut off a `timeout` after the trickle starts (before,
+/// its early bytes bought minutes, holding a large spool file). A large upload at a
+/// reasonable speed keeps going; a client trickling a byte every few seconds is answered
+/// `408 Request Timeout` (or, once the answer has begun, has its connection closed), so it
+/// cannot hold a connection, or a place under `--max-connections`, for long. The time starts
+/// again when a `100 Continue` goes out, and time while the server itself holds reading back
+/// does not count.
 ///
 /// Goes after the HTTP/1 decoder (Hummingbird's `additionalChannelHandlers`), one per
 /// connection, on the connection's event loop only.
@@ -21,9 +24,8 @@ package final class RequestBodyPace: ChannelDuplexHandler, RemovableChannelHandl
     private let timeout: TimeAmount
     private let minimumRate: Int
     private var timer: Scheduled<Void>?
-    /// When the body's time started, and what has come of it.
-    private var started = NIODeadline.now()
-    private var received = 0
+    /// When the body is cut off unless more of it comes.
+    private var deadline = NIODeadline.now()
     /// The pipeline asked for more and has not had it yet: the client is the one waiting.
     private var readPending = false
     private var answerStarted = false
@@ -44,12 +46,12 @@ package final class RequestBodyPace: ChannelDuplexHandler, RemovableChannelHandl
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head) where head.announcesBody:
-            started = .now()
-            received = 0
+            deadline = .now() + timeout
             answerStarted = false
             arm(context)
         case .body(let bytes) where timer != nil:
-            received += bytes.readableBytes
+            let now = NIODeadline.now()
+            deadline = min(now + timeout, max(deadline, now) + earned(by: bytes.readableBytes))
             arm(context)
         case .end: disarm()
         default: break
@@ -73,17 +75,15 @@ package final class RequestBodyPace: ChannelDuplexHandler, RemovableChannelHandl
                 answerStarted = true
             } else if head.status == .continue, timer != nil {
                 // The client held the body back until now (`Expect: 100-continue`).
-                started = .now()
+                deadline = .now() + timeout
                 arm(context)
             }
         }
         context.write(data, promise: promise)
     }
 
-    private var deadline: NIODeadline { started + timeout + earned }
-
-    /// The time the bytes received so far have earned.
-    private var earned: TimeAmount { .milliseconds(Int64(received) * 1_000 / Int64(minimumRate)) }
+    /// The time `count` bytes earn.
+    private func earned(by count: Int) -> TimeAmount { .milliseconds(Int64(count) * 1_000 / Int64(minimumRate)) }
 
     private func arm(_ context: ChannelHandlerContext) {
         timer?.cancel()
@@ -97,7 +97,7 @@ package final class RequestBodyPace: ChannelDuplexHandler, RemovableChannelHandl
         guard readPending else {
             // The server is not reading (the upstream is slow to take the body): not the
             // client's time. Look again a full timeout later.
-            started = .now() - earned
+            deadline = .now() + timeout
             return arm(context)
         }
         guard !answerStarted else { return context.close(promise: nil) }

@@ -27,7 +27,7 @@ package struct SigningProxy: Sendable {
     package init(
         upstream: String, authorizer: any RequestAuthorizer, clock: SigningClock, maxBodySize: Int = 10 << 20,
         spoolThreshold: Int = 1 << 20, metrics: ServerMetrics? = nil, mode: String = "NONE", replacingClientSignature: Bool = false,
-        sites: CrossSitePolicy = CrossSitePolicy()
+        sites: CrossSitePolicy = CrossSitePolicy(), spoolBudget: SpoolBudget? = nil
     ) throws(ReverseProxyError) {
         self.sites = sites
         self.authorizer = authorizer
@@ -36,7 +36,7 @@ package struct SigningProxy: Sendable {
         self.mode = mode
         forwarder = try UpstreamForwarder(
             upstream: upstream, maxBodySize: maxBodySize, spoolThreshold: spoolThreshold,
-            dropping: replacingClientSignature ? Self.clientSignatureFields : [])
+            dropping: replacingClientSignature ? Self.clientSignatureFields : [], spoolBudget: spoolBudget)
     }
 
     /// A client's signing fields, dropped before the proxy signs: a stale `X-Amz-Security-Token`

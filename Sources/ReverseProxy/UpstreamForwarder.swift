@@ -24,13 +24,17 @@ package struct UpstreamForwarder: Sendable {
     let spoolThreshold: Int
     /// Fields of the client's request that never go upstream (lowercase names).
     let dropped: Set<String>
+    /// The spool space the server's bodies share; nil for no total cap.
+    let spoolBudget: SpoolBudget?
 
     /// Creates a forwarder to the base URL `upstream`.
     /// - Throws: ``ReverseProxyError/invalidUpstream(_:)`` for a URL that is not absolute http(s).
     /// Bodies without a `Content-Length` or over `spoolThreshold` bytes are spooled to a file.
-    /// The fields named in `dropping` (lowercase) are removed from every request.
+    /// The fields named in `dropping` (lowercase) are removed from every request. Spooled
+    /// bodies take their bytes from `spoolBudget`, shared by the server's connections.
     package init(
-        upstream: String, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20, dropping: Set<String> = []
+        upstream: String, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20, dropping: Set<String> = [],
+        spoolBudget: SpoolBudget? = nil
     ) throws(ReverseProxyError) {
         do { self.upstream = try WireURL(upstream) } catch { throw .invalidUpstream(Redaction.url(upstream)) }
         let path = self.upstream.path
@@ -38,6 +42,7 @@ package struct UpstreamForwarder: Sendable {
         self.maxBodySize = maxBodySize
         self.spoolThreshold = spoolThreshold
         dropped = dropping
+        self.spoolBudget = spoolBudget
     }
 
     /// The principal fields.
@@ -78,11 +83,13 @@ package struct UpstreamForwarder: Sendable {
     }
 
     /// The answer to a body ``receive(_:hashing:)`` refused: 413 past the body limit, 500 when the
-    /// spool file cannot be written, 400 for a client that stopped sending.
+    /// spool file cannot be written, 503 past the server's spool space, 400 for a client that
+    /// stopped sending.
     static func bodyRefusal(_ error: BodyError, logger: Logger) -> (head: HTTPResponse, body: [UInt8]) {
         logger.info("request body refused", metadata: ["error": "\(error)"])
         if case .tooLarge = error { return errorResponse(.contentTooLarge, "RequestEntityTooLargeException", "Request Too Long") }
         if case .spoolFailed = error { return errorResponse(.internalServerError, "InternalServerErrorException", "Internal server error") }
+        if case .spoolFull = error { return errorResponse(.serviceUnavailable, "ServiceUnavailableException", "Too many request bodies at once; try again") }
         return errorResponse(.badRequest, "BadRequestException", "Invalid request body")
     }
 
@@ -108,7 +115,7 @@ package struct UpstreamForwarder: Sendable {
         }
         let digest = hashing ? RunningDigest() : nil
         let spool = try await SpooledBody(
-            collecting: request.body.map { digest?.add($0) ?? Array($0.readableBytesView) }, name: name, limit: maxBodySize)
+            collecting: request.body.map { digest?.add($0) ?? Array($0.readableBytesView) }, name: name, limit: maxBodySize, budget: spoolBudget)
         return ReceivedBody(body: spool.length == 0 ? .empty : spool.body, spool: spool, sha256: digest?.finish())
     }
 

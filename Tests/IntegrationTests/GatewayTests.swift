@@ -310,7 +310,9 @@ struct GatewayHostileInputTests {
         let fixture = try GatewayTests.Fixture()
         defer { #expect(fixture.gateway.stop() == 0) }
         let port = String(fixture.gateway.url.split(separator: ":").last ?? "")
-        for kind in ["unknown-key", "stale-date"] {
+        // forged-known (issue 45, item 7): a known key id with a forged signature over a
+        // declared body hash once cost an 8 MB spool before the refusal.
+        for kind in ["unknown-key", "stale-date", "forged-known"] {
             let answer = try await Peers.python("scripts/oracles/raw_http.py", ["127.0.0.1", port, kind, "10", GatewayTests.keyId])
             #expect(answer.hasPrefix("HTTP/1.1 403"), "\(kind): \(answer)")
         }
@@ -377,6 +379,34 @@ struct GatewayHostileInputTests {
         defer { #expect(fixture.gateway.stop() == 0) }
         #expect(try await Self.raw(fixture.gateway, "expect") == "100, then 200")
         #expect(try await Self.raw(fixture.gateway, "expect-refused") == "403, then closed")
+    }
+
+    /// Issue 45, item 7: a body sent fast and then trickled earned pace credit for minutes
+    /// (200 KB at 1,000 bytes a second bought 200 s) and held its spool file all that time. Credit
+    /// now reaches at most --body-timeout ahead, so the trickle is cut off about then.
+    @Test func paceCreditCannotBeBanked() async throws {
+        let fixture = try GatewayTests.Fixture(["--body-timeout", "2", "--body-min-rate", "1000"])
+        defer { #expect(fixture.gateway.stop() == 0) }
+        let answer = try await Self.raw(fixture.gateway, "fast-then-trickle")
+        #expect(answer.hasPrefix("HTTP/1.1 408 Request Timeout"), "\(answer)")
+    }
+
+    /// Issue 45, item 7: there was no total cap on spool space. A body that would pass
+    /// --max-spool is answered 503 and its spool file removed; one within it passes.
+    @Test func spoolSpaceHasATotalCap() async throws {
+        let fixture = try GatewayTests.Fixture(["--max-spool", "3000000"])
+        defer { #expect(fixture.gateway.stop() == 0) }
+        let key: HTTPFields = [.init("x-api-key")!: "gw-key-123", .transferEncoding: "chunked"]
+        let small = try await CurlHTTPClient().send(
+            try HTTPRequest(method: .post, wireURL: fixture.base + "/small", headerFields: key), body: .bytes(Array(repeating: 1, count: 2_000_000)))
+        #expect(small.status == 200)
+        let large = try await CurlHTTPClient().send(
+            try HTTPRequest(method: .post, wireURL: fixture.base + "/large", headerFields: key), body: .bytes(Array(repeating: 1, count: 4_000_000)))
+        #expect(large.status == 503, "\(fixture.gateway.log)")
+        // The space the refused body took is given back: the small one passes again.
+        let again = try await CurlHTTPClient().send(
+            try HTTPRequest(method: .post, wireURL: fixture.base + "/again", headerFields: key), body: .bytes(Array(repeating: 1, count: 2_000_000)))
+        #expect(again.status == 200)
     }
 
     /// A body trickled a byte every 0.5 s is answered 408 once its time is up (1 s here,

@@ -18,7 +18,10 @@ with the API key `gw-key-123`), half-close-get and half-close-post (a request, w
 expect-refused (a POST with `Expect: 100-continue` and the key `gw-key-123`, or a wrong one:
 prints "100, then STATUS" when the server asked for the body and answered it, or "STATUS,
 then closed" when it answered without the body and closed), trickle-body (a POST announcing
-1000 bytes, then sending one every 0.5 s: prints the answer once one comes), framed (the
+1000 bytes, then sending one every 0.5 s: prints the answer once one comes), fast-then-trickle
+(a POST with the key `gw-key-123` announcing 400,000 bytes, 200,000 sent at once, then one each
+0.5 s: prints the answer and how long after the trickle began it came), forged-known (as
+unknown-key, with the key id given as the fifth argument and a declared x-amz-content-sha256), framed (the
 request given as the fifth argument, with \\r\\n escapes: prints the answer's status and
 "framed" when it has a Content-Length, is chunked, or says Connection: close and the server
 then closes, else "unframed"; a server that does not close leaves the client to time out)."""
@@ -126,13 +129,24 @@ try:
         # One byte each 0.5 s until the server answers (or the time is up).
         while time.time() - start < limit and not select.select([sock], [], [], 0.5)[0]:
             sock.sendall(b"a")
-    elif kind in ("unknown-key", "stale-date"):
-        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) if kind == "unknown-key" else "20150830T123600Z"
+    elif kind == "fast-then-trickle":
+        sock.sendall(b"POST /fast HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: gw-key-123\r\nContent-Length: 400000\r\n\r\n"
+                     + b"a" * 200000)
+        start = time.time()
+        while time.time() - start < limit and not select.select([sock], [], [], 0.5)[0]:
+            sock.sendall(b"a")
+        data = sock.recv(65536)
+        status = data.split(b"\r\n", 1)[0].decode("latin-1") if data else "closed"
+        print(f"{status} after {time.time() - start:.1f} s")
+        sys.exit(0)
+    elif kind in ("unknown-key", "stale-date", "forged-known"):
+        stamp = "20150830T123600Z" if kind == "stale-date" else time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         key = "AKIDUNKNOWN" if kind == "unknown-key" else sys.argv[5]
         sock.sendall(
             f"POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Amz-Date: {stamp}\r\nContent-Length: 1000000\r\n"
+            f"x-amz-content-sha256: {'ab' * 32}\r\n"
             f"Authorization: AWS4-HMAC-SHA256 Credential={key}/{stamp[:8]}/us-east-1/execute-api/aws4_request, "
-            f"SignedHeaders=host;x-amz-date, Signature={'0' * 64}\r\n\r\n".encode())
+            f"SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature={'0' * 64}\r\n\r\n".encode())
     elif kind == "slow":
         start = time.time()
         for byte in b"GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 1000:
