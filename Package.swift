@@ -140,7 +140,8 @@ let package = Package(
         .target(
             name: "ReverseProxy",
             dependencies: [
-                "InboundAuthorization", "Authorization", "HTTPTransport", "SigV4", "MultiAuthCore", "MultiAuthAsyncHTTPClient", httpTypes, logging,
+                "InboundAuthorization", "Authorization", "HTTPServerGuards", "HTTPTransport", "SigV4", "MultiAuthCore", "MultiAuthAsyncHTTPClient",
+                httpTypes, logging,
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -149,10 +150,17 @@ let package = Package(
             ],
             swiftSettings: strict),
         // Local endpoints that hand a provider's credentials to the SDKs: container credentials and IMDSv2.
+        // Channel handlers both local servers put in front of their requests.
+        .target(
+            name: "HTTPServerGuards",
+            dependencies: [
+                httpTypes, .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            ],
+            swiftSettings: strict),
         .target(
             name: "CredentialsServer",
             dependencies: [
-                "CredentialProviders", "MultiAuthCrypto", "MultiAuthCore", httpTypes, logging,
+                "CredentialProviders", "HTTPServerGuards", "MultiAuthCrypto", "MultiAuthCore", httpTypes, logging,
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -212,7 +220,7 @@ let package = Package(
             dependencies: [
                 "MultiAuthCLI", "Authorization", "CredentialProviders", "HTTPTransport", "TokenProviders", "Logins", "ClientFactory",
                 "Realtime", "AppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes, logging, "InboundAuthorization",
-                "ReverseProxy", "CredentialsServer", "CachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
+                "ReverseProxy", "CredentialsServer", "HTTPServerGuards", "CachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -1,4 +1,5 @@
 import CredentialProviders
+import HTTPServerGuards
 import Hummingbird
 import Logging
 import MultiAuthCore
@@ -52,7 +53,8 @@ public struct CredentialsServer: Service {
         self.onListening = onListening
     }
 
-    /// How long a connection may sit without a byte arriving (a request head sent slowly).
+    /// How long a connection may sit idle, and how long a request head may take to arrive
+    /// whole (a client trickling it holds a connection no longer).
     static let idleTimeout = TimeAmount.seconds(10)
 
     /// Serves until the task is cancelled or a graceful shutdown is triggered.
@@ -60,7 +62,8 @@ public struct CredentialsServer: Service {
         let responder = CredentialsResponder(endpoint: endpoint, credentials: credentials, clock: clock, logger: logger, user: user)
         let onListening = self.onListening
         let app = Application(
-            responder: responder, server: .http1(configuration: .init(idleTimeout: Self.idleTimeout)),
+            responder: responder,
+            server: .http1(configuration: .init(additionalChannelHandlers: [RequestHeadDeadline(limit: Self.idleTimeout)], idleTimeout: Self.idleTimeout)),
             configuration: .init(address: .hostname(host, port: port), serverName: "multiauth-credentials"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) }, logger: logger)
         try await app.run()

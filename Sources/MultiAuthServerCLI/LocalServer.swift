@@ -7,6 +7,7 @@ import NIOSSL
 import HummingbirdTLS
 import MultiAuthCore
 import ServiceLifecycle
+import HTTPServerGuards
 import ReverseProxy
 
 /// The HTTP server under `multiauth proxy` and `multiauth gateway`: HTTP/1.1 on a pipeline of

@@ -7,6 +7,7 @@ import Metrics
 import MultiAuthCLI
 import NIOCore
 import Prometheus
+import HTTPServerGuards
 import ReverseProxy
 import ServiceLifecycle
 import Synchronization

@@ -185,5 +185,9 @@ import Testing
         #expect(try await send(.get, "/latest/meta-data/placement/region", [tokenField: token]).0 == 200)
         now.withLock { $0 += 2 }
         #expect(try await send(.get, "/latest/meta-data/placement/region", [tokenField: token]).0 == 401)
+        // Issue 45, item 6: a head trickled a byte every 0.2 s held a connection for ever; it
+        // is closed once the head has had 10 s (the client gives up at 15 s: "timeout").
+        let port = String(base.split(separator: ":").last ?? "")
+        #expect(try await Peers.python("scripts/oracles/raw_http.py", ["127.0.0.1", port, "slow", "15"]).trimmingCharacters(in: .whitespacesAndNewlines) == "closed")
     }
 }

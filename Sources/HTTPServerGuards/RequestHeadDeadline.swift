@@ -8,8 +8,9 @@ import NIOHTTPTypes
 /// every byte, would let it hold one forever. Bodies are not bounded here (an upload may be
 /// slow and large); the upstream timeout bounds what follows the head.
 ///
-/// Goes after the HTTP/1 decoder (Hummingbird's `additionalChannelHandlers`), one per
-/// connection, on the connection's event loop only.
+/// Goes after the HTTP/1 decoder and its conversion to swift-http-types (Hummingbird's
+/// `additionalChannelHandlers`), one per connection, on the connection's event loop only. The
+/// proxy, the gateway and the credential endpoints each put one there.
 package final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     package typealias InboundIn = HTTPRequestPart
     package typealias InboundOut = HTTPRequestPart
