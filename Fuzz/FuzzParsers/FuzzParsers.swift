@@ -99,6 +99,9 @@ func fuzzRequestText(_ input: [UInt8]) {
 
 func fuzzURL(_ input: [UInt8]) {
     let text = String(decoding: input, as: UTF8.self)
+    // What local servers make of a Host, and how messages show a URL.
+    precondition(!HostField.isAddressOrLocalhost(text) || HostField.hostName(text) != nil)
+    _ = Redaction.url(text)
     guard let request = try? SignableRequest(method: "GET", url: text) else { return }
     let signer = SigV4Signer(credentials: fuzzCredentials, region: "us-east-1", service: "execute-api", keyCache: nil)
     _ = try? signer.signHeaders(request, date: fuzzDate).stringToSign
