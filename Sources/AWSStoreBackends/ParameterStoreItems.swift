@@ -74,8 +74,10 @@ struct ParameterStoreItems: AWSItemService {
         let next = read + 1
         let text = "\(next):" + Base64.encode(bytes)
         do { try await write(writeName(name, next), text, overwrite: false) } catch {
-            if error.refusalCode == "ParameterAlreadyExists" { return nil }
-            throw error
+            // Taken: by another writer, or by this call's own first try when a retried call
+            // failed only in its answer (the text then is ours: a fresh nonce makes each unique).
+            guard error.refusalCode == "ParameterAlreadyExists" else { throw error }
+            guard try await parameters([writeName(name, next)])[writeName(name, next)] == text else { return nil }
         }
         // The write has happened; what follows only keeps reads short and SSM tidy.
         try? await write(name, text, overwrite: true)

@@ -51,7 +51,10 @@ struct SecretsManagerItems: AWSItemService {
         do {
             return try await call.send(
                 "CreateSecret",
-                ["Name": .string(name), "SecretBinary": .string(Base64.encode(bytes)), "Description": .string("MultiAuth credential store (encrypted)")],
+                [
+                    "Name": .string(name), "SecretBinary": .string(Base64.encode(bytes)), "Description": .string("MultiAuth credential store (encrypted)"),
+                    "ClientRequestToken": .string(UUID().uuidString.lowercased()),  // a retried call is the same call
+                ],
                 as: Answer.self
             ).VersionId
         } catch {
@@ -82,7 +85,9 @@ struct SecretsManagerItems: AWSItemService {
                 as: AWSJSONCallError.Nothing.self)
             return next
         } catch {
-            if error.refusalCode == "InvalidParameterException" { return nil }
+            // Refused: the stage moved on. A retried call whose first try did move it finds
+            // it on our version.
+            if error.refusalCode == "InvalidParameterException" { return try await self.version(name) == next ? next : nil }
             throw error
         }
     }

@@ -33,8 +33,39 @@ package struct AWSJSONCall: Sendable {
         call = AWSServiceCall(service: service, region: region, endpoint: endpoint, http: http)
     }
 
-    /// The service's answer to `action` with `fields`, decoded as `Answer`.
+    /// How often a call is tried: botocore's standard retry mode (3 attempts, exponential
+    /// backoff with jitter) for answers 500, 502, 503, 504 and throttling, and for a service
+    /// that could not be reached.
+    static let retry = Backoff(base: .milliseconds(200), cap: .seconds(20), maxAttempts: 3)
+    static let throttlingCodes: Set<String> = [
+        "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException", "TooManyRequestsException",
+        "RequestLimitExceeded", "ProvisionedThroughputExceededException", "BandwidthLimitExceeded", "SlowDown",
+        "PriorRequestNotComplete", "EC2ThrottledException",
+    ]
+
+    /// The service's answer to `action` with `fields`, decoded as `Answer`. A call that fails
+    /// in a way worth another try is tried again (``retry``): callers make every action they
+    /// send safe to repeat (an idempotency token, or a conditional write that reads back).
     package func send<Answer: Decodable>(_ action: String, _ fields: [String: JSONValue], as type: Answer.Type) async throws(AWSJSONCallError) -> Answer {
+        var failures = 0
+        while true {
+            do { return try await sendOnce(action, fields, as: type) } catch {
+                failures += 1
+                guard Self.isRetryable(error), Self.retry.allowsRetry(after: failures) else { throw error }
+                do { try await Self.retry.wait(after: failures) } catch { throw .unreachable("\(action) cancelled") }
+            }
+        }
+    }
+
+    static func isRetryable(_ error: AWSJSONCallError) -> Bool {
+        switch error {
+        case .unreachable: true
+        case .refused(_, let code, _): ["HTTP 500", "HTTP 502", "HTTP 503", "HTTP 504", "InternalFailure", "ServiceUnavailable", "InternalServiceError"].contains(code) || throttlingCodes.contains(code)
+        default: false
+        }
+    }
+
+    private func sendOnce<Answer: Decodable>(_ action: String, _ fields: [String: JSONValue], as type: Answer.Type) async throws(AWSJSONCallError) -> Answer {
         let source: ExpiringCredentials
         do { source = try await credentials.credentials() } catch { throw .credentials(error) }
         let response: ReceivedResponse
