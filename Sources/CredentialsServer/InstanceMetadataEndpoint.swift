@@ -12,7 +12,7 @@ final class InstanceMetadataEndpoint: CredentialsEndpoint {
     let roleName: String
     let region: String?
     let clock: TimeSource
-    /// Live tokens and when each expires; expired ones are dropped when a token is made.
+    /// Tokens and when each expires; expired ones are dropped when the table is full.
     private let tokens = Mutex<[String: Double]>([:])
     /// The most tokens kept. Past it, the one closest to expiring is dropped for the new one:
     /// a client whose token was dropped gets 401 and asks for another, as SDKs do, where
