@@ -84,6 +84,37 @@ enum RealtimePeer {
     }
 }
 
+extension RealtimePeer {
+    /// The first element of `stream`, calling `send(n)` (n = 0, 1, …) every `interval` until one
+    /// arrives or `seconds` pass: AppSync does not replay events sent while a connection is being
+    /// replaced, and on a loaded machine a replacement can come at any moment.
+    static func firstWhileSending<T: Sendable>(
+        _ stream: AsyncThrowingStream<T, any Error>, every interval: Duration = .seconds(3), seconds: Double = 45,
+        _ send: @escaping @Sendable (Int) async throws -> Void
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                for try await value in stream { return value }
+                return nil
+            }
+            group.addTask {
+                let deadline = ContinuousClock.now + .seconds(seconds)
+                var attempt = 0
+                while ContinuousClock.now < deadline {
+                    try await send(attempt)
+                    attempt += 1
+                    try await Task.sleep(for: interval)
+                }
+                return nil
+            }
+            let winner = try await group.next() ?? nil
+            group.cancelAll()
+            guard let winner else { throw TimedOut(what: "a message while sending") }
+            return winner
+        }
+    }
+}
+
 /// A process left running while the test does something else (a subscriber), then collected.
 final class BackgroundProcess: @unchecked Sendable {
     private let process = Process()
