@@ -113,7 +113,7 @@ struct APICallTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-200mib-\(UUID().uuidString)").path
         let handle = try #require(FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil)
         let chunk = Data(repeating: 0x5a, count: 1 << 20)
-        for _ in 0..<200 { handle.write(chunk) }
+        for _ in 0..<200 { try handle.write(contentsOf: chunk) }
         try handle.close()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let measure = Process()

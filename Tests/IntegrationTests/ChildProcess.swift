@@ -37,7 +37,9 @@ enum ChildProcess {
         let collected = Mutex((stdout: Data(), stderr: Data()))
         let writer = stdin.fileHandleForWriting
         DispatchQueue.global().async(group: group) {
-            writer.write(input)
+            // A child may exit without reading its input: the throwing write reports the broken
+            // pipe instead of trapping, as the non-throwing `write(_:)` does.
+            try? writer.write(contentsOf: input)
             try? writer.close()
         }
         let errors = err.fileHandleForReading

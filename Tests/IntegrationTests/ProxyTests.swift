@@ -86,7 +86,7 @@ struct ProxyTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/upload"
         let handle = try #require(FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil)
-        for index in 0..<200 { handle.write(Data(repeating: UInt8(index), count: 1 << 20)) }
+        for index in 0..<200 { try handle.write(contentsOf: Data(repeating: UInt8(index), count: 1 << 20)) }
         try handle.close()
         let spool = folder + "/spool"
         try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true)
