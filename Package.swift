@@ -15,7 +15,7 @@ let package = Package(
         // The signer, presigner, chunked signing and the verifier: swift-http-types, swift-log and libcrypto only.
         .library(name: "MultiAuthSigV4", targets: ["SigV4"]),
         // The AWS credential chain and its providers; sessions cached in the encrypted store.
-        .library(name: "MultiAuthCredentials", targets: ["CredentialProviders", "CachedSessions", "KMSStoreKeys", "AWSStoreBackends"]),
+        .library(name: "MultiAuthCredentials", targets: ["MultiAuthAWSClient", "CredentialProviders", "CachedSessions", "KMSStoreKeys", "AWSStoreBackends"]),
         // Cognito and OIDC sign-in, refresh, and logins saved in the store.
         .library(name: "MultiAuthTokens", targets: ["TokenProviders", "Logins"]),
         // The encrypted credential store.
@@ -90,7 +90,7 @@ let package = Package(
         .target(name: "JSONWebTokens", dependencies: ["MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
         .target(
             name: "TokenProviders",
-            dependencies: ["JSONWebTokens", "MultiAuthCrypto", "MultiAuthCore", "HTTPTransport", httpTypes, logging],
+            dependencies: ["MultiAuthAWSClient", "JSONWebTokens", "MultiAuthCrypto", "MultiAuthCore", "HTTPTransport", httpTypes, logging],
             swiftSettings: strict),
         // Saved logins: the token providers' results kept in the credential store.
         .target(
@@ -99,7 +99,7 @@ let package = Package(
         .target(
             name: "Authorization",
             dependencies: [
-                "SigV4", "TokenProviders", "HTTPTransport", "CredentialProviders", "MultiAuthCore", httpTypes, logging,
+                "MultiAuthAWSClient", "SigV4", "TokenProviders", "HTTPTransport", "CredentialProviders", "MultiAuthCore", httpTypes, logging,
             ],
             swiftSettings: strict),
         // AppSync's real-time protocols (GraphQL subscriptions, Events channels) over any WebSocket.
@@ -127,10 +127,15 @@ let package = Package(
             name: "MultiAuthOpenAPI",
             dependencies: ["Authorization", "SigV4", "MultiAuthCore", httpTypes, .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
             swiftSettings: strict),
+        // Request bodies (files, streams) read as NIO ByteBuffers in chunks, off the cooperative pool.
+        .target(
+            name: "MultiAuthNIOBodies",
+            dependencies: ["MultiAuthHTTP", "MultiAuthCore", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strict),
         .target(
             name: "MultiAuthAsyncHTTPClient",
             dependencies: [
-                "HTTPTransport", "MultiAuthCore", httpTypes, logging,
+                "MultiAuthNIOBodies", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -140,7 +145,7 @@ let package = Package(
         .target(
             name: "ReverseProxy",
             dependencies: [
-                "InboundAuthorization", "Authorization", "HTTPServerGuards", "HTTPTransport", "SigV4", "MultiAuthCore", "MultiAuthAsyncHTTPClient",
+                "MultiAuthAWSClient", "InboundAuthorization", "Authorization", "HTTPServerGuards", "HTTPTransport", "SigV4", "MultiAuthCore", "MultiAuthNIOBodies",
                 httpTypes, logging,
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -165,10 +170,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
-        .target(name: "HTTPTransport", dependencies: ["CLibCurl", "CurlShims", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
+        // The transport-neutral HTTP vocabulary every sender shares: HTTPSender, ReceivedResponse, HTTPTransportError.
+        .target(name: "MultiAuthHTTP", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
+        // HTTPSender on libcurl (re-exports MultiAuthHTTP).
+        .target(name: "HTTPTransport", dependencies: ["MultiAuthHTTP", "CLibCurl", "CurlShims", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
+        // The one way every AWS call is made: endpoints, SigV4, botocore's standard retries, clock skew, typed errors.
+        .target(name: "MultiAuthAWSClient", dependencies: ["SigV4", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
         .target(
             name: "CredentialProviders",
-            dependencies: ["SigV4", "HTTPTransport", "MultiAuthCore", httpTypes, logging, .product(name: "Subprocess", package: "swift-subprocess")],
+            dependencies: ["MultiAuthAWSClient", "SigV4", "HTTPTransport", "MultiAuthCore", httpTypes, logging, .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict
         ),
         // Sessions a profile obtained (AssumeRole, GetSessionToken, SSO) kept in the encrypted store.
@@ -177,11 +187,11 @@ let package = Package(
             swiftSettings: strict),
         // The store's key made and unwrapped by AWS KMS (GenerateDataKey, Decrypt).
         .target(
-            name: "KMSStoreKeys", dependencies: ["CredentialStore", "CredentialProviders", "HTTPTransport", "MultiAuthCrypto", "MultiAuthCore"],
+            name: "KMSStoreKeys", dependencies: ["MultiAuthAWSClient", "CredentialStore", "CredentialProviders", "HTTPTransport", "MultiAuthCrypto", "MultiAuthCore"],
             swiftSettings: strict),
         // The store kept in AWS Secrets Manager or SSM Parameter Store, through our own signer.
         .target(
-            name: "AWSStoreBackends", dependencies: ["CredentialStore", "CredentialProviders", "HTTPTransport", "MultiAuthCrypto", "MultiAuthCore", logging],
+            name: "AWSStoreBackends", dependencies: ["MultiAuthAWSClient", "CredentialStore", "CredentialProviders", "HTTPTransport", "MultiAuthCrypto", "MultiAuthCore", logging],
             swiftSettings: strict),
         // awsconfiguration.json read and checked: its AppSync entries and sign-in sections.
         .target(
@@ -199,7 +209,7 @@ let package = Package(
         .target(
             name: "MultiAuth",
             dependencies: [
-                "SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "CachedSessions", "KMSStoreKeys", "TokenProviders", "Authorization",
+                "MultiAuthAWSClient", "SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "CachedSessions", "KMSStoreKeys", "TokenProviders", "Authorization",
                 "ClientFactory", "Realtime", "AppSyncEvents", "Logins", "InboundAuthorization", "MultiAuthCore", httpTypes, logging,
             ],
             swiftSettings: strict),
@@ -207,7 +217,7 @@ let package = Package(
             name: "MultiAuthCLI",
             dependencies: [
                 "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "CachedSessions", "KMSStoreKeys", "HTTPTransport",
-                "TokenProviders", "Logins", "ClientConfiguration", "PostgresStore", "AWSStoreBackends", "MultiAuthCore", httpTypes, logging,
+                "TokenProviders", "Logins", "ClientConfiguration", "AWSStoreBackends", "MultiAuthCore", httpTypes, logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
@@ -218,7 +228,7 @@ let package = Package(
         .target(
             name: "MultiAuthServerCLI",
             dependencies: [
-                "MultiAuthCLI", "Authorization", "CredentialProviders", "HTTPTransport", "TokenProviders", "Logins", "ClientFactory",
+                "MultiAuthAWSClient", "MultiAuthCLI", "PostgresStore", "Authorization", "CredentialProviders", "HTTPTransport", "TokenProviders", "Logins", "ClientFactory",
                 "Realtime", "AppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes, logging, "InboundAuthorization",
                 "ReverseProxy", "CredentialsServer", "HTTPServerGuards", "CachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -237,7 +247,7 @@ let package = Package(
         // libFuzzer target; built only by scripts/fuzz (with -sanitize=fuzzer), never by swift build.
         .executableTarget(
             name: "FuzzParsers",
-            dependencies: ["SigV4", "CredentialProviders", "TokenProviders", "MultiAuthCrypto", "MultiAuthCore", "ClientFactory"],
+            dependencies: ["SigV4", "CredentialProviders", "TokenProviders", "MultiAuthCrypto", "MultiAuthCore", "ClientFactory", "HTTPTransport"],
             path: "Fuzz/FuzzParsers",
             swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]
         ),
@@ -280,7 +290,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
+                "MultiAuthAWSClient", "KMSStoreKeys", "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
                 "TokenProviders", "Logins", "MultiAuthCrypto", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthWebSocket",
                 "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", "CredentialsServer", "SigV4", "PostgresStore", "AWSStoreBackends", "MultiAuthServerCLI", "InboundAuthorization",
                 httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),
@@ -309,7 +319,7 @@ let benchmarks: [Target] = [
     ),
     .executableTarget(
         name: "AppSyncBench",
-        dependencies: ["ClientFactory", "Authorization", "CredentialProviders", "SigV4", "TokenProviders"],
+        dependencies: ["ClientFactory", "Authorization", "CredentialProviders", "HTTPTransport", "SigV4", "TokenProviders"],
         path: "Benchmarks/AppSyncBench",
         swiftSettings: strict
     ),

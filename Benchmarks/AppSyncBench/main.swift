@@ -3,11 +3,12 @@
 //   enqueue DIR FROM TO            queue mutations FROM...TO offline (dead URL); prints "acked N" after each commit
 //   replay DIR URL                 replay the queue to URL with AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY; prints JSON
 //   count DIR                      prints how many mutations are queued
-import MultiAuthCore
 import Authorization
 import ClientFactory
 import CredentialProviders
 import Foundation
+import HTTPTransport
+import MultiAuthCore
 import SigV4
 import TokenProviders
 
@@ -22,7 +23,7 @@ func configuration(url: String, apiKey: String) throws -> AWSConfiguration {
 func iamClient(url: String, folder: String) throws -> AppSyncClient {
     let environment = ProcessInfo.processInfo.environment
     let credentials = AWSCredentials(accessKeyId: environment["AWS_ACCESS_KEY_ID"] ?? "AKIDBENCH", secretAccessKey: environment["AWS_SECRET_ACCESS_KEY"] ?? "bench")
-    return try ClientFactory(configuration: configuration(url: url, apiKey: "unused"), cacheDirectory: folder, credentials: StaticCredentialsProvider(credentials))
+    return try ClientFactory(configuration: configuration(url: url, apiKey: "unused"), cacheDirectory: folder, http: CurlHTTPClient(), credentials: StaticCredentialsProvider(credentials))
         .client(named: "Bench_AWS_IAM")
 }
 
@@ -30,7 +31,7 @@ let addPost = "mutation Add($id: ID!, $ups: Int) { addPost(id: $id, author: \"be
 let arguments = CommandLine.arguments
 switch arguments.count > 1 ? arguments[1] : "" {
 case "cache-hit":
-    let client = try ClientFactory(configuration: configuration(url: arguments[2], apiKey: arguments[3]), cacheDirectory: arguments[4])
+    let client = try ClientFactory(configuration: configuration(url: arguments[2], apiKey: arguments[3]), cacheDirectory: arguments[4], http: CurlHTTPClient())
         .client(named: "Bench_API_KEY")
     let content = String(repeating: "multi-auth cache benchmark ", count: 36)  // about 1 KiB in the response
     _ = try await iamClient(url: arguments[2], folder: arguments[4]).mutate(
@@ -49,7 +50,7 @@ case "cache-hit":
         }
         // A hit in a client that has not seen the answer yet: read from the database and decoded.
         var cold: [Double] = []
-        let factory = try ClientFactory(configuration: configuration(url: arguments[2], apiKey: arguments[3]), cacheDirectory: arguments[4])
+        let factory = try ClientFactory(configuration: configuration(url: arguments[2], apiKey: arguments[3]), cacheDirectory: arguments[4], http: CurlHTTPClient())
         for _ in 0..<300 {
             let fresh = try factory.client(named: "Bench_API_KEY")
             let elapsed = try await clock.measure { _ = try await fresh.query(query, variables: variables, cachePolicy: .returnCacheDataDontFetch) }

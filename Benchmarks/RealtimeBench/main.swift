@@ -28,7 +28,7 @@ func factory(url: String, apiKey: String, folder: String) throws -> ClientFactor
     let credentials = AWSCredentials(accessKeyId: environment["AWS_ACCESS_KEY_ID"] ?? "AKIDBENCH", secretAccessKey: environment["AWS_SECRET_ACCESS_KEY"] ?? "bench")
     return ClientFactory(
         configuration: try AWSConfiguration.parse(Array(text.utf8), file: "bench").validated(), cacheDirectory: folder,
-        credentials: StaticCredentialsProvider(credentials), webSocket: NIOWebSocketConnector())
+        http: CurlHTTPClient(), credentials: StaticCredentialsProvider(credentials), webSocket: NIOWebSocketConnector())
 }
 
 func peer(_ root: String, _ path: String, post: Bool = false) async throws -> [String: Any] {

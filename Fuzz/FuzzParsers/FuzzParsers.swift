@@ -7,6 +7,7 @@
 // A plain build replays files instead: `FuzzParsers INPUT...` (crash reproduction).
 import ClientFactory
 import CredentialProviders
+import HTTPTransport
 import MultiAuthCore
 import MultiAuthCrypto
 import SigV4
@@ -64,7 +65,7 @@ func fuzzAWSConfiguration(_ input: [UInt8]) {
     _ = configuration.problems.map(\.description)
     for entry in configuration.appSync {
         _ = RealtimeHandshake.realtimeEndpoint(for: entry.apiURL)
-        _ = ClientFactory(configuration: configuration, cacheDirectory: "/nonexistent").databasePaths(for: entry)
+        _ = ClientFactory(configuration: configuration, cacheDirectory: "/nonexistent", http: CurlHTTPClient()).databasePaths(for: entry)
     }
 }
 

@@ -1,5 +1,6 @@
 import CredentialProviders
 import CredentialStore
+import MultiAuthAWSClient
 import Logging
 import MultiAuthCore
 import Synchronization

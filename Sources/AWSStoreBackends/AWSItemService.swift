@@ -1,4 +1,5 @@
 import CredentialProviders
+import MultiAuthAWSClient
 import CredentialStore
 
 /// A named-value service a store can live in (Secrets Manager, SSM Parameter Store): what
@@ -9,34 +10,33 @@ protocol AWSItemService: Sendable {
     /// `secretsmanager://REGION/NAME` or `ssm://REGION/NAME`.
     var location: String { get }
     /// The current value of `name` and its version, or nil when there is none.
-    func value(_ name: String) async throws(AWSJSONCallError) -> (bytes: [UInt8], version: String)?
+    func value(_ name: String) async throws(AWSCallError) -> (bytes: [UInt8], version: String)?
     /// The version of `name`, or nil when there is none.
-    func version(_ name: String) async throws(AWSJSONCallError) -> String?
+    func version(_ name: String) async throws(AWSCallError) -> String?
     /// Creates `name` and returns its version; nil when it exists already (left as it is).
-    func create(_ name: String, _ bytes: [UInt8]) async throws(AWSJSONCallError) -> String?
+    func create(_ name: String, _ bytes: [UInt8]) async throws(AWSCallError) -> String?
     /// Replaces `name`'s value only if its version is still `version`, atomically, and
     /// returns the new version; nil when another writer replaced it first (nothing is changed).
-    func swap(_ name: String, _ bytes: [UInt8], expecting version: String) async throws(AWSJSONCallError) -> String?
+    func swap(_ name: String, _ bytes: [UInt8], expecting version: String) async throws(AWSCallError) -> String?
     /// The service's name for the item that holds the store `name`'s part `suffix` (empty:
     /// the store itself).
     func itemName(_ name: String, suffix: String) -> String
 }
 
-extension AWSJSONCallError {
+extension AWSCallError {
     /// The error code when the service refused, else nil.
-    var refusalCode: String? {
-        if case .refused(_, let code, _) = self { return code }
-        return nil
-    }
+    var refusalCode: String? { kind == .service ? serviceCode : nil }
 
     /// What a message says of this failure.
-    var reason: String {
-        switch self {
-        case .invalidSetting(let problem): problem
-        case .credentials(let error): "no credentials to sign with: \(error)"
-        case .unreachable(let problem): problem
-        case .refused(let action, let code, let message): "\(action) refused: \(code)" + (message.isEmpty ? "" : ": \(message)")
-        case .malformedAnswer(let problem): "malformed answer: \(problem)"
-        }
+    var reason: String { operation.isEmpty ? message : description }
+
+    /// A value the service cannot hold.
+    static func invalidSetting(_ problem: String) -> AWSCallError {
+        AWSCallError(.invalidSetting, service: "store", operation: "", message: problem)
+    }
+
+    /// An item that holds what MultiAuth did not write.
+    static func malformedAnswer(_ problem: String) -> AWSCallError {
+        AWSCallError(.malformedAnswer, service: "store", operation: "", message: problem)
     }
 }

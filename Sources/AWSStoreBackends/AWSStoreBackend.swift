@@ -1,3 +1,4 @@
+import MultiAuthAWSClient
 import CredentialProviders
 import CredentialStore
 import HTTPTransport
@@ -39,11 +40,12 @@ public struct AWSStoreBackend: StoreBackend {
             throw .readFailed(path: Redaction.url(url), reason: "not a secretsmanager://REGION/NAME or ssm://REGION/NAME URL")
         }
         let isSecretsManager = parts.scheme == "secretsmanager"
-        let call: AWSJSONCall
-        do throws(AWSJSONCallError) {
-            call = try AWSJSONCall(
-                service: isSecretsManager ? "secretsmanager" : "ssm", targetPrefix: isSecretsManager ? "secretsmanager" : "AmazonSSM",
-                region: parts.region, credentials: credentials, environment: environment, http: http)
+        let call: AWSJSONService
+        do throws(AWSCallError) {
+            let client = try AWSClient(
+                service: isSecretsManager ? "secretsmanager" : "ssm", region: parts.region, environment: environment,
+                http: http, logger: logger)
+            call = AWSJSONService(client: client, targetPrefix: isSecretsManager ? "secretsmanager" : "AmazonSSM", keys: credentials.signingKeys)
         } catch {
             throw .readFailed(path: url, reason: error.reason)
         }
@@ -103,8 +105,8 @@ public struct AWSStoreBackend: StoreBackend {
         guard created != nil else { throw .storeExists(path: location + " (\(attachment))") }
     }
 
-    private func failure(_ error: AWSJSONCallError, writing: Bool) -> StoreError {
-        if case .malformedAnswer(let problem) = error { return .corrupted(path: location, reason: problem) }
+    private func failure(_ error: AWSCallError, writing: Bool) -> StoreError {
+        if error.kind == .malformedAnswer { return .corrupted(path: location, reason: error.message) }
         return writing ? .writeFailed(path: location, reason: error.reason) : .readFailed(path: location, reason: error.reason)
     }
 

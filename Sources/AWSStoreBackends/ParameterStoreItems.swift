@@ -1,3 +1,4 @@
+import MultiAuthAWSClient
 import CredentialProviders
 import HTTPTransport
 import MultiAuthCore
@@ -17,7 +18,7 @@ import MultiAuthCrypto
 /// is found from a listing, then followed as before.
 struct ParameterStoreItems: AWSItemService {
     let region: String
-    let call: AWSJSONCall
+    let call: AWSJSONService
 
     static let standardLimit = 4096
     static let advancedLimit = 8192
@@ -31,7 +32,7 @@ struct ParameterStoreItems: AWSItemService {
 
     private func writeName(_ name: String, _ version: Int64) -> String { name + ".write-\(version)" }
 
-    func value(_ name: String) async throws(AWSJSONCallError) -> (bytes: [UInt8], version: String)? {
+    func value(_ name: String) async throws(AWSCallError) -> (bytes: [UInt8], version: String)? {
         guard let checkpoint = try await parameter(name) else { return nil }
         var newest = try Self.parse(checkpoint, name)
         var listed = false
@@ -57,9 +58,9 @@ struct ParameterStoreItems: AWSItemService {
         }
     }
 
-    func version(_ name: String) async throws(AWSJSONCallError) -> String? { try await value(name)?.version }
+    func version(_ name: String) async throws(AWSCallError) -> String? { try await value(name)?.version }
 
-    func create(_ name: String, _ bytes: [UInt8]) async throws(AWSJSONCallError) -> String? {
+    func create(_ name: String, _ bytes: [UInt8]) async throws(AWSCallError) -> String? {
         do {
             try await write(name, Base64.encode(bytes), overwrite: false)
             return "0"
@@ -69,7 +70,7 @@ struct ParameterStoreItems: AWSItemService {
         }
     }
 
-    func swap(_ name: String, _ bytes: [UInt8], expecting version: String) async throws(AWSJSONCallError) -> String? {
+    func swap(_ name: String, _ bytes: [UInt8], expecting version: String) async throws(AWSCallError) -> String? {
         guard let read = Int64(version) else { return nil }
         let next = read + 1
         let text = "\(next):" + Base64.encode(bytes)
@@ -82,13 +83,13 @@ struct ParameterStoreItems: AWSItemService {
         // The write has happened; what follows only keeps reads short and SSM tidy.
         try? await write(name, text, overwrite: true)
         if next > Self.keptWrites {
-            _ = try? await call.send("DeleteParameter", ["Name": .string(writeName(name, next - Self.keptWrites))], as: AWSJSONCallError.Nothing.self)
+            _ = try? await call.send("DeleteParameter", ["Name": .string(writeName(name, next - Self.keptWrites))], as: AWSJSONService.Nothing.self)
         }
         return String(next)
     }
 
     /// `N:BASE64` or plain `BASE64` (version 0).
-    private static func parse(_ text: String, _ name: String) throws(AWSJSONCallError) -> (version: Int64, bytes: [UInt8]) {
+    private static func parse(_ text: String, _ name: String) throws(AWSCallError) -> (version: Int64, bytes: [UInt8]) {
         var version: Int64 = 0
         var encoded = Substring(text)
         if let colon = text.firstIndex(of: ":") {
@@ -102,7 +103,7 @@ struct ParameterStoreItems: AWSItemService {
         return (version, bytes)
     }
 
-    private func parameter(_ name: String) async throws(AWSJSONCallError) -> String? {
+    private func parameter(_ name: String) async throws(AWSCallError) -> String? {
         struct Answer: Decodable {
             struct Parameter: Decodable { let Value: String }
             let Parameter: Parameter
@@ -116,7 +117,7 @@ struct ParameterStoreItems: AWSItemService {
     }
 
     /// The values of those of `names` (at most 10) that exist.
-    private func parameters(_ names: [String]) async throws(AWSJSONCallError) -> [String: String] {
+    private func parameters(_ names: [String]) async throws(AWSCallError) -> [String: String] {
         struct Answer: Decodable {
             struct Parameter: Decodable { let Name: String, Value: String }
             let Parameters: [Parameter]
@@ -127,7 +128,7 @@ struct ParameterStoreItems: AWSItemService {
     }
 
     /// The highest N of the `name.write-N` parameters a listing shows, or nil when it shows none.
-    private func newestListedWrite(_ name: String) async throws(AWSJSONCallError) -> Int64? {
+    private func newestListedWrite(_ name: String) async throws(AWSCallError) -> Int64? {
         struct Answer: Decodable {
             struct Parameter: Decodable { let Name: String }
             let Parameters: [Parameter]
@@ -152,7 +153,7 @@ struct ParameterStoreItems: AWSItemService {
         return newest
     }
 
-    private func write(_ name: String, _ text: String, overwrite: Bool) async throws(AWSJSONCallError) {
+    private func write(_ name: String, _ text: String, overwrite: Bool) async throws(AWSCallError) {
         guard text.utf8.count <= Self.advancedLimit else {
             throw .invalidSetting(
                 "the store is \(text.utf8.count) characters as base64, more than an SSM parameter holds (\(Self.advancedLimit)); keep it in Secrets Manager or PostgreSQL")
@@ -164,6 +165,6 @@ struct ParameterStoreItems: AWSItemService {
                 "Tier": .string(text.utf8.count <= Self.standardLimit ? "Standard" : "Advanced"),
                 "Description": .string("MultiAuth credential store (encrypted)"),
             ],
-            as: AWSJSONCallError.Nothing.self)
+            as: AWSJSONService.Nothing.self)
     }
 }

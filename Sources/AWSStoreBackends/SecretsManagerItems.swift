@@ -1,3 +1,4 @@
+import MultiAuthAWSClient
 import CredentialProviders
 import HTTPTransport
 import MultiAuthCore
@@ -13,13 +14,13 @@ import Foundation
 /// the secret's `VersionId` staged `AWSCURRENT`.
 struct SecretsManagerItems: AWSItemService {
     let region: String
-    let call: AWSJSONCall
+    let call: AWSJSONService
 
     var location: String { "secretsmanager://\(region)/" }
 
     func itemName(_ name: String, suffix: String) -> String { suffix.isEmpty ? name : name + "." + suffix }
 
-    func value(_ name: String) async throws(AWSJSONCallError) -> (bytes: [UInt8], version: String)? {
+    func value(_ name: String) async throws(AWSCallError) -> (bytes: [UInt8], version: String)? {
         struct Answer: Decodable { let SecretBinary: String?, VersionId: String }
         let answer: Answer
         // The stage named, though it is the default: moto (the tests' peer) answers a call
@@ -36,7 +37,7 @@ struct SecretsManagerItems: AWSItemService {
         return (bytes, answer.VersionId)
     }
 
-    func version(_ name: String) async throws(AWSJSONCallError) -> String? {
+    func version(_ name: String) async throws(AWSCallError) -> String? {
         struct Answer: Decodable { let VersionIdsToStages: [String: [String]]? }
         let answer: Answer
         do { answer = try await call.send("DescribeSecret", ["SecretId": .string(name)], as: Answer.self) } catch {
@@ -46,7 +47,7 @@ struct SecretsManagerItems: AWSItemService {
         return answer.VersionIdsToStages?.first { $0.value.contains("AWSCURRENT") }?.key
     }
 
-    func create(_ name: String, _ bytes: [UInt8]) async throws(AWSJSONCallError) -> String? {
+    func create(_ name: String, _ bytes: [UInt8]) async throws(AWSCallError) -> String? {
         struct Answer: Decodable { let VersionId: String }
         do {
             return try await call.send(
@@ -66,7 +67,7 @@ struct SecretsManagerItems: AWSItemService {
     /// The new value goes in as a version staged only `MULTIAUTH_PENDING`; then `AWSCURRENT`
     /// moves to it from `version`, which the service refuses when `AWSCURRENT` is no longer
     /// on `version`. A refused version stays behind without `AWSCURRENT`, deprecated.
-    func swap(_ name: String, _ bytes: [UInt8], expecting version: String) async throws(AWSJSONCallError) -> String? {
+    func swap(_ name: String, _ bytes: [UInt8], expecting version: String) async throws(AWSCallError) -> String? {
         let next = UUID().uuidString.lowercased()
         _ = try await call.send(
             "PutSecretValue",
@@ -74,7 +75,7 @@ struct SecretsManagerItems: AWSItemService {
                 "SecretId": .string(name), "SecretBinary": .string(Base64.encode(bytes)), "ClientRequestToken": .string(next),
                 "VersionStages": .array([.string(Self.pendingStage)]),
             ],
-            as: AWSJSONCallError.Nothing.self)
+            as: AWSJSONService.Nothing.self)
         do {
             _ = try await call.send(
                 "UpdateSecretVersionStage",
@@ -82,7 +83,7 @@ struct SecretsManagerItems: AWSItemService {
                     "SecretId": .string(name), "VersionStage": .string("AWSCURRENT"), "RemoveFromVersionId": .string(version),
                     "MoveToVersionId": .string(next),
                 ],
-                as: AWSJSONCallError.Nothing.self)
+                as: AWSJSONService.Nothing.self)
             return next
         } catch {
             // Refused: the stage moved on. A retried call whose first try did move it finds

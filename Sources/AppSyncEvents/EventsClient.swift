@@ -37,7 +37,7 @@ public struct PublishResult: Sendable, Equatable, Decodable {
 /// ```swift
 /// let events = EventsClient(
 ///     endpoint: "https://example.appsync-api.us-east-1.amazonaws.com/event", mode: .apiKey,
-///     authorizer: APIKeyAuthorizer(key: .fixed(apiKey)), webSocket: NIOWebSocketConnector())
+///     authorizer: APIKeyAuthorizer(key: .fixed(apiKey)), transport: CurlHTTPClient(), webSocket: NIOWebSocketConnector())
 /// _ = try await events.publish(channel: "/default/news", events: [.object(["title": .string("hello")])])
 /// for try await event in try await events.subscribe(channel: "/default/*") { print(event) }
 /// ```
@@ -52,7 +52,7 @@ public struct EventsClient: Sendable {
     /// A client for the Event API at `endpoint`, authorized in `mode` by `authorizer`.
     /// - Parameter webSocket: opens the subscription socket (`NIOWebSocketConnector`); without one, ``subscribe(channel:)`` throws.
     public init(
-        endpoint: String, mode: AuthMode, authorizer: any RequestAuthorizer, transport: any HTTPSender = CurlHTTPClient(),
+        endpoint: String, mode: AuthMode, authorizer: any RequestAuthorizer, transport: any HTTPSender,
         webSocket: (any WebSocketConnector)? = nil, settings: RealtimeConnection.Settings = RealtimeConnection.Settings(),
         logger: Logger = .disabled
     ) {

@@ -37,7 +37,7 @@ public enum ClientFactoryError: Error, Sendable, CustomStringConvertible {
 /// never mix.
 ///
 /// ```swift
-/// let factory = ClientFactory(configuration: try AWSConfiguration.load(path: "awsconfiguration.json"))
+/// let factory = ClientFactory(configuration: try AWSConfiguration.load(path: "awsconfiguration.json"), http: CurlHTTPClient())
 /// let `private` = try factory.client(for: .awsIAM)
 /// let `public` = try factory.client(for: .apiKey)
 /// ```
@@ -61,7 +61,8 @@ public struct ClientFactory: Sendable {
     ///   - configuration: the parsed `awsconfiguration.json`.
     ///   - cacheDirectory: where the SQLite databases go (default: the current folder).
     ///   - useClientDatabasePrefix: name each client's databases after its `ClientDatabasePrefix`.
-    ///   - http: the transport for queries, mutations and credential calls.
+    ///   - http: the transport for queries, mutations and credential calls (`CurlHTTPClient()`,
+    ///     or `AsyncHTTPClientSender` in a process already on SwiftNIO).
     ///   - credentials: for `AWS_IAM` (default: Cognito Identity when the file configures an
     ///     identity pool, else the default chain).
     ///   - tokenProviders: for `AMAZON_COGNITO_USER_POOLS`, `OPENID_CONNECT` and `AWS_LAMBDA`.
@@ -73,7 +74,7 @@ public struct ClientFactory: Sendable {
     ///     authorizer and sender (signing stages, retries, re-signing) and the credentials.
     public init(
         configuration: AWSConfiguration, cacheDirectory: String? = nil, useClientDatabasePrefix: Bool = true,
-        http: any HTTPSender = CurlHTTPClient(), credentials: (any CredentialsProvider)? = nil,
+        http: any HTTPSender, credentials: (any CredentialsProvider)? = nil,
         tokenProviders: [AuthMode: any TokenProvider] = [:], apiKey: String? = nil, webSocket: (any WebSocketConnector)? = nil,
         realtimeSettings: RealtimeConnection.Settings = RealtimeConnection.Settings(), logger: Logger = .disabled
     ) {

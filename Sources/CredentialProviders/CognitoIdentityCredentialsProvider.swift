@@ -1,4 +1,5 @@
 import HTTPTransport
+import MultiAuthAWSClient
 import MultiAuthCore
 import SigV4
 
@@ -15,7 +16,7 @@ import Foundation
 public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
     private let identityPoolId: String
     private let logins: [String: String]
-    private let call: AWSServiceCall
+    private let client: AWSClient
     private var identityId: String?
 
     /// Creates a provider for `identityPoolId` (`REGION:UUID`).
@@ -27,14 +28,8 @@ public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
     ) throws(CredentialsError) {
         self.identityPoolId = identityPoolId
         self.logins = logins
-        let resolved: ServiceEndpoint
-        do throws(InvalidRegionError) {
-            // Checked even with an explicit endpoint; resolve checks it otherwise.
-            if let endpoint { resolved = endpoint; try RegionName.validated(region, source: "the identity pool's region") } else {
-                resolved = try .resolve(service: "cognito-identity", region: region)
-            }
-        } catch { throw CredentialsError(error) }
-        call = AWSServiceCall(service: "cognito-identity", region: region, endpoint: resolved, http: http)
+        client = try .forChain(
+            service: "cognito-identity", region: region, endpoint: endpoint, environment: ProcessInfo.processInfo.environment, http: http)
     }
 
     private struct IdentityRequest: Encodable {
@@ -82,16 +77,7 @@ public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
         do { data = [UInt8](try JSONEncoder().encode(body)) } catch {
             throw .transport(service: "cognito-identity", problem: "cannot encode \(operation)")
         }
-        let response = try await call.post(
-            body: data,
-            headers: [("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", "AWSCognitoIdentityService.\(operation)")],
-            signWith: nil)
-        guard response.status == 200 else {
-            let error = AWSErrorResponse(response)
-            throw .serviceError(service: "cognito-identity", code: error.code ?? "HTTP \(response.status)", message: error.message ?? "")
-        }
-        do { return try JSONDecoding.decode(Answer.self, from: response.body, what: "the \(operation) answer") } catch {
-            throw .serviceError(service: "cognito-identity", code: "MalformedResponse", message: error.description)
-        }
+        let operation = AWSOperation.json(operation, targetPrefix: "AWSCognitoIdentityService", body: data)
+        do throws(AWSCallError) { return try await client.json(operation, as: Answer.self, signedWith: nil) } catch { throw CredentialsError(error) }
     }
 }

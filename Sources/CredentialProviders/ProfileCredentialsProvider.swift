@@ -81,8 +81,7 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         }
         guard let settings = files.profiles[name] else { throw .profileNotFound(profile: name, files: files.paths) }
         let region = try profileRegion(settings, profile: name)
-        let endpoint = try files.endpoint(for: "sts", profile: name, region: region, environment: environment)
-        let sts = try STSClient(region: region, endpoint: endpoint, http: http)
+        let sts = STSClient(client: try files.client(for: "sts", profile: name, region: region, environment: environment, http: http))
         let sessionName = settings["role_session_name"] ?? "multiauth-\(Int(Date().timeIntervalSince1970))"
         if let roleArn = settings["role_arn"] {
             if let tokenFile = settings["web_identity_token_file"] {
@@ -108,7 +107,7 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
             guard let account = nonEmpty(settings["sso_account_id"]), let role = nonEmpty(settings["sso_role_name"]) else {
                 throw .incompleteProfile(profile: name, problem: "an SSO profile needs sso_account_id and sso_role_name for credentials")
             }
-            let endpoints = try SSOEndpoints(region: sso.region, environment: environment, profile: name, files: files)
+            let endpoints = try SSOEndpoints(region: sso.region, environment: environment, profile: name, files: files, http: http)
             return try await SSOCredentialsProvider(
                 configuration: sso, accountId: account, roleName: role, loginCommand: "multiauth login sso --profile \(name)",
                 environment: environment, endpoints: endpoints, http: http

@@ -43,9 +43,9 @@ public final class CurlHTTPClient: HTTPSender {
     }
 
     private func perform(_ transfer: Transfer) -> Result<ReceivedResponse, HTTPTransportError> {
-        if let problem = multiauth_curl_load() { return .failure(.transport(code: -1, reason: String(cString: problem))) }
+        if let problem = multiauth_curl_load() { return .failure(.protocolFailure(host: "", reason: String(cString: problem))) }
         let handle = idleHandles.withLock { $0.popLast()?.handle } ?? multiauth_curl_easy_init()
-        guard let handle else { return .failure(.transport(code: -1, reason: "curl_easy_init failed")) }
+        guard let handle else { return .failure(.protocolFailure(host: "", reason: "curl_easy_init failed")) }
         defer {
             multiauth_curl_easy_reset(handle)
             idleHandles.withLock { $0.append(HandleBox(handle: handle)) }

@@ -106,13 +106,17 @@ final class Transfer: @unchecked Sendable {
             let failure = error(for: code)
             // Once a relayed head has gone on, nothing may be retried: the reader has it.
             if streaming, relay != nil { return .failure(.interrupted(host: request.authority ?? "", delivered: delivered, reason: "\(failure)")) }
-            guard delivered > 0, case .transport(_, let reason) = failure else { return .failure(failure) }
-            return .failure(.interrupted(host: request.authority ?? "", delivered: delivered, reason: reason))
+            guard delivered > 0 else { return .failure(failure) }
+            switch failure {
+            case .connectionReset(_, let reason), .protocolFailure(_, let reason):
+                return .failure(.interrupted(host: request.authority ?? "", delivered: delivered, reason: reason))
+            default: return .failure(failure)
+            }
         }
         var status = 0
         let info = multiauth_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        guard info == CURLE_OK else { return .failure(.transport(code: Int(info.rawValue), reason: "no response code")) }
-        guard (100...999).contains(status) else { return .failure(.transport(code: -1, reason: "no valid status code (\(status))")) }
+        guard info == CURLE_OK else { return .failure(.protocolFailure(host: request.authority ?? "", reason: "no response code")) }
+        guard (100...999).contains(status) else { return .failure(.protocolFailure(host: request.authority ?? "", reason: "no valid status code (\(status))")) }
         return .success(ReceivedResponse(head: HTTPResponse(status: .init(code: status), headerFields: parsedHeaders()), body: received, streamed: streaming))
     }
 
@@ -166,7 +170,7 @@ final class Transfer: @unchecked Sendable {
     /// HTTP/2 or a TLS backend) fails the request instead of sending something else.
     private func check(_ code: CURLcode, _ option: String) throws(HTTPTransportError) {
         guard code == CURLE_OK else {
-            throw .transport(code: Int(code.rawValue), reason: "libcurl refused \(option): \(String(cString: multiauth_curl_easy_strerror(code)))")
+            throw .protocolFailure(host: request.authority ?? "", reason: "libcurl refused \(option): \(String(cString: multiauth_curl_easy_strerror(code)))")
         }
     }
 
@@ -319,8 +323,9 @@ final class Transfer: @unchecked Sendable {
             return .tlsFailure(host: host, reason: reason)
         case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:  // the read callback gave up on the body
             if let bodyError { return .body(bodyError) }
-            return .transport(code: Int(code.rawValue), reason: reason)
-        default: return .transport(code: Int(code.rawValue), reason: reason)
+            return .protocolFailure(host: host, reason: reason)
+        case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR: return .connectionReset(host: host, reason: reason)
+        default: return .protocolFailure(host: host, reason: "\(reason) (libcurl \(code.rawValue))")
         }
     }
 }

@@ -1,3 +1,4 @@
+import MultiAuthAWSClient
 import CredentialProviders
 import HTTPTransport
 import MultiAuthCore
@@ -16,7 +17,7 @@ import Foundation
 /// at the endpoint botocore would use (`AWS_ENDPOINT_URL_KMS`, `AWS_ENDPOINT_URL` honoured).
 public struct KMSDataKeys: Sendable {
     let keyId: String
-    let call: AWSJSONCall
+    let call: AWSJSONService
 
     /// Keys under the KMS key `keyId` (an id, alias or ARN) in `region`.
     /// - Throws: ``KMSKeyError/invalidSetting(_:)`` for a region that is not one.
@@ -24,9 +25,9 @@ public struct KMSDataKeys: Sendable {
         keyId: String, region: String, credentials: any CredentialsProvider, environment: [String: String]? = nil, http: any HTTPSender
     ) throws(KMSKeyError) {
         self.keyId = keyId
-        do throws(AWSJSONCallError) {
-            call = try AWSJSONCall(
-                service: "kms", targetPrefix: "TrentService", region: region, credentials: credentials, environment: environment, http: http)
+        do throws(AWSCallError) {
+            let client = try AWSClient(service: "kms", region: region, environment: environment, http: http)
+            call = AWSJSONService(client: client, targetPrefix: "TrentService", keys: credentials.signingKeys)
         } catch {
             throw KMSKeyError(error)
         }
@@ -59,18 +60,18 @@ public struct KMSDataKeys: Sendable {
     }
 
     private func send<Answer: Decodable>(_ action: String, _ fields: [String: JSONValue], as type: Answer.Type) async throws(KMSKeyError) -> Answer {
-        do throws(AWSJSONCallError) { return try await call.send(action, fields, as: type) } catch { throw KMSKeyError(error) }
+        do throws(AWSCallError) { return try await call.send(action, fields, as: type) } catch { throw KMSKeyError(error) }
     }
 }
 
 extension KMSKeyError {
-    init(_ error: AWSJSONCallError) {
-        switch error {
-        case .invalidSetting(let problem): self = .invalidSetting(problem)
-        case .credentials(let cause): self = .credentials(cause)
-        case .unreachable(let problem): self = .unreachable(problem)
-        case .refused(let action, let code, let message): self = .refused(action: action, code: code, message: message)
-        case .malformedAnswer(let problem): self = .malformedAnswer(problem)
+    init(_ error: AWSCallError) {
+        switch error.kind {
+        case .invalidSetting: self = .invalidSetting(error.message)
+        case .credentials: self = .credentials(error.underlying?.error as? CredentialsError ?? .notFound(error.message))
+        case .transport, .cancelled: self = .unreachable(error.message)
+        case .service: self = .refused(action: error.operation, code: error.serviceCode ?? "HTTP \(error.status ?? 0)", message: error.message)
+        case .malformedAnswer: self = .malformedAnswer(error.message)
         }
     }
 }

@@ -6,6 +6,7 @@
 @_exported import SigV4
 @_exported import CredentialStore
 @_exported import HTTPTransport
+@_exported import MultiAuthAWSClient
 @_exported import CredentialProviders
 @_exported import CachedSessions
 @_exported import KMSStoreKeys

@@ -1,4 +1,4 @@
-import HTTPTransport
+import MultiAuthHTTP
 import Logging
 import MultiAuthCore
 import SigV4

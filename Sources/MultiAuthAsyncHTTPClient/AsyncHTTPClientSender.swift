@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import HTTPTransport
+import MultiAuthHTTP
 import HTTPTypes
 import MultiAuthCore
 import NIOCore

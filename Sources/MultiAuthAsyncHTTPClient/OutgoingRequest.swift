@@ -1,7 +1,8 @@
 import AsyncHTTPClient
-import HTTPTransport
+import MultiAuthHTTP
 import HTTPTypes
 import MultiAuthCore
+import MultiAuthNIOBodies
 import NIOHTTP1
 
 #if canImport(FoundationEssentials)

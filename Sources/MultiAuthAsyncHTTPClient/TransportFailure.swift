@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import HTTPTransport
+import MultiAuthHTTP
 import MultiAuthCore
 import NIOSSL
 

@@ -29,9 +29,11 @@ package struct MultiAuthCommand: AsyncParsableCommand {
     ///
     /// Every failure is reported as one line on standard error naming the problem and the
     /// argument it came from; help and version requests print in full and exit 0. The server
-    /// and AppSync commands are handed to `multiauth-server` unparsed (``ServerCommand``).
+    /// and AppSync commands are handed to `multiauth-server` unparsed (``ServerCommand``), and
+    /// so is any command whose store is in PostgreSQL (``StoreOptions/namePostgres(_:)``).
     package static func main(arguments: [String]) async -> Int32 {
-        if ServerCommand.named(in: arguments) != nil {
+        let postgresHere = PostgresOpener.registered.withLock { $0 != nil }
+        if ServerCommand.named(in: arguments) != nil || (!postgresHere && StoreOptions.namePostgres(arguments)) {
             do { try ServerCommand.handOver(arguments) } catch { return CommandProcess.report(error) }
         }
         if let name = arguments.first, commandsOpeningTheStore.contains(name) {

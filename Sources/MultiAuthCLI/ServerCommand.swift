@@ -37,7 +37,7 @@ package enum ServerCommand: String, CaseIterable, Sendable {
     package static let executableName = "multiauth-server"
 
     /// The server command `arguments` ask for, directly or through `help NAME`.
-    static func named(in arguments: [String]) -> ServerCommand? {
+    package static func named(in arguments: [String]) -> ServerCommand? {
         let name = arguments.first == "help" ? arguments.dropFirst().first : arguments.first
         return name.flatMap(ServerCommand.init(rawValue:))
     }

@@ -52,13 +52,20 @@ public struct ReceivedResponse: Sendable {
     }
 }
 
-/// Why a request got no response. Messages name the URL's host or the body, never headers
-/// or body content.
+/// Why a request got no response, classified the same whatever the sender (libcurl,
+/// AsyncHTTPClient): no connection, TLS, a timeout, a connection reset mid-exchange, an
+/// answer that is not HTTP. Messages name the URL's host or the body, never headers or body
+/// content; the sender's own words are in `reason`.
 public enum HTTPTransportError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidURL(String)
+    /// No connection: the host did not resolve or refused it.
     case connectionFailed(host: String, reason: String)
     case timedOut(host: String)
     case tlsFailure(host: String, reason: String)
+    /// The connection was closed or reset before a whole response came (nothing was delivered).
+    case connectionReset(host: String, reason: String)
+    /// The server's answer was not HTTP a client can use, or the sender could not run.
+    case protocolFailure(host: String, reason: String)
     case cancelled
     /// The body could not be produced (see ``BodyError``); nothing was sent as if complete.
     case body(BodyError)
@@ -68,7 +75,6 @@ public enum HTTPTransportError: Error, Sendable, Equatable, CustomStringConverti
     /// A streamed response broke off after part of it was delivered; it is not retried, since
     /// the part already went out.
     case interrupted(host: String, delivered: Int, reason: String)
-    case transport(code: Int, reason: String)
 
     public var description: String {
         switch self {
@@ -76,20 +82,20 @@ public enum HTTPTransportError: Error, Sendable, Equatable, CustomStringConverti
         case .connectionFailed(let host, let reason): "cannot connect to \(host): \(reason)"
         case .timedOut(let host): "\(host) did not answer in time"
         case .tlsFailure(let host, let reason): "TLS failure with \(host): \(reason)"
+        case .connectionReset(let host, let reason): "the connection to \(host) closed before a response: \(reason)"
+        case .protocolFailure(let host, let reason): host.isEmpty ? "transfer failed: \(reason)" : "transfer with \(host) failed: \(reason)"
         case .cancelled: "the request was cancelled"
         case .body(let error): error.description
         case .unwritableResponseFile(let path, let reason): "cannot write '\(path)': \(reason)"
         case .responseTooLarge(let host, let limit): "the response from \(host) is larger than \(limit >> 20) MiB, the most kept in memory"
         case .interrupted(let host, let delivered, let reason): "the response from \(host) broke off after \(delivered) bytes: \(reason)"
-        case .transport(let code, let reason): "transfer failed (curl \(code)): \(reason)"
         }
     }
 
     /// True for failures worth retrying: the request may not have reached the server.
     public var isTransient: Bool {
         switch self {
-        case .connectionFailed, .timedOut: true
-        case .transport(let code, _): [52, 55, 56].contains(code)  // empty reply, send error, receive error
+        case .connectionFailed, .timedOut, .connectionReset: true
         default: false
         }
     }
@@ -123,7 +129,8 @@ extension HTTPTransportError: CodedError {
         case .unwritableResponseFile: "HTTPTransport.unwritableResponseFile"
         case .responseTooLarge: "HTTPTransport.responseTooLarge"
         case .interrupted: "HTTPTransport.interrupted"
-        case .transport: "HTTPTransport.transport"
+        case .connectionReset: "HTTPTransport.connectionReset"
+        case .protocolFailure: "HTTPTransport.protocolFailure"
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MultiAuthCLI
+import PostgresStore
 
 /// The commands of `multiauth-server`: the proxy, the gateway and the AppSync clients.
 ///
@@ -22,6 +23,13 @@ package struct MultiAuthServerCommand: AsyncParsableCommand {
     /// failures as `multiauth` does.
     package static func main(arguments: [String]) async -> Int32 {
         if let mismatch = ReleaseVersion.handOverMismatch() { return CommandProcess.report(mismatch) }
+        PostgresOpener.registered.withLock { opener in
+            opener = { location, lockTimeout, environment in
+                PostgresStoreBackend(url: try PostgresStoreURL(location, environment: environment), timeout: lockTimeout)
+            }
+        }
+        // A store command handed over for its PostgreSQL store runs as `multiauth` runs it.
+        guard ServerCommand.named(in: arguments) != nil else { return await MultiAuthCommand.main(arguments: arguments) }
         return await CommandProcess.run(Self.self) { try parseAsRoot(arguments) }
     }
 

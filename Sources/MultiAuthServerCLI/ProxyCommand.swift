@@ -1,12 +1,13 @@
-import MultiAuthCLI
 import ArgumentParser
 import Authorization
+import CredentialProviders
 import HTTPTransport
 import HTTPTypes
 import Hummingbird
-import ReverseProxy
-import CredentialProviders
+import MultiAuthAWSClient
+import MultiAuthCLI
 import MultiAuthCore
+import ReverseProxy
 
 /// `multiauth proxy`: a local proxy that authorizes every request it forwards.
 struct ProxyCommand: AsyncParsableCommand {

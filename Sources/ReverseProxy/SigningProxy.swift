@@ -2,6 +2,7 @@ import Authorization
 import HTTPTransport
 import HTTPTypes
 import Logging
+import MultiAuthAWSClient
 import MultiAuthCore
 import SigV4
 

@@ -1,6 +1,6 @@
 import HTTPTypes
-import MultiAuthAsyncHTTPClient
 import MultiAuthCore
+import MultiAuthNIOBodies
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes

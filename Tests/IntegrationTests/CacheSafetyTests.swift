@@ -1,6 +1,7 @@
 import ClientFactory
 import CredentialProviders
 import Foundation
+import HTTPTransport
 import SigV4
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
     static func factory(_ fixture: AppSyncFixture, folder: String) -> ClientFactory {
         ClientFactory(
             configuration: fixture.configuration, cacheDirectory: folder,
-            credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: "AKID", secretAccessKey: "secret")))
+            http: CurlHTTPClient(), credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: "AKID", secretAccessKey: "secret")))
     }
 
     static func refusal(_ factory: ClientFactory) -> (path: String, description: String)? {

@@ -148,7 +148,7 @@ final class AppSyncFixture: Sendable {
         let online = try AppSyncFixture(apiURL: Peers.appSync, prefixSuffix: suffix)
         let replayer = ClientFactory(
             configuration: online.configuration, cacheDirectory: offline.folder,
-            credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: Peers.keyId, secretAccessKey: Peers.secret)))
+            http: CurlHTTPClient(), credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: Peers.keyId, secretAccessKey: Peers.secret)))
         let client = try replayer.client(named: "Post_AWS_IAM")
         #expect(try await client.replayOfflineMutations() == 3)
         #expect(try await client.pendingMutationCount() == 0)
@@ -169,7 +169,7 @@ final class AppSyncFixture: Sendable {
         let online = try AppSyncFixture(apiURL: Peers.appSync, prefixSuffix: suffix)
         let client = try ClientFactory(
             configuration: online.configuration, cacheDirectory: offline.folder,
-            credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: Peers.keyId, secretAccessKey: Peers.secret))
+            http: CurlHTTPClient(), credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: Peers.keyId, secretAccessKey: Peers.secret))
         ).client(named: "Post_AWS_IAM")
         let outcome = try await client.mutate(Self.addPost, variables: .object(["id": .string(id), "author": .string("bob"), "title": .string("second")]))
         guard case .completed(let result) = outcome else { Issue.record("not sent: \(outcome)"); return }
@@ -205,7 +205,7 @@ final class AppSyncFixture: Sendable {
         let entry = try fixture.configuration.entry(named: "Default")
         let sharing = ClientFactory(
             configuration: fixture.configuration, cacheDirectory: fixture.folder, useClientDatabasePrefix: false,
-            credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: Peers.keyId, secretAccessKey: Peers.secret)))
+            http: CurlHTTPClient(), credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: Peers.keyId, secretAccessKey: Peers.secret)))
         let first = try sharing.client(named: "Default")
         #expect(first.databases.queriesPath.hasSuffix("/queries.db"))
         #expect(throws: ClientFactoryError.self) { try sharing.client(named: "Post_AWS_IAM") }
@@ -229,12 +229,12 @@ final class AppSyncFixture: Sendable {
         let readOnly = fixture.folder + "/read-only"
         try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o500])
         if getuid() != 0 {
-            let blocked = ClientFactory(configuration: fixture.configuration, cacheDirectory: readOnly)
+            let blocked = ClientFactory(configuration: fixture.configuration, cacheDirectory: readOnly, http: CurlHTTPClient())
             #expect(throws: ClientFactoryError.self) { try blocked.client(named: "Default") }
         }
         let file = fixture.folder + "/a-file"
         try Data().write(to: URL(fileURLWithPath: file))
-        #expect(throws: ClientFactoryError.self) { try ClientFactory(configuration: fixture.configuration, cacheDirectory: file + "/sub").client(named: "Default") }
+        #expect(throws: ClientFactoryError.self) { try ClientFactory(configuration: fixture.configuration, cacheDirectory: file + "/sub", http: CurlHTTPClient()).client(named: "Default") }
 
         // A server that answers HTML.
         let html = try AppSyncFixture(apiURL: Peers.appSync.replacingOccurrences(of: "/graphql", with: "/html/graphql"))

@@ -2,6 +2,7 @@ import AppSyncEvents
 import ClientFactory
 import CredentialProviders
 import Foundation
+import HTTPTransport
 import MultiAuthCore
 import MultiAuthWebSocket
 import Realtime
@@ -21,7 +22,7 @@ import Testing
     static func factory(_ fixture: AppSyncFixture, apiKey: String? = nil) -> ClientFactory {
         ClientFactory(
             configuration: fixture.configuration, cacheDirectory: fixture.folder,
-            credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: Peers.keyId, secretAccessKey: Peers.secret)),
+            http: CurlHTTPClient(), credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: Peers.keyId, secretAccessKey: Peers.secret)),
             apiKey: apiKey, webSocket: NIOWebSocketConnector())
     }
 

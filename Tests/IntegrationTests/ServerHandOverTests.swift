@@ -31,6 +31,39 @@ import Testing
         #expect(message.contains("multiauth-server is version") && message.contains("multiauth is version 0.0.1"), "\(message)")
     }
 
+    /// The lean executable links none of SwiftNIO, postgres-nio, GRDB or Hummingbird: its
+    /// symbol table names no module of theirs (the server executable's does, as a check that
+    /// the names are looked for the right way).
+    @Test func theLeanExecutableLinksNoServerStack() async throws {
+        func count(_ executable: URL) async throws -> [String: Int] {
+            let listed = try await offPool { try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/nm"), ["--defined-only", executable.path], limit: 120) }
+            try #require(listed.status == 0, "nm: \(String(decoding: listed.stderr, as: UTF8.self))")
+            let symbols = String(decoding: listed.stdout, as: UTF8.self).split(separator: "\n")
+            // Module names appear in mangled symbols as <length><name>.
+            let modules = ["NIOCore", "NIOPosix", "PostgresNIO", "GRDB", "Hummingbird"]
+            return Dictionary(uniqueKeysWithValues: modules.map { name in ("\(name)", symbols.count { $0.contains("\(name.count)\(name)") }) })
+        }
+        let lean = try await count(Paths.multiauth)
+        #expect(lean.values.allSatisfy { $0 == 0 }, "\(lean)")
+        let server = try await count(Paths.multiauth.deletingLastPathComponent().appendingPathComponent("multiauth-server"))
+        #expect(server["NIOCore", default: 0] > 0 && server["PostgresNIO", default: 0] > 0 && server["Hummingbird", default: 0] > 0, "\(server)")
+    }
+
+    /// A command whose store is in PostgreSQL goes to the executable that links postgres-nio,
+    /// whether the store is named by --store or by MULTIAUTH_STORE.
+    @Test func aPostgresStoreCommandIsHandedOver() async throws {
+        let folder = try ScratchFolder("handover-postgres")
+        defer { folder.remove() }
+        let script = try folder.script("multiauth-server", "printf 'server:%s\\n' \"$*\"")
+        let byFlag = try await CLITests.run(["store", "list", "--store", "postgres://u@127.0.0.1:1/db"], environment: ["MULTIAUTH_SERVER": script])
+        #expect(byFlag.stdout == "server:store list --store postgres://u@127.0.0.1:1/db\n", "\(byFlag.stdout) \(byFlag.stderr)")
+        let byVariable = try await CLITests.run(
+            ["token", "--name", "x"], environment: ["MULTIAUTH_SERVER": script, "MULTIAUTH_STORE": "postgresql://u@127.0.0.1:1/db"])
+        #expect(byVariable.stdout == "server:token --name x\n", "\(byVariable.stdout) \(byVariable.stderr)")
+        let file = try await CLITests.run(["store", "list", "--store", folder.path + "/none.store"], environment: ["MULTIAUTH_SERVER": script])
+        #expect(!file.stdout.hasPrefix("server:"), "a file store stays in multiauth: \(file.stdout)")
+    }
+
     /// One list of commands: the completion scripts offer the server commands too.
     @Test(arguments: ["bash", "zsh", "fish"]) func completionScriptsCoverEveryCommand(shell: String) async throws {
         let run = try await CLITests.run(["--generate-completion-script", shell])

@@ -128,7 +128,7 @@ func tokensExample(store: CredentialStore, clientId: String, password: String) a
 func appSyncExample(provider: any TokenProvider) async throws {
     // AppSync: one client per auth mode from awsconfiguration.json, each with its own SQLite caches.
     let factory = ClientFactory(configuration: try AWSConfiguration.load(path: "awsconfiguration.json"),
-                                tokenProviders: [.amazonCognitoUserPools: provider])
+                                http: CurlHTTPClient(), tokenProviders: [.amazonCognitoUserPools: provider])
     let mapping = ["public": "Default", "private": "PostApp_AWS_IAM"]
     let privateClient = try factory.client("private", in: mapping)
     let publicClient = try factory.client("public", in: mapping)
@@ -141,7 +141,7 @@ func appSyncExample(provider: any TokenProvider) async throws {
 func realtimeExample(apiKey: String) async throws {
     // Subscriptions: one socket per client, every auth mode, reconnected with fresh authorization.
     let factory = ClientFactory(configuration: try AWSConfiguration.load(path: "awsconfiguration.json"),
-                                webSocket: NIOWebSocketConnector())
+                                http: CurlHTTPClient(), webSocket: NIOWebSocketConnector())
     let client = try factory.client(for: .apiKey)
     for try await post in try await client.subscribe("subscription { onCreatePost { id title url } }") {
         print(post.data ?? .null, post.errors)   // url is null for API-key subscribers, and an error says why
@@ -149,7 +149,8 @@ func realtimeExample(apiKey: String) async throws {
 
     // AppSync Events: publish over HTTP, subscribe to a channel or a wildcard.
     let events = EventsClient(endpoint: "https://abc.appsync-api.us-east-1.amazonaws.com/event", mode: .apiKey,
-                              authorizer: APIKeyAuthorizer(key: .fixed(apiKey)), webSocket: NIOWebSocketConnector())
+                              authorizer: APIKeyAuthorizer(key: .fixed(apiKey)), transport: CurlHTTPClient(),
+                          webSocket: NIOWebSocketConnector())
     _ = try await events.publish(channel: "/default/news", events: [.object(["title": .string("hello")])])
     for try await event in try await events.subscribe(channel: "/default/*") { print(event) }
 }

@@ -35,7 +35,7 @@ public struct SSODeviceLogin: Sendable {
     ) throws(CredentialsError) {
         self.configuration = configuration
         cache = SSOTokenCache(environment: environment)
-        oidc = SSOOIDCClient(endpoint: try SSOEndpoints(region: configuration.region, environment: environment, profile: profile).oidc, http: http)
+        oidc = SSOOIDCClient(client: try SSOEndpoints(region: configuration.region, environment: environment, profile: profile, http: http).oidc)
         self.clock = clock
     }
 

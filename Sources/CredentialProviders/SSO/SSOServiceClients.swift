@@ -1,5 +1,6 @@
 import HTTPTransport
 import HTTPTypes
+import MultiAuthAWSClient
 import MultiAuthCore
 import SigV4
 
@@ -9,46 +10,38 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Where IAM Identity Center's two services are reached for one login: SSO OIDC and the
-/// access portal, resolved from one reading of the config files.
+/// IAM Identity Center's two services for one login, SSO OIDC and the access portal, as one
+/// reading of the config files sets them up (endpoints and retries).
 struct SSOEndpoints {
-    let oidc: ServiceEndpoint
-    let portal: ServiceEndpoint
+    let oidc: AWSClient
+    let portal: AWSClient
 
-    init(region: String, environment: [String: String], profile: String?, files: SharedConfigFiles? = nil) throws(CredentialsError) {
+    init(region: String, environment: [String: String], profile: String?, files: SharedConfigFiles? = nil, http: any HTTPSender) throws(CredentialsError) {
         let files = files ?? (try? SharedConfigFiles.load(environment: environment)) ?? SharedConfigFiles(profiles: [:], ssoSessions: [:], services: [:], paths: [])
-        oidc = try files.endpoint(for: "sso-oidc", profile: profile, region: region, environment: environment)
-        portal = try files.endpoint(for: "sso", profile: profile, region: region, environment: environment)
+        oidc = try files.client(for: "sso-oidc", profile: profile, region: region, environment: environment, http: http)
+        portal = try files.client(for: "sso", profile: profile, region: region, environment: environment, http: http)
     }
 }
 
-/// One unsigned JSON call to an IAM Identity Center service, with its failures as
-/// ``CredentialsError`` values naming the service; an error body is reduced to its code and
-/// message.
+/// One unsigned REST-JSON call to an IAM Identity Center service through the one AWS client,
+/// with its failures as ``CredentialsError`` values naming the service as people know it.
 struct SSOServiceCall {
     let service: String
-    let endpoint: ServiceEndpoint
-    let http: any HTTPSender
+    let client: AWSClient
+
 
     func send<Answer: Decodable>(
-        _ method: HTTPRequest.Method, _ pathAndQuery: String, headers: [(String, String)], body: [UInt8]? = nil, answer: String
+        _ name: String, _ method: HTTPRequest.Method, _ pathAndQuery: String, headers: [(String, String)] = [], body: [UInt8]? = nil
     ) async throws(CredentialsError) -> Answer {
-        let base = endpoint.url.hasSuffix("/") ? endpoint.url : endpoint.url + "/"
-        let response: ReceivedResponse
-        do {
-            let request = try HTTPRequest(method: method, wireURL: base + pathAndQuery, headerFields: HTTPFields(checking: headers))
-            response = try await http.send(request, body: body.map { .bytes($0) } ?? .empty)
-        } catch let error as HTTPTransportError {
-            throw .transport(service: service, problem: error.description)
-        } catch {
-            throw .transport(service: service, problem: "\(Redaction.url(endpoint.url)) is not a usable endpoint")
-        }
-        guard response.status == 200 else {
-            let error = AWSErrorResponse(response)
-            throw .serviceError(service: service, code: error.code ?? "HTTP \(response.status)", message: error.message ?? "")
-        }
-        do { return try JSONDecoding.decode(Answer.self, from: response.body, what: "the answer (\(answer))") } catch {
-            throw .serviceError(service: service, code: "MalformedResponse", message: error.description)
+        let operation = AWSOperation.restJSON(name, method: method, path: pathAndQuery, headers: headers, body: body)
+        do throws(AWSCallError) { return try await client.json(operation, as: Answer.self, signedWith: nil) } catch {
+            var mapped = CredentialsError(error)
+            switch mapped {
+            case .serviceError(_, let code, let message): mapped = .serviceError(service: service, code: code, message: message)
+            case .transport(_, let problem): mapped = .transport(service: service, problem: problem)
+            default: break
+            }
+            throw mapped
         }
     }
 }
@@ -59,8 +52,8 @@ struct SSOOIDCClient {
     let call: SSOServiceCall
     static let service = "SSO OIDC"
 
-    init(endpoint: ServiceEndpoint, http: any HTTPSender) {
-        call = SSOServiceCall(service: Self.service, endpoint: endpoint, http: http)
+    init(client: AWSClient) {
+        call = SSOServiceCall(service: Self.service, client: client)
     }
 
     struct Registration: Decodable {
@@ -87,13 +80,13 @@ struct SSOOIDCClient {
     /// RegisterClient: a public client for the device grant (and refresh).
     func registerClient(name: String, scopes: [String]) async throws(CredentialsError) -> Registration {
         struct Body: Encodable { let clientName: String, clientType = "public", scopes: [String] }
-        return try await post("client/register", Body(clientName: name, scopes: scopes))
+        return try await post("RegisterClient", "client/register", Body(clientName: name, scopes: scopes))
     }
 
     /// StartDeviceAuthorization for `startURL`.
     func startDeviceAuthorization(_ registration: Registration, startURL: String) async throws(CredentialsError) -> DeviceAuthorization {
         struct Body: Encodable { let clientId: String, clientSecret: String, startUrl: String }
-        return try await post("device_authorization", Body(clientId: registration.clientId, clientSecret: registration.clientSecret, startUrl: startURL))
+        return try await post("StartDeviceAuthorization", "device_authorization", Body(clientId: registration.clientId, clientSecret: registration.clientSecret, startUrl: startURL))
     }
 
     /// CreateToken with `grantType` and its one proof (`deviceCode` or `refreshToken`).
@@ -107,7 +100,7 @@ struct SSOOIDCClient {
         case .deviceCode(let code): body.deviceCode = code
         case .refreshToken(let token): body.refreshToken = token
         }
-        return try await post("token", body)
+        return try await post("CreateToken", "token", body)
     }
 
     enum Grant {
@@ -122,9 +115,9 @@ struct SSOOIDCClient {
         }
     }
 
-    private func post<Answer: Decodable>(_ path: String, _ body: some Encodable) async throws(CredentialsError) -> Answer {
+    private func post<Answer: Decodable>(_ name: String, _ path: String, _ body: some Encodable) async throws(CredentialsError) -> Answer {
         let bytes = (try? Array(JSONEncoder().encode(body))) ?? []
-        return try await call.send(.post, path, headers: [("Content-Type", "application/json")], body: bytes, answer: "the expected JSON for \(path)")
+        return try await call.send(name, .post, path, body: bytes)
     }
 }
 
@@ -134,8 +127,8 @@ struct SSOPortalClient {
     let call: SSOServiceCall
     static let service = "SSO portal"
 
-    init(endpoint: ServiceEndpoint, http: any HTTPSender) {
-        call = SSOServiceCall(service: Self.service, endpoint: endpoint, http: http)
+    init(client: AWSClient) {
+        call = SSOServiceCall(service: Self.service, client: client)
     }
 
     private struct Answer: Decodable {
@@ -153,7 +146,7 @@ struct SSOPortalClient {
         let query = String(decoding: FormURLEncoding.encode([("account_id", accountId), ("role_name", roleName)]), as: UTF8.self)
         try checkWireSafe([("the SSO access token", accessToken)], source: "the SSO token cache")
         let answer: Answer = try await call.send(
-            .get, "federation/credentials?" + query, headers: [("x-amz-sso_bearer_token", accessToken)], answer: "roleCredentials JSON")
+            "GetRoleCredentials", .get, "federation/credentials?" + query, headers: [("x-amz-sso_bearer_token", accessToken)])
         let role = answer.roleCredentials
         try checkWireSafe([("accessKeyId", role.accessKeyId), ("sessionToken", role.sessionToken)], source: Self.service)
         return ExpiringCredentials(

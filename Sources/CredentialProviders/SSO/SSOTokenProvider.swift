@@ -30,10 +30,10 @@ public struct SSOTokenProvider: Sendable {
         configuration: SSOSessionConfiguration, loginCommand: String, environment: [String: String], profile: String? = nil,
         http: any HTTPSender, clock: TimeSource = .system
     ) throws(CredentialsError) {
-        let endpoints = try SSOEndpoints(region: configuration.region, environment: environment, profile: profile)
+        let endpoints = try SSOEndpoints(region: configuration.region, environment: environment, profile: profile, http: http)
         self.init(
             configuration: configuration, loginCommand: loginCommand, cache: SSOTokenCache(environment: environment),
-            oidc: SSOOIDCClient(endpoint: endpoints.oidc, http: http), clock: clock)
+            oidc: SSOOIDCClient(client: endpoints.oidc), clock: clock)
     }
 
     init(configuration: SSOSessionConfiguration, loginCommand: String, cache: SSOTokenCache, oidc: SSOOIDCClient, clock: TimeSource) {
@@ -128,7 +128,7 @@ public struct SSOCredentialsProvider: CredentialsProvider {
         configuration: SSOSessionConfiguration, accountId: String, roleName: String, loginCommand: String,
         environment: [String: String], profile: String? = nil, http: any HTTPSender, clock: TimeSource = .system
     ) throws(CredentialsError) {
-        let endpoints = try SSOEndpoints(region: configuration.region, environment: environment, profile: profile)
+        let endpoints = try SSOEndpoints(region: configuration.region, environment: environment, profile: profile, http: http)
         self.init(
             configuration: configuration, accountId: accountId, roleName: roleName, loginCommand: loginCommand, environment: environment,
             endpoints: endpoints, http: http, clock: clock)
@@ -141,8 +141,8 @@ public struct SSOCredentialsProvider: CredentialsProvider {
     ) {
         tokens = SSOTokenProvider(
             configuration: configuration, loginCommand: loginCommand, cache: SSOTokenCache(environment: environment),
-            oidc: SSOOIDCClient(endpoint: endpoints.oidc, http: http), clock: clock)
-        portal = SSOPortalClient(endpoint: endpoints.portal, http: http)
+            oidc: SSOOIDCClient(client: endpoints.oidc), clock: clock)
+        portal = SSOPortalClient(client: endpoints.portal)
         self.accountId = accountId
         self.roleName = roleName
     }

@@ -1,5 +1,6 @@
 import HTTPTransport
 import HTTPTypes
+import MultiAuthAWSClient
 import MultiAuthCore
 
 #if canImport(FoundationEssentials)
@@ -12,8 +13,19 @@ import Foundation
 /// that sign-in needs, with Cognito's error types mapped to ``TokenError``.
 struct CognitoIdentityProviderAPI: Sendable {
     let configuration: CognitoUserPoolConfiguration
-    let http: any HTTPSender
+    /// The one AWS client for the pool's endpoint, or why there is none (a decoded
+    /// configuration can hold a region that is not one, or the environment a bad retry setting).
+    let client: Result<AWSClient, AWSCallError>
     static let provider = "Cognito"
+
+    init(configuration: CognitoUserPoolConfiguration, http: any HTTPSender, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.configuration = configuration
+        client = Result { () throws(AWSCallError) in
+            try AWSClient(
+                service: "cognito-idp", region: configuration.region, endpoint: ServiceEndpoint(url: configuration.endpoint), http: http,
+                retry: try .resolve(environment: environment))
+        }
+    }
 
     /// InitiateAuth / RespondToAuthChallenge answer with tokens or another challenge.
     struct AuthResponse: Decodable {
@@ -117,29 +129,25 @@ struct CognitoIdentityProviderAPI: Sendable {
     private func call<Response: Decodable>(_ operation: String, _ body: [String: JSONValue], secrets: [String]) async throws(TokenError) -> Response {
         let encoded: [UInt8]
         do { encoded = Array(try JSONEncoder().encode(JSONValue.object(body))) } catch { throw .local("cannot encode \(operation)") }
-        let request: HTTPRequest
-        do {
-            request = try HTTPRequest(
-                method: .post, wireURL: configuration.endpoint,
-                headerFields: HTTPFields(checking: [
-                    ("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", "AWSCognitoIdentityProviderService.\(operation)"),
-                ]))
-        } catch { throw .local("\(Self.provider): \(error)") }
-        let response: ReceivedResponse
-        do { response = try await http.send(request, body: .bytes(encoded)) } catch {
-            throw .unreachable(provider: "\(Self.provider) (\(configuration.endpoint))", problem: error.description)
-        }
-        guard (200..<300).contains(response.status) else { throw Self.error(from: response, secrets: secrets + [configuration.clientSecret ?? ""]) }
-        do { return try JSONDecoding.decode(Response.self, from: response.body, what: "the \(operation) answer (HTTP \(response.status))") } catch {
-            throw .malformedResponse(provider: Self.provider, problem: error.description)
+        let request = AWSOperation.json(operation, targetPrefix: "AWSCognitoIdentityProviderService", body: encoded)
+        do throws(AWSCallError) { return try await client.get().json(request, as: Response.self, signedWith: nil) } catch {
+            throw Self.error(from: error, secrets: secrets + [configuration.clientSecret ?? ""], endpoint: configuration.endpoint)
         }
     }
 
-    /// Maps `{"__type": "...#NotAuthorizedException", "message": ...}` to a typed error.
-    static func error(from response: ReceivedResponse, secrets: [String]) -> TokenError {
-        let error = AWSErrorResponse(response)
-        let type = error.code ?? "HTTP \(response.status)"
-        let message = (error.message ?? "no message").redacting(secrets)
+    /// Maps an AWS call's failure to a typed error: Cognito's refusals
+    /// (`{"__type": "...#NotAuthorizedException", "message": ...}`) by their code.
+    static func error(from error: AWSCallError, secrets: [String], endpoint: String) -> TokenError {
+        switch error.kind {
+        case .service: return refusal(code: error.serviceCode ?? "HTTP \(error.status ?? 0)", message: error.message.isEmpty ? "no message" : error.message, secrets: secrets)
+        case .malformedAnswer: return .malformedResponse(provider: provider, problem: error.message)
+        case .invalidSetting, .credentials: return .local("\(provider): \(error.message)")
+        case .transport, .cancelled: return .unreachable(provider: "\(provider) (\(Redaction.url(endpoint)))", problem: error.message)
+        }
+    }
+
+    static func refusal(code type: String, message raw: String, secrets: [String]) -> TokenError {
+        let message = raw.redacting(secrets)
         switch type {
         case "NotAuthorizedException": return .notAuthorized(provider: provider, message: message)
         case "UserNotFoundException": return .userNotFound(provider: provider)

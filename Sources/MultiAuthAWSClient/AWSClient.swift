@@ -1,0 +1,170 @@
+import MultiAuthHTTP
+import HTTPTypes
+import Logging
+import MultiAuthCore
+import SigV4
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The one way MultiAuth calls an AWS service: the endpoint botocore would use, the request
+/// signed with SigV4 (or sent unsigned, for the calls whose proof is in the body), botocore's
+/// standard retries (``AWSRetryPolicy``), clock-skew correction from the service's `Date`
+/// (``SigningClock``), and every failure as an ``AWSCallError``.
+///
+/// A client is cheap to copy; copies share their retry quota and clock offset.
+public struct AWSClient: Sendable {
+    /// The service's endpoint prefix (`sts`, `kms`, `sso-oidc`), also its signing name.
+    public let service: String
+    /// The region calls are signed for.
+    public let region: String
+    /// Where calls go.
+    public let endpoint: ServiceEndpoint
+    /// How failures are retried.
+    public let retry: AWSRetryPolicy
+    /// The time calls are signed for, corrected when the service rejects it.
+    public let clock: SigningClock
+    let http: any HTTPSender
+    let quota: RetryQuota
+    let logger: Logger
+
+    /// A client for `service` at `endpoint`.
+    /// - Throws: ``AWSCallError`` (``AWSCallError/Kind/invalidSetting``) when `region` is not a
+    ///   region name: it is signed into every call's scope, whatever the endpoint.
+    public init(
+        service: String, region: String, endpoint: ServiceEndpoint, http: any HTTPSender, retry: AWSRetryPolicy = .standard,
+        clock: SigningClock = SigningClock(), logger: Logger = .disabled
+    ) throws(AWSCallError) {
+        do throws(InvalidRegionError) { try RegionName.validated(region, source: "the region for \(service)") } catch {
+            throw AWSCallError(.invalidSetting, service: service, operation: "", message: error.description, underlying: error)
+        }
+        self.service = service
+        self.region = region
+        self.endpoint = endpoint
+        self.http = http
+        self.retry = retry
+        self.clock = clock
+        self.quota = RetryQuota()
+        self.logger = logger
+    }
+
+    /// A client for `service` in `region` at the endpoint botocore resolves from `environment`
+    /// (default: the process environment)
+    /// and the profile's `endpoint_url` (see ``ServiceEndpoint/resolve(service:region:environment:profileEndpoint:)``),
+    /// retrying as `environment` says (``AWSRetryPolicy/resolve(environment:profile:)``).
+    public init(
+        service: String, region: String, environment: [String: String]? = nil, profileEndpoint: String? = nil,
+        http: any HTTPSender, logger: Logger = .disabled
+    ) throws(AWSCallError) {
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        let endpoint: ServiceEndpoint
+        do throws(InvalidRegionError) {
+            endpoint = try .resolve(service: service, region: region, environment: environment, profileEndpoint: profileEndpoint)
+        } catch {
+            throw AWSCallError(.invalidSetting, service: service, operation: "", message: error.description, underlying: error)
+        }
+        try self.init(service: service, region: region, endpoint: endpoint, http: http, retry: try .resolve(environment: environment), logger: logger)
+    }
+
+    /// Where credentials for signing come from: called once per attempt, so a refreshed
+    /// session is used on a retry.
+    public typealias Credentials = @Sendable () async throws -> AWSCredentials
+
+    /// Sends `operation`, signed with what `credentials` gives (unsigned when nil), and returns
+    /// the service's successful (2xx) answer.
+    /// - Throws: ``AWSCallError`` once no retry is left: the service's refusal, a transport
+    ///   failure, or credentials that could not be had.
+    public func send(_ operation: AWSOperation, signedWith credentials: Credentials?) async throws(AWSCallError) -> ReceivedResponse {
+        var attempt = 0
+        var correctedSkew = false
+        var lastCost: Int?
+        while true {
+            attempt += 1
+            let request = try await prepare(operation, credentials: credentials, attempt: attempt)
+            // A signing-time refusal is answered by signing again (once); an unsigned call has no time to correct.
+            switch await exchange(request, operation, attempt: attempt, mayCorrectSkew: !correctedSkew && credentials != nil) {
+            case .answered(let response):
+                quota.release(lastCost ?? 1)
+                return response
+            case .signingTimeCorrected:
+                correctedSkew = true
+            case .failed(let failure, let retryable, let cost):
+                guard retryable, attempt < retry.maxAttempts, quota.acquire(cost) else { throw failure }
+                lastCost = cost
+                logger.debug(
+                    "retrying", metadata: ["service": "\(service)", "operation": "\(operation.name)", "attempt": "\(attempt)", "reason": "\(failure.serviceCode ?? failure.message)"])
+                do { try await Task.sleep(for: retry.delay(after: attempt)) } catch {
+                    throw AWSCallError(.cancelled, service: service, operation: operation.name, message: "cancelled", attempts: attempt)
+                }
+            }
+        }
+    }
+
+    private enum Outcome {
+        case answered(ReceivedResponse)
+        case signingTimeCorrected
+        case failed(AWSCallError, retryable: Bool, cost: Int)
+    }
+
+    /// One attempt: what came back, and whether botocore would try again.
+    private func exchange(_ request: HTTPRequest, _ operation: AWSOperation, attempt: Int, mayCorrectSkew: Bool) async -> Outcome {
+        do {
+            let response = try await http.send(request, body: .bytes(operation.body))
+            if (200..<300).contains(response.status) { return .answered(response) }
+            if mayCorrectSkew, clock.learn(from: response) { return .signingTimeCorrected }
+            let failure = refusal(response, operation: operation, attempts: attempt)
+            return .failed(failure, retryable: AWSRetryPolicy.isRetryable(status: response.status, code: failure.serviceCode), cost: RetryQuota.retryCost)
+        } catch {
+            let kind: AWSCallError.Kind = error == .cancelled ? .cancelled : .transport
+            let failure = AWSCallError(kind, service: service, operation: operation.name, message: error.description, attempts: attempt, underlying: error)
+            let timedOut = if case .timedOut = error { true } else { false }
+            return .failed(failure, retryable: error.isTransient, cost: timedOut ? RetryQuota.timeoutRetryCost : RetryQuota.retryCost)
+        }
+    }
+
+    /// Sends `operation` and decodes its JSON answer as `Answer`.
+    public func json<Answer: Decodable>(_ operation: AWSOperation, as type: Answer.Type, signedWith credentials: Credentials?) async throws(AWSCallError) -> Answer {
+        let response = try await send(operation, signedWith: credentials)
+        do { return try JSONDecoding.decode(Answer.self, from: response.body, what: "the \(operation.name) answer") } catch {
+            throw AWSCallError(.malformedAnswer, service: service, operation: operation.name, message: error.description, status: response.status, underlying: error)
+        }
+    }
+
+    private func prepare(_ operation: AWSOperation, credentials: Credentials?, attempt: Int) async throws(AWSCallError) -> HTTPRequest {
+        var request: HTTPRequest
+        do {
+            request = try HTTPRequest(method: operation.method, wireURL: url(operation.path), headerFields: HTTPFields(checking: operation.headers))
+        } catch {
+            throw AWSCallError(.invalidSetting, service: service, operation: operation.name, message: "\(Redaction.url(endpoint.url)) is not a usable endpoint: \(error)", underlying: error)
+        }
+        guard let credentials else { return request }
+        let keys: AWSCredentials
+        do { keys = try await credentials() } catch {
+            throw AWSCallError(.credentials, service: service, operation: operation.name, message: "\(error)", attempts: attempt - 1, underlying: error)
+        }
+        do {
+            let signer = SigV4Signer(credentials: keys, region: region, service: service)
+            return try signer.signHeaders(request, payload: .bytes(operation.body), date: clock.signingDate()).signedRequest()
+        } catch {
+            throw AWSCallError(.invalidSetting, service: service, operation: operation.name, message: "cannot sign: \(error)", underlying: error)
+        }
+    }
+
+    private func url(_ path: String) -> String {
+        guard !path.isEmpty else { return endpoint.url }
+        let base = endpoint.url.hasSuffix("/") ? endpoint.url : endpoint.url + "/"
+        return base + (path.hasPrefix("/") ? String(path.dropFirst()) : path)
+    }
+
+    private func refusal(_ response: ReceivedResponse, operation: AWSOperation, attempts: Int) -> AWSCallError {
+        let error = AWSErrorResponse(response)
+        let requestId = response.header("x-amzn-RequestId") ?? response.header("x-amz-request-id")
+            ?? XMLText.value(of: "RequestId", in: String(decoding: response.body.prefix(64 * 1024), as: UTF8.self))
+        return AWSCallError(
+            .service, service: service, operation: operation.name, serviceCode: error.code ?? "HTTP \(response.status)", message: error.message ?? "",
+            status: response.status, requestId: requestId, attempts: attempts)
+    }
+}
