@@ -90,16 +90,16 @@ let package = Package(
         .target(name: "JSONWebTokens", dependencies: ["MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
         .target(
             name: "TokenProviders",
-            dependencies: ["MultiAuthAWSClient", "JSONWebTokens", "MultiAuthCrypto", "MultiAuthCore", "HTTPTransport", httpTypes, logging],
+            dependencies: ["MultiAuthAWSClient", "JSONWebTokens", "MultiAuthCrypto", "MultiAuthCore", "MultiAuthHTTP", httpTypes, logging],
             swiftSettings: strict),
         // Saved logins: the token providers' results kept in the credential store.
         .target(
-            name: "Logins", dependencies: ["TokenProviders", "CredentialStore", "HTTPTransport", "MultiAuthCrypto", "MultiAuthCore", logging],
+            name: "Logins", dependencies: ["TokenProviders", "CredentialStore", "MultiAuthHTTP", "MultiAuthCrypto", "MultiAuthCore", logging],
             swiftSettings: strict),
         .target(
             name: "Authorization",
             dependencies: [
-                "MultiAuthAWSClient", "SigV4", "TokenProviders", "HTTPTransport", "CredentialProviders", "MultiAuthCore", httpTypes, logging,
+                "MultiAuthAWSClient", "SigV4", "TokenProviders", "MultiAuthHTTP", "CredentialProviders", "MultiAuthCore", httpTypes, logging,
             ],
             swiftSettings: strict),
         // AppSync's real-time protocols (GraphQL subscriptions, Events channels) over any WebSocket.
@@ -108,7 +108,7 @@ let package = Package(
             swiftSettings: strict),
         // AppSync Events: publish over HTTP, subscribe to channels over the Events WebSocket.
         .target(
-            name: "AppSyncEvents", dependencies: ["Realtime", "Authorization", "HTTPTransport", "MultiAuthCore", httpTypes, logging],
+            name: "AppSyncEvents", dependencies: ["Realtime", "Authorization", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging],
             swiftSettings: strict),
         // A Realtime WebSocketConnector on swift-websocket's client (SwiftNIO).
         .target(
@@ -145,7 +145,7 @@ let package = Package(
         .target(
             name: "ReverseProxy",
             dependencies: [
-                "MultiAuthAWSClient", "InboundAuthorization", "Authorization", "HTTPServerGuards", "HTTPTransport", "SigV4", "MultiAuthCore", "MultiAuthNIOBodies",
+                "MultiAuthAWSClient", "InboundAuthorization", "Authorization", "HTTPServerGuards", "MultiAuthHTTP", "SigV4", "MultiAuthCore", "MultiAuthNIOBodies",
                 httpTypes, logging,
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -178,7 +178,7 @@ let package = Package(
         .target(name: "MultiAuthAWSClient", dependencies: ["SigV4", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
         .target(
             name: "CredentialProviders",
-            dependencies: ["MultiAuthAWSClient", "SigV4", "HTTPTransport", "MultiAuthCore", httpTypes, logging, .product(name: "Subprocess", package: "swift-subprocess")],
+            dependencies: ["MultiAuthAWSClient", "SigV4", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging, .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict
         ),
         // Sessions a profile obtained (AssumeRole, GetSessionToken, SSO) kept in the encrypted store.
@@ -187,22 +187,22 @@ let package = Package(
             swiftSettings: strict),
         // The store's key made and unwrapped by AWS KMS (GenerateDataKey, Decrypt).
         .target(
-            name: "KMSStoreKeys", dependencies: ["MultiAuthAWSClient", "CredentialStore", "CredentialProviders", "HTTPTransport", "MultiAuthCrypto", "MultiAuthCore"],
+            name: "KMSStoreKeys", dependencies: ["MultiAuthAWSClient", "CredentialStore", "CredentialProviders", "MultiAuthHTTP", "MultiAuthCrypto", "MultiAuthCore"],
             swiftSettings: strict),
         // The store kept in AWS Secrets Manager or SSM Parameter Store, through our own signer.
         .target(
-            name: "AWSStoreBackends", dependencies: ["MultiAuthAWSClient", "CredentialStore", "CredentialProviders", "HTTPTransport", "MultiAuthCrypto", "MultiAuthCore", logging],
+            name: "AWSStoreBackends", dependencies: ["MultiAuthAWSClient", "CredentialStore", "CredentialProviders", "MultiAuthHTTP", "MultiAuthCrypto", "MultiAuthCore", logging],
             swiftSettings: strict),
         // awsconfiguration.json read and checked: its AppSync entries and sign-in sections.
         .target(
             name: "ClientConfiguration",
-            dependencies: ["Authorization", "TokenProviders", "MultiAuthCore"],
+            dependencies: ["TokenProviders", "MultiAuthCore"],
             swiftSettings: strict),
         // One AppSync client per auth mode from awsconfiguration.json, with its own SQLite caches.
         .target(
             name: "ClientFactory",
             dependencies: [
-                "ClientConfiguration", "SigV4", "HTTPTransport", "CredentialProviders", "TokenProviders", "Authorization", "Realtime", "MultiAuthCrypto",
+                "ClientConfiguration", "SigV4", "MultiAuthHTTP", "CredentialProviders", "TokenProviders", "Authorization", "Realtime", "MultiAuthCrypto",
                 "MultiAuthCore", httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),

@@ -1,9 +1,9 @@
-import MultiAuthAWSClient
 import CredentialProviders
 import CredentialStore
-import HTTPTransport
 import Logging
+import MultiAuthAWSClient
 import MultiAuthCore
+import MultiAuthHTTP
 
 /// A store kept in AWS Secrets Manager (`secretsmanager://REGION/NAME`: the image in the
 /// secret NAME's binary value) or SSM Parameter Store (`ssm://REGION/NAME`: a `SecureString`

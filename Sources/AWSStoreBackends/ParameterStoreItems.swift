@@ -1,8 +1,8 @@
-import MultiAuthAWSClient
 import CredentialProviders
-import HTTPTransport
+import MultiAuthAWSClient
 import MultiAuthCore
 import MultiAuthCrypto
+import MultiAuthHTTP
 
 /// Store items as SSM Parameter Store `SecureString` parameters. A standard parameter holds
 /// 4 KB and an advanced one 8 KB: the tier is chosen by size, and a value larger than that is

@@ -1,8 +1,8 @@
-import MultiAuthAWSClient
 import CredentialProviders
-import HTTPTransport
+import MultiAuthAWSClient
 import MultiAuthCore
 import MultiAuthCrypto
+import MultiAuthHTTP
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,8 +1,8 @@
 import Authorization
-import HTTPTransport
 import HTTPTypes
 import Logging
 import MultiAuthCore
+import MultiAuthHTTP
 import Realtime
 
 #if canImport(FoundationEssentials)

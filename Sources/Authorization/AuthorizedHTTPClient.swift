@@ -1,8 +1,8 @@
-import HTTPTransport
 import HTTPTypes
 import Logging
 import MultiAuthAWSClient
 import MultiAuthCore
+import MultiAuthHTTP
 import SigV4
 
 #if canImport(FoundationEssentials)

@@ -1,4 +1,3 @@
-import Authorization
 import MultiAuthCore
 
 #if canImport(FoundationEssentials)

@@ -2,9 +2,9 @@
 @_exported import ClientConfiguration
 import Authorization
 import CredentialProviders
-import HTTPTransport
 import Logging
 import MultiAuthCore
+import MultiAuthHTTP
 import Realtime
 import TokenProviders
 

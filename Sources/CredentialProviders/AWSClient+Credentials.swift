@@ -1,6 +1,6 @@
-import HTTPTransport
 import MultiAuthAWSClient
 import MultiAuthCore
+import MultiAuthHTTP
 import SigV4
 
 /// The credential chain's calls (STS, SSO, Cognito Identity) go through the one AWS client;

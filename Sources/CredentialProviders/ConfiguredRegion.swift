@@ -1,4 +1,5 @@
 import MultiAuthCore
+import MultiAuthHTTP
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -9,16 +10,17 @@ import Foundation
 extension SharedConfigFiles {
     /// ``configuredRegion(profile:environment:)``, then the instance's region from EC2 instance
     /// metadata (`latest/meta-data/placement/region`) when nothing names one, unless
-    /// `AWS_EC2_METADATA_DISABLED=true`. Waits at most the metadata timeout (1 s by default).
+    /// `AWS_EC2_METADATA_DISABLED=true`, asked through `http`. Waits at most the metadata
+    /// timeout (1 s by default).
     /// - Throws: ``CredentialsError/invalidSetting(source:problem:)`` when a source names
     ///   something that is not a region name (`RegionName`), instance metadata included.
     public static func resolvedRegion(
-        profile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+        profile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment, http: any HTTPSender
     ) async throws(CredentialsError) -> String? {
         if let region = try configuredRegion(profile: profile, environment: environment) { return region }
         let settings = (try? load(environment: environment))?.profiles[profileName(profile, environment)] ?? [:]
         guard let metadata = try? InstanceMetadataSettings(environment: environment, profile: settings) else { return nil }
-        guard let answer = try? await InstanceMetadataClient(settings: metadata).text("meta-data/placement/region").trimmedWhitespace,
+        guard let answer = try? await InstanceMetadataClient(settings: metadata, http: http).text("meta-data/placement/region").trimmedWhitespace,
             !answer.isEmpty
         else { return nil }
         return try checkedRegion(answer, source: "instance metadata placement/region")

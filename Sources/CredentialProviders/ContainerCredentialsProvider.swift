@@ -1,6 +1,6 @@
-import HTTPTransport
 import HTTPTypes
 import MultiAuthCore
+import MultiAuthHTTP
 import SigV4
 
 #if canImport(FoundationEssentials)

@@ -1,6 +1,6 @@
-import HTTPTransport
 import Logging
 import MultiAuthCore
+import MultiAuthHTTP
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -34,17 +34,17 @@ public enum DefaultCredentialsChain {
         if ContainerCredentialsProvider.isConfigured(environment) {
             providers.append(ContainerCredentialsProvider(environment: environment, http: http))
         }
-        providers.append(instanceMetadata(profile: profile, environment: environment))
+        providers.append(instanceMetadata(profile: profile, environment: environment, http: http))
         return CachingCredentialsProvider(CredentialsChain(providers), logger: logger)
     }
 
     /// IMDS with settings from the environment and the profile's config keys; a setting that
     /// cannot be used is reported when the chain reaches it.
-    static func instanceMetadata(profile: String?, environment: [String: String]) -> any CredentialsProvider {
+    static func instanceMetadata(profile: String?, environment: [String: String], http: any HTTPSender) -> any CredentialsProvider {
         let name = profile ?? nonEmpty(environment["AWS_PROFILE"]) ?? "default"
         let settings = (try? SharedConfigFiles.load(environment: environment))?.profiles[name] ?? [:]
         do throws(CredentialsError) {
-            return InstanceMetadataCredentialsProvider(client: InstanceMetadataClient(settings: try InstanceMetadataSettings(environment: environment, profile: settings)))
+            return InstanceMetadataCredentialsProvider(client: InstanceMetadataClient(settings: try InstanceMetadataSettings(environment: environment, profile: settings), http: http))
         } catch {
             return FailingCredentialsProvider(error: error)
         }

@@ -1,6 +1,6 @@
-import HTTPTransport
 import HTTPTypes
 import MultiAuthCore
+import MultiAuthHTTP
 import Synchronization
 
 /// GETs from the EC2 instance metadata service with an IMDSv2 session token.
@@ -30,11 +30,12 @@ public final class InstanceMetadataClient: Sendable {
         case unsupported  // the PUT answered 403/404/405: IMDSv1
     }
 
-    /// A client for `settings`. Without `http`, a transport bounded by the settings' timeout.
-    public init(settings: InstanceMetadataSettings, http: (any HTTPSender)? = nil, clock: TimeSource = .system) {
+    /// A client for `settings` sending through `http`; each request is bounded by the
+    /// settings' timeout, whatever the sender's own.
+    public init(settings: InstanceMetadataSettings, http: any HTTPSender, clock: TimeSource = .system) {
         self.settings = settings
         self.clock = clock
-        self.http = http ?? CurlHTTPClient(options: .metadata(timeout: settings.timeout))
+        self.http = http
     }
 
     /// The body of `latest/<path>` as text.
@@ -101,6 +102,17 @@ public final class InstanceMetadataClient: Sendable {
         }
     }
 
+    /// `request` through the sender, given up after the settings' timeout (a host outside
+    /// EC2 has no metadata service, and the chain must not wait on it).
+    private func bounded(_ request: HTTPRequest) async throws(HTTPTransportError) -> ReceivedResponse {
+        let http = http
+        let outcome = await Deadline.run(seconds: settings.timeout) { () async -> Result<ReceivedResponse, HTTPTransportError> in
+            do throws(HTTPTransportError) { return .success(try await http.send(request)) } catch { return .failure(error) }
+        }
+        guard let outcome else { throw .timedOut(host: request.authority ?? "") }
+        return try outcome.get()
+    }
+
     /// One request, tried `attempts` times while the transport fails or the answer is a 5xx,
     /// with ``MultiAuthCore/Backoff``'s waits between (from 100 ms).
     private func send(_ method: HTTPRequest.Method, _ path: String, headers: [(String, String)]) async throws(CredentialsError) -> ReceivedResponse {
@@ -113,7 +125,7 @@ public final class InstanceMetadataClient: Sendable {
         while true {
             let failure: CredentialsError
             do throws(HTTPTransportError) {
-                let response = try await http.send(request)
+                let response = try await bounded(request)
                 if response.status < 500 { return response }
                 failure = .serviceError(service: service, code: "HTTP \(response.status)", message: "\(method) latest/\(path) failed")
             } catch {
@@ -123,14 +135,5 @@ public final class InstanceMetadataClient: Sendable {
             guard retry.allowsRetry(after: failures) else { throw failure }
             do { try await retry.wait(after: failures) } catch { throw failure }  // cancelled: no more attempts
         }
-    }
-}
-
-extension CurlHTTPClient.Options {
-    /// Options for a metadata endpoint: connecting and the whole answer within `timeout`.
-    static func metadata(timeout: Double) -> Self {
-        var options = Self.bounded(total: timeout)
-        options.connectTimeout = timeout
-        return options
     }
 }

@@ -1,4 +1,5 @@
 import MultiAuthCore
+import MultiAuthHTTP
 import SigV4
 
 #if canImport(FoundationEssentials)
@@ -19,10 +20,11 @@ public struct InstanceMetadataCredentialsProvider: CredentialsProvider {
     /// A provider over `client`.
     public init(client: InstanceMetadataClient) { self.client = client }
 
-    /// A provider with settings read from `environment` (default: the process environment).
-    public init(environment: [String: String]? = nil) throws(CredentialsError) {
+    /// A provider with settings read from `environment` (default: the process environment),
+    /// sending through `http`.
+    public init(environment: [String: String]? = nil, http: any HTTPSender) throws(CredentialsError) {
         let settings = try InstanceMetadataSettings(environment: environment ?? ProcessInfo.processInfo.environment)
-        self.init(client: InstanceMetadataClient(settings: settings))
+        self.init(client: InstanceMetadataClient(settings: settings, http: http))
     }
 
     private struct Document: Decodable {

@@ -1,6 +1,6 @@
 import Logging
 import MultiAuthCore
-import HTTPTransport
+import MultiAuthHTTP
 import SigV4
 import Subprocess
 
@@ -156,7 +156,7 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         case "EcsContainer": return try await ContainerCredentialsProvider(environment: environment, http: http).credentials()
         case "Ec2InstanceMetadata":
             let settings = try InstanceMetadataSettings(environment: environment, profile: settings)
-            return try await InstanceMetadataCredentialsProvider(client: InstanceMetadataClient(settings: settings)).credentials()
+            return try await InstanceMetadataCredentialsProvider(client: InstanceMetadataClient(settings: settings, http: http)).credentials()
         default:
             throw .incompleteProfile(
                 profile: profile,

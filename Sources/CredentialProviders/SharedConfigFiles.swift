@@ -1,6 +1,6 @@
 #if canImport(FoundationEssentials)
-import MultiAuthCore
 import FoundationEssentials
+import MultiAuthCore
 #else
 import Foundation
 #endif

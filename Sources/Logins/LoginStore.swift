@@ -1,8 +1,8 @@
 import CredentialStore
-import HTTPTransport
 import Logging
 import MultiAuthCore
 import MultiAuthCrypto
+import MultiAuthHTTP
 import TokenProviders
 
 #if canImport(FoundationEssentials)

@@ -93,7 +93,7 @@ package struct AuthorizationOptions: ParsableArguments {
     private func signingScope(forHost host: String) async throws -> (region: String, service: String) {
         let inferred = EndpointInference.regionAndService(host: host)
         var resolved = region ?? inferred?.region
-        if resolved == nil { resolved = try await SharedConfigFiles.resolvedRegion(profile: profile) }
+        if resolved == nil { resolved = try await SharedConfigFiles.resolvedRegion(profile: profile, http: CommandTimeout.transport()) }
         guard let region = resolved else {
             throw CLIError(
                 "--region",

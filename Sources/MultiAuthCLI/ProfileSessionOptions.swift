@@ -114,6 +114,6 @@ package enum ChainCredentials {
     /// then the instance's (IMDS).
     package static func region(_ given: String?, profile: String?) async throws -> String? {
         if let given { return given }
-        do { return try await SharedConfigFiles.resolvedRegion(profile: profile) } catch { throw CLIError(message: error.description) }
+        do { return try await SharedConfigFiles.resolvedRegion(profile: profile, http: CommandTimeout.transport()) } catch { throw CLIError(message: error.description) }
     }
 }

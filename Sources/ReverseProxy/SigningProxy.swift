@@ -1,9 +1,9 @@
 import Authorization
-import HTTPTransport
 import HTTPTypes
 import Logging
 import MultiAuthAWSClient
 import MultiAuthCore
+import MultiAuthHTTP
 import SigV4
 
 /// The signing proxy: every request received goes to the upstream authorized in the chosen

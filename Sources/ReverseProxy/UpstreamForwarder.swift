@@ -1,10 +1,10 @@
-import HTTPTransport
 import HTTPTypes
 import Hummingbird
 import InboundAuthorization
+import Logging
 import MultiAuthCore
 import MultiAuthCrypto
-import Logging
+import MultiAuthHTTP
 import NIOCore
 import SigV4
 

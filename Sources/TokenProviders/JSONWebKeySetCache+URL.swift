@@ -1,6 +1,6 @@
-import HTTPTransport
 import JSONWebTokens
 import MultiAuthCore
+import MultiAuthHTTP
 
 extension JSONWebKeySetCache {
     /// A cache of the key set at `url`, fetched through `sender`.

@@ -26,7 +26,7 @@ import Synchronization
 
     static func ours(_ environment: [String: String], clock: TimeSource = .system) async throws(CredentialsError) -> ExpiringCredentials {
         try await InstanceMetadataCredentialsProvider(
-            client: InstanceMetadataClient(settings: InstanceMetadataSettings(environment: environment), clock: clock)
+            client: InstanceMetadataClient(settings: InstanceMetadataSettings(environment: environment), http: CurlHTTPClient(), clock: clock)
         ).credentials()
     }
 
@@ -66,7 +66,7 @@ import Synchronization
     @Test func theTokenIsReusedRenewedBeforeItsTTLAndAfterA401() async throws {
         let now = Mutex(Date().timeIntervalSince1970)
         let clock = TimeSource { now.withLock { $0 } }
-        let client = InstanceMetadataClient(settings: try InstanceMetadataSettings(environment: Self.onlyIMDS()), clock: clock)
+        let client = InstanceMetadataClient(settings: try InstanceMetadataSettings(environment: Self.onlyIMDS()), http: CurlHTTPClient(), clock: clock)
         let provider = InstanceMetadataCredentialsProvider(client: client)
         let start = try await Self.stats()
         for _ in 0..<3 { _ = try await provider.credentials() }
@@ -129,9 +129,9 @@ import Synchronization
     }
 
     @Test func theRegionComesFromIMDSOnlyWhenNothingElseNamesOne() async throws {
-        #expect(try await SharedConfigFiles.resolvedRegion(environment: Self.onlyIMDS()) == "eu-west-3")
-        #expect(try await SharedConfigFiles.resolvedRegion(environment: Self.onlyIMDS("", ["AWS_REGION": "ap-south-1"])) == "ap-south-1")
-        #expect(try await SharedConfigFiles.resolvedRegion(environment: Self.onlyIMDS("", ["AWS_EC2_METADATA_DISABLED": "true"])) == nil)
+        #expect(try await SharedConfigFiles.resolvedRegion(environment: Self.onlyIMDS(), http: CurlHTTPClient()) == "eu-west-3")
+        #expect(try await SharedConfigFiles.resolvedRegion(environment: Self.onlyIMDS("", ["AWS_REGION": "ap-south-1"]), http: CurlHTTPClient()) == "ap-south-1")
+        #expect(try await SharedConfigFiles.resolvedRegion(environment: Self.onlyIMDS("", ["AWS_EC2_METADATA_DISABLED": "true"]), http: CurlHTTPClient()) == nil)
     }
 
     /// `multiauth request --auth iam` with nothing but IMDS: credentials and region from the

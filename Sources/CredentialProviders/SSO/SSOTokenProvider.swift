@@ -1,5 +1,5 @@
-import HTTPTransport
 import MultiAuthCore
+import MultiAuthHTTP
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,5 +1,5 @@
 import MultiAuthCore
-import HTTPTransport
+import MultiAuthHTTP
 
 /// A second factor Cognito asks for, by its challenge name.
 public enum CognitoMFAKind: String, Sendable, Codable, CaseIterable {

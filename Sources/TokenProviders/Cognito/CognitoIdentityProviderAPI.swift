@@ -1,7 +1,7 @@
-import HTTPTransport
 import HTTPTypes
 import MultiAuthAWSClient
 import MultiAuthCore
+import MultiAuthHTTP
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,4 +1,4 @@
-import HTTPTransport
+import MultiAuthHTTP
 
 extension OpenIDConnectClient {
     /// The authorization-code flow with PKCE S256 and a loopback redirect (RFC 8252):

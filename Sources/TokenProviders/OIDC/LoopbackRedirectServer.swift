@@ -1,6 +1,6 @@
-import MultiAuthCore
-import HTTPTransport
 import Dispatch
+import MultiAuthCore
+import MultiAuthHTTP
 
 #if canImport(Glibc)
 import Glibc

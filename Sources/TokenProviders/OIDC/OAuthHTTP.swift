@@ -1,7 +1,7 @@
-import HTTPTransport
 import HTTPTypes
 import MultiAuthCore
 import MultiAuthCrypto
+import MultiAuthHTTP
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,4 +1,5 @@
-/// The authorization modes AppSync and API Gateway accept, with AppSync's names.
+/// The authorization modes AppSync and API Gateway accept, with AppSync's names: the one
+/// mode type, shared by outbound (authorizers, the client factory) and configuration code.
 public enum AuthMode: String, Sendable, CaseIterable, Codable {
     case apiKey = "API_KEY"
     case awsIAM = "AWS_IAM"
