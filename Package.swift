@@ -121,7 +121,9 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "MultiAuthHummingbird",
-            dependencies: ["InboundAuthorization", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: [
+                "InboundAuthorization", logging, .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
             swiftSettings: strict),
         .target(
             name: "MultiAuthOpenAPI",
@@ -145,7 +147,7 @@ let package = Package(
         .target(
             name: "ReverseProxy",
             dependencies: [
-                "MultiAuthAWSClient", "InboundAuthorization", "Authorization", "HTTPServerGuards", "MultiAuthHTTP", "SigV4", "MultiAuthCore", "MultiAuthNIOBodies",
+                "MultiAuthCrypto", "MultiAuthAWSClient", "InboundAuthorization", "Authorization", "HTTPServerGuards", "MultiAuthHTTP", "SigV4", "MultiAuthCore", "MultiAuthNIOBodies",
                 httpTypes, logging,
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -178,12 +180,12 @@ let package = Package(
         .target(name: "MultiAuthAWSClient", dependencies: ["SigV4", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
         .target(
             name: "CredentialProviders",
-            dependencies: ["MultiAuthAWSClient", "SigV4", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging, .product(name: "Subprocess", package: "swift-subprocess")],
+            dependencies: ["MultiAuthCrypto", "MultiAuthAWSClient", "SigV4", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging, .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict
         ),
         // Sessions a profile obtained (AssumeRole, GetSessionToken, SSO) kept in the encrypted store.
         .target(
-            name: "CachedSessions", dependencies: ["CredentialProviders", "CredentialStore", "MultiAuthCrypto", "MultiAuthCore", logging],
+            name: "CachedSessions", dependencies: ["SigV4", "CredentialProviders", "CredentialStore", "MultiAuthCrypto", "MultiAuthCore", logging],
             swiftSettings: strict),
         // The store's key made and unwrapped by AWS KMS (GenerateDataKey, Decrypt).
         .target(
@@ -209,14 +211,14 @@ let package = Package(
         .target(
             name: "MultiAuth",
             dependencies: [
-                "MultiAuthAWSClient", "SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "CachedSessions", "KMSStoreKeys", "TokenProviders", "Authorization",
+                "ClientConfiguration", "MultiAuthAWSClient", "SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "CachedSessions", "KMSStoreKeys", "TokenProviders", "Authorization",
                 "ClientFactory", "Realtime", "AppSyncEvents", "Logins", "InboundAuthorization", "MultiAuthCore", httpTypes, logging,
             ],
             swiftSettings: strict),
         .target(
             name: "MultiAuthCLI",
             dependencies: [
-                "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "CachedSessions", "KMSStoreKeys", "HTTPTransport",
+                "MultiAuthCrypto", "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "CachedSessions", "KMSStoreKeys", "HTTPTransport",
                 "TokenProviders", "Logins", "ClientConfiguration", "AWSStoreBackends", "MultiAuthCore", httpTypes, logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -228,7 +230,7 @@ let package = Package(
         .target(
             name: "MultiAuthServerCLI",
             dependencies: [
-                "MultiAuthAWSClient", "MultiAuthCLI", "PostgresStore", "Authorization", "CredentialProviders", "HTTPTransport", "TokenProviders", "Logins", "ClientFactory",
+                "CredentialStore", "SigV4", .product(name: "NIOCore", package: "swift-nio"), "MultiAuthAWSClient", "MultiAuthCLI", "PostgresStore", "Authorization", "CredentialProviders", "HTTPTransport", "TokenProviders", "Logins", "ClientFactory",
                 "Realtime", "AppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes, logging, "InboundAuthorization",
                 "ReverseProxy", "CredentialsServer", "HTTPServerGuards", "CachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -262,7 +264,7 @@ let package = Package(
         .executableTarget(
             name: "OpenAPIClientExample",
             dependencies: [
-                "MultiAuth", "MultiAuthOpenAPI", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                httpTypes, .product(name: "AsyncHTTPClient", package: "async-http-client"), "MultiAuth", "MultiAuthOpenAPI", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
             ],
             path: "Examples/OpenAPIClient",
@@ -290,7 +292,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "MultiAuthAWSClient", "KMSStoreKeys", "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), "MultiAuthAWSClient", "KMSStoreKeys", "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
                 "TokenProviders", "Logins", "MultiAuthCrypto", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthWebSocket",
                 "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", "CredentialsServer", "SigV4", "PostgresStore", "AWSStoreBackends", "MultiAuthServerCLI", "InboundAuthorization",
                 httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),
@@ -319,7 +321,7 @@ let benchmarks: [Target] = [
     ),
     .executableTarget(
         name: "AppSyncBench",
-        dependencies: ["ClientFactory", "Authorization", "CredentialProviders", "HTTPTransport", "SigV4", "TokenProviders"],
+        dependencies: ["ClientFactory", "Authorization", "CredentialProviders", "HTTPTransport", "MultiAuthCore", "SigV4", "TokenProviders"],
         path: "Benchmarks/AppSyncBench",
         swiftSettings: strict
     ),
@@ -331,7 +333,7 @@ let benchmarks: [Target] = [
     ),
     .executableTarget(
         name: "UpstreamBench",
-        dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+        dependencies: [.product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio")],
         path: "Benchmarks/UpstreamBench",
         swiftSettings: strict
     ),
@@ -346,7 +348,7 @@ let benchmarks: [Target] = [
     ),
     .executableTarget(
         name: "TokenBench",
-        dependencies: ["TokenProviders", "Logins", "CredentialStore", "MultiAuthCrypto"],
+        dependencies: ["TokenProviders", "Logins", "CredentialStore", "MultiAuthCrypto", "MultiAuthCore"],
         path: "Benchmarks/TokenBench",
         swiftSettings: strict
     ),
