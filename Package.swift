@@ -34,6 +34,8 @@ let package = Package(
         .library(name: "MultiAuthOpenAPI", targets: ["MultiAuthOpenAPI"]),
         // An HTTPSender on AsyncHTTPClient, for processes already on SwiftNIO's event loops.
         .library(name: "MultiAuthAsyncHTTPClient", targets: ["MultiAuthAsyncHTTPClient"]),
+        // Test doubles: ScriptedSender, an HTTPSender that answers from a script.
+        .library(name: "MultiAuthTesting", targets: ["MultiAuthTesting"]),
         .executable(name: "multiauth", targets: ["multiauth"]),
         .executable(name: "multiauth-server", targets: ["multiauth-server"]),
     ],
@@ -178,6 +180,8 @@ let package = Package(
         .target(name: "HTTPTransport", dependencies: ["MultiAuthHTTP", "CLibCurl", "CurlShims", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
         // The one way every AWS call is made: endpoints, SigV4, botocore's standard retries, clock skew, typed errors.
         .target(name: "MultiAuthAWSClient", dependencies: ["SigV4", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
+        // Test doubles for code that sends: a scripted HTTPSender (a product, for users' tests too).
+        .target(name: "MultiAuthTesting", dependencies: ["MultiAuthHTTP", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .target(
             name: "CredentialProviders",
             dependencies: ["MultiAuthCrypto", "MultiAuthAWSClient", "SigV4", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging, .product(name: "Subprocess", package: "swift-subprocess")],
@@ -283,6 +287,10 @@ let package = Package(
         .testTarget(
             name: "RealtimeTests", dependencies: ["Realtime", "ClientFactory", "Authorization", "SigV4", "MultiAuthCore", httpTypes, logging],
             swiftSettings: strict),
+        // Unit tests of the AWS client: no peers, a scripted sender.
+        .testTarget(
+            name: "MultiAuthAWSClientTests",
+            dependencies: ["MultiAuthAWSClient", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", "SigV4", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(

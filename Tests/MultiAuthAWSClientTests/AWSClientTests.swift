@@ -1,0 +1,146 @@
+import HTTPTypes
+import MultiAuthAWSClient
+import MultiAuthCore
+import MultiAuthHTTP
+import MultiAuthTesting
+import SigV4
+import Testing
+
+/// The one AWS client against a scripted sender: botocore's standard retry rules, the retry
+/// quota, clock-skew correction and typed errors, with no server and no sleeping (waits of 0).
+/// Expected counts and dates are derived by hand from botocore's rules and the script.
+@Suite struct AWSClientTests {
+    static let keys = AWSCredentials(accessKeyId: "AKIDUNITTEST", secretAccessKey: "unit-test-secret-key")
+    /// 2023-11-14T22:13:20Z.
+    static let now = 1_700_000_000.0
+    static let noWaits = AWSRetryPolicy(base: .zero)
+
+    static func client(_ sender: ScriptedSender, retry: AWSRetryPolicy = noWaits) throws -> AWSClient {
+        try AWSClient(
+            service: "kms", region: "us-east-1", endpoint: ServiceEndpoint(url: "https://kms.us-east-1.amazonaws.com/"), http: sender, retry: retry,
+            clock: SigningClock(clock: TimeSource { now }))
+    }
+
+    static let operation = AWSOperation.json("GenerateDataKey", targetPrefix: "TrentService", fields: ["KeyId": .string("alias/k")])
+    static let throttled = ScriptedSender.Step.answer(400, #"{"__type":"ThrottlingException","message":"Rate exceeded"}"#)
+    static let ok = ScriptedSender.Step.answer(200, "{}")
+
+    @Test func throttlingTwiceThenSuccessTakesThreeAttempts() async throws {
+        let sender = ScriptedSender([Self.throttled, Self.throttled, Self.ok])
+        let response = try await Self.client(sender).send(Self.operation, signedWith: { Self.keys })
+        #expect(response.status == 200)
+        #expect(sender.sent.count == 3)
+        #expect(sender.sent.allSatisfy { $0.request.headerFields[HTTPField.Name("X-Amz-Target")!] == "TrentService.GenerateDataKey" })
+    }
+
+    @Test func fourServerErrorsStopAfterThreeAttemptsWithTheServicesCode() async throws {
+        let failure = ScriptedSender.Step.answer(500, #"{"__type":"InternalFailure","message":"oops"}"#, headers: [("x-amzn-RequestId", "req-1")])
+        let sender = ScriptedSender([failure, failure, failure, failure])
+        let error = await #expect(throws: AWSCallError.self) { try await Self.client(sender).send(Self.operation, signedWith: { Self.keys }) }
+        #expect(sender.sent.count == 3)
+        #expect(error?.kind == .service && error?.serviceCode == "InternalFailure" && error?.status == 500)
+        #expect(error?.requestId == "req-1" && error?.attempts == 3 && error?.code == "AWSClient.service")
+        #expect(error.map { "\($0)" } == "kms GenerateDataKey refused: InternalFailure: oops, request id req-1 (after 3 attempts)")
+    }
+
+    @Test func aRefusalThatIsNotTransientIsNotRetried() async throws {
+        let sender = ScriptedSender([.answer(400, #"{"__type":"AccessDeniedException","message":"no"}"#), Self.ok])
+        let error = await #expect(throws: AWSCallError.self) { try await Self.client(sender).send(Self.operation, signedWith: { Self.keys }) }
+        #expect(sender.sent.count == 1 && error?.serviceCode == "AccessDeniedException")
+    }
+
+    @Test func maxAttemptsFromTheEnvironmentWinsOverTheProfile() async throws {
+        let retry = try AWSRetryPolicy.resolve(environment: ["AWS_MAX_ATTEMPTS": "5"], profile: ["max_attempts": "2"])
+        #expect(retry.maxAttempts == 5 && retry.mode == .standard)
+        #expect(try AWSRetryPolicy.resolve(environment: [:], profile: ["max_attempts": "2"]).maxAttempts == 2)
+        #expect(try AWSRetryPolicy.resolve(environment: ["AWS_RETRY_MODE": "legacy"]).maxAttempts == 5)
+        let failure = ScriptedSender.Step.answer(503, "")
+        let sender = ScriptedSender([failure])
+        var policy = retry
+        policy.base = .zero
+        _ = await #expect(throws: AWSCallError.self) { try await Self.client(sender, retry: policy).send(Self.operation, signedWith: nil) }
+        #expect(sender.sent.count == 5)
+    }
+
+    @Test(arguments: [("AWS_MAX_ATTEMPTS", "0"), ("AWS_MAX_ATTEMPTS", "three"), ("AWS_RETRY_MODE", "fast")])
+    func aRetrySettingThatIsNotOneIsNamed(variable: String, value: String) throws {
+        let error = #expect(throws: AWSCallError.self) { try AWSRetryPolicy.resolve(environment: [variable: value]) }
+        #expect(error?.kind == .invalidSetting && error.map { "\($0)".contains(variable) && "\($0)".contains("'\(value)'") } == true)
+    }
+
+    @Test func waitsAreARandomFractionOfADoublingStepCappedAtTwentySeconds() {
+        let policy = AWSRetryPolicy.standard
+        #expect(policy.delay(after: 1, random: 1) == .seconds(1))
+        #expect(policy.delay(after: 3, random: 1) == .seconds(4))
+        #expect(policy.delay(after: 3, random: 0.5) == .seconds(2))
+        #expect(policy.delay(after: 9, random: 1) == .seconds(20))
+        #expect(policy.delay(after: 2, random: 0) == .zero)
+    }
+
+    /// botocore's quota: 500, 5 per retry, 1 back per success without retry. 100 retries spend
+    /// it all; the 101st failure is not retried.
+    @Test func theRetryQuotaStopsRetriesOnceSpent() async throws {
+        let sender = ScriptedSender([Self.throttled])
+        let client = try Self.client(sender, retry: AWSRetryPolicy(maxAttempts: 101, base: .zero))
+        _ = await #expect(throws: AWSCallError.self) { try await client.send(Self.operation, signedWith: nil) }
+        #expect(sender.sent.count == 101)
+        let before = sender.sent.count
+        _ = await #expect(throws: AWSCallError.self) { try await client.send(Self.operation, signedWith: nil) }
+        #expect(sender.sent.count == before + 1, "with the quota spent, a failure is not retried")
+    }
+
+    /// A signing-time refusal whose Date is an hour ahead: signed again once for that time.
+    @Test func aSkewedClockIsCorrectedFromTheServicesDateAndKept() async throws {
+        let skew = ScriptedSender.Step.answer(
+            400, #"{"__type":"InvalidSignatureException","message":"Signature expired: 20231114T221320Z is now earlier than 20231114T230820Z"}"#,
+            headers: [("Date", "Tue, 14 Nov 2023 23:13:20 GMT")])
+        let sender = ScriptedSender([skew, Self.ok, Self.ok])
+        let client = try Self.client(sender)
+        _ = try await client.send(Self.operation, signedWith: { Self.keys })
+        let dates = sender.sent.map { $0.request.headerFields[HTTPField.Name("X-Amz-Date")!] }
+        #expect(dates == ["20231114T221320Z", "20231114T231320Z"])
+        #expect(client.clock.offset == 3600)
+        _ = try await client.send(Self.operation, signedWith: { Self.keys })
+        #expect(sender.sent.last?.request.headerFields[HTTPField.Name("X-Amz-Date")!] == "20231114T231320Z")
+    }
+
+    @Test func anUnsignedCallIsNotSentAgainAfterASigningTimeRefusal() async throws {
+        let skew = ScriptedSender.Step.answer(
+            400, #"{"__type":"InvalidSignatureException","message":"Signature expired"}"#, headers: [("Date", "Tue, 14 Nov 2023 23:13:20 GMT")])
+        let sender = ScriptedSender([skew, Self.ok])
+        _ = await #expect(throws: AWSCallError.self) { try await Self.client(sender).send(Self.operation, signedWith: nil) }
+        #expect(sender.sent.count == 1)
+    }
+
+    @Test func aResetConnectionIsRetriedAndATLSFailureIsNot() async throws {
+        let reset = ScriptedSender([.failure(.connectionReset(host: "kms", reason: "reset")), Self.ok])
+        #expect(try await Self.client(reset).send(Self.operation, signedWith: nil).status == 200)
+        #expect(reset.sent.count == 2)
+        let tls = ScriptedSender([.failure(.tlsFailure(host: "kms", reason: "bad certificate")), Self.ok])
+        let error = await #expect(throws: AWSCallError.self) { try await Self.client(tls).send(Self.operation, signedWith: nil) }
+        #expect(tls.sent.count == 1 && error?.kind == .transport && error?.underlying?.code == "HTTPTransport.tlsFailure")
+    }
+
+    @Test func theThreeProtocolsGoOnTheWireAsTheServicesExpect() async throws {
+        let sender = ScriptedSender([Self.ok])
+        let client = try AWSClient(service: "sso", region: "us-east-1", endpoint: ServiceEndpoint(url: "https://portal.sso.us-east-1.amazonaws.com"), http: sender)
+        _ = try await client.send(.restJSON("GetRoleCredentials", method: .get, path: "federation/credentials?role_name=r"), signedWith: nil)
+        _ = try await client.send(.query("AssumeRole", version: "2011-06-15", [("RoleArn", "arn:aws:iam::1:role/r")]), signedWith: nil)
+        let (rest, query) = (sender.sent[0], sender.sent[1])
+        #expect(rest.request.method == .get && rest.request.path == "/federation/credentials?role_name=r" && rest.body.isEmpty)
+        #expect(query.request.method == .post && query.request.path == "/")
+        #expect(String(decoding: query.body, as: UTF8.self) == "Action=AssumeRole&Version=2011-06-15&RoleArn=arn%3Aaws%3Aiam%3A%3A1%3Arole%2Fr")
+        #expect(query.request.headerFields[.contentType] == "application/x-www-form-urlencoded; charset=utf-8")
+        #expect(query.request.headerFields[.authorization] == nil, "unsigned: no Authorization")
+    }
+
+    @Test func credentialsThatCannotBeHadKeepTheirCauseAndNoSecretIsShown() async throws {
+        struct NoKeys: Error, CustomStringConvertible { var description: String { "the profile has no keys" } }
+        let sender = ScriptedSender([Self.ok])
+        let error = await #expect(throws: AWSCallError.self) { try await Self.client(sender).send(Self.operation, signedWith: { throw NoKeys() }) }
+        #expect(error?.kind == .credentials && error?.underlying?.error is NoKeys && sender.sent.isEmpty)
+        let refused = ScriptedSender([.answer(403, #"{"__type":"AccessDeniedException","message":"denied"}"#)])
+        let denied = await #expect(throws: AWSCallError.self) { try await Self.client(refused).send(Self.operation, signedWith: { Self.keys }) }
+        #expect(denied.map { !"\($0)".contains(Self.keys.secretAccessKey) } == true)
+    }
+}
