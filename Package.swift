@@ -48,6 +48,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
@@ -125,6 +126,7 @@ let package = Package(
             name: "MultiAuthHummingbird",
             dependencies: [
                 "InboundAuthorization", logging, .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             ],
             swiftSettings: strict),
         .target(
@@ -260,7 +262,10 @@ let package = Package(
         // The apps in Examples/, written as a user writes them; ExamplesTests runs them.
         .executableTarget(
             name: "HummingbirdServiceExample",
-            dependencies: ["MultiAuth", "MultiAuthHummingbird", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: [
+                "MultiAuth", "MultiAuthHummingbird", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            ],
             path: "Examples/HummingbirdService"
         ),
         // The generated client's sources are committed (Generated/, from openapi.yaml by

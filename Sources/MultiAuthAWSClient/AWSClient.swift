@@ -95,7 +95,7 @@ public struct AWSClient: Sendable {
                 guard retryable, attempt < retry.maxAttempts, quota.acquire(cost) else { throw failure }
                 lastCost = cost
                 logger.debug(
-                    "retrying", metadata: ["service": "\(service)", "operation": "\(operation.name)", "attempt": "\(attempt)", "reason": "\(failure.serviceCode ?? failure.message)"])
+                    "retrying", metadata: ["service": "\(service)", "operation": "\(operation.name)", "attempt": "\(attempt)", "reason": "\(failure.serviceCode ?? failure.kind.rawValue)"])
                 do { try await Task.sleep(for: retry.delay(after: attempt)) } catch {
                     throw AWSCallError(.cancelled, service: service, operation: operation.name, message: "cancelled", attempts: attempt)
                 }

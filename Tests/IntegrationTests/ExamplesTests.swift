@@ -48,7 +48,7 @@ struct ExamplesTests {
         try Data(#"{"\#(GatewayTests.keyId)": "\#(GatewayTests.secret)"}"#.utf8).write(to: keys)
         defer { try? FileManager.default.removeItem(at: keys) }
         let service = try GatewayProcess(
-            [], environment: ["HELLO_KEYS_FILE": keys.path, "HELLO_API_KEY": "hello-key-123", "HELLO_PORT": "0"],
+            [], environment: ["HELLO_KEYS_FILE": keys.path, "HELLO_API_KEY": "hello-key-123", "HELLO_MONITOR_TOKEN": "monitor-token-9", "HELLO_PORT": "0"],
             executable: try Self.binary("HummingbirdServiceExample"))
         defer { _ = service.stop() }
 
@@ -62,8 +62,15 @@ struct ExamplesTests {
         let keyed = try await CurlHTTPClient().send(
             try HTTPRequest(method: .get, wireURL: service.url + "/hello", headerFields: [HTTPField.Name("x-api-key")!: "hello-key-123"]))
         #expect(keyed.status == 200 && String(decoding: keyed.body, as: UTF8.self) == "hello example\n")
+        let wrongKey = try await CurlHTTPClient().send(
+            try HTTPRequest(method: .get, wireURL: service.url + "/hello", headerFields: [HTTPField.Name("x-api-key")!: "not-the-key"]))
+        #expect(wrongKey.status == 403 && wrongKey.head.headerFields[HTTPField.Name("x-amzn-ErrorType")!] == "ForbiddenException")
+        // hummingbird-auth's own authenticator and IsAuthenticatedMiddleware, in the same router.
+        let monitor = try await CurlHTTPClient().send(
+            try HTTPRequest(method: .get, wireURL: service.url + "/hello", headerFields: [.authorization: "Bearer monitor-token-9"]))
+        #expect(monitor.status == 200 && String(decoding: monitor.body, as: UTF8.self) == "hello monitor\n")
         let anonymous = try await CurlHTTPClient().send(try HTTPRequest(method: .get, wireURL: service.url + "/hello"))
-        #expect(anonymous.status == 403)
+        #expect(anonymous.status == 401, "IsAuthenticatedMiddleware answers a caller no authenticator knew")
     }
 
     /// A request signed and sent by `scripts/oracles/signed_call.py`: its status and body text.

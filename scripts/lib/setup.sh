@@ -98,7 +98,7 @@ ensure_python_packages() {
     fi
     if ! .venv/bin/python3 -c "import botocore, sys; sys.exit(botocore.__version__ != '$BOTOCORE_VERSION')" 2>/dev/null; then
         say "installing botocore==$BOTOCORE_VERSION into .venv"
-        .venv/bin/pip install -q --no-compile --disable-pip-version-check "botocore==$BOTOCORE_VERSION"
+        .venv/bin/pip install -q --no-compile --disable-pip-version-check -c scripts/lib/peer-constraints.txt "botocore==$BOTOCORE_VERSION"
     fi
 }
 
@@ -111,7 +111,7 @@ ensure_peer_packages() {
     if ! .venv/bin/python3 -c "import moto, boto3, flask, joserfc, pycognito, graphql, gql, aiohttp, prometheus_client, sys; sys.exit(moto.__version__ != '$MOTO_VERSION' or gql.__version__ != '$GQL_VERSION')" 2>/dev/null \
         || [ "$(.venv/bin/pip show nanoidp 2>/dev/null | sed -n 's/^Version: //p')" != "$NANOIDP_VERSION" ]; then
         say "installing moto==$MOTO_VERSION, nanoidp==$NANOIDP_VERSION, pycognito, boto3, flask, joserfc, aiohttp, gql, prometheus_client into .venv"
-        .venv/bin/pip install -q --no-compile --disable-pip-version-check "moto[cognitoidp]==$MOTO_VERSION" flask flask-cors boto3 \
+        .venv/bin/pip install -q --no-compile --disable-pip-version-check -c scripts/lib/peer-constraints.txt "moto[cognitoidp]==$MOTO_VERSION" flask flask-cors boto3 \
             "joserfc==$JOSERFC_VERSION" "botocore==$BOTOCORE_VERSION" "nanoidp==$NANOIDP_VERSION" "pycognito==$PYCOGNITO_VERSION" \
             "graphql-core==$GRAPHQL_CORE_VERSION" "aiohttp==$AIOHTTP_VERSION" "gql[websockets,botocore]==$GQL_VERSION" \
             "prometheus_client==$PROMETHEUS_CLIENT_VERSION"
@@ -122,7 +122,7 @@ ensure_peer_packages() {
 ensure_awscrt() {
     if ! .venv/bin/python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('awscrt') != '$AWSCRT_VERSION')" 2>/dev/null; then
         say "installing awscrt==$AWSCRT_VERSION (aws-c-auth's Python binding) into .venv"
-        .venv/bin/pip install -q --no-compile --disable-pip-version-check "awscrt==$AWSCRT_VERSION"
+        .venv/bin/pip install -q --no-compile --disable-pip-version-check -c scripts/lib/peer-constraints.txt "awscrt==$AWSCRT_VERSION"
     fi
 }
 
