@@ -58,6 +58,27 @@ public struct AWSStoreBackend: StoreBackend {
     /// True for the URL schemes this backend takes.
     public static func isAWS(_ url: String) -> Bool { url.hasPrefix("secretsmanager://") || url.hasPrefix("ssm://") }
 
+    /// Opens `secretsmanager://` and `ssm://` locations, their calls signed with `credentials`
+    /// (made only when such a location is opened) and sent through `http`.
+    public struct Opener: StoreBackendOpener {
+        let credentials: @Sendable () -> any CredentialsProvider
+        let http: any HTTPSender
+        let logger: Logger
+
+        /// An opener whose stores' calls are signed with what `credentials` makes.
+        public init(credentials: @escaping @Sendable () -> any CredentialsProvider, http: any HTTPSender, logger: Logger = .disabled) {
+            self.credentials = credentials
+            self.http = http
+            self.logger = logger
+        }
+
+        public func opens(_ location: String) -> Bool { AWSStoreBackend.isAWS(location) }
+
+        public func open(_ location: String, lockTimeout: Double) throws(StoreError) -> any StoreBackend {
+            try AWSStoreBackend(url: location, credentials: credentials(), http: http, logger: logger)
+        }
+    }
+
     public var location: String { items.location + name }
 
     /// The service and the store's name: an image copied from another secret or parameter is refused.

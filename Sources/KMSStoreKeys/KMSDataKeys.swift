@@ -1,4 +1,5 @@
 import CredentialProviders
+import CredentialStore
 import MultiAuthAWSClient
 import MultiAuthCore
 import MultiAuthCrypto
@@ -53,6 +54,19 @@ public struct KMSDataKeys: Sendable {
         let answer = try await send(
             "Decrypt", ["KeyId": .string(keyId), "CiphertextBlob": .string(Base64.encode(wrapped))], as: Answer.self)
         return try decoded(answer.Plaintext, "Plaintext")
+    }
+
+    /// The data key of the store `backend` holds. With `creating`, a new key from KMS whose
+    /// wrapped form is attached beside the store, which must not exist yet; otherwise the
+    /// attached wrapped key, unwrapped by KMS. The plain key is never stored.
+    /// - Throws: ``KMSKeyError`` from KMS; `StoreError` from the backend
+    ///   (``StoreError/storeExists(path:)`` when creating over a store).
+    public func storeKey(for backend: any StoreBackend, creating: Bool) async throws -> [UInt8] {
+        guard creating else { return try await unwrap(try await WrappedKeyAttachment.read(from: backend)) }
+        guard try await backend.version() == nil else { throw StoreError.storeExists(path: backend.location) }
+        let made = try await generate()
+        try await WrappedKeyAttachment.create(made.wrapped, in: backend)
+        return made.key
     }
 
     private func decoded(_ text: String, _ field: String) throws(KMSKeyError) -> [UInt8] {

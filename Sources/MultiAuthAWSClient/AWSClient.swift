@@ -27,6 +27,9 @@ public struct AWSClient: Sendable {
     public let retry: AWSRetryPolicy
     /// The time calls are signed for, corrected when the service rejects it.
     public let clock: SigningClock
+    /// When the command this client serves must be done: no retry waits past it (nil: the
+    /// enclosing `Deadline.run`'s, if any).
+    public var deadline: ContinuousClock.Instant?
     let http: any HTTPSender
     let quota: RetryQuota
     let logger: Logger
@@ -92,11 +95,12 @@ public struct AWSClient: Sendable {
             case .signingTimeCorrected:
                 correctedSkew = true
             case .failed(let failure, let retryable, let cost):
-                guard retryable, attempt < retry.maxAttempts, quota.acquire(cost) else { throw failure }
+                let wait = retry.delay(after: attempt)
+                guard retryable, attempt < retry.maxAttempts, (deadline ?? Deadline.current).map({ .now + wait < $0 }) ?? true, quota.acquire(cost) else { throw failure }
                 lastCost = cost
                 logger.debug(
                     "retrying", metadata: ["service": "\(service)", "operation": "\(operation.name)", "attempt": "\(attempt)", "reason": "\(failure.serviceCode ?? failure.kind.rawValue)"])
-                do { try await Task.sleep(for: retry.delay(after: attempt)) } catch {
+                do { try await Task.sleep(for: wait) } catch {
                     throw AWSCallError(.cancelled, service: service, operation: operation.name, message: "cancelled", attempts: attempt)
                 }
             }

@@ -18,19 +18,7 @@ enum KMSStoreKey {
         } catch {
             throw CLIError("--kms-key-id", error)
         }
-        guard creating else { return try await unwrapped(by: keys, try await WrappedKeyAttachment.read(from: backend)) }
-        guard try await backend.version() == nil else { throw StoreError.storeExists(path: backend.location) }
-        let made = try await generated(by: keys)
-        try await WrappedKeyAttachment.create(made.wrapped, in: backend)
-        return made.key
-    }
-
-    private static func unwrapped(by keys: KMSDataKeys, _ wrapped: [UInt8]) async throws -> [UInt8] {
-        do throws(KMSKeyError) { return try await keys.unwrap(wrapped) } catch { throw failure(error) }
-    }
-
-    private static func generated(by keys: KMSDataKeys) async throws -> (key: [UInt8], wrapped: [UInt8]) {
-        do throws(KMSKeyError) { return try await keys.generate() } catch { throw failure(error) }
+        do { return try await keys.storeKey(for: backend, creating: creating) } catch let error as KMSKeyError { throw failure(error) }
     }
 
     private static func failure(_ error: KMSKeyError) -> CLIError {

@@ -32,8 +32,7 @@ package struct MultiAuthCommand: AsyncParsableCommand {
     /// and AppSync commands are handed to `multiauth-server` unparsed (``ServerCommand``), and
     /// so is any command whose store is in PostgreSQL (``StoreOptions/namePostgres(_:)``).
     package static func main(arguments: [String]) async -> Int32 {
-        let postgresHere = PostgresOpener.registered.withLock { $0 != nil }
-        if ServerCommand.named(in: arguments) != nil || (!postgresHere && StoreOptions.namePostgres(arguments)) {
+        if ServerCommand.named(in: arguments) != nil || (!StoreOpeners.opensPostgres && StoreOptions.namePostgres(arguments)) {
             do { try ServerCommand.handOver(arguments) } catch { return CommandProcess.report(error) }
         }
         if let name = arguments.first, commandsOpeningTheStore.contains(name) {

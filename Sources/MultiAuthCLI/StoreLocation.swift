@@ -12,20 +12,7 @@ import Foundation
 extension StoreOptions {
     /// Where `--store` (else `MULTIAUTH_STORE`, else the default file) says the store is.
     package func backend() throws -> any StoreBackend {
-        let location = storePath
-        let environment = ProcessInfo.processInfo.environment
-        if Self.isPostgres(location) {
-            guard let open = PostgresOpener.registered.withLock({ $0 }) else {
-                throw CLIError("--store", "a postgres:// store is opened by \(ServerCommand.executableName), which this executable could not hand the command to")
-            }
-            return try open(location, max(lockTimeout, 10), environment)
-        }
-        if AWSStoreBackend.isAWS(location) {
-            let http = CommandTimeout.transport()
-            return try AWSStoreBackend(
-                url: location, credentials: DefaultCredentialsChain.make(http: http), http: http, logger: TraceLog.logger(verbose: false))
-        }
-        return FileStoreBackend(path: location)
+        try CredentialStore.backend(at: storePath, lockTimeout: lockTimeout, openers: StoreOpeners.all())
     }
 
     /// How often a server looks whether the store changed, unless told: a file is a stat
@@ -52,13 +39,18 @@ extension StoreOptions {
     package var isFile: Bool { !storePath.contains("://") }
 }
 
-/// How a PostgreSQL store is opened, registered by `multiauth-server` (the executable that
-/// links postgres-nio): `multiauth` itself links no SwiftNIO.
-package enum PostgresOpener {
-    /// Opens the store at a `postgres://` location with a lock timeout, reading `PGPASSWORD`
-    /// and the like from the environment.
-    package typealias Open = @Sendable (_ location: String, _ lockTimeout: Double, _ environment: [String: String]) throws -> any StoreBackend
+/// The store backends the running executable opens: AWS's in both; PostgreSQL's only in
+/// `multiauth-server`, which adds it (the lean `multiauth` links no SwiftNIO).
+package enum StoreOpeners {
+    /// Openers an executable adds at start.
+    package static let added = Mutex<[any StoreBackendOpener]>([])
 
-    /// The opener, once registered.
-    package static let registered = Mutex<Open?>(nil)
+    /// True when this executable opens PostgreSQL stores.
+    package static var opensPostgres: Bool { added.withLock { $0.contains { $0.opens("postgres://") } } }
+
+    static func all() -> [any StoreBackendOpener] {
+        let http = CommandTimeout.transport()
+        let aws = AWSStoreBackend.Opener(credentials: { DefaultCredentialsChain.make(http: http) }, http: http, logger: TraceLog.logger(verbose: false))
+        return added.withLock { $0 } + [aws]
+    }
 }

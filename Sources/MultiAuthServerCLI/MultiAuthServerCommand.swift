@@ -2,6 +2,12 @@ import ArgumentParser
 import MultiAuthCLI
 import PostgresStore
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// The commands of `multiauth-server`: the proxy, the gateway and the AppSync clients.
 ///
 /// Users run them as `multiauth proxy …`; `multiauth` hands them over to this executable
@@ -23,11 +29,7 @@ package struct MultiAuthServerCommand: AsyncParsableCommand {
     /// failures as `multiauth` does.
     package static func main(arguments: [String]) async -> Int32 {
         if let mismatch = ReleaseVersion.handOverMismatch() { return CommandProcess.report(mismatch) }
-        PostgresOpener.registered.withLock { opener in
-            opener = { location, lockTimeout, environment in
-                PostgresStoreBackend(url: try PostgresStoreURL(location, environment: environment), timeout: lockTimeout)
-            }
-        }
+        StoreOpeners.added.withLock { $0 = [PostgresStoreBackend.Opener(environment: ProcessInfo.processInfo.environment)] }
         // A store command handed over for its PostgreSQL store runs as `multiauth` runs it.
         guard ServerCommand.named(in: arguments) != nil else { return await MultiAuthCommand.main(arguments: arguments) }
         return await CommandProcess.run(Self.self) { try parseAsRoot(arguments) }

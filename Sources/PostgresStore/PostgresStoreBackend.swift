@@ -235,3 +235,24 @@ actor SharedConnection {
         connection?.closeInBackground()
     }
 }
+
+extension PostgresStoreBackend {
+    /// Opens `postgres://` and `postgresql://` locations (a password from the URL or
+    /// `PGPASSWORD` in `environment`); the lock timeout is at least 10 s, the schema step's.
+    public struct Opener: StoreBackendOpener {
+        let environment: [String: String]
+        let logger: Logger
+
+        /// An opener reading connection settings from `environment`.
+        public init(environment: [String: String], logger: Logger = .disabled) {
+            self.environment = environment
+            self.logger = logger
+        }
+
+        public func opens(_ location: String) -> Bool { PostgresStoreURL.isPostgres(location) }
+
+        public func open(_ location: String, lockTimeout: Double) throws(StoreError) -> any StoreBackend {
+            PostgresStoreBackend(url: try PostgresStoreURL(location, environment: environment), timeout: max(lockTimeout, 10), logger: logger)
+        }
+    }
+}

@@ -27,7 +27,8 @@ package struct SignableRequest: Sendable, Equatable {
     package init(
         method: String, url: String, headers: HTTPHeaderList = [], payload: Payload = .empty
     ) throws(SigningError) {
-        let wire = try WireURL(url)
+        let wire: WireURL
+        do throws(WireURLError) { wire = try WireURL(url) } catch { throw .malformedURL(url, reason: error.reason) }
         try self.init(
             method: method, scheme: wire.scheme, authority: wire.hostHeader,
             path: wire.path, query: wire.query ?? "", headers: headers, payload: payload)

@@ -33,17 +33,17 @@ public struct WireURL: Sendable, Equatable {
     static func defaultPort(for scheme: String) -> Int { scheme == "http" ? 80 : 443 }
 
     /// Splits `text`.
-    /// - Throws: ``SigningError/malformedURL(_:reason:)`` naming what is wrong.
-    public init(_ text: String) throws(SigningError) {
+    /// - Throws: ``WireURLError`` naming what is wrong (a typo in a URL is not a signing failure).
+    public init(_ text: String) throws(WireURLError) {
         var copy = text
-        let parts = copy.withUTF8 { bytes in Result { () throws(SigningError) in try Self.split(bytes, text) } }
+        let parts = copy.withUTF8 { bytes in Result { () throws(WireURLError) in try Self.split(bytes, text) } }
         (scheme, host, port, path, query) = try parts.get()
     }
 
     private typealias Parts = (String, String, Int?, String, String?)
 
-    private static func split(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) throws(SigningError) -> Parts {
-        func fail(_ reason: String) -> SigningError { .malformedURL(text, reason: reason) }
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) throws(WireURLError) -> Parts {
+        func fail(_ reason: String) -> WireURLError { WireURLError(url: text, reason: reason) }
         let offsets: WireURLOffsets
         switch WireURLOffsets.find(in: bytes) {
         case .success(let found): offsets = found
@@ -60,8 +60,8 @@ public struct WireURL: Sendable, Equatable {
     }
 
     private static func splitAuthority(
-        _ authority: UnsafeBufferPointer<UInt8>, fail: (String) -> SigningError
-    ) throws(SigningError) -> (String, Int?) {
+        _ authority: UnsafeBufferPointer<UInt8>, fail: (String) -> WireURLError
+    ) throws(WireURLError) -> (String, Int?) {
         var hostEnd = authority.count
         var portStart: Int?
         if authority.first == UInt8(ascii: "[") {
@@ -101,4 +101,24 @@ public struct WireURL: Sendable, Equatable {
             return count
         }
     }
+}
+
+/// Why a text is not an absolute http(s) URL ``WireURL`` can split. The message shows the URL
+/// with any password and query values redacted.
+public struct WireURLError: Error, Sendable, Equatable, CustomStringConvertible, CodedError {
+    /// The URL as given (shown redacted).
+    public let url: String
+    /// What is wrong with it.
+    public let reason: String
+
+    /// The error for `url`, because of `reason`.
+    public init(url: String, reason: String) {
+        self.url = url
+        self.reason = reason
+    }
+
+    public var description: String { "malformed URL '\(Redaction.url(url))': \(reason)" }
+
+    /// `WireURL.malformed`.
+    public var code: ErrorCode { "WireURL.malformed" }
 }

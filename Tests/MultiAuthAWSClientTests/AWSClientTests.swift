@@ -104,6 +104,23 @@ import Testing
         #expect(sender.sent.last?.request.headerFields[HTTPField.Name("X-Amz-Date")!] == "20231114T231320Z")
     }
 
+    /// A retry whose wait would end after the command's deadline is not made: the call ends
+    /// with the last failure (here the deadline has come, so any wait ends past it).
+    @Test func noRetryWaitsPastTheDeadline() async throws {
+        let sender = ScriptedSender([Self.throttled])
+        var client = try Self.client(sender)
+        client.deadline = .now
+        let error = await #expect(throws: AWSCallError.self) { try await client.send(Self.operation, signedWith: nil) }
+        #expect(sender.sent.count == 1 && error?.serviceCode == "ThrottlingException")
+        // The same from the enclosing command's deadline (Deadline.run sets it for its work).
+        let again = ScriptedSender([Self.throttled])
+        let plain = try Self.client(again)
+        _ = await Deadline.$current.withValue(.now) {
+            await #expect(throws: AWSCallError.self) { try await plain.send(Self.operation, signedWith: nil) }
+        }
+        #expect(again.sent.count == 1)
+    }
+
     @Test func anUnsignedCallIsNotSentAgainAfterASigningTimeRefusal() async throws {
         let skew = ScriptedSender.Step.answer(
             400, #"{"__type":"InvalidSignatureException","message":"Signature expired"}"#, headers: [("Date", "Tue, 14 Nov 2023 23:13:20 GMT")])

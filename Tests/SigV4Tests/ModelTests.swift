@@ -44,7 +44,8 @@ import Testing
         "example.com/path", "https://[::1/",
     ])
     func malformedURLsAreRejected(_ text: String) {
-        #expect(throws: SigningError.self) { try WireURL(text) }
+        let error = #expect(throws: WireURLError.self) { try WireURL(text) }
+        #expect(error?.code == "WireURL.malformed")
     }
 
     @Test func aRequestTargetHTTPRequestWouldAlterIsRefusedNotChanged() throws {
