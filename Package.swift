@@ -32,6 +32,8 @@ let package = Package(
         .library(name: "MultiAuthHummingbird", targets: ["MultiAuthHummingbird"]),
         // swift-openapi-runtime client middleware: generated clients authorized in every mode.
         .library(name: "MultiAuthOpenAPI", targets: ["MultiAuthOpenAPI"]),
+        // An HTTPSender on libcurl (opened at first use): the sender for processes not on SwiftNIO.
+        .library(name: "MultiAuthCurl", targets: ["HTTPTransport"]),
         // An HTTPSender on AsyncHTTPClient, for processes already on SwiftNIO's event loops.
         .library(name: "MultiAuthAsyncHTTPClient", targets: ["MultiAuthAsyncHTTPClient"]),
         // Test doubles: ScriptedSender, an HTTPSender that answers from a script.

@@ -10,12 +10,14 @@ extension CredentialsError {
     /// ``serviceError(service:code:message:)``, a transport failure as
     /// ``transport(service:problem:)``, a credentials failure as itself.
     package init(_ error: AWSCallError) {
+        // The service and the operation, as people read them: "sts AssumeRole refused: …".
+        let call = error.operation.isEmpty ? error.service : "\(error.service) \(error.operation)"
         switch error.kind {
-        case .service: self = .serviceError(service: error.service, code: error.serviceCode ?? "HTTP \(error.status ?? 0)", message: error.message)
-        case .malformedAnswer: self = .serviceError(service: error.service, code: "MalformedResponse", message: error.message)
-        case .transport, .cancelled: self = .transport(service: error.service, problem: error.message)
+        case .service: self = .serviceError(service: call, code: error.serviceCode ?? "HTTP \(error.status ?? 0)", message: error.message)
+        case .malformedAnswer: self = .serviceError(service: call, code: "MalformedResponse", message: error.message)
+        case .transport, .cancelled: self = .transport(service: call, problem: error.message)
         case .credentials:
-            self = error.underlying?.error as? CredentialsError ?? .transport(service: error.service, problem: error.message)
+            self = error.underlying?.error as? CredentialsError ?? .transport(service: call, problem: error.message)
         case .invalidSetting:
             if let region = error.underlying?.error as? InvalidRegionError { self = CredentialsError(region) } else {
                 self = .invalidSetting(source: error.service, problem: error.message)

@@ -4,9 +4,9 @@ import MultiAuthCore
 /// Why an AWS call failed: which service and operation, what kind of failure, and for a
 /// service's refusal its error code, message, HTTP status and request id. Messages never
 /// hold a credential or a request body.
-public struct AWSCallError: Error, Sendable, Equatable, CustomStringConvertible, CodedError {
+package struct AWSCallError: Error, Sendable, Equatable, CustomStringConvertible, CodedError {
     /// The kinds of failure, to switch on.
-    public enum Kind: String, Sendable, Equatable {
+    package enum Kind: String, Sendable, Equatable {
         /// A setting (region, endpoint, retry mode) cannot be used.
         case invalidSetting
         /// No credentials to sign the call with.
@@ -22,26 +22,26 @@ public struct AWSCallError: Error, Sendable, Equatable, CustomStringConvertible,
     }
 
     /// What kind of failure this is.
-    public let kind: Kind
+    package let kind: Kind
     /// The service's endpoint prefix (`sts`, `kms`).
-    public let service: String
+    package let service: String
     /// The operation (`AssumeRole`).
-    public let operation: String
+    package let operation: String
     /// The service's error code (`ThrottlingException`; `HTTP 500` when it named none).
-    public let serviceCode: String?
+    package let serviceCode: String?
     /// What happened, in words (the service's message, at most 300 characters, or the cause's).
-    public let message: String
+    package let message: String
     /// The HTTP status of the last answer, if one came.
-    public let status: Int?
+    package let status: Int?
     /// The service's request id, if it gave one.
-    public let requestId: String?
+    package let requestId: String?
     /// How many attempts were made.
-    public let attempts: Int
+    package let attempts: Int
     /// The cause (a transport or credentials error), kept whole.
-    public let underlying: UnderlyingError?
+    package let underlying: UnderlyingError?
 
     /// An error of `kind` for `operation` on `service`.
-    public init(
+    package init(
         _ kind: Kind, service: String, operation: String, serviceCode: String? = nil, message: String, status: Int? = nil,
         requestId: String? = nil, attempts: Int = 0, underlying: (any Error & Sendable)? = nil
     ) {
@@ -57,9 +57,9 @@ public struct AWSCallError: Error, Sendable, Equatable, CustomStringConvertible,
     }
 
     /// `AWSClient.` and the kind, fixed once published.
-    public var code: ErrorCode { ErrorCode(rawValue: "AWSClient.\(kind.rawValue)") }
+    package var code: ErrorCode { ErrorCode(rawValue: "AWSClient.\(kind.rawValue)") }
 
-    public var description: String {
+    package var description: String {
         let call = "\(service) \(operation)"
         let tries = attempts > 1 ? " (after \(attempts) attempts)" : ""
         switch kind {

@@ -16,20 +16,20 @@ import Foundation
 /// (``SigningClock``), and every failure as an ``AWSCallError``.
 ///
 /// A client is cheap to copy; copies share their retry quota and clock offset.
-public struct AWSClient: Sendable {
+package struct AWSClient: Sendable {
     /// The service's endpoint prefix (`sts`, `kms`, `sso-oidc`), also its signing name.
-    public let service: String
+    package let service: String
     /// The region calls are signed for.
-    public let region: String
+    package let region: String
     /// Where calls go.
-    public let endpoint: ServiceEndpoint
+    package let endpoint: ServiceEndpoint
     /// How failures are retried.
-    public let retry: AWSRetryPolicy
+    package let retry: AWSRetryPolicy
     /// The time calls are signed for, corrected when the service rejects it.
-    public let clock: SigningClock
+    package let clock: SigningClock
     /// When the command this client serves must be done: no retry waits past it (nil: the
     /// enclosing `Deadline.run`'s, if any).
-    public var deadline: ContinuousClock.Instant?
+    package var deadline: ContinuousClock.Instant?
     let http: any HTTPSender
     let quota: RetryQuota
     let logger: Logger
@@ -37,7 +37,7 @@ public struct AWSClient: Sendable {
     /// A client for `service` at `endpoint`.
     /// - Throws: ``AWSCallError`` (``AWSCallError/Kind/invalidSetting``) when `region` is not a
     ///   region name: it is signed into every call's scope, whatever the endpoint.
-    public init(
+    package init(
         service: String, region: String, endpoint: ServiceEndpoint, http: any HTTPSender, retry: AWSRetryPolicy = .standard,
         clock: SigningClock = SigningClock(), logger: Logger = .disabled
     ) throws(AWSCallError) {
@@ -58,7 +58,7 @@ public struct AWSClient: Sendable {
     /// (default: the process environment)
     /// and the profile's `endpoint_url` (see ``ServiceEndpoint/resolve(service:region:environment:profileEndpoint:)``),
     /// retrying as `environment` says (``AWSRetryPolicy/resolve(environment:profile:)``).
-    public init(
+    package init(
         service: String, region: String, environment: [String: String]? = nil, profileEndpoint: String? = nil,
         http: any HTTPSender, logger: Logger = .disabled
     ) throws(AWSCallError) {
@@ -74,13 +74,13 @@ public struct AWSClient: Sendable {
 
     /// Where credentials for signing come from: called once per attempt, so a refreshed
     /// session is used on a retry.
-    public typealias Credentials = @Sendable () async throws -> AWSCredentials
+    package typealias Credentials = @Sendable () async throws -> AWSCredentials
 
     /// Sends `operation`, signed with what `credentials` gives (unsigned when nil), and returns
     /// the service's successful (2xx) answer.
     /// - Throws: ``AWSCallError`` once no retry is left: the service's refusal, a transport
     ///   failure, or credentials that could not be had.
-    public func send(_ operation: AWSOperation, signedWith credentials: Credentials?) async throws(AWSCallError) -> ReceivedResponse {
+    package func send(_ operation: AWSOperation, signedWith credentials: Credentials?) async throws(AWSCallError) -> ReceivedResponse {
         var attempt = 0
         var correctedSkew = false
         var lastCost: Int?
@@ -130,7 +130,7 @@ public struct AWSClient: Sendable {
     }
 
     /// Sends `operation` and decodes its JSON answer as `Answer`.
-    public func json<Answer: Decodable>(_ operation: AWSOperation, as type: Answer.Type, signedWith credentials: Credentials?) async throws(AWSCallError) -> Answer {
+    package func json<Answer: Decodable>(_ operation: AWSOperation, as type: Answer.Type, signedWith credentials: Credentials?) async throws(AWSCallError) -> Answer {
         let response = try await send(operation, signedWith: credentials)
         do { return try JSONDecoding.decode(Answer.self, from: response.body, what: "the \(operation.name) answer") } catch {
             throw AWSCallError(.malformedAnswer, service: service, operation: operation.name, message: error.description, status: response.status, underlying: error)

@@ -2,15 +2,15 @@ import MultiAuthCore
 
 /// A JSON-protocol service (KMS, Secrets Manager, SSM) as its callers see it: the one client,
 /// the service's `X-Amz-Target` prefix, and where its calls' signing keys come from.
-public struct AWSJSONService: Sendable {
+package struct AWSJSONService: Sendable {
     /// The client calls go through.
-    public let client: AWSClient
+    package let client: AWSClient
     /// `TrentService`, `secretsmanager`, `AmazonSSM`.
-    public let targetPrefix: String
+    package let targetPrefix: String
     let keys: AWSClient.Credentials?
 
     /// Calls to `client`'s service under `targetPrefix`, signed with `keys` (unsigned when nil).
-    public init(client: AWSClient, targetPrefix: String, keys: AWSClient.Credentials?) {
+    package init(client: AWSClient, targetPrefix: String, keys: AWSClient.Credentials?) {
         self.client = client
         self.targetPrefix = targetPrefix
         self.keys = keys
@@ -19,10 +19,10 @@ public struct AWSJSONService: Sendable {
     /// The answer to `action` with `fields`, decoded as `Answer`. Failures are retried as
     /// ``AWSRetryPolicy`` says, so callers make every action safe to repeat (an idempotency
     /// token, or a conditional write that reads back).
-    public func send<Answer: Decodable>(_ action: String, _ fields: [String: JSONValue], as type: Answer.Type) async throws(AWSCallError) -> Answer {
+    package func send<Answer: Decodable>(_ action: String, _ fields: [String: JSONValue], as type: Answer.Type) async throws(AWSCallError) -> Answer {
         try await client.json(.json(action, targetPrefix: targetPrefix, fields: fields), as: type, signedWith: keys)
     }
 
     /// The answer of an action whose answer is not read.
-    public struct Nothing: Decodable, Sendable {}
+    package struct Nothing: Decodable, Sendable {}
 }

@@ -11,24 +11,24 @@ import Synchronization
 /// `min(base × 2^(n-1), 20 s)`. Each retry takes 5 from a quota of 500 (10 after a timeout),
 /// and a success gives back 1, or what its last retry took; with the quota spent, failures
 /// are not retried.
-public struct AWSRetryPolicy: Sendable, Equatable {
+package struct AWSRetryPolicy: Sendable, Equatable {
     /// `retry_mode`'s three values; `legacy` differs only in its default of 5 attempts and
     /// `adaptive` has no client-side rate limiter here (both documented in `docs/`).
-    public enum Mode: String, Sendable, Equatable {
+    package enum Mode: String, Sendable, Equatable {
         case standard, legacy, adaptive
     }
 
     /// The mode.
-    public var mode: Mode
+    package var mode: Mode
     /// The most attempts, the first included.
-    public var maxAttempts: Int
+    package var maxAttempts: Int
     /// The first wait's upper bound (botocore's: 1 s).
-    public var base: Duration
+    package var base: Duration
     /// The longest wait (botocore's: 20 s).
-    public var cap: Duration
+    package var cap: Duration
 
     /// A policy; `maxAttempts` defaults to the mode's (3, or 5 for `legacy`).
-    public init(mode: Mode = .standard, maxAttempts: Int? = nil, base: Duration = .seconds(1), cap: Duration = .seconds(20)) {
+    package init(mode: Mode = .standard, maxAttempts: Int? = nil, base: Duration = .seconds(1), cap: Duration = .seconds(20)) {
         self.mode = mode
         self.maxAttempts = max(1, maxAttempts ?? (mode == .legacy ? 5 : 3))
         self.base = base
@@ -36,13 +36,13 @@ public struct AWSRetryPolicy: Sendable, Equatable {
     }
 
     /// 3 attempts, botocore's waits.
-    public static let standard = AWSRetryPolicy()
+    package static let standard = AWSRetryPolicy()
 
     /// The policy botocore would use: `AWS_RETRY_MODE` / `AWS_MAX_ATTEMPTS` from `environment`,
     /// else `retry_mode` / `max_attempts` from the profile's `settings`.
     /// - Throws: ``AWSCallError`` (``AWSCallError/Kind/invalidSetting``) naming the variable or
     ///   key whose value is not a mode or not a whole number of at least 1.
-    public static func resolve(environment: [String: String], profile settings: [String: String] = [:]) throws(AWSCallError) -> AWSRetryPolicy {
+    package static func resolve(environment: [String: String], profile settings: [String: String] = [:]) throws(AWSCallError) -> AWSRetryPolicy {
         func setting(_ variable: String, _ key: String) -> (source: String, value: String)? {
             if let value = environment[variable], !value.isEmpty { return (variable, value) }
             return settings[key].map { ("config key \(key)", $0) }
@@ -65,7 +65,7 @@ public struct AWSRetryPolicy: Sendable, Equatable {
     }
 
     /// botocore's throttling error codes.
-    public static let throttlingCodes: Set<String> = [
+    package static let throttlingCodes: Set<String> = [
         "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException", "TooManyRequestsException",
         "ProvisionedThroughputExceededException", "TransactionInProgressException", "RequestLimitExceeded",
         "BandwidthLimitExceeded", "LimitExceededException", "RequestThrottled", "SlowDown", "PriorRequestNotComplete",
@@ -74,14 +74,14 @@ public struct AWSRetryPolicy: Sendable, Equatable {
     static let transientCodes: Set<String> = ["RequestTimeout", "RequestTimeoutException", "PriorRequestNotComplete"]
 
     /// True when an answer with `status` and error `code` is worth another attempt.
-    public static func isRetryable(status: Int, code: String?) -> Bool {
+    package static func isRetryable(status: Int, code: String?) -> Bool {
         if [500, 502, 503, 504].contains(status) { return true }
         guard let code else { return false }
         return transientCodes.contains(code) || throttlingCodes.contains(code)
     }
 
     /// The wait after `failures` failed attempts (1 for the first), for `random` in 0...1.
-    public func delay(after failures: Int, random: Double = .random(in: 0...1)) -> Duration {
+    package func delay(after failures: Int, random: Double = .random(in: 0...1)) -> Duration {
         min(cap, base * (1 << min(max(failures - 1, 0), 30))) * min(max(random, 0), 1)
     }
 }

@@ -37,8 +37,8 @@ struct SSOServiceCall {
         do throws(AWSCallError) { return try await client.json(operation, as: Answer.self, signedWith: nil) } catch {
             var mapped = CredentialsError(error)
             switch mapped {
-            case .serviceError(_, let code, let message): mapped = .serviceError(service: service, code: code, message: message)
-            case .transport(_, let problem): mapped = .transport(service: service, problem: problem)
+            case .serviceError(_, let code, let message): mapped = .serviceError(service: "\(service) \(name)", code: code, message: message)
+            case .transport(_, let problem): mapped = .transport(service: "\(service) \(name)", problem: problem)
             default: break
             }
             throw mapped
