@@ -14,7 +14,7 @@ import TokenProviders
 /// server's scripted AWS stand-in: for each service MultiAuth calls and each failure sequence,
 /// the same attempts and the same outcome. The counts are also derived by hand from botocore's
 /// rules (3 attempts; 500 and throttling retried).
-@Suite(.timeLimit(.minutes(3))) struct AWSClientRetryParityTests {
+@Suite(.timeLimit(.minutes(3)), .enabled(if: Peers.faultAvailable, Peers.reason)) struct AWSClientRetryParityTests {
     static let sequences: [(name: String, steps: [String])] = [
         ("throttle-throttle-ok", ["throttle", "throttle", "ok"]), ("500-500-500-500", ["500", "500", "500", "500"]), ("skew-ok", ["skew", "ok"]),
     ]
