@@ -17,11 +17,13 @@ import TokenProviders
 @Suite(.timeLimit(.minutes(3)), .enabled(if: Peers.faultAvailable, Peers.reason)) struct AWSClientRetryParityTests {
     static let sequences: [(name: String, steps: [String])] = [
         ("throttle-throttle-ok", ["throttle", "throttle", "ok"]), ("500-500-500-500", ["500", "500", "500", "500"]), ("skew-ok", ["skew", "ok"]),
+        ("garbage-ok", ["garbage", "ok"]),
     ]
     static let keys = AWSCredentials(accessKeyId: "AKIDFAULTPARITY", secretAccessKey: "fault-parity-secret")
 
     /// Attempts botocore's rules give: 3 for both failing sequences (the Cognito identity
-    /// call then makes its second operation once), 1 for a signing-time refusal.
+    /// call then makes its second operation once), 1 for a signing-time refusal and for a
+    /// success whose body is not the protocol's (a parse error is not retried).
     static func derivedAttempts(_ op: String, _ sequence: String) -> Int {
         switch sequence {
         case "throttle-throttle-ok": op == "cognito-identity" ? 4 : 3
@@ -49,6 +51,14 @@ import TokenProviders
                 // service's Date, signs again once and succeeds (as the AWS SDKs for Java, Go and Rust do).
                 #expect(theirAttempts == 1 && theirs.hasPrefix("error:"), "\(op) \(sequence.name): botocore \(theirAttempts) \(theirs)")
                 #expect(ourAttempts == 2 && ours == nil, "\(op) \(sequence.name): ours \(ourAttempts) \(ours ?? "ok")")
+                continue
+            }
+            if sequence.name == "garbage-ok" {
+                // Neither retries a 200 it cannot read. botocore hands JSON protocols' callers an
+                // empty result (their code then fails on a missing key); MultiAuth ends with a
+                // typed error naming the operation, as the fault rules ask.
+                #expect(theirAttempts == 1 && ourAttempts == 1, "\(op) \(sequence.name): botocore \(theirAttempts), ours \(ourAttempts)")
+                #expect(ours.map { $0.contains("malformed") || $0.contains("MalformedResponse") } == true, "\(op): \(ours ?? "ok")")
                 continue
             }
             #expect(theirAttempts == derived, "\(op) \(sequence.name): botocore made \(theirAttempts) attempts")

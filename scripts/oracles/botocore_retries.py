@@ -47,6 +47,8 @@ def main():
             results[key] = "error:" + error.response.get("Error", {}).get("Code", "?")
         except BotoCoreError as error:
             results[key] = "error:" + type(error).__name__
+        except Exception as error:  # a parser's error (ResponseParserError) or a missing field
+            results[key] = "error:" + type(error).__name__
     print(json.dumps(results))
 
 

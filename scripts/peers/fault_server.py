@@ -19,7 +19,8 @@ adversarial run (issue 19). It reads one request head and then, by path:
                    scripts the AWS service stand-in at /svc/KEY/: each request there (body read
                    whole) takes the next step, then "ok" once the steps run out. A step is
                    throttle, 500 or skew (a signing-time refusal whose Date is an hour ahead),
-                   each in the error form of OP's protocol, or ok (OP's success answer).
+                   each in the error form of OP's protocol, garbage (a 200 whose body is not
+                   the protocol's), or ok (OP's success answer).
                    OP is sts, sso, cognito-identity, cognito-idp, kms, ssm or secretsmanager.
   /_attempts/KEY   {"attempts": N}: how many requests /svc/KEY/ has had
 
@@ -134,6 +135,8 @@ def scripted(conn, head, key):
     if step == "ok":
         content_type, body = success(op, top)
         reply(conn, 200, body.encode(), content_type, "x-amzn-RequestId: r-ok\r\n")
+    elif step == "garbage":
+        reply(conn, 200, b"this is not the protocol's answer {", "application/json")
     else:
         status, content_type, body, extra = failure(op, step)
         reply(conn, status, body.encode(), content_type, extra)
