@@ -29,7 +29,6 @@ struct SSOServiceCall {
     let service: String
     let client: AWSClient
 
-
     func send<Answer: Decodable>(
         _ name: String, _ method: HTTPRequest.Method, _ pathAndQuery: String, headers: [(String, String)] = [], body: [UInt8]? = nil
     ) async throws(CredentialsError) -> Answer {
