@@ -298,6 +298,10 @@ let package = Package(
         .testTarget(
             name: "MultiAuthAWSClientTests",
             dependencies: ["MultiAuthAWSClient", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", "SigV4", httpTypes], swiftSettings: strict),
+        // Unit tests of the credential providers: a scripted sender, no peers.
+        .testTarget(
+            name: "CredentialProvidersTests",
+            dependencies: ["CredentialProviders", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", "SigV4", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(
