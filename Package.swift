@@ -302,6 +302,10 @@ let package = Package(
         .testTarget(
             name: "CredentialProvidersTests",
             dependencies: ["CredentialProviders", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", "SigV4", httpTypes], swiftSettings: strict),
+        // Unit tests of Cognito's API calls: a scripted sender, no peers.
+        .testTarget(
+            name: "TokenProvidersTests",
+            dependencies: ["TokenProviders", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(
