@@ -1,5 +1,5 @@
-import MultiAuthHTTP
 import MultiAuthCore
+import MultiAuthHTTP
 
 /// Why an AWS call failed: which service and operation, what kind of failure, and for a
 /// service's refusal its error code, message, HTTP status and request id. Messages never

@@ -1,7 +1,7 @@
-import MultiAuthHTTP
 import HTTPTypes
 import Logging
 import MultiAuthCore
+import MultiAuthHTTP
 import SigV4
 
 #if canImport(FoundationEssentials)

@@ -1,6 +1,6 @@
-import MultiAuthHTTP
 import HTTPTypes
 import MultiAuthCore
+import MultiAuthHTTP
 
 /// One AWS API operation as it goes on the wire, in one of the protocols MultiAuth calls:
 /// query (STS), JSON 1.0/1.1 (KMS, SSM, Secrets Manager, Cognito), and REST-JSON (IAM

@@ -1,5 +1,5 @@
-import MultiAuthHTTP
 import MultiAuthCore
+import MultiAuthHTTP
 import Synchronization
 
 /// botocore's standard retry mode: which failures are tried again, how many attempts, how

@@ -1,5 +1,5 @@
-import MultiAuthHTTP
 import MultiAuthCore
+import MultiAuthHTTP
 import SigV4
 
 #if canImport(FoundationEssentials)

@@ -1,6 +1,6 @@
-import MultiAuthHTTP
 import Logging
 import MultiAuthCore
+import MultiAuthHTTP
 import SigV4
 import Synchronization
 

@@ -17,8 +17,8 @@ import Testing
     }
 
     @Test func aPathIsAFile() throws {
-        let backend = try CredentialStore.backend(at: "/tmp/some/credentials.store", openers: [Memory()])
-        #expect(backend is FileStoreBackend && backend.location == "/tmp/some/credentials.store")
+        let backend = try CredentialStore.backend(at: "stores/credentials.store", openers: [Memory()])
+        #expect(backend is FileStoreBackend && backend.location == "stores/credentials.store")
     }
 
     @Test func aURLNoOpenerTakesIsRefusedByItsScheme() {
