@@ -320,6 +320,7 @@ let package = Package(
                 "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", "CredentialsServer", "SigV4", "PostgresStore", "AWSStoreBackends", "MultiAuthServerCLI", "InboundAuthorization",
                 httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

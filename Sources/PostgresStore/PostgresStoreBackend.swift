@@ -26,21 +26,32 @@ import PostgresNIO
 /// The lock is a session advisory lock on its own connection, waited for under
 /// `lock_timeout`: a process that dies releases it with its connection. Every connect and
 /// statement is bounded by `timeout`.
+///
+/// Statements and the listener share a pool, postgres-nio's `PostgresClient`: one the caller
+/// runs as a `Service` in its service group (``init(url:client:timeout:logger:)``), or one the
+/// backend runs itself until it is released (``init(url:timeout:logger:)``).
 public final class PostgresStoreBackend: StoreBackend {
     /// Where the store is.
     public let url: PostgresStoreURL
-    private let connector: PostgresConnector
-    private let shared: SharedConnection
+    private let connections: PostgresConnections
 
     static let table = "multiauth_store"
     static let channel = "multiauth_store"
     static let format: Int32 = 1
 
-    /// The store `url` names; each connect and statement gives up after `timeout` seconds.
+    /// The store `url` names, on a pool of its own that runs until the backend is released;
+    /// each connect and statement gives up after `timeout` seconds.
     public init(url: PostgresStoreURL, timeout: Double = 10, logger: Logger = .disabled) {
         self.url = url
-        connector = PostgresConnector(url: url, timeout: timeout, logger: logger)
-        shared = SharedConnection(connector: connector)
+        connections = PostgresConnections(url: url, timeout: timeout, logger: logger)
+    }
+
+    /// The store `url` names, its statements run on `client`, whose `run()` the caller runs
+    /// (as a service of its `ServiceGroup`); each connect and statement gives up after
+    /// `timeout` seconds. The lock's connection comes from `url`.
+    public init(url: PostgresStoreURL, client: PostgresClient, timeout: Double = 10, logger: Logger = .disabled) {
+        self.url = url
+        connections = PostgresConnections(url: url, timeout: timeout, logger: logger, client: client)
     }
 
     public var location: String { url.location }
@@ -67,14 +78,14 @@ public final class PostgresStoreBackend: StoreBackend {
                     UPDATE multiauth_store SET image = \(bytes), version = version + 1, updated_at = now()
                     WHERE name = \(name) AND version = \(expected) AND format = 1 RETURNING name)
                 SELECT pg_notify('multiauth_store', name) FROM changed
-                """, logger: self.connector.logger
+                """, logger: self.connections.logger
             ).collect().count
         }
         guard changed == 1 else { throw .conflict(path: location) }
     }
 
     public func lock(timeout: Double) async throws(StoreError) -> any StoreBackendLock {
-        try await PostgresAdvisoryLock.acquire(connector: connector, key: "multiauth_store:" + url.storeName, timeout: timeout)
+        try await PostgresAdvisoryLock.acquire(connections: connections, key: "multiauth_store:" + url.storeName, timeout: timeout)
     }
 
     public func version() async throws(StoreError) -> StoreVersion? {
@@ -85,7 +96,7 @@ public final class PostgresStoreBackend: StoreBackend {
     /// as changed only when its version did, looked up at most every 50 ms however many
     /// notifications come.
     public func changes(pollingEvery interval: Double) -> AsyncStream<Void> {
-        let hints = PostgresChangeListener.changes(connector: connector, storeName: url.storeName, polling: StoreChangePolling.stream(self, every: interval))
+        let hints = PostgresChangeListener.changes(connections: connections, storeName: url.storeName, polling: StoreChangePolling.stream(self, every: interval))
         return AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let follower = Task {
                 var last = try? await self.version()
@@ -120,9 +131,9 @@ public final class PostgresStoreBackend: StoreBackend {
     private func row(_ name: String) async throws(StoreError) -> Row? {
         let found: (ByteBuffer, Int64, Int32)?
         do throws(PostgresFailure) {
-            found = try await shared.run(connector) { connection in
+            found = try await connections.withConnection("the statement") { connection in
                 let rows = try await connection.query(
-                    "SELECT image, version, format FROM multiauth_store WHERE name = \(name)", logger: self.connector.logger)
+                    "SELECT image, version, format FROM multiauth_store WHERE name = \(name)", logger: self.connections.logger)
                 for try await row in rows { return try row.decode((ByteBuffer, Int64, Int32).self) }
                 return nil
             }
@@ -141,15 +152,15 @@ public final class PostgresStoreBackend: StoreBackend {
         let bytes = ByteBuffer(bytes: image)
         let inserted: Int
         do throws(PostgresFailure) {
-            inserted = try await shared.run(connector) { connection in
-                _ = try await connection.query(PostgresQuery(unsafeSQL: Self.schemaStatement), logger: self.connector.logger).collect()
+            inserted = try await connections.withConnection("the statement") { connection in
+                _ = try await connection.query(PostgresQuery(unsafeSQL: Self.schemaStatement), logger: self.connections.logger).collect()
                 return try await connection.query(
                     """
                     WITH added AS (
                         INSERT INTO multiauth_store (name, image, version, format) VALUES (\(name), \(bytes), 1, 1)
                         ON CONFLICT (name) DO NOTHING RETURNING name)
                     SELECT pg_notify('multiauth_store', name) FROM added
-                    """, logger: self.connector.logger
+                    """, logger: self.connections.logger
                 ).collect().count
             }
         } catch {
@@ -192,47 +203,9 @@ public final class PostgresStoreBackend: StoreBackend {
 
     /// Runs a writing statement; its failure is a ``StoreError/writeFailed(path:reason:)``.
     private func writing<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
-        do throws(PostgresFailure) { return try await shared.run(connector, work) } catch {
+        do throws(PostgresFailure) { return try await connections.withConnection("the statement", work) } catch {
             throw .writeFailed(path: location, reason: error.reason)
         }
-    }
-}
-
-/// One connection reused for reads and writes, opened on first use and again after it broke.
-actor SharedConnection {
-    private let connector: PostgresConnector
-    private var connection: PostgresConnection?
-
-    init(connector: PostgresConnector) { self.connector = connector }
-
-    /// Runs `work` on the connection, bounded by the connector's timeout.
-    func run<T: Sendable>(_ connector: PostgresConnector, _ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(PostgresFailure) -> T {
-        let connection = try await open()
-        do { return try await connector.bounded("the statement", closing: connection) { try await work(connection) } } catch {
-            if error.sqlState == nil { drop(connection) }
-            throw error
-        }
-    }
-
-    private func open() async throws(PostgresFailure) -> PostgresConnection {
-        if let connection, !connection.isClosed { return connection }
-        let fresh = try await connector.connect()
-        if let connection, !connection.isClosed {
-            // Another task connected while this one waited.
-            fresh.closeInBackground()
-            return connection
-        }
-        connection = fresh
-        return fresh
-    }
-
-    private func drop(_ broken: PostgresConnection) {
-        if connection === broken { connection = nil }
-        broken.closeInBackground()
-    }
-
-    deinit {
-        connection?.closeInBackground()
     }
 }
 

@@ -77,16 +77,36 @@ public struct PostgresStoreURL: Sendable {
         return configuration
     }
 
-    private func tls() throws(StoreError) -> PostgresConnection.Configuration.TLS {
+    /// postgres-nio's `PostgresClient` settings for this URL: connecting within `connectTimeout` seconds,
+    /// at most `maximumConnections` open at once.
+    public func clientConfiguration(connectTimeout: Double, maximumConnections: Int) -> PostgresClient.Configuration {
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: poolTLS)
+        configuration.options.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
+        configuration.options.maximumConnections = maximumConnections
+        return configuration
+    }
+
+    private var poolTLS: PostgresClient.Configuration.TLS {
         guard sslMode != "disable" else { return .disable }
+        let settings = tlsSettings
+        return sslMode == "prefer" ? .prefer(settings) : .require(settings)
+    }
+
+    private var tlsSettings: TLSConfiguration {
         var settings = TLSConfiguration.makeClientConfiguration()
         if sslMode == "verify-full" {
             if let rootCertificates { settings.trustRoots = .file(rootCertificates) }
         } else {
             settings.certificateVerification = .none
         }
+        return settings
+    }
+
+    private func tls() throws(StoreError) -> PostgresConnection.Configuration.TLS {
+        guard sslMode != "disable" else { return .disable }
         let context: NIOSSLContext
-        do { context = try NIOSSLContext(configuration: settings) } catch {
+        do { context = try NIOSSLContext(configuration: tlsSettings) } catch {
             throw .readFailed(path: location, reason: "TLS settings: \(error)")
         }
         return sslMode == "prefer" ? .prefer(context) : .require(context)

@@ -2,7 +2,10 @@ import CredentialStore
 import Foundation
 import HTTPTransport
 import HTTPTypes
+import Logging
+import PostgresNIO
 import PostgresStore
+import ServiceLifecycle
 import SigV4
 import Testing
 
@@ -189,6 +192,29 @@ struct PostgresStoreTests {
         #expect(try await store.run(["store", "set", "svc", "acct"], input: "y\n").status == 0)
         await #expect(throws: StoreError.conflict(path: backend.location)) { try await backend.replace(read.bytes, expecting: read.version) }
         #expect(try await store.run(["store", "get", "svc", "acct"]).stdout.hasPrefix("y"))
+    }
+
+    /// Issue 46: the store's statements run on postgres-nio's pool. Here the pool is the
+    /// caller's, run as a service of its `ServiceGroup`, at most 2 connections: 24 reads at
+    /// once all answer, and the database (asked by psql) never sees more than 2 of the store's
+    /// connections.
+    @Test func statementsShareTheCallersPool() async throws {
+        let store = try await SharedStore()
+        defer { store.folder.remove() }
+        #expect(try await store.run(["store", "init"]).status == 0)
+        let url = try PostgresStoreURL(store.url, environment: SharedStore.environment)
+        let client = PostgresClient(configuration: url.clientConfiguration(connectTimeout: 10, maximumConnections: 2))
+        let group = ServiceGroup(services: [client], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let running = Task { try await group.run() }
+        defer { running.cancel() }
+        let backend = PostgresStoreBackend(url: url, client: client)
+        let versions = try await withThrowingTaskGroup(of: String?.self) { reads in
+            for _ in 0..<24 { reads.addTask { try await backend.version()?.token } }
+            return try await reads.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(versions == Array(repeating: "1", count: 24))
+        let open = try await Self.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(url.database)' AND pid <> pg_backend_pid()")
+        #expect((Int(open) ?? 99) <= 2, "\(open) connections")
     }
 
     @Test func theLockIsHeldAcrossHostsAndBounded() async throws {
