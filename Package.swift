@@ -13,27 +13,27 @@ let package = Package(
         .library(name: "MultiAuth", targets: ["MultiAuth"]),
         // Products a user picks by need (the README's product table says which brings what).
         // The signer, presigner, chunked signing and the verifier: swift-http-types, swift-log and libcrypto only.
-        .library(name: "MultiAuthSigV4", targets: ["SigV4"]),
+        .library(name: "MultiAuthSigV4", targets: ["MultiAuthSigV4"]),
         // The AWS credential chain and its providers; sessions cached in the encrypted store.
-        .library(name: "MultiAuthCredentials", targets: ["MultiAuthAWSClient", "CredentialProviders", "CachedSessions", "KMSStoreKeys", "AWSStoreBackends"]),
+        .library(name: "MultiAuthCredentials", targets: ["MultiAuthAWSClient", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthAWSStoreBackends"]),
         // Cognito and OIDC sign-in, refresh, and logins saved in the store.
-        .library(name: "MultiAuthTokens", targets: ["TokenProviders", "Logins"]),
+        .library(name: "MultiAuthTokens", targets: ["MultiAuthTokens", "MultiAuthLogins"]),
         // The encrypted credential store.
-        .library(name: "MultiAuthStore", targets: ["CredentialStore"]),
+        .library(name: "MultiAuthStore", targets: ["MultiAuthStore"]),
         // The store kept in PostgreSQL, shared by a fleet (postgres-nio, so SwiftNIO).
-        .library(name: "MultiAuthPostgresStore", targets: ["PostgresStore"]),
+        .library(name: "MultiAuthPostgresStore", targets: ["MultiAuthPostgresStore"]),
         // AppSync: the client factory, its SQLite caches (GRDB), real-time and Events.
-        .library(name: "MultiAuthAppSync", targets: ["ClientFactory", "Realtime", "AppSyncEvents"]),
+        .library(name: "MultiAuthAppSync", targets: ["MultiAuthAppSync", "MultiAuthRealtime", "MultiAuthAppSyncEvents"]),
         // The WebSocket for real-time subscriptions, on swift-websocket (SwiftNIO): only users who subscribe build NIO.
         .library(name: "MultiAuthWebSocket", targets: ["MultiAuthWebSocket"]),
         // A container-credentials endpoint and an IMDSv2 emulator serving any credentials provider (Hummingbird).
-        .library(name: "MultiAuthCredentialsServer", targets: ["CredentialsServer"]),
+        .library(name: "MultiAuthCredentialsServer", targets: ["MultiAuthCredentialsServer"]),
         // Hummingbird middleware that verifies SigV4/SigV4a, API keys and JWTs (SwiftNIO underneath).
         .library(name: "MultiAuthHummingbird", targets: ["MultiAuthHummingbird"]),
         // swift-openapi-runtime client middleware: generated clients authorized in every mode.
         .library(name: "MultiAuthOpenAPI", targets: ["MultiAuthOpenAPI"]),
         // An HTTPSender on libcurl (opened at first use): the sender for processes not on SwiftNIO.
-        .library(name: "MultiAuthCurl", targets: ["HTTPTransport"]),
+        .library(name: "MultiAuthCurl", targets: ["MultiAuthCurl"]),
         // An HTTPSender on AsyncHTTPClient, for processes already on SwiftNIO's event loops.
         .library(name: "MultiAuthAsyncHTTPClient", targets: ["MultiAuthAsyncHTTPClient"]),
         // Test doubles: ScriptedSender, an HTTPSender that answers from a script.
@@ -80,60 +80,60 @@ let package = Package(
         .target(name: "MultiAuthCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
         // The shared vocabulary: request bodies, wire URLs, redaction, JSON values, clocks, blocking work.
         .target(name: "MultiAuthCore", dependencies: [httpTypes, logging], swiftSettings: strict),
-        .target(name: "SigV4", dependencies: ["MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
-        .target(name: "SigningVectors", dependencies: ["SigV4", "MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
-        .target(name: "CredentialStore", dependencies: ["MultiAuthCrypto", "MultiAuthCore", logging], swiftSettings: strict),
+        .target(name: "MultiAuthSigV4", dependencies: ["MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
+        .target(name: "MultiAuthSigningVectors", dependencies: ["MultiAuthSigV4", "MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
+        .target(name: "MultiAuthStore", dependencies: ["MultiAuthCrypto", "MultiAuthCore", logging], swiftSettings: strict),
         // The store's image in a PostgreSQL row: versioned writes, advisory locks, LISTEN/NOTIFY.
         .target(
-            name: "PostgresStore",
+            name: "MultiAuthPostgresStore",
             dependencies: [
-                "CredentialStore", "MultiAuthCore", logging, .product(name: "PostgresNIO", package: "postgres-nio"),
+                "MultiAuthStore", "MultiAuthCore", logging, .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict),
         // JWTs checked as a server checks them (key sets, signatures, claims): no transport, no sign-in.
-        .target(name: "JSONWebTokens", dependencies: ["MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
+        .target(name: "MultiAuthJSONWebTokens", dependencies: ["MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
         .target(
-            name: "TokenProviders",
-            dependencies: ["MultiAuthAWSClient", "JSONWebTokens", "MultiAuthCrypto", "MultiAuthCore", "MultiAuthHTTP", httpTypes, logging],
+            name: "MultiAuthTokens",
+            dependencies: ["MultiAuthAWSClient", "MultiAuthJSONWebTokens", "MultiAuthCrypto", "MultiAuthCore", "MultiAuthHTTP", httpTypes, logging],
             swiftSettings: strict),
         // Saved logins: the token providers' results kept in the credential store.
         .target(
-            name: "Logins", dependencies: ["TokenProviders", "CredentialStore", "MultiAuthHTTP", "MultiAuthCrypto", "MultiAuthCore", logging],
+            name: "MultiAuthLogins", dependencies: ["MultiAuthTokens", "MultiAuthStore", "MultiAuthHTTP", "MultiAuthCrypto", "MultiAuthCore", logging],
             swiftSettings: strict),
         .target(
-            name: "Authorization",
+            name: "MultiAuthAuthorization",
             dependencies: [
-                "MultiAuthAWSClient", "SigV4", "TokenProviders", "MultiAuthHTTP", "CredentialProviders", "MultiAuthCore", httpTypes, logging,
+                "MultiAuthAWSClient", "MultiAuthSigV4", "MultiAuthTokens", "MultiAuthHTTP", "MultiAuthCredentials", "MultiAuthCore", httpTypes, logging,
             ],
             swiftSettings: strict),
         // AppSync's real-time protocols (GraphQL subscriptions, Events channels) over any WebSocket.
         .target(
-            name: "Realtime", dependencies: ["Authorization", "SigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes, logging],
+            name: "MultiAuthRealtime", dependencies: ["MultiAuthAuthorization", "MultiAuthSigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes, logging],
             swiftSettings: strict),
         // AppSync Events: publish over HTTP, subscribe to channels over the Events WebSocket.
         .target(
-            name: "AppSyncEvents", dependencies: ["Realtime", "Authorization", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging],
+            name: "MultiAuthAppSyncEvents", dependencies: ["MultiAuthRealtime", "MultiAuthAuthorization", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging],
             swiftSettings: strict),
         // A Realtime WebSocketConnector on swift-websocket's client (SwiftNIO).
         .target(
             name: "MultiAuthWebSocket",
-            dependencies: ["Realtime", httpTypes, logging, .product(name: "WSClient", package: "swift-websocket")],
+            dependencies: ["MultiAuthRealtime", httpTypes, logging, .product(name: "WSClient", package: "swift-websocket")],
             swiftSettings: strict),
         // Server side: whether a received request may pass (SigV4/SigV4a, API keys, JWTs), as API Gateway decides.
         .target(
-            name: "InboundAuthorization", dependencies: ["SigV4", "JSONWebTokens", "MultiAuthCrypto", "MultiAuthCore", httpTypes],
+            name: "MultiAuthInboundAuthorization", dependencies: ["MultiAuthSigV4", "MultiAuthJSONWebTokens", "MultiAuthCrypto", "MultiAuthCore", httpTypes],
             swiftSettings: strict),
         .target(
             name: "MultiAuthHummingbird",
             dependencies: [
-                "InboundAuthorization", logging, .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+                "MultiAuthInboundAuthorization", logging, .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             ],
             swiftSettings: strict),
         .target(
             name: "MultiAuthOpenAPI",
-            dependencies: ["Authorization", "SigV4", "MultiAuthCore", httpTypes, .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            dependencies: ["MultiAuthAuthorization", "MultiAuthSigV4", "MultiAuthCore", httpTypes, .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
             swiftSettings: strict),
         // Request bodies (files, streams) read as NIO ByteBuffers in chunks, off the cooperative pool.
         .target(
@@ -151,9 +151,9 @@ let package = Package(
             swiftSettings: strict),
         // The verifying gateway and the signing proxy: one SwiftNIO pipeline that decides and forwards every request.
         .target(
-            name: "ReverseProxy",
+            name: "MultiAuthReverseProxy",
             dependencies: [
-                "MultiAuthCrypto", "MultiAuthAWSClient", "InboundAuthorization", "Authorization", "HTTPServerGuards", "MultiAuthHTTP", "SigV4", "MultiAuthCore", "MultiAuthNIOBodies",
+                "MultiAuthCrypto", "MultiAuthAWSClient", "MultiAuthInboundAuthorization", "MultiAuthAuthorization", "MultiAuthServerGuards", "MultiAuthHTTP", "MultiAuthSigV4", "MultiAuthCore", "MultiAuthNIOBodies",
                 httpTypes, logging,
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -165,15 +165,15 @@ let package = Package(
         // Local endpoints that hand a provider's credentials to the SDKs: container credentials and IMDSv2.
         // Channel handlers both local servers put in front of their requests.
         .target(
-            name: "HTTPServerGuards",
+            name: "MultiAuthServerGuards",
             dependencies: [
                 httpTypes, .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             swiftSettings: strict),
         .target(
-            name: "CredentialsServer",
+            name: "MultiAuthCredentialsServer",
             dependencies: [
-                "CredentialProviders", "HTTPServerGuards", "MultiAuthCrypto", "MultiAuthCore", httpTypes, logging,
+                "MultiAuthCredentials", "MultiAuthServerGuards", "MultiAuthCrypto", "MultiAuthCore", httpTypes, logging,
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -181,53 +181,53 @@ let package = Package(
         // The transport-neutral HTTP vocabulary every sender shares: HTTPSender, ReceivedResponse, HTTPTransportError.
         .target(name: "MultiAuthHTTP", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
         // HTTPSender on libcurl (re-exports MultiAuthHTTP).
-        .target(name: "HTTPTransport", dependencies: ["MultiAuthHTTP", "CLibCurl", "CurlShims", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
+        .target(name: "MultiAuthCurl", dependencies: ["MultiAuthHTTP", "CLibCurl", "CurlShims", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
         // The one way every AWS call is made: endpoints, SigV4, botocore's standard retries, clock skew, typed errors.
-        .target(name: "MultiAuthAWSClient", dependencies: ["SigV4", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
+        .target(name: "MultiAuthAWSClient", dependencies: ["MultiAuthSigV4", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging], swiftSettings: strict),
         // Test doubles for code that sends: a scripted HTTPSender (a product, for users' tests too).
         .target(name: "MultiAuthTesting", dependencies: ["MultiAuthHTTP", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .target(
-            name: "CredentialProviders",
-            dependencies: ["MultiAuthCrypto", "MultiAuthAWSClient", "SigV4", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging, .product(name: "Subprocess", package: "swift-subprocess")],
+            name: "MultiAuthCredentials",
+            dependencies: ["MultiAuthCrypto", "MultiAuthAWSClient", "MultiAuthSigV4", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging, .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict
         ),
         // Sessions a profile obtained (AssumeRole, GetSessionToken, SSO) kept in the encrypted store.
         .target(
-            name: "CachedSessions", dependencies: ["SigV4", "CredentialProviders", "CredentialStore", "MultiAuthCrypto", "MultiAuthCore", logging],
+            name: "MultiAuthCachedSessions", dependencies: ["MultiAuthSigV4", "MultiAuthCredentials", "MultiAuthStore", "MultiAuthCrypto", "MultiAuthCore", logging],
             swiftSettings: strict),
         // The store's key made and unwrapped by AWS KMS (GenerateDataKey, Decrypt).
         .target(
-            name: "KMSStoreKeys", dependencies: ["MultiAuthAWSClient", "CredentialStore", "CredentialProviders", "MultiAuthHTTP", "MultiAuthCrypto", "MultiAuthCore"],
+            name: "MultiAuthKMSStoreKeys", dependencies: ["MultiAuthAWSClient", "MultiAuthStore", "MultiAuthCredentials", "MultiAuthHTTP", "MultiAuthCrypto", "MultiAuthCore"],
             swiftSettings: strict),
         // The store kept in AWS Secrets Manager or SSM Parameter Store, through our own signer.
         .target(
-            name: "AWSStoreBackends", dependencies: ["MultiAuthAWSClient", "CredentialStore", "CredentialProviders", "MultiAuthHTTP", "MultiAuthCrypto", "MultiAuthCore", logging],
+            name: "MultiAuthAWSStoreBackends", dependencies: ["MultiAuthAWSClient", "MultiAuthStore", "MultiAuthCredentials", "MultiAuthHTTP", "MultiAuthCrypto", "MultiAuthCore", logging],
             swiftSettings: strict),
         // awsconfiguration.json read and checked: its AppSync entries and sign-in sections.
         .target(
-            name: "ClientConfiguration",
-            dependencies: ["TokenProviders", "MultiAuthCore"],
+            name: "MultiAuthClientConfiguration",
+            dependencies: ["MultiAuthTokens", "MultiAuthCore"],
             swiftSettings: strict),
         // One AppSync client per auth mode from awsconfiguration.json, with its own SQLite caches.
         .target(
-            name: "ClientFactory",
+            name: "MultiAuthAppSync",
             dependencies: [
-                "ClientConfiguration", "SigV4", "MultiAuthHTTP", "CredentialProviders", "TokenProviders", "Authorization", "Realtime", "MultiAuthCrypto",
+                "MultiAuthClientConfiguration", "MultiAuthSigV4", "MultiAuthHTTP", "MultiAuthCredentials", "MultiAuthTokens", "MultiAuthAuthorization", "MultiAuthRealtime", "MultiAuthCrypto",
                 "MultiAuthCore", httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
         .target(
             name: "MultiAuth",
             dependencies: [
-                "ClientConfiguration", "MultiAuthAWSClient", "SigV4", "MultiAuthCrypto", "CredentialStore", "HTTPTransport", "CredentialProviders", "CachedSessions", "KMSStoreKeys", "TokenProviders", "Authorization",
-                "ClientFactory", "Realtime", "AppSyncEvents", "Logins", "InboundAuthorization", "MultiAuthCore", httpTypes, logging,
+                "MultiAuthClientConfiguration", "MultiAuthAWSClient", "MultiAuthSigV4", "MultiAuthCrypto", "MultiAuthStore", "MultiAuthCurl", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthTokens", "MultiAuthAuthorization",
+                "MultiAuthAppSync", "MultiAuthRealtime", "MultiAuthAppSyncEvents", "MultiAuthLogins", "MultiAuthInboundAuthorization", "MultiAuthCore", httpTypes, logging,
             ],
             swiftSettings: strict),
         .target(
             name: "MultiAuthCLI",
             dependencies: [
-                "MultiAuthCrypto", "SigV4", "SigningVectors", "CredentialStore", "Authorization", "CredentialProviders", "CachedSessions", "KMSStoreKeys", "HTTPTransport",
-                "TokenProviders", "Logins", "ClientConfiguration", "AWSStoreBackends", "MultiAuthCore", httpTypes, logging,
+                "MultiAuthCrypto", "MultiAuthSigV4", "MultiAuthSigningVectors", "MultiAuthStore", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthCurl",
+                "MultiAuthTokens", "MultiAuthLogins", "MultiAuthClientConfiguration", "MultiAuthAWSStoreBackends", "MultiAuthCore", httpTypes, logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
@@ -238,9 +238,9 @@ let package = Package(
         .target(
             name: "MultiAuthServerCLI",
             dependencies: [
-                "CredentialStore", "SigV4", .product(name: "NIOCore", package: "swift-nio"), "MultiAuthAWSClient", "MultiAuthCLI", "PostgresStore", "Authorization", "CredentialProviders", "HTTPTransport", "TokenProviders", "Logins", "ClientFactory",
-                "Realtime", "AppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes, logging, "InboundAuthorization",
-                "ReverseProxy", "CredentialsServer", "HTTPServerGuards", "CachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
+                "MultiAuthStore", "MultiAuthSigV4", .product(name: "NIOCore", package: "swift-nio"), "MultiAuthAWSClient", "MultiAuthCLI", "MultiAuthPostgresStore", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCurl", "MultiAuthTokens", "MultiAuthLogins", "MultiAuthAppSync",
+                "MultiAuthRealtime", "MultiAuthAppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes, logging, "MultiAuthInboundAuthorization",
+                "MultiAuthReverseProxy", "MultiAuthCredentialsServer", "MultiAuthServerGuards", "MultiAuthCachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -257,7 +257,7 @@ let package = Package(
         // libFuzzer target; built only by scripts/fuzz (with -sanitize=fuzzer), never by swift build.
         .executableTarget(
             name: "FuzzParsers",
-            dependencies: ["SigV4", "CredentialProviders", "TokenProviders", "MultiAuthCrypto", "MultiAuthCore", "ClientFactory", "HTTPTransport"],
+            dependencies: ["MultiAuthSigV4", "MultiAuthCredentials", "MultiAuthTokens", "MultiAuthCrypto", "MultiAuthCore", "MultiAuthAppSync", "MultiAuthCurl"],
             path: "Fuzz/FuzzParsers",
             swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]
         ),
@@ -286,38 +286,38 @@ let package = Package(
         .testTarget(
             name: "ReadmeExamplesTests",
             dependencies: [
-                "MultiAuth", "MultiAuthWebSocket", "SigV4", "Authorization", "HTTPTransport", "CredentialProviders", "TokenProviders", "Logins",
-                "CredentialStore", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthCore", "MultiAuthHummingbird", "MultiAuthOpenAPI",
+                "MultiAuth", "MultiAuthWebSocket", "MultiAuthSigV4", "MultiAuthAuthorization", "MultiAuthCurl", "MultiAuthCredentials", "MultiAuthTokens", "MultiAuthLogins",
+                "MultiAuthStore", "MultiAuthAppSync", "MultiAuthRealtime", "MultiAuthAppSyncEvents", "MultiAuthCore", "MultiAuthHummingbird", "MultiAuthOpenAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "RealtimeTests", dependencies: ["Realtime", "ClientFactory", "Authorization", "SigV4", "MultiAuthCore", httpTypes, logging],
+            name: "MultiAuthRealtimeTests", dependencies: ["MultiAuthRealtime", "MultiAuthAppSync", "MultiAuthAuthorization", "MultiAuthSigV4", "MultiAuthCore", httpTypes, logging],
             swiftSettings: strict),
         // Unit tests of the AWS client: no peers, a scripted sender.
         .testTarget(
             name: "MultiAuthAWSClientTests",
-            dependencies: ["MultiAuthAWSClient", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", "SigV4", httpTypes], swiftSettings: strict),
+            dependencies: ["MultiAuthAWSClient", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", "MultiAuthSigV4", httpTypes], swiftSettings: strict),
         // Unit tests of the credential providers: a scripted sender, no peers.
         .testTarget(
-            name: "CredentialProvidersTests",
-            dependencies: ["CredentialProviders", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", "SigV4", httpTypes], swiftSettings: strict),
+            name: "MultiAuthCredentialsTests",
+            dependencies: ["MultiAuthCredentials", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", "MultiAuthSigV4", httpTypes], swiftSettings: strict),
         // Unit tests of Cognito's API calls: a scripted sender, no peers.
         .testTarget(
-            name: "TokenProvidersTests",
-            dependencies: ["TokenProviders", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", httpTypes], swiftSettings: strict),
+            name: "MultiAuthTokensTests",
+            dependencies: ["MultiAuthTokens", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(
-            name: "CredentialStoreTests", dependencies: ["CredentialStore", "MultiAuthCrypto"], swiftSettings: strict),
-        .testTarget(name: "SigV4Tests", dependencies: ["SigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
+            name: "MultiAuthStoreTests", dependencies: ["MultiAuthStore", "MultiAuthCrypto"], swiftSettings: strict),
+        .testTarget(name: "MultiAuthSigV4Tests", dependencies: ["MultiAuthSigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
         // Suites, oracles and the `multiauth` executable end to end.
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                .product(name: "ArgumentParser", package: "swift-argument-parser"), "MultiAuthAWSClient", "KMSStoreKeys", "SigningVectors", "MultiAuthCLI", "CredentialStore", "CredentialProviders", "Authorization", "HTTPTransport",
-                "TokenProviders", "Logins", "MultiAuthCrypto", "ClientFactory", "Realtime", "AppSyncEvents", "MultiAuthWebSocket",
-                "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", "CredentialsServer", "SigV4", "PostgresStore", "AWSStoreBackends", "MultiAuthServerCLI", "InboundAuthorization",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), "MultiAuthAWSClient", "MultiAuthKMSStoreKeys", "MultiAuthSigningVectors", "MultiAuthCLI", "MultiAuthStore", "MultiAuthCredentials", "MultiAuthAuthorization", "MultiAuthCurl",
+                "MultiAuthTokens", "MultiAuthLogins", "MultiAuthCrypto", "MultiAuthAppSync", "MultiAuthRealtime", "MultiAuthAppSyncEvents", "MultiAuthWebSocket",
+                "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", "MultiAuthCredentialsServer", "MultiAuthSigV4", "MultiAuthPostgresStore", "MultiAuthAWSStoreBackends", "MultiAuthServerCLI", "MultiAuthInboundAuthorization",
                 httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -333,25 +333,25 @@ let package = Package(
 let benchmarks: [Target] = [
     .executableTarget(
         name: "SigV4Bench",
-        dependencies: ["SigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes],
+        dependencies: ["MultiAuthSigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes],
         path: "Benchmarks/SigV4Bench",
         swiftSettings: strict
     ),
     .executableTarget(
         name: "TransportBench",
-        dependencies: ["Authorization", "CredentialProviders", "HTTPTransport", "SigV4", "MultiAuthCore", httpTypes],
+        dependencies: ["MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCurl", "MultiAuthSigV4", "MultiAuthCore", httpTypes],
         path: "Benchmarks/TransportBench",
         swiftSettings: strict
     ),
     .executableTarget(
         name: "AppSyncBench",
-        dependencies: ["ClientFactory", "Authorization", "CredentialProviders", "HTTPTransport", "MultiAuthCore", "SigV4", "TokenProviders"],
+        dependencies: ["MultiAuthAppSync", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCurl", "MultiAuthCore", "MultiAuthSigV4", "MultiAuthTokens"],
         path: "Benchmarks/AppSyncBench",
         swiftSettings: strict
     ),
     .executableTarget(
         name: "RealtimeBench",
-        dependencies: ["ClientFactory", "CredentialProviders", "HTTPTransport", "Realtime", "MultiAuthWebSocket", "SigV4", "MultiAuthCore", httpTypes],
+        dependencies: ["MultiAuthAppSync", "MultiAuthCredentials", "MultiAuthCurl", "MultiAuthRealtime", "MultiAuthWebSocket", "MultiAuthSigV4", "MultiAuthCore", httpTypes],
         path: "Benchmarks/RealtimeBench",
         swiftSettings: strict
     ),
@@ -372,19 +372,19 @@ let benchmarks: [Target] = [
     ),
     .executableTarget(
         name: "TokenBench",
-        dependencies: ["TokenProviders", "Logins", "CredentialStore", "MultiAuthCrypto", "MultiAuthCore"],
+        dependencies: ["MultiAuthTokens", "MultiAuthLogins", "MultiAuthStore", "MultiAuthCrypto", "MultiAuthCore"],
         path: "Benchmarks/TokenBench",
         swiftSettings: strict
     ),
     .executableTarget(
         name: "CredentialsBench",
-        dependencies: ["CredentialProviders", "HTTPTransport"],
+        dependencies: ["MultiAuthCredentials", "MultiAuthCurl"],
         path: "Benchmarks/CredentialsBench",
         swiftSettings: strict
     ),
     .executableTarget(
         name: "StoreBench",
-        dependencies: ["CredentialStore", "PostgresStore", "AWSStoreBackends", "CredentialProviders", "HTTPTransport"],
+        dependencies: ["MultiAuthStore", "MultiAuthPostgresStore", "MultiAuthAWSStoreBackends", "MultiAuthCredentials", "MultiAuthCurl"],
         path: "Benchmarks/StoreBench",
         swiftSettings: strict
     ),

@@ -3,14 +3,14 @@
 //   enqueue DIR FROM TO            queue mutations FROM...TO offline (dead URL); prints "acked N" after each commit
 //   replay DIR URL                 replay the queue to URL with AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY; prints JSON
 //   count DIR                      prints how many mutations are queued
-import Authorization
-import ClientFactory
-import CredentialProviders
+import MultiAuthAuthorization
+import MultiAuthAppSync
+import MultiAuthCredentials
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import MultiAuthCore
-import SigV4
-import TokenProviders
+import MultiAuthSigV4
+import MultiAuthTokens
 
 func configuration(url: String, apiKey: String) throws -> AWSConfiguration {
     let text = """

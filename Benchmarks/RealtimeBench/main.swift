@@ -4,15 +4,15 @@
 //   reconnect URL ROUNDS          one IAM subscription; each round the peer drops the socket: time until
 //                                 the subscription is started again and until data flows again
 // Prints one JSON object. IAM uses AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY.
-import ClientFactory
-import CredentialProviders
+import MultiAuthAppSync
+import MultiAuthCredentials
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import HTTPTypes
 import MultiAuthCore
 import MultiAuthWebSocket
-import Realtime
-import SigV4
+import MultiAuthRealtime
+import MultiAuthSigV4
 import Synchronization
 
 let arguments = CommandLine.arguments

@@ -4,7 +4,7 @@ import Foundation
 import HTTPTypes
 import MultiAuthCore
 import MultiAuthCrypto
-import SigV4
+import MultiAuthSigV4
 
 let seconds = Double(CommandLine.arguments.dropFirst().first ?? "") ?? 1.0
 let url = "https://abc123.execute-api.us-east-1.amazonaws.com/prod/items/42?b=2&a=1"

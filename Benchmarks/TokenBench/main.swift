@@ -3,12 +3,12 @@
 //   a valid token, called from 100 concurrent tasks;
 // and, with `--prepare FOLDER`, writes a key-file store there holding a login named `bench`
 // (a JWT that expires in a day) for timing `multiauth token` as a process.
-import Logins
+import MultiAuthLogins
 import MultiAuthCore
-import CredentialStore
+import MultiAuthStore
 import Foundation
 import MultiAuthCrypto
-import TokenProviders
+import MultiAuthTokens
 
 struct NeverRefresh: TokenRefresher {
     func refresh(_ tokens: AuthTokens) async throws(TokenError) -> AuthTokens { throw .local("the benchmark token never needs a refresh") }

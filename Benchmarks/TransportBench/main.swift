@@ -1,13 +1,13 @@
 // Sign-and-send overhead over plain libcurl on loopback, and profile-file resolution time.
 // Usage: TransportBench URL REQUESTS   (URL answers any request, e.g. the test API server's /open/)
 // Prints one JSON object.
-import Authorization
-import CredentialProviders
+import MultiAuthAuthorization
+import MultiAuthCredentials
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import HTTPTypes
 import MultiAuthCore
-import SigV4
+import MultiAuthSigV4
 
 let arguments = CommandLine.arguments
 let base = arguments.count > 1 ? arguments[1] : "http://127.0.0.1:8080/open/bench"

@@ -5,13 +5,13 @@
 // input byte picks the target, unless MULTIAUTH_FUZZ_TARGET names one (scripts/fuzz TARGET).
 // scripts/fuzz builds it with -sanitize=fuzzer,address -DFUZZING (libFuzzer supplies main).
 // A plain build replays files instead: `FuzzParsers INPUT...` (crash reproduction).
-import ClientFactory
-import CredentialProviders
-import HTTPTransport
+import MultiAuthAppSync
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthCore
 import MultiAuthCrypto
-import SigV4
-import TokenProviders
+import MultiAuthSigV4
+import MultiAuthTokens
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

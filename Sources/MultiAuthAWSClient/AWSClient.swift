@@ -2,7 +2,7 @@ import HTTPTypes
 import Logging
 import MultiAuthCore
 import MultiAuthHTTP
-import SigV4
+import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

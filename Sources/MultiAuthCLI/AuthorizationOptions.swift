@@ -1,9 +1,9 @@
 import ArgumentParser
-import Authorization
-import CredentialProviders
+import MultiAuthAuthorization
+import MultiAuthCredentials
 import HTTPTypes
 import Logging
-import TokenProviders
+import MultiAuthTokens
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,5 +1,5 @@
-import CredentialStore
-import TokenProviders
+import MultiAuthStore
+import MultiAuthTokens
 
 // Library errors say what went wrong and where; what to type next is the CLI's to say. Each
 // message below is the library's, with the command that helps appended.

@@ -1,9 +1,9 @@
 import ArgumentParser
-import CredentialProviders
+import MultiAuthCredentials
 import MultiAuthCore
 import MultiAuthCrypto
 import Synchronization
-import TokenProviders
+import MultiAuthTokens
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,7 +1,7 @@
 import ArgumentParser
-import CredentialProviders
+import MultiAuthCredentials
 import MultiAuthCore
-import SigV4
+import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,6 +1,6 @@
 import HTTPTypes
 import MultiAuthCore
-import SigV4
+import MultiAuthSigV4
 
 /// The one `-H 'Name: value'` parser of `sign` and `request`: split at the first `:`.
 enum HeaderArguments {

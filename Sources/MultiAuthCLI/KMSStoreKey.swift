@@ -1,6 +1,6 @@
-import CredentialProviders
-import CredentialStore
-import KMSStoreKeys
+import MultiAuthCredentials
+import MultiAuthStore
+import MultiAuthKMSStoreKeys
 import MultiAuthCore
 
 /// `--kms-key-id`: the store's data key from AWS KMS, through the default chain's credentials.

@@ -1,11 +1,11 @@
-import Logins
+import MultiAuthLogins
 import MultiAuthCore
 import ArgumentParser
-import ClientConfiguration
-import CredentialStore
-import HTTPTransport
+import MultiAuthClientConfiguration
+import MultiAuthStore
+import MultiAuthCurl
 import MultiAuthCrypto
-import TokenProviders
+import MultiAuthTokens
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

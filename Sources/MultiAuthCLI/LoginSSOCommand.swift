@@ -1,5 +1,5 @@
 import ArgumentParser
-import CredentialProviders
+import MultiAuthCredentials
 import MultiAuthCore
 
 #if canImport(FoundationEssentials)

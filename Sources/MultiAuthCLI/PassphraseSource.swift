@@ -1,5 +1,5 @@
 import MultiAuthCore
-import CredentialStore
+import MultiAuthStore
 import MultiAuthCrypto
 
 #if canImport(FoundationEssentials)

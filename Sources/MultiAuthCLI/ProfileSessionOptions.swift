@@ -1,7 +1,7 @@
 import ArgumentParser
-import CachedSessions
-import CredentialProviders
-import CredentialStore
+import MultiAuthCachedSessions
+import MultiAuthCredentials
+import MultiAuthStore
 import Logging
 import MultiAuthCore
 

@@ -1,12 +1,12 @@
 import ArgumentParser
-import Authorization
-import CredentialProviders
-import HTTPTransport
+import MultiAuthAuthorization
+import MultiAuthCredentials
+import MultiAuthCurl
 import HTTPTypes
 import Logging
 import MultiAuthCore
-import SigV4
-import TokenProviders
+import MultiAuthSigV4
+import MultiAuthTokens
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
-import Authorization
-import CredentialProviders
+import MultiAuthAuthorization
+import MultiAuthCredentials
 import MultiAuthCore
 
 extension SecretSource {

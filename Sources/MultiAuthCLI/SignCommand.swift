@@ -4,8 +4,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import SigV4
-import SigningVectors
+import MultiAuthSigV4
+import MultiAuthSigningVectors
 
 /// `multiauth sign`: prints a request signed with SigV4 (header or presigned URL).
 struct SignCommand: AsyncParsableCommand {

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import SigV4
+import MultiAuthSigV4
 
 /// Renders a signing result as the signed HTTP request or as one JSON object.
 enum SignOutput {

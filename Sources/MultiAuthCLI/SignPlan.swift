@@ -1,12 +1,12 @@
 import MultiAuthCore
-import CredentialProviders
+import MultiAuthCredentials
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import SigV4
-import SigningVectors
+import MultiAuthSigV4
+import MultiAuthSigningVectors
 
 /// Turns `multiauth sign` arguments into a request, a signer and a time, checking each
 /// argument and naming it in any error.

@@ -1,6 +1,6 @@
 import MultiAuthCore
 import ArgumentParser
-import CredentialStore
+import MultiAuthStore
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

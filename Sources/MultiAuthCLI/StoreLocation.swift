@@ -1,6 +1,6 @@
-import AWSStoreBackends
-import CredentialProviders
-import CredentialStore
+import MultiAuthAWSStoreBackends
+import MultiAuthCredentials
+import MultiAuthStore
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -1,8 +1,8 @@
-import Logins
+import MultiAuthLogins
 import ArgumentParser
-import HTTPTransport
+import MultiAuthCurl
 import MultiAuthCore
-import TokenProviders
+import MultiAuthTokens
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

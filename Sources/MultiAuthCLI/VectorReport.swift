@@ -1,4 +1,4 @@
-import SigningVectors
+import MultiAuthSigningVectors
 
 /// The text `vectors verify` prints: failures with diffs, skip reasons, and the closing
 /// `N passed, N failed[, N skipped]` line.

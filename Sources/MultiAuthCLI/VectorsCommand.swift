@@ -1,5 +1,5 @@
 import ArgumentParser
-import SigningVectors
+import MultiAuthSigningVectors
 
 /// `multiauth vectors`: work with signing test suites.
 struct VectorsCommand: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import MultiAuthCore
 import ArgumentParser
-import SigV4
+import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,5 +1,5 @@
 import Hummingbird
-import InboundAuthorization
+import MultiAuthInboundAuthorization
 import Logging
 import NIOCore
 

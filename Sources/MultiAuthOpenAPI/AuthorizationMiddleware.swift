@@ -1,8 +1,8 @@
-import Authorization
+import MultiAuthAuthorization
 import HTTPTypes
 import MultiAuthCore
 import OpenAPIRuntime
-import SigV4
+import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

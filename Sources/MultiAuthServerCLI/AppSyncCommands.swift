@@ -1,13 +1,13 @@
 import MultiAuthCLI
-import Logins
+import MultiAuthLogins
 import MultiAuthCore
 import ArgumentParser
-import Authorization
-import ClientFactory
-import Realtime
-import CredentialProviders
-import HTTPTransport
-import TokenProviders
+import MultiAuthAuthorization
+import MultiAuthAppSync
+import MultiAuthRealtime
+import MultiAuthCredentials
+import MultiAuthCurl
+import MultiAuthTokens
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

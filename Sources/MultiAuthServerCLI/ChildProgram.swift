@@ -1,4 +1,4 @@
-import CredentialProviders
+import MultiAuthCredentials
 import MultiAuthCLI
 import MultiAuthCore
 import Subprocess

@@ -1,14 +1,14 @@
 import MultiAuthCLI
 import ArgumentParser
-import Authorization
-import ClientFactory
-import CredentialProviders
+import MultiAuthAuthorization
+import MultiAuthAppSync
+import MultiAuthCredentials
 import Logging
-import Logins
+import MultiAuthLogins
 import MultiAuthCore
 import MultiAuthWebSocket
-import Realtime
-import TokenProviders
+import MultiAuthRealtime
+import MultiAuthTokens
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,12 +1,12 @@
 import MultiAuthCLI
-import AppSyncEvents
+import MultiAuthAppSyncEvents
 import ArgumentParser
-import Authorization
+import MultiAuthAuthorization
 import HTTPTypes
 import Logging
 import MultiAuthCore
 import MultiAuthWebSocket
-import Realtime
+import MultiAuthRealtime
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,6 +1,6 @@
 import ArgumentParser
-import CredentialProviders
-import CredentialsServer
+import MultiAuthCredentials
+import MultiAuthCredentialsServer
 import Logging
 import MultiAuthCLI
 import MultiAuthCore

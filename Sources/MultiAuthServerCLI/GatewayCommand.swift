@@ -1,15 +1,15 @@
 import MultiAuthCLI
 import ArgumentParser
-import HTTPTransport
+import MultiAuthCurl
 import HTTPTypes
 import Hummingbird
-import InboundAuthorization
-import CredentialStore
+import MultiAuthInboundAuthorization
+import MultiAuthStore
 import Logging
 import MultiAuthCore
-import ReverseProxy
-import SigV4
-import TokenProviders
+import MultiAuthReverseProxy
+import MultiAuthSigV4
+import MultiAuthTokens
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -7,11 +7,11 @@ import NIOSSL
 import HummingbirdTLS
 import MultiAuthCore
 import ServiceLifecycle
-import HTTPServerGuards
-import ReverseProxy
+import MultiAuthServerGuards
+import MultiAuthReverseProxy
 
 /// The HTTP server under `multiauth proxy` and `multiauth gateway`: HTTP/1.1 on a pipeline of
-/// our own (``ReverseProxy/ForwardingChannel``) served by Hummingbird's `Server`, run
+/// our own (``MultiAuthReverseProxy/ForwardingChannel``) served by Hummingbird's `Server`, run
 /// as a ServiceLifecycle service (SIGINT or SIGTERM stop accepting and let requests in flight
 /// finish), idle connections closed after a minute, a request head given
 /// `requestHeadTimeout` seconds to arrive whole (``RequestHeadDeadline``), a body kept to a

@@ -1,6 +1,6 @@
 import ArgumentParser
 import MultiAuthCLI
-import PostgresStore
+import MultiAuthPostgresStore
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -7,8 +7,8 @@ import Metrics
 import MultiAuthCLI
 import NIOCore
 import Prometheus
-import HTTPServerGuards
-import ReverseProxy
+import MultiAuthServerGuards
+import MultiAuthReverseProxy
 import ServiceLifecycle
 import Synchronization
 

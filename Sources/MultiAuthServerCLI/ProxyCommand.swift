@@ -1,13 +1,13 @@
 import ArgumentParser
-import Authorization
-import CredentialProviders
-import HTTPTransport
+import MultiAuthAuthorization
+import MultiAuthCredentials
+import MultiAuthCurl
 import HTTPTypes
 import Hummingbird
 import MultiAuthAWSClient
 import MultiAuthCLI
 import MultiAuthCore
-import ReverseProxy
+import MultiAuthReverseProxy
 
 /// `multiauth proxy`: a local proxy that authorizes every request it forwards.
 struct ProxyCommand: AsyncParsableCommand {

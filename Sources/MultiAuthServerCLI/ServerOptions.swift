@@ -1,7 +1,7 @@
 import MultiAuthCore
 import MultiAuthCLI
 import ArgumentParser
-import ReverseProxy
+import MultiAuthReverseProxy
 
 /// What `multiauth proxy` and `multiauth gateway` share: where they listen, where they
 /// forward, and how long they wait on each side.

@@ -1,10 +1,10 @@
 import MultiAuthCLI
 import ArgumentParser
-import ClientFactory
+import MultiAuthAppSync
 import Logging
-import Logins
+import MultiAuthLogins
 import MultiAuthCore
-import Realtime
+import MultiAuthRealtime
 
 /// `multiauth subscribe`: an AppSync GraphQL subscription over the real-time WebSocket, one
 /// JSON line per data message.

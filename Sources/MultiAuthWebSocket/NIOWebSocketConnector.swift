@@ -1,6 +1,6 @@
 import HTTPTypes
 import Logging
-import Realtime
+import MultiAuthRealtime
 import Synchronization
 import WSClient
 

@@ -1,14 +1,14 @@
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import HTTPTypes
-import KMSStoreKeys
+import MultiAuthKMSStoreKeys
 import MultiAuthAWSClient
 import MultiAuthCore
-import SigV4
+import MultiAuthSigV4
 import Testing
-import TokenProviders
+import MultiAuthTokens
 
-@testable import CredentialProviders
+@testable import MultiAuthCredentials
 
 /// The one AWS client against botocore 1.43 in standard retry mode, both facing the fault
 /// server's scripted AWS stand-in: for each service MultiAuth calls and each failure sequence,

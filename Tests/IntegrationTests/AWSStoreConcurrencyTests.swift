@@ -1,10 +1,10 @@
-import AWSStoreBackends
-import CredentialProviders
-import CredentialStore
+import MultiAuthAWSStoreBackends
+import MultiAuthCredentials
+import MultiAuthStore
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import MultiAuthCore
-import SigV4
+import MultiAuthSigV4
 import Testing
 
 /// Eight writers at once behind a lock left by a crashed writer, on the AWS backends (moto;

@@ -1,10 +1,10 @@
-import Authorization
-import CredentialProviders
+import MultiAuthAuthorization
+import MultiAuthCredentials
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import HTTPTypes
 import MultiAuthCore
-import SigV4
+import MultiAuthSigV4
 import Synchronization
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import SigV4
+import MultiAuthSigV4
 import Testing
 
 /// Signs 240 generated requests (execute-api, appsync, s3; header and query mode) and

@@ -1,8 +1,8 @@
-import ClientFactory
-import CredentialProviders
+import MultiAuthAppSync
+import MultiAuthCredentials
 import Foundation
-import HTTPTransport
-import SigV4
+import MultiAuthCurl
+import MultiAuthSigV4
 import Testing
 
 /// The AppSync cache is checked like the store (issue 19, finding 6): a planted database in a

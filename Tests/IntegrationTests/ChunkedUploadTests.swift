@@ -1,8 +1,8 @@
 import MultiAuthCore
 import HTTPTypes
 import Foundation
-import HTTPTransport
-import SigV4
+import MultiAuthCurl
+import MultiAuthSigV4
 import Testing
 
 /// `multiauth request --chunked` against the verifying API server, which decodes aws-chunked

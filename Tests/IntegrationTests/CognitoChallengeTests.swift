@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import HTTPTypes
 import Testing
 

@@ -1,5 +1,5 @@
-import Authorization
-import ClientFactory
+import MultiAuthAuthorization
+import MultiAuthAppSync
 import Foundation
 import Testing
 

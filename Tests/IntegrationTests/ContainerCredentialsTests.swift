@@ -1,8 +1,8 @@
-import CredentialProviders
+import MultiAuthCredentials
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import MultiAuthCore
-import SigV4
+import MultiAuthSigV4
 import Testing
 
 /// The suites that read the container endpoint's token file, and the one test that rotates

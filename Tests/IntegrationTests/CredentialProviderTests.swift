@@ -1,10 +1,10 @@
 import MultiAuthCore
 import HTTPTypes
-import Authorization
-import CredentialProviders
+import MultiAuthAuthorization
+import MultiAuthCredentials
 import Foundation
-import HTTPTransport
-import SigV4
+import MultiAuthCurl
+import MultiAuthSigV4
 import Synchronization
 import Testing
 

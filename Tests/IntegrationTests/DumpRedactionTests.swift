@@ -1,10 +1,10 @@
-import ClientFactory
+import MultiAuthAppSync
 import Foundation
 import HTTPTypes
 import MultiAuthCrypto
-import SigV4
+import MultiAuthSigV4
 import Testing
-import TokenProviders
+import MultiAuthTokens
 
 /// `dump` (and a debugger, which reads the same mirrors) never shows a secret: each type that
 /// holds one, alone and inside the signer, its result and the verifier. Before, `dump` listed

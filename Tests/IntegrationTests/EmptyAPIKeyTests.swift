@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import InboundAuthorization
+import MultiAuthInboundAuthorization
 import Testing
 
 /// Issue 45, item 5: an empty API key in `--api-key-file` was accepted, so a request with an

@@ -1,10 +1,10 @@
-import CredentialProviders
-@testable import CredentialsServer
+import MultiAuthCredentials
+@testable import MultiAuthCredentialsServer
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import HTTPTypes
 import MultiAuthCore
-import SigV4
+import MultiAuthSigV4
 import Synchronization
 import Testing
 

@@ -1,10 +1,10 @@
-import ClientFactory
-import CredentialProviders
+import MultiAuthAppSync
+import MultiAuthCredentials
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import HTTPTypes
 import MultiAuthCore
-import SigV4
+import MultiAuthSigV4
 import Testing
 
 /// Classes of hostile input found by the adversarial run (issue 19), each with a test that

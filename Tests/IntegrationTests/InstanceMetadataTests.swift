@@ -1,9 +1,9 @@
-import CredentialProviders
+import MultiAuthCredentials
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import HTTPTypes
 import MultiAuthCore
-import SigV4
+import MultiAuthSigV4
 import Testing
 import Synchronization
 

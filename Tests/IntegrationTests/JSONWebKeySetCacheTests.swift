@@ -1,8 +1,8 @@
-import HTTPTransport
+import MultiAuthCurl
 import MultiAuthCore
 import Synchronization
 import Testing
-import TokenProviders
+import MultiAuthTokens
 
 /// When the gateway's key set is fetched again. The fetch is a stand-in that numbers its
 /// answers (a provider cannot be made to rotate its keys on cue); the clock is driven by hand.

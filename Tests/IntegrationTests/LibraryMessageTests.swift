@@ -1,8 +1,8 @@
-import Authorization
-import CredentialStore
+import MultiAuthAuthorization
+import MultiAuthStore
 import MultiAuthCore
 import Testing
-import TokenProviders
+import MultiAuthTokens
 
 /// Library errors say what and where; the command to type next is the CLI's to add.
 @Suite(.timeLimit(.minutes(5)))

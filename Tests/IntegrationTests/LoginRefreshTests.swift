@@ -1,12 +1,12 @@
-import CredentialStore
+import MultiAuthStore
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import HTTPTypes
-import Logins
+import MultiAuthLogins
 import MultiAuthCore
 import Synchronization
 import Testing
-import TokenProviders
+import MultiAuthTokens
 
 /// Refreshing a saved login happens under the store's lock (issue 19, finding 3), against
 /// nanoidp with strict refresh-token rotation: a spent refresh token is refused, so a login

@@ -1,14 +1,14 @@
 import HTTPTypes
 import MultiAuthCore
-import Authorization
-import ClientFactory
-import CredentialProviders
+import MultiAuthAuthorization
+import MultiAuthAppSync
+import MultiAuthCredentials
 import Foundation
 import GRDB
-import HTTPTransport
-import SigV4
+import MultiAuthCurl
+import MultiAuthSigV4
 import Testing
-import TokenProviders
+import MultiAuthTokens
 
 /// A throwaway cache folder and an awsconfiguration.json for the AppSync peer.
 final class AppSyncFixture: Sendable {

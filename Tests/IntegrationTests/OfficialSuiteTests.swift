@@ -1,5 +1,5 @@
 import Foundation
-import SigningVectors
+import MultiAuthSigningVectors
 import Testing
 
 /// Every case of both official suites, at every stage, in header and query mode.

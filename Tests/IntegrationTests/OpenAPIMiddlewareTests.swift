@@ -1,12 +1,12 @@
-import Authorization
-import CredentialProviders
+import MultiAuthAuthorization
+import MultiAuthCredentials
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import HTTPTypes
 import MultiAuthCore
 import MultiAuthOpenAPI
 import OpenAPIRuntime
-import SigV4
+import MultiAuthSigV4
 import Testing
 
 /// ``AuthorizationMiddleware`` in front of a transport, as a generated client runs it: the

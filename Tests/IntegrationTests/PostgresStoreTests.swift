@@ -1,12 +1,12 @@
-import CredentialStore
+import MultiAuthStore
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import HTTPTypes
 import Logging
 import PostgresNIO
-import PostgresStore
+import MultiAuthPostgresStore
 import ServiceLifecycle
-import SigV4
+import MultiAuthSigV4
 import Testing
 
 /// The store on PostgreSQL (issue 37): a private cluster from Debian's package that

@@ -1,12 +1,12 @@
-import AppSyncEvents
-import ClientFactory
-import CredentialProviders
+import MultiAuthAppSyncEvents
+import MultiAuthAppSync
+import MultiAuthCredentials
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import MultiAuthCore
 import MultiAuthWebSocket
-import Realtime
-import SigV4
+import MultiAuthRealtime
+import MultiAuthSigV4
 import Testing
 
 /// AppSync GraphQL subscriptions through the library, against the peer's real-time protocol

@@ -1,9 +1,9 @@
-import CredentialStore
-import Logins
+import MultiAuthStore
+import MultiAuthLogins
 import MultiAuthCore
 import Synchronization
 import Testing
-import TokenProviders
+import MultiAuthTokens
 
 /// The refresh wrapper's own rules. The refresher here is a stand-in (it numbers its
 /// answers): the single-flight and rotation behaviour against a real provider is covered by

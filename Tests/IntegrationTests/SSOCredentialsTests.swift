@@ -1,6 +1,6 @@
-import CredentialProviders
+import MultiAuthCredentials
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import HTTPTypes
 import Testing
 

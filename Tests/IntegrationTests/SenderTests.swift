@@ -1,11 +1,11 @@
-import Authorization
-import CredentialProviders
+import MultiAuthAuthorization
+import MultiAuthCredentials
 import Foundation
-import HTTPTransport
+import MultiAuthCurl
 import HTTPTypes
 import MultiAuthAsyncHTTPClient
 import MultiAuthCore
-import SigV4
+import MultiAuthSigV4
 import Synchronization
 import Testing
 

@@ -1,4 +1,4 @@
-import CredentialProviders
+import MultiAuthCredentials
 import Foundation
 import MultiAuthCore
 import Testing

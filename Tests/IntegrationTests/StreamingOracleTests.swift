@@ -1,6 +1,6 @@
 import Foundation
 import MultiAuthCrypto
-import SigV4
+import MultiAuthSigV4
 import Testing
 
 /// aws-chunked bodies in all three streaming modes, compared byte for byte (by length and

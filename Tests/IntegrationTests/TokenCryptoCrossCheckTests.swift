@@ -3,7 +3,7 @@ import MultiAuthCore
 import MultiAuthCrypto
 import Synchronization
 import Testing
-@testable import TokenProviders
+@testable import MultiAuthTokens
 
 /// Cognito SRP, SECRET_HASH and ID-token validation checked against independent
 /// implementations: pycognito (SRP) and joserfc (JOSE), both run from the project's .venv.

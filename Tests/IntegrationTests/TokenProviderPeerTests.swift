@@ -1,11 +1,11 @@
 import MultiAuthCore
 import HTTPTypes
 import Foundation
-import CredentialProviders
-import HTTPTransport
+import MultiAuthCredentials
+import MultiAuthCurl
 import Synchronization
 import Testing
-@testable import TokenProviders
+@testable import MultiAuthTokens
 
 /// An HTTP client that counts the requests it passes to the real one.
 final class CountingHTTPClient: HTTPSender {

@@ -3,7 +3,7 @@ import MultiAuthAWSClient
 import MultiAuthCore
 import MultiAuthHTTP
 import MultiAuthTesting
-import SigV4
+import MultiAuthSigV4
 import Testing
 
 /// The one AWS client against a scripted sender: botocore's standard retry rules, the retry

@@ -178,13 +178,25 @@ func realtimeExample(apiKey: String) async throws {
         return blocks
     }
 
-    /// The README's manifest lines name a product the package has.
-    @Test func theReadmeNamesARealProduct() throws {
+    /// The README's manifest lines name a product the package has, and each row of its product
+    /// table names a product whose main module has the product's name (issue 46) and whose
+    /// other modules are the product's targets.
+    @Test func theReadmeNamesRealProductsAndModules() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
         #expect(readme.contains(#".product(name: "MultiAuthSigV4", package: "multiauth")"#))
-        #expect(manifest.contains(#".library(name: "MultiAuthSigV4", targets: ["SigV4"])"#))
+        let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `MultiAuth") }
+        #expect(rows.count >= 10)
+        for row in rows {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            let product = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            let modules = cells[1].split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "` ")) }
+            let library = try #require(
+                manifest.split(separator: "\n").first { $0.contains(#".library(name: "\#(product)""#) }, "no product \(product)")
+            #expect(modules.first == product, "\(product)'s main module is \(modules.first ?? "missing")")
+            for module in modules { #expect(library.contains("\"\(module)\""), "\(module) is not a target of \(product)") }
+        }
     }
 
     @Test func everyReadmeSwiftBlockIsCompiledHere() throws {

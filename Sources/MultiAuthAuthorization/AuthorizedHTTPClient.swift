@@ -1,0 +1,115 @@
+import HTTPTypes
+import Logging
+import MultiAuthAWSClient
+import MultiAuthCore
+import MultiAuthHTTP
+import MultiAuthSigV4
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Sends requests through an authorizer, with retries and clock-skew correction.
+///
+/// Retries: connection errors, 5xx, 429 and throttling error codes, waiting as `retry`
+/// says (`Backoff`: exponential with jitter, 3 attempts by default). Clock skew: when the server
+/// rejects the signing time (RequestTimeTooSkewed, RequestExpired, RequestInTheFuture,
+/// InvalidSignatureException "Signature expired"/"not yet current"), the offset is taken
+/// from its `Date` header, the request is authorized again, and the offset is kept.
+/// The authorizer runs on every attempt, so a file body is re-read (and an `aws-chunked`
+/// upload re-signed) from the start; a body that cannot be replayed is sent at most once.
+public final class AuthorizedHTTPClient: Sendable {
+    private let transport: any HTTPSender
+    /// The authorizer every request goes through.
+    public let authorizer: any RequestAuthorizer
+    private let retry: Backoff
+    private let logger: Logger
+    /// The time requests are signed for, corrected when a server rejects it.
+    public let clock: SigningClock
+
+    /// Creates a client. `clock` is the local time signatures start from; `logger` gets a
+    /// debug line for every retry and re-signing, with its reason.
+    public init(
+        transport: any HTTPSender, authorizer: any RequestAuthorizer, retry: Backoff = Backoff(),
+        clock: TimeSource = .system, logger: Logger = .disabled
+    ) {
+        self.transport = transport
+        self.authorizer = authorizer
+        self.retry = retry
+        self.clock = SigningClock(clock: clock, logger: logger)
+        self.logger = logger
+    }
+
+    /// The clock offset learned from the server, in seconds (server minus local).
+    public var clockOffset: Double { clock.offset }
+
+    /// Authorizes and sends `request` with `body`; returns the response and what was sent.
+    /// A successful body goes to `responseBody` as it arrives; error bodies are kept in
+    /// memory (they decide retries and clock-skew corrections).
+    public func send(
+        _ request: HTTPRequest, body: OutgoingBody = .empty, responseBody: ResponseDestination = .bounded
+    ) async throws(RequestError) -> (response: ReceivedResponse, sent: AuthorizedRequest) {
+        var correctedSkew = false
+        var attempt = 0
+        while true {
+            attempt += 1
+            let date = clock.signingDate()
+            let authorized: AuthorizedRequest
+            do { authorized = try await authorizer.authorize(request, body: body, at: date) } catch { throw .authorization(error) }
+            let outcome: Result<ReceivedResponse, HTTPTransportError>
+            do { outcome = .success(try await transport.send(authorized.request, body: authorized.body, responseBody: responseBody)) } catch {
+                outcome = .failure(error)
+            }
+            let canRepeat = !body.isConsumed && !authorized.body.isConsumed
+            switch outcome {
+            case .success(let response):
+                if !correctedSkew, canRepeat, clock.learn(from: response) {
+                    correctedSkew = true
+                    continue
+                }
+                if retry.allowsRetry(after: attempt), canRepeat, ServerErrors.isRetryable(response) {
+                    logger.debug("retrying", metadata: ["attempt": "\(attempt)", "reason": "HTTP \(response.status) \(ServerErrors.code(response) ?? "")"])
+                    try await backoff(after: attempt)
+                    continue
+                }
+                return (response, authorized)
+            case .failure(let error):
+                if retry.allowsRetry(after: attempt), canRepeat, error.isTransient {
+                    logger.debug("retrying", metadata: ["attempt": "\(attempt)", "reason": "\(error)"])
+                    try await backoff(after: attempt)
+                    continue
+                }
+                throw .transport(error)
+            }
+        }
+    }
+
+    private func backoff(after failures: Int) async throws(RequestError) {
+        do { try await retry.wait(after: failures) } catch { throw .transport(.cancelled) }
+    }
+}
+
+/// Why a call failed before a response came back.
+public enum RequestError: Error, Sendable, CustomStringConvertible {
+    case authorization(AuthorizationError)
+    case transport(HTTPTransportError)
+
+    public var description: String {
+        switch self {
+        case .authorization(let error): error.description
+        case .transport(let error): error.description
+        }
+    }
+}
+
+extension RequestError: CodedError {
+    /// The underlying error's code.
+    public var code: ErrorCode {
+        switch self {
+        case .authorization(let error): error.code
+        case .transport(let error): error.code
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import MultiAuthAWSClient
+import MultiAuthCore
+import MultiAuthHTTP
+import MultiAuthSigV4
+
+/// The credential chain's calls (STS, SSO, Cognito Identity) go through the one AWS client;
+/// here is how a chain's settings make one and how its failures read as ``CredentialsError``.
+extension CredentialsError {
+    /// An AWS call's failure as the chain reports it: a refusal as
+    /// ``serviceError(service:code:message:)``, a transport failure as
+    /// ``transport(service:problem:)``, a credentials failure as itself.
+    package init(_ error: AWSCallError) {
+        // The service and the operation, as people read them: "sts AssumeRole refused: …".
+        let call = error.operation.isEmpty ? error.service : "\(error.service) \(error.operation)"
+        switch error.kind {
+        case .service: self = .serviceError(service: call, code: error.serviceCode ?? "HTTP \(error.status ?? 0)", message: error.message)
+        case .malformedAnswer: self = .serviceError(service: call, code: "MalformedResponse", message: error.message)
+        case .transport, .cancelled: self = .transport(service: call, problem: error.message)
+        case .credentials:
+            self = error.underlying?.error as? CredentialsError ?? .transport(service: call, problem: error.message)
+        case .invalidSetting:
+            if let region = error.underlying?.error as? InvalidRegionError { self = CredentialsError(region) } else {
+                self = .invalidSetting(source: error.service, problem: error.message)
+            }
+        }
+    }
+}
+
+extension AWSClient {
+    /// A client for `service` in `region`: at `endpoint` when given (the region still checked),
+    /// else where botocore resolves it from `environment`; retries as `environment` and the
+    /// profile's `settings` say.
+    package static func forChain(
+        service: String, region: String, endpoint: ServiceEndpoint? = nil, environment: [String: String], profile settings: [String: String] = [:],
+        http: any HTTPSender
+    ) throws(CredentialsError) -> AWSClient {
+        let resolved: ServiceEndpoint
+        if let endpoint { resolved = endpoint } else {
+            do throws(InvalidRegionError) { resolved = try .resolve(service: service, region: region, environment: environment) } catch {
+                throw CredentialsError(error)
+            }
+        }
+        do throws(AWSCallError) {
+            let retry = try AWSRetryPolicy.resolve(environment: environment, profile: settings)
+            return try AWSClient(service: service, region: region, endpoint: resolved, http: http, retry: retry)
+        } catch { throw CredentialsError(error) }
+    }
+}
+
+extension SharedConfigFiles {
+    /// A client for `service` as `profile` configures it: its endpoint (``endpoint(for:profile:region:environment:)``)
+    /// and its `retry_mode` / `max_attempts`.
+    package func client(
+        for service: String, profile: String?, region: String, environment: [String: String], http: any HTTPSender
+    ) throws(CredentialsError) -> AWSClient {
+        let endpoint = try endpoint(for: service, profile: profile, region: region, environment: environment)
+        let settings = profile.flatMap { profiles[$0] } ?? [:]
+        return try AWSClient.forChain(service: service, region: region, endpoint: endpoint, environment: environment, profile: settings, http: http)
+    }
+}
+
+/// Signing keys that are always `credentials`.
+package func fixedKeys(_ credentials: AWSCredentials) -> AWSClient.Credentials { { credentials } }
+
+extension CredentialsProvider {
+    /// This provider's current keys, for signing an AWS call.
+    package var signingKeys: AWSClient.Credentials { { try await self.credentials().credentials } }
+}

@@ -1,0 +1,183 @@
+import MultiAuthCore
+import MultiAuthSigV4
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Credentials with the time they stop working (nil: long-term keys).
+public struct ExpiringCredentials: Sendable, Equatable, CustomStringConvertible {
+    /// The key pair and token, read together (never torn).
+    public let credentials: AWSCredentials
+    /// When they expire.
+    public let expiration: Date?
+    /// Where they came from (`environment`, `profile 'dev'`, `STS AssumeRole`, ...), for
+    /// people and logs; never a secret.
+    public let source: String
+
+    /// Creates a value.
+    public init(_ credentials: AWSCredentials, expiration: Date? = nil, source: String = "static credentials") {
+        self.credentials = credentials
+        self.expiration = expiration
+        self.source = source
+    }
+
+    public var description: String {
+        "\(credentials) from \(source)" + (expiration.map { " expiring \($0)" } ?? "")
+    }
+}
+
+/// A source of AWS credentials. Implementations are safe to call from many tasks.
+public protocol CredentialsProvider: Sendable {
+    /// Current credentials.
+    func credentials() async throws(CredentialsError) -> ExpiringCredentials
+}
+
+/// Why credentials could not be resolved. Messages name files, lines, profiles and
+/// services, never a secret, token or key.
+public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notFound(String)
+    case profileNotFound(profile: String, files: [String])
+    case malformedFile(path: String, line: Int, problem: String)
+    case incompleteProfile(profile: String, problem: String)
+    case profileCycle([String])
+    case credentialProcessFailed(command: String, problem: String)
+    case expired(source: String, at: Date)
+    case serviceError(service: String, code: String, message: String)
+    case transport(service: String, problem: String)
+    /// A credentials endpoint was refused before any request: `rule` says why.
+    case refusedEndpoint(source: String, url: String, rule: String)
+    /// A command run for credentials did not finish in time and was stopped.
+    case timedOut(source: String, seconds: Double)
+    /// A credential value holds a line break or another control character, so it cannot be
+    /// sent; `source` says where it came from, `field` which value it is.
+    case unsafeValue(source: String, field: String)
+    /// A setting (`source`: the variable or config key) has a value that cannot be used.
+    case invalidSetting(source: String, problem: String)
+    /// An SSO token cache file (or its folder) cannot be used.
+    case ssoCache(path: String, problem: String)
+    /// There is no usable SSO login: none cached, or expired and not refreshable. `command`
+    /// is what renews it.
+    case ssoLoginNeeded(what: String, command: String)
+    /// A profile with `mfa_serial` needs a session and there is no MFA code for it (none
+    /// given, or its source failed: `problem` says how). The code itself is never reported.
+    case mfaCodeUnavailable(profile: String, serial: String, problem: String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let what): "no credentials: \(what)"
+        case .profileNotFound(let profile, let files):
+            "profile '\(profile)' not found in \(files.joined(separator: " or "))"
+        case .malformedFile(let path, let line, let problem): "\(path):\(line): \(problem)"
+        case .incompleteProfile(let profile, let problem): "profile '\(profile)': \(problem)"
+        case .profileCycle(let chain): "source_profile cycle: \(chain.joined(separator: " -> "))"
+        case .credentialProcessFailed(let command, let problem): "credential_process '\(command)' failed: \(problem)"
+        case .expired(let source, let date): "credentials from \(source) expired at \(date)"
+        case .serviceError(let service, let code, let message): "\(service) refused: \(code): \(message)"
+        case .transport(let service, let problem): "cannot reach \(service): \(problem)"
+        case .refusedEndpoint(let source, let url, let rule): "\(source) names \(Redaction.url(url)), which is refused: \(rule)"
+        case .timedOut(let source, let seconds): "\(source) did not finish within \(seconds.secondsText) s and was stopped"
+        case .unsafeValue(let source, let field): "\(field) from \(source) contains a line break or a control character, so it cannot be sent"
+        case .invalidSetting(let source, let problem): "\(source): \(problem)"
+        case .ssoCache(let path, let problem): "SSO token cache \(path) \(problem)"
+        case .ssoLoginNeeded(let what, let command): "\(what): run \(command)"
+        case .mfaCodeUnavailable(let profile, let serial, let problem): "profile '\(profile)' (mfa_serial \(serial)): \(problem)"
+        }
+    }
+}
+
+/// Fixed credentials.
+public struct StaticCredentialsProvider: CredentialsProvider {
+    let value: ExpiringCredentials
+
+    /// Creates a provider that always returns `credentials`.
+    public init(_ credentials: AWSCredentials, expiration: Date? = nil) {
+        value = ExpiringCredentials(credentials, expiration: expiration)
+    }
+
+    public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
+        if let expiration = value.expiration, expiration <= Date() {
+            throw .expired(source: "static credentials", at: expiration)
+        }
+        return value
+    }
+}
+
+/// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN` (or the legacy
+/// `AWS_SECURITY_TOKEN`) and `AWS_CREDENTIAL_EXPIRATION` (ISO 8601).
+public struct EnvironmentCredentialsProvider: CredentialsProvider {
+    let environment: [String: String]
+
+    /// Reads `environment` (default: the process environment) on every call.
+    public init(environment: [String: String]? = nil) {
+        self.environment = environment ?? ProcessInfo.processInfo.environment
+    }
+
+    public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
+        try read()
+    }
+
+    /// The credentials the environment holds now, read without waiting (for callers that are
+    /// not async, such as the CLI's `sign`).
+    public func read() throws(CredentialsError) -> ExpiringCredentials {
+        guard let keyId = nonEmpty(environment["AWS_ACCESS_KEY_ID"]),
+            let secret = nonEmpty(environment["AWS_SECRET_ACCESS_KEY"])
+        else { throw .notFound("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not both set") }
+        let token = nonEmpty(environment["AWS_SESSION_TOKEN"]) ?? nonEmpty(environment["AWS_SECURITY_TOKEN"])
+        try checkWireSafe([("AWS_ACCESS_KEY_ID", keyId), ("AWS_SESSION_TOKEN", token)], source: "the environment")
+        let expiration = environment["AWS_CREDENTIAL_EXPIRATION"].flatMap(ISO8601.parse)
+        if let expiration, expiration <= Date() {
+            throw .expired(source: "AWS_CREDENTIAL_EXPIRATION", at: expiration)
+        }
+        return ExpiringCredentials(AWSCredentials(accessKeyId: keyId, secretAccessKey: secret, sessionToken: token),
+                                   expiration: expiration, source: "environment")
+    }
+}
+
+/// Refuses credential values that could not go on the wire (one check: ``WireText``).
+func checkWireSafe(_ values: [(field: String, value: String?)], source: String) throws(CredentialsError) {
+    for (field, value) in values where !WireText.isSafe(value ?? "") { throw .unsafeValue(source: source, field: field) }
+}
+
+func nonEmpty(_ value: String?) -> String? {
+    guard let value, !value.isEmpty else { return nil }
+    return value
+}
+
+/// ISO 8601 timestamps as AWS writes them (`2026-11-22T06:00:00Z`, optional fractions).
+enum ISO8601 {
+    static func parse(_ text: String) -> Date? {
+        var trimmed = text.trimmedWhitespace
+        // Old AWS CLI versions wrote SSO cache expiries as `2019-11-14T04:05:45UTC`.
+        if trimmed.hasSuffix("UTC") { trimmed = trimmed.dropLast(3) + "Z" }
+        if let date = try? Date(trimmed, strategy: .iso8601) { return date }
+        let withoutFraction = trimmed.replacing(/\.\d+/, with: "")
+        return try? Date(withoutFraction, strategy: .iso8601)
+    }
+}
+
+extension CredentialsError: CodedError {
+    /// `Credentials.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .notFound: "Credentials.notFound"
+        case .profileNotFound: "Credentials.profileNotFound"
+        case .malformedFile: "Credentials.malformedFile"
+        case .incompleteProfile: "Credentials.incompleteProfile"
+        case .profileCycle: "Credentials.profileCycle"
+        case .credentialProcessFailed: "Credentials.credentialProcessFailed"
+        case .expired: "Credentials.expired"
+        case .serviceError: "Credentials.serviceError"
+        case .transport: "Credentials.transport"
+        case .refusedEndpoint: "Credentials.refusedEndpoint"
+        case .timedOut: "Credentials.timedOut"
+        case .unsafeValue: "Credentials.unsafeValue"
+        case .invalidSetting: "Credentials.invalidSetting"
+        case .ssoCache: "Credentials.ssoCache"
+        case .ssoLoginNeeded: "Credentials.ssoLoginNeeded"
+        case .mfaCodeUnavailable: "Credentials.mfaCodeUnavailable"
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import MultiAuthCredentials
+import MultiAuthStore
+import MultiAuthAWSClient
+import MultiAuthCore
+import MultiAuthCrypto
+import MultiAuthHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A store key that AWS KMS makes and guards: `GenerateDataKey` gives a fresh 256-bit key and
+/// the same key wrapped under the KMS key; only the wrapped form is kept (beside the store),
+/// and `Decrypt` unwraps it when the store opens. A host with an IAM role then needs no key
+/// file and no passphrase. Calls are signed with the credentials given (the default chain's),
+/// at the endpoint botocore would use (`AWS_ENDPOINT_URL_KMS`, `AWS_ENDPOINT_URL` honoured).
+public struct KMSDataKeys: Sendable {
+    let keyId: String
+    let call: AWSJSONService
+
+    /// Keys under the KMS key `keyId` (an id, alias or ARN) in `region`.
+    /// - Throws: ``KMSKeyError/invalidSetting(_:)`` for a region that is not one.
+    public init(
+        keyId: String, region: String, credentials: any CredentialsProvider, environment: [String: String]? = nil, http: any HTTPSender
+    ) throws(KMSKeyError) {
+        self.keyId = keyId
+        do throws(AWSCallError) {
+            let client = try AWSClient(service: "kms", region: region, environment: environment, http: http)
+            call = AWSJSONService(client: client, targetPrefix: "TrentService", keys: credentials.signingKeys)
+        } catch {
+            throw KMSKeyError(error)
+        }
+    }
+
+    /// The region a key ARN names (`arn:aws:kms:REGION:…`), or nil for an id or alias.
+    public static func region(ofKeyARN keyId: String) -> String? {
+        let parts = keyId.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count >= 6, parts[0] == "arn", parts[2] == "kms", !parts[3].isEmpty else { return nil }
+        return String(parts[3])
+    }
+
+    /// A fresh data key and its wrapped form.
+    public func generate() async throws(KMSKeyError) -> (key: [UInt8], wrapped: [UInt8]) {
+        struct Answer: Decodable { let CiphertextBlob: String, Plaintext: String }
+        let answer = try await send("GenerateDataKey", ["KeyId": .string(keyId), "KeySpec": .string("AES_256")], as: Answer.self)
+        return (try decoded(answer.Plaintext, "Plaintext"), try decoded(answer.CiphertextBlob, "CiphertextBlob"))
+    }
+
+    /// The key `wrapped` holds, unwrapped by KMS (which must find it was made under this key).
+    public func unwrap(_ wrapped: [UInt8]) async throws(KMSKeyError) -> [UInt8] {
+        struct Answer: Decodable { let Plaintext: String }
+        let answer = try await send(
+            "Decrypt", ["KeyId": .string(keyId), "CiphertextBlob": .string(Base64.encode(wrapped))], as: Answer.self)
+        return try decoded(answer.Plaintext, "Plaintext")
+    }
+
+    /// The data key of the store `backend` holds. With `creating`, a new key from KMS whose
+    /// wrapped form is attached beside the store, which must not exist yet; otherwise the
+    /// attached wrapped key, unwrapped by KMS. The plain key is never stored.
+    /// - Throws: ``KMSKeyError`` from KMS; `StoreError` from the backend
+    ///   (``StoreError/storeExists(path:)`` when creating over a store).
+    public func storeKey(for backend: any StoreBackend, creating: Bool) async throws -> [UInt8] {
+        guard creating else { return try await unwrap(try await WrappedKeyAttachment.read(from: backend)) }
+        guard try await backend.version() == nil else { throw StoreError.storeExists(path: backend.location) }
+        let made = try await generate()
+        try await WrappedKeyAttachment.create(made.wrapped, in: backend)
+        return made.key
+    }
+
+    private func decoded(_ text: String, _ field: String) throws(KMSKeyError) -> [UInt8] {
+        do { return try Base64.decode(text) } catch { throw .malformedAnswer("\(field) is not base64") }
+    }
+
+    private func send<Answer: Decodable>(_ action: String, _ fields: [String: JSONValue], as type: Answer.Type) async throws(KMSKeyError) -> Answer {
+        do throws(AWSCallError) { return try await call.send(action, fields, as: type) } catch { throw KMSKeyError(error) }
+    }
+}
+
+extension KMSKeyError {
+    init(_ error: AWSCallError) {
+        switch error.kind {
+        case .invalidSetting: self = .invalidSetting(error.message)
+        case .credentials: self = .credentials(error.underlying?.error as? CredentialsError ?? .notFound(error.message))
+        case .transport, .cancelled: self = .unreachable(error.message)
+        case .service: self = .refused(action: error.operation, code: error.serviceCode ?? "HTTP \(error.status ?? 0)", message: error.message)
+        case .malformedAnswer: self = .malformedAnswer(error.message)
+        }
+    }
+}
+
+/// Why KMS gave no data key. Messages name the action and KMS's error code, never a key.
+public enum KMSKeyError: Error, Sendable, Equatable, CustomStringConvertible, CodedError {
+    /// A setting (the region) cannot be used.
+    case invalidSetting(String)
+    /// No credentials to sign the call with.
+    case credentials(CredentialsError)
+    /// KMS could not be reached.
+    case unreachable(String)
+    /// KMS refused: a wrong or disabled key, a key the caller may not use, a blob made under
+    /// another key.
+    case refused(action: String, code: String, message: String)
+    /// KMS's answer did not hold what it should.
+    case malformedAnswer(String)
+
+    public var description: String {
+        switch self {
+        case .invalidSetting(let problem): "KMS: \(problem)"
+        case .credentials(let error): "KMS: no credentials to sign with: \(error)"
+        case .unreachable(let problem): "KMS: \(problem)"
+        case .refused(let action, let code, let message): "KMS refused \(action): \(code)" + (message.isEmpty ? "" : ": \(message)")
+        case .malformedAnswer(let problem): "KMS: malformed answer: \(problem)"
+        }
+    }
+
+    /// `KMSKey.` and the case's name.
+    public var code: ErrorCode {
+        switch self {
+        case .invalidSetting: "KMSKey.invalidSetting"
+        case .credentials: "KMSKey.credentials"
+        case .unreachable: "KMSKey.unreachable"
+        case .refused: "KMSKey.refused"
+        case .malformedAnswer: "KMSKey.malformedAnswer"
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import MultiAuthAuthorization
+import MultiAuthCore
+
+/// One entry of an AppSync error list (`errors` of `connection_error`, `error` or
+/// `subscribe_error`).
+public struct RealtimeServerError: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// AppSync's `errorType`, e.g. `UnauthorizedException`.
+    public var errorType: String?
+    /// The message.
+    public var message: String?
+    /// `errorCode`, when given.
+    public var errorCode: Int?
+
+    /// Creates an entry.
+    public init(errorType: String? = nil, message: String? = nil, errorCode: Int? = nil) {
+        self.errorType = errorType
+        self.message = message
+        self.errorCode = errorCode
+    }
+
+    /// `errorType: message`, quoted safely (a server may echo what it was sent).
+    public var description: String {
+        let text = [errorType, message].compactMap { $0 }.joined(separator: ": ")
+        return Redaction.quoted(text.isEmpty ? "no message" : text)
+    }
+
+    /// Whether this refuses the caller's authorization (not worth retrying with the same one).
+    public var isUnauthorized: Bool {
+        (errorType ?? "").contains("Unauthorized") || errorCode == 401 || errorCode == 403
+    }
+}
+
+/// Why a real-time connection or subscription failed. Messages name the endpoint (never its
+/// authorization query) and quote AppSync's own error text.
+public enum RealtimeError: Error, Sendable, CustomStringConvertible {
+    /// The socket could not be opened or upgraded.
+    case connectFailed(endpoint: String, reason: String)
+    /// The server answered `connection_init` with `connection_error`.
+    case connectionRefused(endpoint: String, errors: [RealtimeServerError])
+    /// No `connection_ack` within the time allowed.
+    case noAcknowledgement(endpoint: String, seconds: Double)
+    /// The connection kept failing; the subscriptions ended.
+    case gaveUp(endpoint: String, attempts: Int, lastReason: String)
+    /// The server refused or ended the subscription with errors (an authorization error is never retried).
+    case subscriptionRefused(endpoint: String, errors: [RealtimeServerError])
+    /// The document is not a subscription (the real-time endpoint only takes subscriptions).
+    case notASubscription(String)
+    /// The subscription's authorization could not be made.
+    case authorization(AuthorizationError)
+    /// A frame could not be sent.
+    case sendFailed(endpoint: String, reason: String)
+    /// The subscriber fell more than `limit` messages behind; the subscription was ended
+    /// after the messages kept, so that none is lost unnoticed.
+    case subscriberBehind(endpoint: String, limit: Int)
+
+    public var description: String {
+        switch self {
+        case .connectFailed(let endpoint, let reason): "cannot connect to \(endpoint): \(Redaction.quoted(reason))"
+        case .connectionRefused(let endpoint, let errors): "\(endpoint) refused the connection: \(Self.list(errors))"
+        case .noAcknowledgement(let endpoint, let seconds): "\(endpoint) sent no connection_ack within \(seconds) s"
+        case .gaveUp(let endpoint, let attempts, let reason): "gave up on \(endpoint) after \(attempts) failed connections (last: \(reason))"
+        case .subscriptionRefused(let endpoint, let errors): "\(endpoint) refused the subscription: \(Self.list(errors))"
+        case .notASubscription(let what): "not a subscription: \(what)"
+        case .authorization(let error): "cannot authorize the real-time call: \(error.description)"
+        case .sendFailed(let endpoint, let reason): "cannot send to \(endpoint): \(Redaction.quoted(reason))"
+        case .subscriberBehind(let endpoint, let limit):
+            "the subscriber fell more than \(limit) messages behind \(endpoint); the subscription was ended after the messages kept"
+        }
+    }
+
+    /// Whether waiting and connecting again cannot help.
+    public var isFinal: Bool {
+        switch self {
+        case .connectionRefused(_, let errors): errors.contains(where: \.isUnauthorized)
+        case .subscriptionRefused, .notASubscription, .authorization, .gaveUp, .subscriberBehind: true
+        case .connectFailed, .noAcknowledgement, .sendFailed: false
+        }
+    }
+
+    private static func list(_ errors: [RealtimeServerError]) -> String {
+        errors.isEmpty ? "no errors given" : errors.map(\.description).joined(separator: "; ")
+    }
+}
+
+extension RealtimeError: CodedError {
+    /// `Realtime.` and the case's name, fixed once published.
+    public var code: ErrorCode {
+        switch self {
+        case .connectFailed: "Realtime.connectFailed"
+        case .connectionRefused: "Realtime.connectionRefused"
+        case .noAcknowledgement: "Realtime.noAcknowledgement"
+        case .gaveUp: "Realtime.gaveUp"
+        case .subscriptionRefused: "Realtime.subscriptionRefused"
+        case .notASubscription: "Realtime.notASubscription"
+        case .authorization: "Realtime.authorization"
+        case .sendFailed: "Realtime.sendFailed"
+        case .subscriberBehind: "Realtime.subscriberBehind"
+        }
+    }
+}

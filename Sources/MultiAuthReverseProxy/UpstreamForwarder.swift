@@ -1,0 +1,223 @@
+import HTTPTypes
+import Hummingbird
+import MultiAuthInboundAuthorization
+import Logging
+import MultiAuthCore
+import MultiAuthCrypto
+import MultiAuthHTTP
+import NIOCore
+import MultiAuthSigV4
+
+/// What goes to one upstream: the upstream's base path plus the received path and query,
+/// byte for byte; `Host` rewritten; hop-by-hop fields dropped; the verified principal added
+/// as `X-MultiAuth-Principal` and `X-MultiAuth-Mode` (any such fields from the client are
+/// removed first, so a client cannot claim one).
+///
+/// A body of up to ``spoolThreshold`` bytes with a `Content-Length` is held in memory; any
+/// other is written to a private 0600 spool file as it arrives (up to the body limit), then
+/// hashed, signed and sent from there, so memory stays flat whatever the upload's size.
+package struct UpstreamForwarder: Sendable {
+    let upstream: WireURL
+    /// The upstream's path without a trailing `/`, which each received target is appended to.
+    let basePath: String
+    let maxBodySize: Int
+    let spoolThreshold: Int
+    /// Fields of the client's request that never go upstream (lowercase names).
+    let dropped: Set<String>
+    /// The spool space the server's bodies share; nil for no total cap.
+    let spoolBudget: SpoolBudget?
+
+    /// Creates a forwarder to the base URL `upstream`.
+    /// - Throws: ``ReverseProxyError/invalidUpstream(_:)`` for a URL that is not absolute http(s).
+    /// Bodies without a `Content-Length` or over `spoolThreshold` bytes are spooled to a file.
+    /// The fields named in `dropping` (lowercase) are removed from every request. Spooled
+    /// bodies take their bytes from `spoolBudget`, shared by the server's connections.
+    package init(
+        upstream: String, maxBodySize: Int = 10 << 20, spoolThreshold: Int = 1 << 20, dropping: Set<String> = [],
+        spoolBudget: SpoolBudget? = nil
+    ) throws(ReverseProxyError) {
+        do { self.upstream = try WireURL(upstream) } catch { throw .invalidUpstream(Redaction.url(upstream)) }
+        let path = self.upstream.path
+        basePath = path.hasSuffix("/") ? String(path.dropLast()) : path
+        self.maxBodySize = maxBodySize
+        self.spoolThreshold = spoolThreshold
+        dropped = dropping
+        self.spoolBudget = spoolBudget
+    }
+
+    /// The principal fields.
+    package static let principalField = HTTPField.Name("X-MultiAuth-Principal")!
+    package static let modeField = HTTPField.Name("X-MultiAuth-Mode")!
+
+    /// Fields that describe one connection, never forwarded (RFC 9110 §7.6.1), plus the ones
+    /// the transport writes itself.
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+        "transfer-encoding", "upgrade", "host", "content-length", "expect",
+    ]
+
+    /// The upstream's response fields less the hop-by-hop ones, `Content-Length` kept: the
+    /// response is relayed byte for byte, so it still holds.
+    static func forwardedFields(_ upstream: HTTPFields) -> HTTPFields {
+        var fields = HTTPFields()
+        fields.reserveCapacity(upstream.count)
+        for field in upstream where field.name == .contentLength || !hopByHop.contains(field.name.canonicalName) {
+            fields.append(field)
+        }
+        return fields
+    }
+
+    /// A received body, in memory or in its spool file, with its SHA-256 when it was asked for
+    /// (taken as the body arrived).
+    package struct ReceivedBody: Sendable {
+        var body: OutgoingBody
+        var spool: SpooledBody?
+        /// The lowercase hex SHA-256 of the body, when ``receive(_:hashing:)`` was asked to hash.
+        package let sha256: String?
+
+        /// Removes the spool file, if any (a body that will not be forwarded).
+        package func discard() { spool?.remove() }
+
+        /// No body.
+        static let none = ReceivedBody(body: .empty, spool: nil, sha256: nil)
+    }
+
+    /// The answer to a body ``receive(_:hashing:)`` refused: 413 past the body limit, 500 when the
+    /// spool file cannot be written, 503 past the server's spool space, 400 for a client that
+    /// stopped sending.
+    static func bodyRefusal(_ error: BodyError, logger: Logger) -> (head: HTTPResponse, body: [UInt8]) {
+        logger.info("request body refused", metadata: ["error": "\(error)"])
+        if case .tooLarge = error { return errorResponse(.contentTooLarge, "RequestEntityTooLargeException", "Request Too Long") }
+        if case .spoolFailed = error { return errorResponse(.internalServerError, "InternalServerErrorException", "Internal server error") }
+        if case .spoolFull = error { return errorResponse(.serviceUnavailable, "ServiceUnavailableException", "Too many request bodies at once; try again") }
+        return errorResponse(.badRequest, "BadRequestException", "Invalid request body")
+    }
+
+    /// Reads `request`'s body: in memory up to the spool threshold (when `Content-Length`
+    /// says so), else into a spool file; with `hashing`, its SHA-256 is taken as it arrives
+    /// (the gateway checks it; the proxy hashes what it signs itself).
+    package func receive(_ request: Request, hashing: Bool) async throws(BodyError) -> ReceivedBody {
+        let name = "the received body"
+        let length = request.headers[.contentLength].flatMap { Int($0) }
+        if let length, length > maxBodySize { throw .tooLarge(body: name, limit: maxBodySize) }
+        // Without Transfer-Encoding, the Content-Length (or its absence: no body) is the size.
+        if request.headers[.transferEncoding] == nil, (length ?? 0) <= spoolThreshold {
+            var request = request
+            let buffer: ByteBuffer
+            do { buffer = try await request.collectBody(upTo: maxBodySize) } catch is NIOTooManyBytesError {
+                throw .tooLarge(body: name, limit: maxBodySize)
+            } catch {
+                throw .unreadable(body: name, reason: "\(error)")  // the client stopped sending, or went away
+            }
+            let bytes = Array(buffer.readableBytesView)
+            let sha256 = !hashing ? nil : bytes.isEmpty ? PayloadHash.emptySHA256 : SHA256Hasher.hash(bytes).hex
+            return ReceivedBody(body: bytes.isEmpty ? .empty : .bytes(bytes), spool: nil, sha256: sha256)
+        }
+        let digest = hashing ? RunningDigest() : nil
+        let spool = try await SpooledBody(
+            collecting: request.body.map { digest?.add($0) ?? Array($0.readableBytesView) }, name: name, limit: maxBodySize, budget: spoolBudget)
+        return ReceivedBody(body: spool.length == 0 ? .empty : spool.body, spool: spool, sha256: digest?.finish())
+    }
+
+    /// The answer for a request target that cannot be forwarded, or nil: `CONNECT` (405; this
+    /// is no tunnel), the asterisk form of `OPTIONS *` (400), and a path with a dot segment,
+    /// raw or percent-encoded (400), which could take the request out of the upstream's base
+    /// path. Asked before any decision.
+    static func refusal(of head: HTTPRequest) -> (head: HTTPResponse, body: [UInt8])? {
+        if head.method == .connect {
+            // The HTTP/1 encoder sends any answer to CONNECT without a length: the connection's
+            // end marks where it stops (``CloseAfterAnswer``).
+            var answer = errorResponse(.methodNotAllowed, "MethodNotAllowedException", "CONNECT is not supported")
+            answer.head.headerFields[.connection] = "close"
+            return answer
+        }
+        guard let path = head.path, path.hasPrefix("/") else {
+            return errorResponse(.badRequest, "BadRequestException", "only origin-form request targets (starting with /) are forwarded")
+        }
+        if hasDotSegment(path) { return errorResponse(.badRequest, "BadRequestException", "the path holds a . or .. segment") }
+        return nil
+    }
+
+    /// True when a segment of `path`'s path part is `.` or `..`, spelled raw or with `%2e`.
+    static func hasDotSegment(_ target: String) -> Bool {
+        let path = target.prefix { $0 != "?" && $0 != "#" }
+        return path.split(separator: "/", omittingEmptySubsequences: false).contains { segment in
+            let decoded = segment.lowercased().replacing("%2e", with: ".")
+            return decoded == "." || decoded == ".."
+        }
+    }
+
+    /// The request as the upstream receives it: hop-by-hop fields dropped, with every field
+    /// the client's `Connection` names (RFC 9110 §7.6.1), and the API key a gateway consumed.
+    func upstreamRequest(for head: HTTPRequest, principal: Principal?) -> HTTPRequest {
+        var fields = HTTPFields()
+        let connectionNamed = Set(head.headerFields[values: .connection].flatMap { $0.split(separator: ",") }.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        })
+        for field in head.headerFields where !Self.hopByHop.contains(field.name.canonicalName)
+            && !connectionNamed.contains(field.name.canonicalName)
+            && !Self.isIdentityField(field.name) && !dropped.contains(field.name.canonicalName)
+            && !(principal?.mode == .apiKey && field.name.canonicalName == "x-api-key") {
+            fields.append(field)
+        }
+        if let principal {
+            fields[Self.principalField] = principal.name
+            fields[Self.modeField] = principal.mode.rawValue
+        }
+        return HTTPRequest(
+            method: head.method, scheme: upstream.scheme, authority: upstream.hostHeader, path: basePath + (head.path ?? "/"),
+            headerFields: fields)
+    }
+
+    /// True for a field a CGI or WSGI upstream would read as one the gateway sets: any case,
+    /// with `-` or `_` between the words (`X_MultiAuth_Principal` becomes
+    /// `HTTP_X_MULTIAUTH_PRINCIPAL` there, as `X-MultiAuth-Principal` does).
+    static func isIdentityField(_ name: HTTPField.Name) -> Bool {
+        let normalized = name.canonicalName.replacingOccurrences(of: "_", with: "-")
+        return normalized == Self.principalField.canonicalName || normalized == Self.modeField.canonicalName
+    }
+
+    /// An error answer in API Gateway's form: the status, `x-amzn-ErrorType` and `{"message": …}`.
+    static func errorResponse(_ status: HTTPResponse.Status, _ type: String, _ message: String) -> (head: HTTPResponse, body: [UInt8]) {
+        let rejection = InboundRejection(status: status, errorType: type, message: message, reason: message)
+        return (rejection.responseHead, rejection.body)
+    }
+}
+
+/// The SHA-256 of a body, taken chunk by chunk as it is spooled.
+///
+/// `@unchecked Sendable`: the spool's loop calls ``add(_:)`` for one chunk at a time, each
+/// after the last, and ``finish()`` after the loop; nothing else touches the hasher.
+final class RunningDigest: @unchecked Sendable {
+    private var hasher = SHA256Hasher()
+
+    /// Hashes `chunk` and hands back its bytes for the spool.
+    func add(_ chunk: ByteBuffer) -> [UInt8] {
+        chunk.withUnsafeReadableBytes { hasher.update($0) }
+        return Array(chunk.readableBytesView)
+    }
+
+    /// The lowercase hex digest of everything added.
+    func finish() -> String { hasher.finalize().hex }
+}
+
+/// Why a proxy or gateway cannot start.
+package enum ReverseProxyError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The upstream is not an absolute http(s) URL.
+    case invalidUpstream(String)
+
+    package var description: String {
+        switch self {
+        case .invalidUpstream(let url): "the upstream '\(url)' is not an absolute http:// or https:// URL"
+        }
+    }
+}
+
+extension ReverseProxyError: CodedError {
+    /// `ReverseProxy.` and the case's name, fixed once published.
+    package var code: ErrorCode {
+        switch self {
+        case .invalidUpstream: "ReverseProxy.invalidUpstream"
+        }
+    }
+}
