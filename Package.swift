@@ -1,9 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("MemberImportVisibility"),
+]
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+/// swift-subprocess's API speaks swift-system's `FilePath`.
+let subprocess: [Target.Dependency] = [
+    .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system"),
+]
 
 let package = Package(
     name: "MultiAuth",
@@ -44,6 +50,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -118,7 +125,10 @@ let package = Package(
         // A Realtime WebSocketConnector on swift-websocket's client (SwiftNIO).
         .target(
             name: "MultiAuthWebSocket",
-            dependencies: ["MultiAuthRealtime", httpTypes, logging, .product(name: "WSClient", package: "swift-websocket")],
+            dependencies: [
+                "MultiAuthRealtime", httpTypes, logging, .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
             swiftSettings: strict),
         // Server side: whether a received request may pass (SigV4/SigV4a, API keys, JWTs), as API Gateway decides.
         .target(
@@ -173,7 +183,7 @@ let package = Package(
         .target(
             name: "MultiAuthCredentialsServer",
             dependencies: [
-                "MultiAuthCredentials", "MultiAuthServerGuards", "MultiAuthCrypto", "MultiAuthCore", httpTypes, logging,
+                "MultiAuthCredentials", "MultiAuthSigV4", "MultiAuthServerGuards", "MultiAuthCrypto", "MultiAuthCore", httpTypes, logging,
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -188,7 +198,7 @@ let package = Package(
         .target(name: "MultiAuthTesting", dependencies: ["MultiAuthHTTP", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .target(
             name: "MultiAuthCredentials",
-            dependencies: ["MultiAuthCrypto", "MultiAuthAWSClient", "MultiAuthSigV4", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging, .product(name: "Subprocess", package: "swift-subprocess")],
+            dependencies: ["MultiAuthCrypto", "MultiAuthAWSClient", "MultiAuthSigV4", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging] + subprocess,
             swiftSettings: strict
         ),
         // Sessions a profile obtained (AssumeRole, GetSessionToken, SSO) kept in the encrypted store.
@@ -229,8 +239,7 @@ let package = Package(
                 "MultiAuthCrypto", "MultiAuthSigV4", "MultiAuthSigningVectors", "MultiAuthStore", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthCurl",
                 "MultiAuthTokens", "MultiAuthLogins", "MultiAuthClientConfiguration", "MultiAuthAWSStoreBackends", "MultiAuthCore", httpTypes, logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
-            ],
+            ] + subprocess,
             swiftSettings: strict
         ),
         // The commands that run servers and AppSync clients (NIO, Hummingbird, AsyncHTTPClient,
@@ -242,7 +251,8 @@ let package = Package(
                 "MultiAuthRealtime", "MultiAuthAppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes, logging, "MultiAuthInboundAuthorization",
                 "MultiAuthReverseProxy", "MultiAuthCredentialsServer", "MultiAuthServerGuards", "MultiAuthCachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -315,7 +325,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                .product(name: "ArgumentParser", package: "swift-argument-parser"), "MultiAuthAWSClient", "MultiAuthKMSStoreKeys", "MultiAuthSigningVectors", "MultiAuthCLI", "MultiAuthStore", "MultiAuthCredentials", "MultiAuthAuthorization", "MultiAuthCurl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), "MultiAuthAWSClient", "MultiAuthHTTP", "MultiAuthKMSStoreKeys", "MultiAuthSigningVectors", "MultiAuthCLI", "MultiAuthStore", "MultiAuthCredentials", "MultiAuthAuthorization", "MultiAuthCurl",
                 "MultiAuthTokens", "MultiAuthLogins", "MultiAuthCrypto", "MultiAuthAppSync", "MultiAuthRealtime", "MultiAuthAppSyncEvents", "MultiAuthWebSocket",
                 "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", "MultiAuthCredentialsServer", "MultiAuthSigV4", "MultiAuthPostgresStore", "MultiAuthAWSStoreBackends", "MultiAuthServerCLI", "MultiAuthInboundAuthorization",
                 httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,4 +1,4 @@
-import MultiAuthCore
+package import MultiAuthCore
 import MultiAuthHTTP
 
 /// Why an AWS call failed: which service and operation, what kind of failure, and for a

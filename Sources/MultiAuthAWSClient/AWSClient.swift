@@ -1,8 +1,8 @@
 import HTTPTypes
-import Logging
-import MultiAuthCore
-import MultiAuthHTTP
-import MultiAuthSigV4
+package import Logging
+package import MultiAuthCore
+package import MultiAuthHTTP
+package import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,4 +1,4 @@
-import MultiAuthCore
+package import MultiAuthCore
 
 /// A JSON-protocol service (KMS, Secrets Manager, SSM) as its callers see it: the one client,
 /// the service's `X-Amz-Target` prefix, and where its calls' signing keys come from.

@@ -1,5 +1,5 @@
-import HTTPTypes
-import MultiAuthCore
+package import HTTPTypes
+package import MultiAuthCore
 import MultiAuthHTTP
 
 /// One AWS API operation as it goes on the wire, in one of the protocols MultiAuth calls:

@@ -1,11 +1,11 @@
 import MultiAuthCore
-import MultiAuthHTTP
+package import MultiAuthHTTP
 import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+package import FoundationEssentials
 #else
-import Foundation
+package import Foundation
 #endif
 
 /// Reading AWS error responses: the error code, retryability, and clock skew.

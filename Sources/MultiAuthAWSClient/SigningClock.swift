@@ -1,7 +1,7 @@
-import Logging
-import MultiAuthCore
-import MultiAuthHTTP
-import MultiAuthSigV4
+public import Logging
+public import MultiAuthCore
+public import MultiAuthHTTP
+public import MultiAuthSigV4
 import Synchronization
 
 /// The time requests are signed for: the local clock plus an offset learned from a server

@@ -1,9 +1,9 @@
-import MultiAuthCredentials
-import MultiAuthStore
-import Logging
+public import MultiAuthCredentials
+public import MultiAuthStore
+public import Logging
 import MultiAuthAWSClient
-import MultiAuthCore
-import MultiAuthHTTP
+public import MultiAuthCore
+public import MultiAuthHTTP
 
 /// A store kept in AWS Secrets Manager (`secretsmanager://REGION/NAME`: the image in the
 /// secret NAME's binary value) or SSM Parameter Store (`ssm://REGION/NAME`: a `SecureString`

@@ -1,12 +1,12 @@
 // awsconfiguration.json's model is part of this module's API: `import MultiAuthAppSync` keeps bringing it.
 @_exported import MultiAuthClientConfiguration
 import MultiAuthAuthorization
-import MultiAuthCredentials
-import Logging
-import MultiAuthCore
-import MultiAuthHTTP
-import MultiAuthRealtime
-import MultiAuthTokens
+public import MultiAuthCredentials
+public import Logging
+public import MultiAuthCore
+public import MultiAuthHTTP
+public import MultiAuthRealtime
+public import MultiAuthTokens
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,9 +1,9 @@
-import MultiAuthAuthorization
+public import MultiAuthAuthorization
 import HTTPTypes
-import Logging
-import MultiAuthCore
-import MultiAuthHTTP
-import MultiAuthRealtime
+public import Logging
+public import MultiAuthCore
+public import MultiAuthHTTP
+public import MultiAuthRealtime
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,6 +1,6 @@
-import MultiAuthAuthorization
-import MultiAuthCore
-import MultiAuthRealtime
+public import MultiAuthAuthorization
+public import MultiAuthCore
+public import MultiAuthRealtime
 
 /// Why an AppSync Events call failed. Messages name the endpoint and channel, never a key,
 /// token or signature.

@@ -1,10 +1,11 @@
-import AsyncHTTPClient
-import MultiAuthHTTP
-import HTTPTypes
-import MultiAuthCore
+public import AsyncHTTPClient
+public import MultiAuthHTTP
+public import HTTPTypes
+public import MultiAuthCore
 import NIOCore
 import NIOSSL
 import NIOPosix
+import MultiAuthNIOBodies
 
 /// An `HTTPSender` on AsyncHTTPClient: for a process that already runs
 /// SwiftNIO (a Hummingbird service, the proxy and gateway), so transfers share its event loops

@@ -1,6 +1,6 @@
-import HTTPTypes
-import MultiAuthCore
-import MultiAuthSigV4
+public import HTTPTypes
+public import MultiAuthCore
+public import MultiAuthSigV4
 
 /// API_KEY: `x-api-key`, read from its source for every request.
 public struct APIKeyAuthorizer: RequestAuthorizer {

@@ -1,8 +1,8 @@
-import HTTPTypes
-import Logging
-import MultiAuthAWSClient
-import MultiAuthCore
-import MultiAuthHTTP
+public import HTTPTypes
+public import Logging
+public import MultiAuthAWSClient
+public import MultiAuthCore
+public import MultiAuthHTTP
 import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)

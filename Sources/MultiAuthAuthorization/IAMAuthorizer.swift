@@ -1,8 +1,8 @@
-import MultiAuthCredentials
-import HTTPTypes
-import Logging
-import MultiAuthCore
-import MultiAuthSigV4
+public import MultiAuthCredentials
+public import HTTPTypes
+public import Logging
+public import MultiAuthCore
+public import MultiAuthSigV4
 
 /// AWS_IAM: SigV4 (or SigV4a) with credentials from a provider, resolved per request (they
 /// rotate). The payload hash is derived from the body here: bytes are hashed, a file is

@@ -1,7 +1,7 @@
-import MultiAuthCredentials
-import HTTPTypes
-import MultiAuthCore
-import MultiAuthSigV4
+public import MultiAuthCredentials
+public import HTTPTypes
+public import MultiAuthCore
+public import MultiAuthSigV4
 
 /// A request and its body as they go on the wire after authorization.
 public struct AuthorizedRequest: Sendable {

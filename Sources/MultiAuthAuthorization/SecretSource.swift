@@ -1,5 +1,5 @@
-import MultiAuthCore
-import MultiAuthTokens
+public import MultiAuthCore
+public import MultiAuthTokens
 
 /// A value read on every request, so rotation takes effect at once (API keys, tokens).
 public struct SecretSource: Sendable {

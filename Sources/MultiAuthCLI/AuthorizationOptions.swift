@@ -1,9 +1,10 @@
-import ArgumentParser
-import MultiAuthAuthorization
+package import ArgumentParser
+package import MultiAuthAuthorization
 import MultiAuthCredentials
 import HTTPTypes
-import Logging
+package import Logging
 import MultiAuthTokens
+import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

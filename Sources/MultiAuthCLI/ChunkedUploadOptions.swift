@@ -1,6 +1,6 @@
-import ArgumentParser
-import MultiAuthAuthorization
-import MultiAuthSigV4
+public import ArgumentParser
+package import MultiAuthAuthorization
+package import MultiAuthSigV4
 
 /// `--chunked` and its settings: an S3 streaming (aws-chunked) upload, as `multiauth request`
 /// and `multiauth proxy` send one.

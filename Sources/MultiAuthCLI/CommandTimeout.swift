@@ -1,4 +1,4 @@
-import MultiAuthCurl
+package import MultiAuthCurl
 import MultiAuthCore
 
 /// Whole-command time limits, as curl's `--max-time` is: retries, token and credential

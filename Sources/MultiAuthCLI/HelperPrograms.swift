@@ -1,5 +1,6 @@
 import MultiAuthCore
 import Subprocess
+import SystemPackage
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

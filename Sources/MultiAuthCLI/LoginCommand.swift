@@ -1,11 +1,12 @@
-import MultiAuthLogins
+package import MultiAuthLogins
 import MultiAuthCore
-import ArgumentParser
+public import ArgumentParser
 import MultiAuthClientConfiguration
 import MultiAuthStore
 import MultiAuthCurl
 import MultiAuthCrypto
-import MultiAuthTokens
+package import MultiAuthTokens
+import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,7 +1,8 @@
-import ArgumentParser
+package import ArgumentParser
 import Dispatch
 import MultiAuthCore
 import MultiAuthCrypto
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

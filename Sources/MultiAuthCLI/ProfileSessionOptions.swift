@@ -1,7 +1,7 @@
 import ArgumentParser
 import MultiAuthCachedSessions
-import MultiAuthCredentials
-import MultiAuthStore
+package import MultiAuthCredentials
+package import MultiAuthStore
 import Logging
 import MultiAuthCore
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import MultiAuthAuthorization
+package import MultiAuthAuthorization
 import MultiAuthCredentials
 import MultiAuthCurl
 import HTTPTypes
@@ -15,7 +15,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,4 +1,4 @@
-import ArgumentParser
+package import ArgumentParser
 
 /// Names one server command for ``ServerCommandEntry``.
 package protocol ServerCommandName {

@@ -1,6 +1,6 @@
 import MultiAuthCore
-import ArgumentParser
-import MultiAuthStore
+package import ArgumentParser
+package import MultiAuthStore
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,7 +1,7 @@
 import MultiAuthAWSStoreBackends
 import MultiAuthCredentials
-import MultiAuthStore
-import Synchronization
+package import MultiAuthStore
+package import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,5 +1,5 @@
-import HTTPTypes
-import Logging
+package import HTTPTypes
+package import Logging
 import MultiAuthCore
 
 /// `-v`: the library's debug log (signing stages, re-signing, retries, refreshes) and the

@@ -1,7 +1,7 @@
-import MultiAuthCredentials
-import MultiAuthStore
-import Logging
-import MultiAuthCore
+public import MultiAuthCredentials
+public import MultiAuthStore
+public import Logging
+public import MultiAuthCore
 import MultiAuthCrypto
 
 #if canImport(FoundationEssentials)

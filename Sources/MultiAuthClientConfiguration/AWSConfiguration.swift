@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

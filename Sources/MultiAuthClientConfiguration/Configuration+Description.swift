@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 
 // Configuration values that hold secrets print and dump without them.
 

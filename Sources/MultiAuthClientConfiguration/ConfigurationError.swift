@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 
 /// Why an `awsconfiguration.json` cannot be used. Every message names the file and the JSON
 /// path (`AppSync.friendly_name_AWS_IAM.Region: missing`), never a key or secret.

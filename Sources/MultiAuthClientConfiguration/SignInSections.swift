@@ -1,4 +1,4 @@
-import MultiAuthTokens
+public import MultiAuthTokens
 
 extension AWSConfiguration {
     /// The `CognitoUserPool` section as a sign-in configuration (what `multiauth login

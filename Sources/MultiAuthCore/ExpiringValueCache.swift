@@ -1,5 +1,5 @@
-import Logging
-import Synchronization
+public import Logging
+public import Synchronization
 
 /// A value with an expiry time (seconds since 1970), or none for a value that never expires.
 public struct Expiring<Value: Sendable>: Sendable {

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 extension Logger {
     /// A logger that drops everything: the default wherever MultiAuth accepts a `Logger`.

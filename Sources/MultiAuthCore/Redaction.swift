@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 /// The one place that says what is secret. Log lines, `-v` traces and descriptions all go
 /// through it, so a header or field marked here never appears in any output.

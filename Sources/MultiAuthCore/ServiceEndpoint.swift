@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// Where an AWS service is reached: its real endpoint, or `AWS_ENDPOINT_URL_<SERVICE>` /

@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 
 extension HTTPRequest {
     /// Creates a request from an absolute URL taken as it goes on the wire: the path and

@@ -1,7 +1,7 @@
-import MultiAuthAWSClient
-import MultiAuthCore
-import MultiAuthHTTP
-import MultiAuthSigV4
+package import MultiAuthAWSClient
+package import MultiAuthCore
+package import MultiAuthHTTP
+package import MultiAuthSigV4
 
 /// The credential chain's calls (STS, SSO, Cognito Identity) go through the one AWS client;
 /// here is how a chain's settings make one and how its failures read as ``CredentialsError``.

@@ -1,5 +1,5 @@
 import MultiAuthCore
-import MultiAuthHTTP
+public import MultiAuthHTTP
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,5 +1,5 @@
-import Logging
-import MultiAuthCore
+public import Logging
+public import MultiAuthCore
 import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)

@@ -1,6 +1,6 @@
 import MultiAuthAWSClient
-import MultiAuthCore
-import MultiAuthHTTP
+public import MultiAuthCore
+public import MultiAuthHTTP
 import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)

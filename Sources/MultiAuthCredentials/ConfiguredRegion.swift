@@ -1,10 +1,10 @@
 import MultiAuthCore
-import MultiAuthHTTP
+public import MultiAuthHTTP
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 extension SharedConfigFiles {

@@ -1,10 +1,10 @@
-import MultiAuthCore
-import MultiAuthSigV4
+public import MultiAuthCore
+public import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// Credentials with the time they stop working (nil: long-term keys).

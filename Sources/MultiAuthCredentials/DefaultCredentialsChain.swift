@@ -1,6 +1,6 @@
-import Logging
-import MultiAuthCore
-import MultiAuthHTTP
+public import Logging
+public import MultiAuthCore
+public import MultiAuthHTTP
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,6 +1,6 @@
 import HTTPTypes
-import MultiAuthCore
-import MultiAuthHTTP
+public import MultiAuthCore
+public import MultiAuthHTTP
 import Synchronization
 
 /// GETs from the EC2 instance metadata service with an IMDSv2 session token.

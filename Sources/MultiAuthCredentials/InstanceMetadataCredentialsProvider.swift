@@ -1,5 +1,5 @@
 import MultiAuthCore
-import MultiAuthHTTP
+public import MultiAuthHTTP
 import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)

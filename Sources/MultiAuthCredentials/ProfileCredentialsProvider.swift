@@ -1,6 +1,6 @@
 import Logging
 import MultiAuthCore
-import MultiAuthHTTP
+public import MultiAuthHTTP
 import MultiAuthSigV4
 import Subprocess
 

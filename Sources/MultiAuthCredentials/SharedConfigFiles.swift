@@ -1,8 +1,9 @@
+public import MultiAuthCore
+
 #if canImport(FoundationEssentials)
-import FoundationEssentials
-import MultiAuthCore
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// `~/.aws/credentials` and `~/.aws/config` (or `AWS_SHARED_CREDENTIALS_FILE` and

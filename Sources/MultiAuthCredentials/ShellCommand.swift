@@ -1,5 +1,6 @@
-import MultiAuthCore
+public import MultiAuthCore
 import Subprocess
+import SystemPackage
 
 /// Why a command run for a secret (`credential_process`, a token command) gave none. Never
 /// carries the command's output.

@@ -4,6 +4,7 @@ import HTTPTypes
 import Logging
 import MultiAuthCore
 import NIOCore
+import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

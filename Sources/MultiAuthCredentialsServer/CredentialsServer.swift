@@ -1,10 +1,10 @@
-import MultiAuthCredentials
+public import MultiAuthCredentials
 import MultiAuthServerGuards
 import Hummingbird
-import Logging
-import MultiAuthCore
+public import Logging
+public import MultiAuthCore
 import NIOCore
-import ServiceLifecycle
+public import ServiceLifecycle
 
 /// A local endpoint that hands out the credentials of a `CredentialsProvider` to programs
 /// that only know the AWS SDKs' own sources: the container credentials endpoint

@@ -1,6 +1,13 @@
 import MultiAuthCore
 import NIOCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -37,14 +44,14 @@ enum LocalPeer {
         guard let port = address.port else { return nil }
         let portText = hex(UInt32(port), digits: 4)
         switch address {
-        case .v4(let v4):
+        case .v4:
             // The tables print the address word as this (little-endian) host reads it.
-            let v4Text = hex(v4.address.sin_addr.s_addr, digits: 8)
+            guard let bytes = bytes(of: address, family: AF_INET, count: 4) else { return nil }
+            let v4Text = bytes.reversed().map { hex(UInt32($0), digits: 2) }.joined()
             let mapped = "0000000000000000FFFF0000" + v4Text
             return (Substring(v4Text + ":" + portText), Substring(mapped + ":" + portText))
-        case .v6(let v6):
-            var bytes = [UInt8](repeating: 0, count: 16)
-            withUnsafeBytes(of: v6.address.sin6_addr) { raw in for index in 0..<16 { bytes[index] = raw[index] } }
+        case .v6:
+            guard let bytes = bytes(of: address, family: AF_INET6, count: 16) else { return nil }
             var text = ""
             for word in 0..<4 {
                 for byte in bytes[(word * 4)..<(word * 4 + 4)].reversed() { text += hex(UInt32(byte), digits: 2) }
@@ -53,6 +60,14 @@ enum LocalPeer {
         default:
             return nil
         }
+    }
+
+    /// The address's bytes in network order, from its text (`inet_pton`).
+    private static func bytes(of address: SocketAddress, family: Int32, count: Int) -> [UInt8]? {
+        guard let text = address.ipAddress else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        guard inet_pton(family, text, &bytes) == 1 else { return nil }
+        return bytes
     }
 
     private static func hex(_ value: UInt32, digits: Int) -> String {

@@ -1,7 +1,7 @@
 import CLibCurl
 import CurlShims
-import HTTPTypes
-import MultiAuthCore
+public import HTTPTypes
+public import MultiAuthCore
 import Synchronization
 
 /// An ``HTTPSender`` on libcurl: connection reuse through a pool of easy handles, HTTP/1.1

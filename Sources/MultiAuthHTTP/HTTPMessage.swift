@@ -1,5 +1,5 @@
-import HTTPTypes
-import MultiAuthCore
+public import HTTPTypes
+public import MultiAuthCore
 
 /// Where a response body goes as it arrives.
 ///

@@ -1,5 +1,5 @@
 import Dispatch
-import HTTPTypes
+public import HTTPTypes
 import Synchronization
 
 /// A response handed from a sender to a reader while it arrives, one chunk at a time: how

@@ -1,6 +1,6 @@
-import Hummingbird
-import MultiAuthInboundAuthorization
-import Logging
+public import Hummingbird
+public import MultiAuthInboundAuthorization
+public import Logging
 import NIOCore
 
 /// Hummingbird middleware that lets through only requests an `InboundAuthorizer` accepts:

@@ -1,6 +1,6 @@
-import Hummingbird
-import HummingbirdAuth
-import MultiAuthInboundAuthorization
+public import Hummingbird
+public import HummingbirdAuth
+public import MultiAuthInboundAuthorization
 import NIOCore
 
 /// hummingbird-auth's `AuthenticatorMiddleware` over an `InboundAuthorizer`, so MultiAuth's

@@ -1,5 +1,5 @@
-import Hummingbird
-import MultiAuthInboundAuthorization
+public import Hummingbird
+public import MultiAuthInboundAuthorization
 
 /// A Hummingbird request context that carries the principal ``InboundAuthorizationMiddleware``
 /// verified, for the handlers behind it.

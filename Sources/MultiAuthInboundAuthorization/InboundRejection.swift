@@ -1,6 +1,6 @@
-import HTTPTypes
+public import HTTPTypes
 import MultiAuthCore
-import MultiAuthSigV4
+public import MultiAuthSigV4
 
 /// Why a request was turned away, as API Gateway words it: a status (401 for a missing
 /// token, 403 otherwise), an `x-amzn-ErrorType` and a JSON body `{"message": …}`. The

@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 import MultiAuthCrypto
 
 /// A JSON Web Key Set (RFC 7517), as served at a provider's `jwks_uri`.

@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 
 /// Why a JWT was refused: malformed, an algorithm or key that cannot check it, a signature
 /// that does not verify, or a claim that fails (issuer, audience, expiry, nonce). The reason

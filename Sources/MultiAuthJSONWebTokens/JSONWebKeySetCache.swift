@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 import Synchronization
 
 /// A provider's key set from its JWKS URL, for a server that checks tokens for as long as it

@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 import MultiAuthCrypto
 
 #if canImport(FoundationEssentials)

@@ -1,9 +1,9 @@
-import MultiAuthCredentials
-import MultiAuthStore
+public import MultiAuthCredentials
+public import MultiAuthStore
 import MultiAuthAWSClient
-import MultiAuthCore
+public import MultiAuthCore
 import MultiAuthCrypto
-import MultiAuthHTTP
+public import MultiAuthHTTP
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,4 +1,4 @@
-import MultiAuthStore
+public import MultiAuthStore
 import MultiAuthCore
 import MultiAuthCrypto
 

@@ -1,5 +1,5 @@
-import MultiAuthStore
-import MultiAuthTokens
+public import MultiAuthStore
+public import MultiAuthTokens
 
 // The store environment of each provider: tokens made for one backend (pool, client,
 // region, endpoint; or issuer and client) are never used against another.

@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 import MultiAuthTokens
 
 // A login prints its provider's configuration (secrets redacted) and its tokens' redacted form.

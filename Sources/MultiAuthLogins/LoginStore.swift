@@ -1,9 +1,9 @@
-import MultiAuthStore
-import Logging
-import MultiAuthCore
+public import MultiAuthStore
+public import Logging
+public import MultiAuthCore
 import MultiAuthCrypto
-import MultiAuthHTTP
-import MultiAuthTokens
+public import MultiAuthHTTP
+public import MultiAuthTokens
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,7 +1,7 @@
-import MultiAuthStore
+public import MultiAuthStore
 import MultiAuthCore
 import MultiAuthCrypto
-import MultiAuthTokens
+public import MultiAuthTokens
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

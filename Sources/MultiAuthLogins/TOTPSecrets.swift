@@ -1,7 +1,7 @@
-import MultiAuthStore
+package import MultiAuthStore
 import MultiAuthCore
-import MultiAuthCrypto
-import MultiAuthTokens
+package import MultiAuthCrypto
+package import MultiAuthTokens
 
 /// TOTP secrets kept in the credential store at the user's request (`--store-totp-secret`),
 /// so codes can be made without an authenticator app for unattended sign-ins. Kept under the

@@ -5,9 +5,10 @@ import Musl
 #else
 import Darwin
 #endif
-import MultiAuthCore
-import MultiAuthHTTP
-import NIOCore
+
+package import MultiAuthCore
+package import MultiAuthHTTP
+package import NIOCore
 import Synchronization
 
 /// The chunks of one upload, read one at a time off the cooperative pool.

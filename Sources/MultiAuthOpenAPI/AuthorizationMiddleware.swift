@@ -1,13 +1,13 @@
-import MultiAuthAuthorization
-import HTTPTypes
-import MultiAuthCore
-import OpenAPIRuntime
+public import MultiAuthAuthorization
+public import HTTPTypes
+public import MultiAuthCore
+public import OpenAPIRuntime
 import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// A swift-openapi-runtime `ClientMiddleware` that authorizes every operation of a generated

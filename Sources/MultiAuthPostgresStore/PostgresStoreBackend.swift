@@ -1,8 +1,8 @@
-import MultiAuthStore
-import Logging
-import MultiAuthCore
+public import MultiAuthStore
+public import Logging
+public import MultiAuthCore
 import NIOCore
-import PostgresNIO
+public import PostgresNIO
 
 /// A store kept in PostgreSQL, for hosts that share one: the sealed image in a row of
 /// `multiauth_store`, which `store init` creates:

@@ -1,13 +1,8 @@
-import MultiAuthStore
+public import MultiAuthStore
 import MultiAuthCore
 import NIOSSL
-import PostgresNIO
-
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
+public import PostgresNIO
 import Foundation
-#endif
 
 /// Where a PostgreSQL store is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=MODE][&store=NAME]`
 /// (`postgresql://` too). The password comes from the URL or `PGPASSWORD`, and is never part of

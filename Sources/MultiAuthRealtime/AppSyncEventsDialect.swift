@@ -1,5 +1,5 @@
-import MultiAuthAuthorization
-import MultiAuthCore
+public import MultiAuthAuthorization
+public import MultiAuthCore
 import MultiAuthCrypto
 
 /// AppSync Events' WebSocket protocol (subprotocols `aws-appsync-event-ws` and

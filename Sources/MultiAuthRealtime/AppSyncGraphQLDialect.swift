@@ -1,5 +1,5 @@
-import MultiAuthAuthorization
-import MultiAuthCore
+public import MultiAuthAuthorization
+public import MultiAuthCore
 import MultiAuthCrypto
 
 /// AppSync's GraphQL real-time protocol (subprotocol `graphql-ws`): the connection authorized

@@ -1,7 +1,7 @@
-import MultiAuthAuthorization
+public import MultiAuthAuthorization
 import HTTPTypes
-import MultiAuthCore
-import MultiAuthSigV4
+public import MultiAuthCore
+public import MultiAuthSigV4
 
 /// The `authorization` object AppSync's real-time protocols carry instead of headers: the
 /// headers the mode's authorizer would add to `POST url` with `body`, under AppSync's names.

@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 
 /// One AppSync real-time protocol (GraphQL subscriptions, or Events channels): how to open a
 /// connection, subscribe and unsubscribe, and what the server's frames mean. The engine

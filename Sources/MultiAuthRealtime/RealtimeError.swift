@@ -1,5 +1,5 @@
-import MultiAuthAuthorization
-import MultiAuthCore
+public import MultiAuthAuthorization
+public import MultiAuthCore
 
 /// One entry of an AppSync error list (`errors` of `connection_error`, `error` or
 /// `subscribe_error`).

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 /// Opens WebSocket connections for the real-time clients. The protocol engine
 /// (``RealtimeConnection``) speaks through this, so it never depends on a socket library:

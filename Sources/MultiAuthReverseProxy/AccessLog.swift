@@ -1,4 +1,4 @@
-import HTTPTypes
+package import HTTPTypes
 import MultiAuthCore
 import Synchronization
 

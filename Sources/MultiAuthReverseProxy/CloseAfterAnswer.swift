@@ -1,6 +1,7 @@
 import HTTPTypes
-import NIOCore
-import NIOHTTPTypes
+package import NIOCore
+package import NIOHTTPTypes
+import Foundation
 
 /// Ends the connection once an answer marked `Connection: close` has gone out. Hummingbird
 /// closes for a request that asks it; this is for answers that decide it themselves: a final

@@ -1,7 +1,7 @@
 import HTTPTypes
-import Logging
-import NIOCore
-import NIOHTTPTypes
+package import Logging
+package import NIOCore
+package import NIOHTTPTypes
 import Synchronization
 
 /// Caps the connections a server holds open at once: past the cap, a new connection is

@@ -1,4 +1,4 @@
-import MultiAuthInboundAuthorization
+package import MultiAuthInboundAuthorization
 import Synchronization
 
 /// The gateway's authorizer, replaceable while it serves: a reload (SIGHUP) swaps in one

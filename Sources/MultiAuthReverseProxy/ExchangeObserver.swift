@@ -1,7 +1,7 @@
-import HTTPTypes
+package import HTTPTypes
 import MultiAuthCore
-import NIOCore
-import NIOHTTPTypes
+package import NIOCore
+package import NIOHTTPTypes
 
 /// What a request presented as its credential, for labels and the access log: the mode
 /// (`AWS_IAM`, `API_KEY`, `JWT`, `NONE`) and a principal that is never a secret (an access

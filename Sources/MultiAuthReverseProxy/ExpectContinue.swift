@@ -1,6 +1,6 @@
 import HTTPTypes
-import NIOCore
-import NIOHTTPTypes
+package import NIOCore
+package import NIOHTTPTypes
 
 /// Answers `Expect: 100-continue` (RFC 9110 §10.1.1) for the requests of one connection.
 ///

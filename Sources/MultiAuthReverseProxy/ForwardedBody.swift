@@ -1,5 +1,5 @@
-import Hummingbird
-import MultiAuthCore
+package import Hummingbird
+package import MultiAuthCore
 import NIOCore
 
 /// The body a decision sends upstream (``Forwarding/Decision/forward(_:body:rejectionCheck:)``),

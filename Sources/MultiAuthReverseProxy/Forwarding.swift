@@ -1,6 +1,7 @@
-import HTTPTypes
-import Logging
+package import HTTPTypes
+package import Logging
 import NIOCore
+import MultiAuthSigV4
 
 /// How the proxy and the gateway serve every request: decide on it (authorize or verify),
 /// send it to its upstream over a connection held for the client's connection, and write the

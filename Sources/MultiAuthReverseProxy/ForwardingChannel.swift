@@ -1,6 +1,6 @@
 import HummingbirdCore
-import Logging
-import NIOCore
+package import Logging
+package import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1

@@ -1,6 +1,6 @@
 import HTTPTypes
-import NIOCore
-import NIOHTTPTypes
+package import NIOCore
+package import NIOHTTPTypes
 
 /// Cuts off a request body that arrives too slowly, as Apache's `mod_reqtimeout` does: the
 /// body has `timeout` from its head's arrival, and every `minimumRate` bytes that arrive earn

@@ -1,4 +1,4 @@
-import HTTPTypes
+package import HTTPTypes
 import Metrics
 import Synchronization
 

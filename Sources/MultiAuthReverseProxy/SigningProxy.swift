@@ -1,8 +1,8 @@
-import MultiAuthAuthorization
+package import MultiAuthAuthorization
 import HTTPTypes
-import Logging
-import MultiAuthAWSClient
-import MultiAuthCore
+package import Logging
+package import MultiAuthAWSClient
+package import MultiAuthCore
 import MultiAuthHTTP
 import MultiAuthSigV4
 

@@ -1,12 +1,13 @@
-import HTTPTypes
-import Hummingbird
+package import HTTPTypes
+package import Hummingbird
 import MultiAuthInboundAuthorization
 import Logging
-import MultiAuthCore
+package import MultiAuthCore
 import MultiAuthCrypto
 import MultiAuthHTTP
 import NIOCore
 import MultiAuthSigV4
+import Foundation
 
 /// What goes to one upstream: the upstream's base path plus the received path and query,
 /// byte for byte; `Host` rewritten; hop-by-hop fields dropped; the verified principal added

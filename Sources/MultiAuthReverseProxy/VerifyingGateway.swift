@@ -1,6 +1,6 @@
 import HTTPTypes
 import MultiAuthInboundAuthorization
-import Logging
+package import Logging
 import MultiAuthCore
 
 /// The verifying gateway: an ``MultiAuthInboundAuthorization/InboundAuthorizer`` in front of an

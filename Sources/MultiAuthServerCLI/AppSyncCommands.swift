@@ -1,7 +1,7 @@
 import MultiAuthCLI
 import MultiAuthLogins
 import MultiAuthCore
-import ArgumentParser
+public import ArgumentParser
 import MultiAuthAuthorization
 import MultiAuthAppSync
 import MultiAuthRealtime

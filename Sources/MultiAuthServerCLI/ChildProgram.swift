@@ -4,6 +4,8 @@ import MultiAuthCore
 import Subprocess
 import Synchronization
 import UnixSignals
+import MultiAuthSigV4
+import SystemPackage
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

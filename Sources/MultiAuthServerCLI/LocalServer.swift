@@ -9,6 +9,7 @@ import MultiAuthCore
 import ServiceLifecycle
 import MultiAuthServerGuards
 import MultiAuthReverseProxy
+import UnixSignals
 
 /// The HTTP server under `multiauth proxy` and `multiauth gateway`: HTTP/1.1 on a pipeline of
 /// our own (``MultiAuthReverseProxy/ForwardingChannel``) served by Hummingbird's `Server`, run

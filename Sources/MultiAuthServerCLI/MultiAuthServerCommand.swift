@@ -1,6 +1,7 @@
-import ArgumentParser
+package import ArgumentParser
 import MultiAuthCLI
 import MultiAuthPostgresStore
+import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

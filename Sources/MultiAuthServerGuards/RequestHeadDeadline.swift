@@ -1,6 +1,6 @@
 import HTTPTypes
-import NIOCore
-import NIOHTTPTypes
+package import NIOCore
+package import NIOHTTPTypes
 
 /// Closes a connection whose next request head has not fully arrived `limit` after the
 /// connection opened or the last response ended: a client trickling its headers a byte at a

@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 import MultiAuthCrypto
 
 /// The checksum sent as a trailer after a streaming upload's last chunk.

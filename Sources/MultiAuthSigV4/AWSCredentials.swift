@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 
 /// An AWS access key pair with an optional session token.
 ///

@@ -1,5 +1,5 @@
 import MultiAuthCore
-import HTTPTypes
+public import HTTPTypes
 import MultiAuthCrypto
 import Synchronization
 

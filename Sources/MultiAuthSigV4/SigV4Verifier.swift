@@ -1,5 +1,5 @@
-import MultiAuthCore
-import HTTPTypes
+public import MultiAuthCore
+public import HTTPTypes
 import MultiAuthCrypto
 
 /// What a verifier knows about an access key id.

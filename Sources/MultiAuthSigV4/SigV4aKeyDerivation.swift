@@ -1,4 +1,4 @@
-import MultiAuthCrypto
+package import MultiAuthCrypto
 import Synchronization
 
 /// SigV4a's P-256 key, derived from the key pair as AWS specifies: NIST SP 800-108 KDF in

@@ -1,4 +1,4 @@
-import HTTPTypes
+package import HTTPTypes
 
 /// The header fields the signer writes for one header signature — `X-Amz-Date`, the session
 /// token, SigV4a's region set, S3's `x-amz-content-sha256` and `Authorization` — and the

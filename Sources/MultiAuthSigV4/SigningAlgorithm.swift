@@ -1,4 +1,4 @@
-import MultiAuthCrypto
+package import MultiAuthCrypto
 
 /// The two signature algorithms of the SigV4 family. They share every canonicalization
 /// stage and differ in the scope, one extra signed value, and the final signature.

@@ -2,9 +2,9 @@ import MultiAuthCore
 import Synchronization
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// The signing time in SigV4's two forms: `YYYYMMDDTHHMMSSZ` and the scope date `YYYYMMDD`.

@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 
 /// Why a request could not be signed. Messages name the offending input, never a secret;
 /// input is quoted through `Redaction` (a bounded prefix, control bytes escaped).

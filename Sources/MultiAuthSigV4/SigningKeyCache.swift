@@ -1,4 +1,4 @@
-import MultiAuthCrypto
+package import MultiAuthCrypto
 import Synchronization
 
 /// Stage 3a: the derived signing key,

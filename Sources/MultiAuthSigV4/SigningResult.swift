@@ -1,4 +1,4 @@
-import HTTPTypes
+public import HTTPTypes
 import MultiAuthCrypto
 
 /// Everything one signing produced: each stage for inspection, and the signed request.

@@ -1,5 +1,6 @@
 import HTTPTypes
 import MultiAuthCrypto
+import Synchronization
 
 /// A request's parts as the signing stages read them, borrowed for one signature: the wire
 /// path and query as bytes, and the header fields where they already are.

@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 
 /// An absolute http(s) URL split into its parts exactly as they go on the wire.
 ///

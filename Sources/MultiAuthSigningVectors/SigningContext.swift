@@ -5,7 +5,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import MultiAuthSigV4
+
+package import MultiAuthSigV4
 
 /// aws-c-auth's `context.json`: the credentials, scope, time and flags of one signing case.
 ///

@@ -1,5 +1,5 @@
-import Logging
-import MultiAuthCore
+public import Logging
+public import MultiAuthCore
 import MultiAuthCrypto
 import Synchronization
 

@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 
 /// Why a store operation failed. Messages name the store (its file, or its backend's location
 /// without a password) and the problem, never a secret.

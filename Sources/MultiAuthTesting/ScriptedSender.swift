@@ -1,6 +1,6 @@
-import HTTPTypes
-import MultiAuthCore
-import MultiAuthHTTP
+public import HTTPTypes
+public import MultiAuthCore
+public import MultiAuthHTTP
 import Synchronization
 
 /// An ``MultiAuthHTTP/HTTPSender`` that answers from a script instead of a network, and keeps

@@ -1,4 +1,5 @@
-import MultiAuthCore
+public import MultiAuthCore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

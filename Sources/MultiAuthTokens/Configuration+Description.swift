@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 
 // Descriptions of the configuration and login types that hold secrets: printing,
 // interpolating or dumping one never shows a client secret, token, code verifier or device code.

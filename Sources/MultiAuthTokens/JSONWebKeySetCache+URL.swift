@@ -1,6 +1,6 @@
 import MultiAuthJSONWebTokens
-import MultiAuthCore
-import MultiAuthHTTP
+public import MultiAuthCore
+public import MultiAuthHTTP
 
 extension JSONWebKeySetCache {
     /// A cache of the key set at `url`, fetched through `sender`.

@@ -1,5 +1,5 @@
-import Logging
-import MultiAuthCore
+public import Logging
+public import MultiAuthCore
 
 /// Wraps tokens and a ``TokenRefresher`` on the shared `ExpiringValueCache`: hands out the
 /// current tokens while they have more than `refreshMargin` seconds left, and otherwise

@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 
 /// Why a token could not be obtained. Messages are one line, name the provider and the
 /// problem, and never carry a token, password, client secret, code verifier or device code.

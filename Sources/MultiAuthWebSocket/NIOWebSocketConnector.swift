@@ -1,8 +1,9 @@
 import HTTPTypes
-import Logging
-import MultiAuthRealtime
+public import Logging
+public import MultiAuthRealtime
 import Synchronization
 import WSClient
+import NIOWebSocket
 
 /// A `WebSocketConnector` on swift-websocket's client (SwiftNIO): the socket a server that
 /// already runs NIO shares with its event loops. `ws://` and `wss://` (TLS through NIO SSL).

@@ -2,6 +2,7 @@ import MultiAuthAuthorization
 import MultiAuthAppSync
 import Foundation
 import Testing
+import MultiAuthCore
 
 /// awsconfiguration.json parsing and validation: every message names the file and the JSON
 /// path, in the AppSync SDK's order of checks.

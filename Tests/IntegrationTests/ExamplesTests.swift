@@ -2,6 +2,8 @@ import Foundation
 import MultiAuthCurl
 import HTTPTypes
 import Testing
+import MultiAuthCore
+import MultiAuthHTTP
 
 /// The apps in `Examples/` (executable targets of the root package, built by `scripts/test`
 /// with everything else), run against peers we did not write: the generated OpenAPI client

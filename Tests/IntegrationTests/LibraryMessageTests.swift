@@ -3,6 +3,7 @@ import MultiAuthStore
 import MultiAuthCore
 import Testing
 import MultiAuthTokens
+import MultiAuthHTTP
 
 /// Library errors say what and where; the command to type next is the CLI's to add.
 @Suite(.timeLimit(.minutes(5)))

@@ -3,6 +3,7 @@ import MultiAuthCurl
 import HTTPTypes
 import Synchronization
 import Testing
+import MultiAuthCore
 
 /// The gateway's and the proxy's metrics listener (parsed with prometheus_client's own
 /// parser), `/healthz`, and the access log, against what each test sent.

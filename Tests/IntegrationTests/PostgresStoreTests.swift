@@ -8,6 +8,7 @@ import MultiAuthPostgresStore
 import ServiceLifecycle
 import MultiAuthSigV4
 import Testing
+import MultiAuthCore
 
 /// The store on PostgreSQL (issue 37): a private cluster from Debian's package that
 /// scripts/test starts; psql, an independent client, shows what the database holds.

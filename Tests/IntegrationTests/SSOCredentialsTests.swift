@@ -3,6 +3,8 @@ import Foundation
 import MultiAuthCurl
 import HTTPTypes
 import Testing
+import MultiAuthCore
+import MultiAuthSigV4
 
 /// A throwaway HOME with an AWS config holding SSO profiles, and the variables that point
 /// MultiAuth and botocore at the IAM Identity Center stand-in.

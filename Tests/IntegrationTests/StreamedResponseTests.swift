@@ -2,6 +2,8 @@ import Foundation
 import MultiAuthCurl
 import HTTPTypes
 import Testing
+import MultiAuthCore
+import MultiAuthSigV4
 
 /// Response bodies go out as they arrive, and what is parsed in memory has a limit (issue 19,
 /// finding 7). The server is scripts/peers/fault_server.py, standing in for a backend that

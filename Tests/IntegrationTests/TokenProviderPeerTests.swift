@@ -6,6 +6,7 @@ import MultiAuthCurl
 import Synchronization
 import Testing
 @testable import MultiAuthTokens
+import MultiAuthSigV4
 
 /// An HTTP client that counts the requests it passes to the real one.
 final class CountingHTTPClient: HTTPSender {

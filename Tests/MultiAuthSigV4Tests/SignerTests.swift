@@ -3,6 +3,7 @@ import HTTPTypes
 import MultiAuthCrypto
 import MultiAuthSigV4
 import Testing
+import MultiAuthCore
 
 @Suite(.timeLimit(.minutes(5))) struct SignerTests {
     let signer = SigV4Signer(credentials: exampleCredentials, region: "us-east-1", service: "service")

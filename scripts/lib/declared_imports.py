@@ -9,7 +9,7 @@ import sys
 
 SYSTEM = {"Foundation", "FoundationEssentials", "FoundationNetworking", "Glibc", "Musl", "Darwin", "Dispatch",
           "Synchronization", "Testing", "XCTest", "_Concurrency"}
-ALIASES = {"httpTypes": "HTTPTypes", "logging": "Logging"}
+ALIASES = {"httpTypes": {"HTTPTypes"}, "logging": {"Logging"}, "subprocess": {"Subprocess", "SystemPackage"}}
 
 
 def targets(manifest):
@@ -19,7 +19,9 @@ def targets(manifest):
         if not name:
             continue
         declared = set(re.findall(r'"([A-Za-z0-9_]+)"', block.split("swiftSettings")[0]))
-        declared |= {module for alias, module in ALIASES.items() if re.search(r"\b%s\b" % alias, block)}
+        for alias, modules in ALIASES.items():
+            if re.search(r"\b%s\b" % alias, block):
+                declared |= modules
         path = re.search(r'path: "([^"]+)"', block)
         folder = path.group(1) if path else ("Tests/" if name.group(1).endswith("Tests") else "Sources/") + name.group(1)
         yield name.group(1), declared, folder

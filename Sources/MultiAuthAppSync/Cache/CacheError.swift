@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 
 /// Why a client's cache could not be used. Messages name the client entry and the file.
 public enum CacheError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,7 +1,7 @@
 import MultiAuthAuthorization
 import HTTPTypes
 import Logging
-import MultiAuthCore
+public import MultiAuthCore
 import MultiAuthHTTP
 import MultiAuthRealtime
 import MultiAuthSigV4

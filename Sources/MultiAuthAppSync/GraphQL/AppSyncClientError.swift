@@ -1,6 +1,7 @@
-import MultiAuthAuthorization
-import MultiAuthCore
-import MultiAuthRealtime
+public import MultiAuthAuthorization
+public import MultiAuthCore
+public import MultiAuthRealtime
+import MultiAuthHTTP
 
 /// Why a GraphQL call failed. Messages name the client entry and the URL, never a key or token.
 public enum AppSyncClientError: Error, Sendable, CustomStringConvertible {

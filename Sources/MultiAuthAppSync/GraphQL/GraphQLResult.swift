@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 
 /// One GraphQL error as AppSync reports it.
 public struct GraphQLError: Sendable, Equatable, Decodable {

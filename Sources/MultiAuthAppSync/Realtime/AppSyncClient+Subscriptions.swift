@@ -1,5 +1,5 @@
 import Logging
-import MultiAuthCore
+public import MultiAuthCore
 import MultiAuthRealtime
 
 #if canImport(FoundationEssentials)

@@ -1,6 +1,6 @@
 import MultiAuthAuthorization
 import MultiAuthCore
-import MultiAuthRealtime
+public import MultiAuthRealtime
 import MultiAuthSigV4
 
 /// The AppSync real-time (WebSocket) connection request of one client: the `wss://` URL with

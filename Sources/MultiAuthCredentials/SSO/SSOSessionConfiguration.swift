@@ -1,3 +1,5 @@
+import MultiAuthCore
+
 /// An IAM Identity Center (SSO) login as a profile names it: an `[sso-session NAME]` section
 /// (`sso_start_url`, `sso_region`, `sso_registration_scopes`) through `sso_session`, or the
 /// legacy form with `sso_start_url` and `sso_region` in the profile itself.

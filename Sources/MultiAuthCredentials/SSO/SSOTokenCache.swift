@@ -1,10 +1,10 @@
-import MultiAuthCore
+public import MultiAuthCore
 import MultiAuthCrypto
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 /// One SSO login as the AWS CLI caches it in `~/.aws/sso/cache/<sha1 of the cache key>.json`:

@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 import MultiAuthHTTP
 
 /// A second factor Cognito asks for, by its challenge name.

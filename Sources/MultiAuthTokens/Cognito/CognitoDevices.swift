@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 import MultiAuthCrypto
 
 /// A device Cognito remembers for a user: its key, its group key and the random password

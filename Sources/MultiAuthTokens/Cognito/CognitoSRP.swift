@@ -1,4 +1,4 @@
-import MultiAuthCrypto
+package import MultiAuthCrypto
 
 #if canImport(Glibc)
 import Glibc

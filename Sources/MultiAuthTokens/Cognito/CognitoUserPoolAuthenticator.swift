@@ -1,6 +1,6 @@
-import MultiAuthCore
+public import MultiAuthCore
 import MultiAuthCrypto
-import MultiAuthHTTP
+public import MultiAuthHTTP
 
 /// Signs in to a Cognito user pool (USER_SRP_AUTH, USER_PASSWORD_AUTH, CUSTOM_AUTH or
 /// USER_AUTH), answers its challenges through a ``CognitoChallengeResponder`` (new password,

@@ -1,3 +1,5 @@
+import MultiAuthCore
+
 /// RFC 8628's device authorization grant: the user approves on another device while this
 /// client polls.
 public struct DeviceAuthorization: Sendable, Decodable {

@@ -1,5 +1,5 @@
-import MultiAuthCore
-import MultiAuthHTTP
+public import MultiAuthCore
+public import MultiAuthHTTP
 
 /// An OpenID Connect / OAuth 2.0 client for one provider: discovery, the authorization-code
 /// flow with PKCE, the device authorization grant, client credentials, refresh (with
