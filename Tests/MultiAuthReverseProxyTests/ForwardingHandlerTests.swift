@@ -1,0 +1,107 @@
+import HTTPTypes
+@testable import MultiAuthReverseProxy
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import NIOHTTPTypes
+import Testing
+
+/// The forwarding path's connection handlers on an `EmbeddedChannel`: raw HTTP/1 bytes in,
+/// through SwiftNIO's own decoder and encoder, bytes out. Expected answers come from RFC 9112
+/// (one `Host`, origin-form targets) and RFC 9110 §10.1.1 (`100 Continue`).
+struct RequestHeadRulesTests {
+    /// A connection with SwiftNIO's HTTP/1 server codec in front of ``RequestHeadRules``.
+    static func connection() throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandlers([
+            ByteToMessageHandler(HTTPRequestDecoder()), HTTPResponseEncoder(), RequestHeadRules(),
+        ])
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()
+        return channel
+    }
+
+    /// Everything the channel wrote, as text.
+    static func written(_ channel: EmbeddedChannel) throws -> String {
+        var text = ""
+        while var buffer = try channel.readOutbound(as: ByteBuffer.self) { text += buffer.readString(length: buffer.readableBytes) ?? "" }
+        return text
+    }
+
+    @Test(arguments: [
+        ("GET /a HTTP/1.1\r\n\r\n", "a Host field is required"),
+        ("GET /a HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", "exactly one non-empty Host field is allowed"),
+        ("GET http://a/b HTTP/1.1\r\nHost: a\r\n\r\n", "only origin-form request targets (starting with /) are forwarded"),
+        ("GET /a\\b HTTP/1.1\r\nHost: a\r\n\r\n", "the request target holds a character a URL may not"),
+    ])
+    func aHeadThatBreaksARuleIsAnswered400AndTheConnectionCloses(request: String, reason: String) throws {
+        let channel = try Self.connection()
+        try channel.writeInbound(ByteBuffer(string: request + "GET /next HTTP/1.1\r\nHost: a\r\n\r\n"))
+        #expect(try channel.readInbound(as: HTTPServerRequestPart.self) == nil, "nothing passes on, not even the next request")
+        let answer = try Self.written(channel)
+        #expect(answer.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(answer)")
+        #expect(answer.lowercased().contains("connection: close\r\n"))
+        #expect(answer.contains("BadRequestException") && answer.contains(reason), "\(answer)")
+        #expect(!channel.isActive)
+    }
+
+    @Test func aGoodHeadPassesOnUntouched() throws {
+        let channel = try Self.connection()
+        try channel.writeInbound(ByteBuffer(string: "GET /a/b%20c?x=1&y=~ HTTP/1.1\r\nHost: example.com\r\n\r\n"))
+        guard case .head(let head) = try channel.readInbound(as: HTTPServerRequestPart.self) else {
+            Issue.record("no head passed on")
+            return
+        }
+        #expect(head.uri == "/a/b%20c?x=1&y=~" && head.headers["Host"] == ["example.com"])
+        #expect(try Self.written(channel).isEmpty && channel.isActive)
+        _ = try? channel.finish()
+    }
+}
+
+struct ExpectContinueTests {
+    static func head(expecting: Bool, length: String? = "5") -> HTTPRequestPart {
+        var fields = HTTPFields()
+        if let length { fields[.contentLength] = length }
+        if expecting { fields[.expect] = "100-continue" }
+        return .head(HTTPRequest(method: .put, scheme: "http", authority: "a", path: "/", headerFields: fields))
+    }
+
+    static func connection() throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel(handler: ExpectContinue())
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()
+        return channel
+    }
+
+    @Test func theContinueGoesOutOnlyWhenTheBodyIsWanted() throws {
+        let channel = try Self.connection()
+        try channel.writeInbound(Self.head(expecting: true))
+        #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil)
+        channel.pipeline.triggerUserOutboundEvent(ExpectContinue.Proceed(), promise: nil)
+        #expect(try channel.readOutbound(as: HTTPResponsePart.self) == .head(HTTPResponse(status: .continue)))
+        // Asked again (a second consumer), no second 100.
+        channel.pipeline.triggerUserOutboundEvent(ExpectContinue.Proceed(), promise: nil)
+        #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil)
+    }
+
+    @Test func aRefusalBeforeTheBodyEndsTheConnectionWithIt() throws {
+        let channel = try Self.connection()
+        try channel.writeInbound(Self.head(expecting: true))
+        try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .forbidden)))
+        guard case .head(let answer) = try channel.readOutbound(as: HTTPResponsePart.self) else {
+            Issue.record("no answer head")
+            return
+        }
+        #expect(answer.status == .forbidden && answer.headerFields[.connection] == "close")
+    }
+
+    @Test func noBodyMeansNoExpectation() throws {
+        let channel = try Self.connection()
+        try channel.writeInbound(Self.head(expecting: true, length: nil))
+        channel.pipeline.triggerUserOutboundEvent(ExpectContinue.Proceed(), promise: nil)
+        try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
+        guard case .head(let answer) = try channel.readOutbound(as: HTTPResponsePart.self) else {
+            Issue.record("no answer head")
+            return
+        }
+        #expect(answer.status == .ok && answer.headerFields[.connection] == nil, "no 100 first, and the connection stays")
+    }
+}
