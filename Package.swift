@@ -332,6 +332,10 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             swiftSettings: strict),
+        .testTarget(
+            name: "MultiAuthAuthorizationTests",
+            dependencies: ["MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthSigV4", "MultiAuthCore", httpTypes], swiftSettings: strict),
+        .testTarget(name: "MultiAuthCurlTests", dependencies: ["MultiAuthCurl", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(
             name: "MultiAuthStoreTests", dependencies: ["MultiAuthStore", "MultiAuthCrypto"], swiftSettings: strict),

@@ -315,6 +315,10 @@ final class Transfer: @unchecked Sendable {
         let reason = String(cString: multiauth_curl_easy_strerror(code))
         switch code {
         case CURLE_ABORTED_BY_CALLBACK where isCancelled: return .cancelled
+        // libcurl also says "unsupported protocol" of an http(s) answer that is not HTTP
+        // (HTTP/0.9, another protocol on the port): the server's fault, not the URL's.
+        case CURLE_UNSUPPORTED_PROTOCOL where ["http", "https"].contains(request.scheme?.lowercased()):
+            return .protocolFailure(host: host, reason: "the answer is not HTTP/1.1 or HTTP/2")
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: return .invalidURL(url)
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_PROXY:
             return .connectionFailed(host: host, reason: reason)
