@@ -336,6 +336,10 @@ let package = Package(
             name: "MultiAuthAuthorizationTests",
             dependencies: ["MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthSigV4", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCurlTests", dependencies: ["MultiAuthCurl", httpTypes], swiftSettings: strict),
+        .testTarget(
+            name: "MultiAuthInboundAuthorizationTests",
+            dependencies: ["MultiAuthInboundAuthorization", "MultiAuthJSONWebTokens", "MultiAuthSigV4", "MultiAuthCore", httpTypes],
+            swiftSettings: strict),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(
             name: "MultiAuthStoreTests", dependencies: ["MultiAuthStore", "MultiAuthCrypto"], swiftSettings: strict),
