@@ -59,7 +59,7 @@ struct AWSServiceFakeTests {
             }
             return (fake.attempts(test.key), nil, fake)
         } catch {
-            return (fake.attempts(test.key), error as? AWSCallError, fake)
+            return (fake.attempts(test.key), error, fake)
         }
     }
 
