@@ -100,7 +100,7 @@ package struct AWSClient: Sendable {
                 lastCost = cost
                 logger.debug(
                     "retrying", metadata: ["service": "\(service)", "operation": "\(operation.name)", "attempt": "\(attempt)", "reason": "\(failure.serviceCode ?? failure.kind.rawValue)"])
-                do { try await Task.sleep(for: wait) } catch {
+                do { try await clock.source.sleep(for: wait) } catch {
                     throw AWSCallError(.cancelled, service: service, operation: operation.name, message: "cancelled", attempts: attempt)
                 }
             }

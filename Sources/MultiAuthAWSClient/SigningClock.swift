@@ -19,12 +19,17 @@ public final class SigningClock: Sendable {
         self.logger = logger
     }
 
-    /// The offset learned from the server, in seconds (server minus local).
-    public var offset: Double { skew.withLock { $0 } }
+    /// The offset learned from the server (server minus local).
+    public var offset: Duration { .milliseconds(Int64((skewSeconds * 1000).rounded())) }
+
+    private var skewSeconds: Double { skew.withLock { $0 } }
+
+    /// The time source it corrects, whose sleep retries wait with.
+    package var source: TimeSource { clock }
 
     /// The time a request authorized now is signed for.
     public func signingDate() -> SigningDate {
-        SigningDate(secondsSince1970: Int64((clock.now() + offset).rounded(.down)))
+        SigningDate(secondsSince1970: Int64((clock.now() + skewSeconds).rounded(.down)))
     }
 
     /// Learns the offset from `response` when it rejects the signing time; true when it did,

@@ -18,10 +18,10 @@ public import MultiAuthHTTP
 /// SSM, which has no conditional overwrite, creates each write as a parameter of its own,
 /// only if absent. A read-modify-write also holds the store's lock, the item `NAME.lock`,
 /// which changes hands by the same conditional writes and expires after ``lockLifetime``
-/// seconds so that a holder that died does not keep it. Attachments are items `NAME.ATTACHMENT`.
+/// so that a holder that died does not keep it. Attachments are items `NAME.ATTACHMENT`.
 public struct AWSStoreBackend: StoreBackend {
-    /// How long a lock item is honoured after it was taken, in seconds.
-    public static let lockLifetime: Double = 60
+    /// How long a lock item is honoured after it was taken.
+    public static let lockLifetime: Duration = .seconds(60)
 
     private let items: any AWSItemService
     private let name: String
@@ -74,7 +74,7 @@ public struct AWSStoreBackend: StoreBackend {
 
         public func opens(_ location: String) -> Bool { AWSStoreBackend.isAWS(location) }
 
-        public func open(_ location: String, lockTimeout: Double) throws(StoreError) -> any StoreBackend {
+        public func open(_ location: String, lockTimeout: Duration) throws(StoreError) -> any StoreBackend {
             try AWSStoreBackend(url: location, credentials: credentials(), http: http, logger: logger)
         }
     }
@@ -104,9 +104,9 @@ public struct AWSStoreBackend: StoreBackend {
         guard swapped != nil else { throw .conflict(path: location) }
     }
 
-    public func lock(timeout: Double) async throws(StoreError) -> any StoreBackendLock {
+    public func lock(timeout: Duration) async throws(StoreError) -> any StoreBackendLock {
         try await AWSItemLock.acquire(
-            items: items, name: items.itemName(name, suffix: "lock"), location: location, lifetime: Self.lockLifetime, timeout: timeout, clock: clock,
+            items: items, name: items.itemName(name, suffix: "lock"), location: location, lifetime: Self.lockLifetime.inSeconds, timeout: timeout.inSeconds, clock: clock,
             logger: logger)
     }
 

@@ -22,7 +22,7 @@ public final class AsyncHTTPClientSender: HTTPSender {
 
     private let client: HTTPClient
     private let ownsClient: Bool
-    private let totalTimeout: Double
+    private let totalTimeout: Duration
 
     /// Creates a sender with its own `HTTPClient` on NIO's shared event loop group; call
     /// ``shutdown()`` when done with it. `connectionsPerHost` is how many HTTP/1.1 connections
@@ -45,7 +45,7 @@ public final class AsyncHTTPClientSender: HTTPSender {
 
     /// Creates a sender on an `HTTPClient` the caller owns (and shuts down). Configure it not
     /// to follow redirects or decompress, or what is received is not what the server sent.
-    public init(client: HTTPClient, totalTimeout: Double = 0) {
+    public init(client: HTTPClient, totalTimeout: Duration = .zero) {
         self.client = client
         ownsClient = false
         self.totalTimeout = totalTimeout
@@ -75,7 +75,7 @@ public final class AsyncHTTPClientSender: HTTPSender {
     }
 
     private var deadline: NIODeadline {
-        totalTimeout > 0 ? .now() + .nanoseconds(Int64(min(totalTimeout, 86_400) * 1e9)) : .distantFuture
+        totalTimeout > .zero ? .now() + .nanoseconds(Int64(min(totalTimeout, .seconds(86_400)).inSeconds * 1e9)) : .distantFuture
     }
 
     private static func tls(_ options: Options) -> TLSConfiguration {
@@ -85,7 +85,7 @@ public final class AsyncHTTPClientSender: HTTPSender {
         return tls
     }
 
-    private static func amount(_ seconds: Double) -> TimeAmount? {
-        seconds > 0 ? .nanoseconds(Int64(min(seconds, 86_400) * 1e9)) : nil
+    private static func amount(_ span: Duration) -> TimeAmount? {
+        span > .zero ? .nanoseconds(Int64(min(span, .seconds(86_400)).inSeconds * 1e9)) : nil
     }
 }

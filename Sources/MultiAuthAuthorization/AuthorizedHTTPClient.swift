@@ -43,7 +43,7 @@ public final class AuthorizedHTTPClient: Sendable {
     }
 
     /// The clock offset learned from the server, in seconds (server minus local).
-    public var clockOffset: Double { clock.offset }
+    public var clockOffset: Duration { clock.offset }
 
     /// Authorizes and sends `request` with `body`; returns the response and what was sent.
     /// A successful body goes to `responseBody` as it arrives; error bodies are kept in

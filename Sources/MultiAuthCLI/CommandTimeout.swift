@@ -13,7 +13,7 @@ package enum CommandTimeout {
     package static func run<T: Sendable>(
         _ seconds: Double, what: @autoclosure () -> String, flag: String, _ work: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        let outcome = await Deadline.run(seconds: seconds) { () async -> Result<T, any Error> in
+        let outcome = await Deadline.run(for: .clamped(seconds: seconds)) { () async -> Result<T, any Error> in
             do { return .success(try await work()) } catch { return .failure(error) }
         }
         guard let outcome else {
@@ -25,6 +25,6 @@ package enum CommandTimeout {
     /// The transport for a command's small calls: connect within 10 s, each call within
     /// `seconds` (0: only the stall limit).
     package static func transport(_ seconds: Double = defaultSeconds) -> CurlHTTPClient {
-        CurlHTTPClient(options: .bounded(total: seconds))
+        CurlHTTPClient(options: .bounded(total: .clamped(seconds: seconds)))
     }
 }

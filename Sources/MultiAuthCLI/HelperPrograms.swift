@@ -39,7 +39,7 @@ enum BrowserLauncher {
             }
             signal.finish()  // it could not be started
         }
-        _ = await Deadline.run(seconds: 5) { for await _ in started {} }
+        _ = await Deadline.run(for: .seconds(5)) { for await _ in started {} }
     }
 }
 
@@ -49,7 +49,7 @@ enum QRCode {
     /// Draws `text`, which holds the TOTP secret: it goes to `qrencode` on its standard input,
     /// never on its command line (which any user of the host can read).
     static func show(_ text: String) async {
-        _ = await Deadline.run(seconds: 10) { () async -> Bool in
+        _ = await Deadline.run(for: .seconds(10)) { () async -> Bool in
             let drawn = try? await Subprocess.run(
                 .name("qrencode"), arguments: ["-t", "ANSIUTF8"], input: .string(text), output: .currentStandardError, error: .discarded)
             return drawn != nil

@@ -183,7 +183,7 @@ struct LoginCommand: AsyncParsableCommand {
                 case .device: return try await Self.device(client)
                 case .pkce:
                     let redirect = try LoopbackRedirectServer(port: redirectPort)
-                    return try await client.authorizationCode(redirect: redirect, timeout: timeout) { url in
+                    return try await client.authorizationCode(redirect: redirect, timeout: .seconds(timeout)) { url in
                         StandardError.emit("Open this URL in a browser to sign in:\n\(url)")
                         await BrowserLauncher.open(url)
                     }
@@ -239,7 +239,7 @@ package struct LoginOptions: ParsableArguments {
         let logins = if let opened { opened } else { try await logins() }
         let record = try await run { () async throws(TokenError) in try await logins.load(name: name) }
         return (record, logins.provider(
-            for: record, name: name, http: CommandTimeout.transport(), refreshMargin: refreshMargin, logger: TraceLog.logger(verbose: false)))
+            for: record, name: name, http: CommandTimeout.transport(), refreshMargin: .seconds(refreshMargin), logger: TraceLog.logger(verbose: false)))
     }
 }
 

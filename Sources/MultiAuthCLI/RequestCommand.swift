@@ -72,9 +72,9 @@ struct RequestCommand: AsyncParsableCommand {
         defer { spool?.remove() }
         let authorizer = try await makeAuthorizer(for: request, logger: logger)
         var options = CurlHTTPClient.Options()
-        options.connectTimeout = connectTimeout
-        options.totalTimeout = maxTime
-        options.stallTimeout = speedTime
+        options.connectTimeout = .clamped(seconds: connectTimeout)
+        options.totalTimeout = .clamped(seconds: maxTime)
+        options.stallTimeout = .clamped(seconds: speedTime)
         let client = AuthorizedHTTPClient(
             transport: CurlHTTPClient(options: options), authorizer: authorizer, retry: Backoff(maxAttempts: retries), logger: logger)
         let file = output.map(OutputFile.init)

@@ -222,7 +222,7 @@ package struct StoreOptions: ParsableArguments {
                 keyFile: resolvedKeyFile, passphraseFile: passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",
                 prompt: "Store passphrase: ", confirm: false)
         }
-        return CredentialStore(backend: backend, keySource: source, lockTimeout: lockTimeout)
+        return CredentialStore(backend: backend, keySource: source, lockTimeout: .clamped(seconds: lockTimeout))
     }
 
     /// Runs `body`, turning store errors into the documented exit codes.

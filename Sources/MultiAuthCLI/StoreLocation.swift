@@ -1,5 +1,6 @@
 import MultiAuthAWSStoreBackends
 import MultiAuthCredentials
+import MultiAuthCore
 package import MultiAuthStore
 package import Synchronization
 
@@ -12,7 +13,7 @@ import Foundation
 extension StoreOptions {
     /// Where `--store` (else `MULTIAUTH_STORE`, else the default file) says the store is.
     package func backend() throws -> any StoreBackend {
-        try CredentialStore.backend(at: storePath, lockTimeout: lockTimeout, openers: StoreOpeners.all())
+        try CredentialStore.backend(at: storePath, lockTimeout: .clamped(seconds: lockTimeout), openers: StoreOpeners.all())
     }
 
     /// How often a server looks whether the store changed, unless told: a file is a stat

@@ -27,18 +27,18 @@ public struct StoreSessionCache: SessionCache {
     public static let service = "multiauth.session"
     /// How long a process waits for another's lock: as long as obtaining a session may take
     /// (an MFA code typed, STS's 30 s), or the store's own timeout if that is longer.
-    static let obtainWait: Double = 60
+    static let obtainWait: Duration = .seconds(60)
 
     let store: CredentialStore
     let refreshMargin: Double
     let clock: TimeSource
     let logger: Logger
 
-    /// Sessions in `store`, handed out until `refreshMargin` seconds before expiry (15 min,
-    /// the advisory window botocore refreshes in).
-    public init(store: CredentialStore, refreshMargin: Double = 15 * 60, clock: TimeSource = .system, logger: Logger = .disabled) {
+    /// Sessions in `store`, handed out until `refreshMargin` before expiry (15 min, the
+    /// advisory window botocore refreshes in).
+    public init(store: CredentialStore, refreshMargin: Duration = .seconds(15 * 60), clock: TimeSource = .system, logger: Logger = .disabled) {
         self.store = store
-        self.refreshMargin = refreshMargin
+        self.refreshMargin = refreshMargin.inSeconds
         self.clock = clock
         self.logger = logger
     }

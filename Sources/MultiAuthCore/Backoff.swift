@@ -32,9 +32,9 @@ public struct Backoff: Sendable, Equatable {
         return step / 2 + step * (min(max(random, 0), 1) / 2)
     }
 
-    /// Sleeps ``delay(after:random:)``; throws `CancellationError` as soon as the task is
-    /// cancelled, so the caller stops instead of trying again.
-    public func wait(after failures: Int) async throws(CancellationError) {
-        do { try await Task.sleep(for: delay(after: failures)) } catch { throw CancellationError() }
+    /// Sleeps ``delay(after:random:)`` on `clock`; throws `CancellationError` as soon as the
+    /// task is cancelled, so the caller stops instead of trying again.
+    public func wait(after failures: Int, clock: TimeSource = .system) async throws(CancellationError) {
+        do { try await clock.sleep(for: delay(after: failures)) } catch { throw CancellationError() }
     }
 }

@@ -19,7 +19,7 @@ public struct Expiring<Value: Sendable>: Sendable {
 /// windows): a cached value refreshed ahead of its expiry, with exactly one refresh in
 /// flight however many callers ask.
 ///
-/// - More than `advisoryWindow` seconds left: the cached value, no waiting.
+/// - More than `advisoryWindow` left: the cached value, no waiting.
 /// - Inside the advisory window: the cached value at once, while one refresh runs in the
 ///   background; if it fails, the value is kept.
 /// - Inside the mandatory window (or nothing cached): callers wait for the single refresh.
@@ -57,13 +57,13 @@ public final class ExpiringValueCache<Value: Sendable, Failure: Error>: Sendable
 
     /// Creates a cache, optionally holding `initial` already.
     public init(
-        initial: Expiring<Value>? = nil, advisoryWindow: Double, mandatoryWindow: Double, clock: TimeSource = .system,
+        initial: Expiring<Value>? = nil, advisoryWindow: Duration, mandatoryWindow: Duration, clock: TimeSource = .system,
         logger: Logger = .disabled, keepsCurrent: @escaping @Sendable (Failure) -> Bool = { _ in true },
         afterRefresh: AfterRefresh? = nil, refresh: @escaping Refresh
     ) {
         state = Mutex(State(cached: initial))
-        self.advisoryWindow = max(advisoryWindow, mandatoryWindow)
-        self.mandatoryWindow = mandatoryWindow
+        self.advisoryWindow = max(advisoryWindow, mandatoryWindow).inSeconds
+        self.mandatoryWindow = mandatoryWindow.inSeconds
         self.clock = clock
         self.logger = logger
         self.keepsCurrent = keepsCurrent

@@ -31,13 +31,13 @@ public struct FileLock: ~Copyable, Sendable {
 
     private init(holding descriptor: Int32) { self.descriptor = descriptor }
 
-    /// Waits up to `timeout` seconds for the lock, polling every 5 ms. Blocking: call it off
+    /// Waits up to `timeout` for the lock, polling every 5 ms. Blocking: call it off
     /// the cooperative pool, or use ``acquire(path:timeout:)``.
-    public init(path: String, timeout: Double) throws(FileLockError) {
+    public init(path: String, timeout: Duration) throws(FileLockError) {
         let attempt = try Attempt(path: path)
         var waited = 0.0
         while try !attempt.lock() {
-            guard waited < timeout else { throw .timedOut(path: path, waitedSeconds: waited) }
+            guard waited < timeout.inSeconds else { throw .timedOut(path: path, waitedSeconds: waited) }
             usleep(5_000)
             waited += 0.005
         }
@@ -54,7 +54,7 @@ public struct FileLock: ~Copyable, Sendable {
     /// once, get their turn promptly), so the wait ends at `timeout` or as soon as the calling
     /// task is cancelled (a command's time limit).
     /// The lock is held until the returned value is released or dropped.
-    public static func acquire(path: String, timeout: Double) async throws(FileLockError) -> HeldFileLock {
+    public static func acquire(path: String, timeout: Duration) async throws(FileLockError) -> HeldFileLock {
         let attempt = try Attempt(path: path)
         let start = ContinuousClock.now
         let retry = Backoff(base: .milliseconds(5), cap: .milliseconds(10), maxAttempts: .max)
@@ -62,8 +62,8 @@ public struct FileLock: ~Copyable, Sendable {
         while try !attempt.lock() {
             failures += 1
             let elapsed = ContinuousClock.now - start
-            let waited = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            guard waited < timeout else { throw .timedOut(path: path, waitedSeconds: waited) }
+            let waited = elapsed.inSeconds
+            guard elapsed < timeout else { throw .timedOut(path: path, waitedSeconds: waited) }
             do { try await retry.wait(after: failures) } catch { throw .timedOut(path: path, waitedSeconds: waited) }
         }
         return HeldFileLock(FileLock(holding: attempt.take()))

@@ -20,7 +20,7 @@ public final class CachingCredentialsProvider: CredentialsProvider {
 
     /// Wraps `source`. `clock` is the time the windows are measured against.
     public init(
-        _ source: any CredentialsProvider, advisoryWindow: Double = 15 * 60, mandatoryWindow: Double = 10 * 60,
+        _ source: any CredentialsProvider, advisoryWindow: Duration = .seconds(15 * 60), mandatoryWindow: Duration = .seconds(10 * 60),
         clock: TimeSource = .system, logger: Logger = .disabled
     ) {
         cache = ExpiringValueCache(

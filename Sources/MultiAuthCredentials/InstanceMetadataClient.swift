@@ -106,7 +106,7 @@ public final class InstanceMetadataClient: Sendable {
     /// EC2 has no metadata service, and the chain must not wait on it).
     private func bounded(_ request: HTTPRequest) async throws(HTTPTransportError) -> ReceivedResponse {
         let http = http
-        let outcome = await Deadline.run(seconds: settings.timeout) { () async -> Result<ReceivedResponse, HTTPTransportError> in
+        let outcome = await Deadline.run(for: settings.timeout) { () async -> Result<ReceivedResponse, HTTPTransportError> in
             do throws(HTTPTransportError) { return .success(try await http.send(request)) } catch { return .failure(error) }
         }
         guard let outcome else { throw .timedOut(host: request.authority ?? "") }

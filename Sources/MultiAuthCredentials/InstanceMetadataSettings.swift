@@ -29,8 +29,8 @@ public struct InstanceMetadataSettings: Sendable, Equatable {
     public var isDisabled: Bool
     /// True when the IMDSv1 fallback (no session token) is forbidden.
     public var isV1Disabled: Bool
-    /// Seconds each request may take (connecting and answering).
-    public var timeout: Double
+    /// How long each request may take (connecting and answering).
+    public var timeout: Duration
     /// How many times each request is tried.
     public var attempts: Int
 
@@ -45,7 +45,7 @@ public struct InstanceMetadataSettings: Sendable, Equatable {
         }
         isDisabled = environment["AWS_EC2_METADATA_DISABLED"]?.lowercased() == "true"
         isV1Disabled = setting("AWS_EC2_METADATA_V1_DISABLED", "ec2_metadata_v1_disabled")?.value.lowercased() == "true"
-        timeout = try Self.number(setting("AWS_METADATA_SERVICE_TIMEOUT", "metadata_service_timeout"), default: 1)
+        timeout = .clamped(seconds: try Self.number(setting("AWS_METADATA_SERVICE_TIMEOUT", "metadata_service_timeout"), default: 1))
         attempts = Int(try Self.number(setting("AWS_METADATA_SERVICE_NUM_ATTEMPTS", "metadata_service_num_attempts"), default: 1))
         endpoint = try Self.endpoint(
             explicit: setting("AWS_EC2_METADATA_SERVICE_ENDPOINT", "ec2_metadata_service_endpoint"),

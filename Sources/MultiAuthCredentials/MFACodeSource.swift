@@ -17,10 +17,10 @@ public struct MFACodeSource: Sendable {
 
     /// What `command` (run with `/bin/sh -c`, at most `timeout` seconds) prints, surrounding
     /// white space removed.
-    public static func command(_ command: String, timeout: Double = 60) -> MFACodeSource {
+    public static func command(_ command: String, timeout: Duration = .seconds(60)) -> MFACodeSource {
         MFACodeSource { serial, profile throws(CredentialsError) in
             do throws(ShellCommandError) {
-                return String(decoding: try await ShellCommand.output(of: command, timeout: timeout), as: UTF8.self).trimmedWhitespace
+                return String(decoding: try await ShellCommand.output(of: command, timeout: timeout.inSeconds), as: UTF8.self).trimmedWhitespace
             } catch {
                 throw .mfaCodeUnavailable(profile: profile, serial: serial, problem: "the MFA code command \(error)")
             }

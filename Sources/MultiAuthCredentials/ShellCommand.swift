@@ -36,7 +36,7 @@ package enum ShellCommand {
     /// The standard output of `command`, which must exit 0 within `timeout` seconds; it sees
     /// this process's environment with `setting` added.
     package static func output(of command: String, timeout: Double, setting: [String: String] = [:]) async throws(ShellCommandError) -> [UInt8] {
-        let outcome = await Deadline.run(seconds: timeout) { () async -> Result<[UInt8], ShellCommandError> in
+        let outcome = await Deadline.run(for: .clamped(seconds: timeout)) { () async -> Result<[UInt8], ShellCommandError> in
             await run(command, setting: setting)
         }
         guard let outcome else { throw .timedOut(seconds: timeout) }

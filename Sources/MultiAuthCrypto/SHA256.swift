@@ -1,4 +1,4 @@
-public import CLibCrypto
+package import CLibCrypto
 
 /// A 32-byte SHA-256 digest held inline, without a heap allocation.
 package struct SHA256Digest: Sendable, Hashable {

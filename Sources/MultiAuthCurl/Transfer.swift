@@ -161,9 +161,9 @@ final class Transfer: @unchecked Sendable {
 
     /// A duration in whole milliseconds for libcurl: non-finite or negative is 0 (none), and
     /// anything beyond a day is a day, so no value can trap on conversion.
-    static func milliseconds(_ seconds: Double) -> Int {
-        guard seconds.isFinite, seconds > 0 else { return 0 }
-        return Int(min(seconds, 86_400) * 1000)
+    static func milliseconds(_ span: Duration) -> Int {
+        guard span > .zero else { return 0 }
+        return Int(min(span, .seconds(86_400)).inSeconds * 1000)
     }
 
     /// Every option is checked: an option libcurl refuses (an old libcurl, a build without

@@ -1,13 +1,13 @@
 /// Transport settings every ``HTTPSender`` of this package honours.
 public struct SenderOptions: Sendable {
-    /// Connection timeout in seconds.
-    public var connectTimeout: Double = 10
-    /// Whole-transfer timeout in seconds (0: none).
-    public var totalTimeout: Double = 0
-    /// A transfer during which no byte moves for this many seconds fails as timed out
-    /// (curl's `--speed-time`; 0: never), so a server that accepts and never answers
-    /// cannot hold a caller forever.
-    public var stallTimeout: Double = 60
+    /// How long connecting may take.
+    public var connectTimeout: Duration = .seconds(10)
+    /// How long the whole transfer may take (zero: no bound).
+    public var totalTimeout: Duration = .zero
+    /// A transfer during which no byte moves for this long fails as timed out (curl's
+    /// `--speed-time`, whole seconds; zero: never), so a server that accepts and never
+    /// answers cannot hold a caller forever.
+    public var stallTimeout: Duration = .seconds(60)
     /// A CA bundle file instead of the system's.
     public var caBundle: String?
     /// Verify the server's certificate and host name (leave on outside tests).
@@ -18,9 +18,9 @@ public struct SenderOptions: Sendable {
 
     /// Options with a whole-transfer bound, for calls that fetch a small answer (tokens,
     /// credentials, GraphQL).
-    public static func bounded(total seconds: Double) -> SenderOptions {
+    public static func bounded(total limit: Duration) -> SenderOptions {
         var options = SenderOptions()
-        options.totalTimeout = seconds
+        options.totalTimeout = limit
         return options
     }
 }

@@ -70,17 +70,18 @@ public struct IDTokenValidator: Sendable {
     let issuer: String
     let clientId: String
     var keys: JSONWebKeySet
+    /// The leeway in whole seconds, as `exp` counts.
     let leeway: Int64
     let clock: TimeSource
 
     /// - Parameters:
-    ///   - leeway: seconds of clock difference tolerated on `exp` (default 60).
+    ///   - leeway: clock difference tolerated on `exp` (default 60 s; whole seconds count).
     ///   - clock: the wall clock expiry is checked against.
-    public init(issuer: String, clientId: String, keys: JSONWebKeySet, leeway: Int64 = 60, clock: TimeSource = .system) {
+    public init(issuer: String, clientId: String, keys: JSONWebKeySet, leeway: Duration = .seconds(60), clock: TimeSource = .system) {
         self.issuer = issuer
         self.clientId = clientId
         self.keys = keys
-        self.leeway = leeway
+        self.leeway = max(0, leeway.components.seconds)
         self.clock = clock
     }
 

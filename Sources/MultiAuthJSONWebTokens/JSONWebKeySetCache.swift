@@ -23,13 +23,13 @@ public actor JSONWebKeySetCache {
     /// Fetches the key set once, then keeps it as described above.
     /// - Throws: the first fetch's error.
     public init(
-        maxAge: Double = 3_600, refetchInterval: Double = 60, clock: TimeSource = .system, fetch: @escaping Fetch
+        maxAge: Duration = .seconds(3_600), refetchInterval: Duration = .seconds(60), clock: TimeSource = .system, fetch: @escaping Fetch
     ) async throws {
         let keys = try await fetch()
         lastAttempt = clock.now()
         held = Mutex((keys, lastAttempt))
-        self.maxAge = maxAge
-        self.refetchInterval = refetchInterval
+        self.maxAge = maxAge.inSeconds
+        self.refetchInterval = refetchInterval.inSeconds
         self.clock = clock
         self.fetch = fetch
     }

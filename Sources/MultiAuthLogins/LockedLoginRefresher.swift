@@ -22,7 +22,7 @@ import MultiAuthTokens
 struct LockedLoginRefresher: TokenRefresher {
     /// How long a refresh waits for another process's: as long as a refresh may take (its
     /// calls are bounded at 30 s), or the store's lock timeout if that is longer.
-    static let refreshWait: Double = 40
+    static let refreshWait: Duration = .seconds(40)
 
     let logins: LoginStore
     let name: String

@@ -93,12 +93,12 @@ public struct LoginStore: Sendable {
         do { try await store.delete(service: Self.service, account: name) } catch { throw .storage(UnderlyingError(error)) }
     }
 
-    /// A provider that serves the saved tokens and refreshes them `refreshMargin` seconds
+    /// A provider that serves the saved tokens and refreshes them `refreshMargin`
     /// before expiry (one refresh in flight at a time). Each refresh runs under the store's
     /// lock (see LockedLoginRefresher): concurrent processes cause one refresh, and a
     /// rotated refresh token is saved before any other process can read the spent one.
     public func provider(
-        for record: LoginRecord, name: String, http: any HTTPSender, refreshMargin: Int64 = 120, clock: TimeSource = .system,
+        for record: LoginRecord, name: String, http: any HTTPSender, refreshMargin: Duration = .seconds(120), clock: TimeSource = .system,
         logger: Logger = .disabled
     ) -> RefreshingTokenProvider {
         let refresher = LockedLoginRefresher(

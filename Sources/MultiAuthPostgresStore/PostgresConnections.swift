@@ -29,7 +29,7 @@ final class PostgresConnections: Sendable {
             self.client = client
             runner = nil
         } else {
-            let own = PostgresClient(configuration: url.clientConfiguration(connectTimeout: timeout, maximumConnections: 4), backgroundLogger: logger)
+            let own = PostgresClient(configuration: url.clientConfiguration(connectTimeout: .clamped(seconds: timeout), maximumConnections: 4), backgroundLogger: logger)
             self.client = own
             runner = Task { await own.run() }
         }
@@ -88,7 +88,7 @@ final class PostgresConnections: Sendable {
         _ what: String, seconds: Double? = nil, closing connection: PostgresConnection? = nil, _ work: @escaping @Sendable () async throws -> T
     ) async throws(PostgresFailure) -> T {
         let limit = seconds ?? timeout
-        let outcome = await Deadline.run(seconds: limit) { () async -> Result<T, PostgresFailure> in
+        let outcome = await Deadline.run(for: .clamped(seconds: limit)) { () async -> Result<T, PostgresFailure> in
             do {
                 return .success(try await withTaskCancellationHandler(operation: work) { connection?.closeInBackground() })
             } catch {

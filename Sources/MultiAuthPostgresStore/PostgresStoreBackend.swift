@@ -40,18 +40,18 @@ public final class PostgresStoreBackend: StoreBackend {
     static let format: Int32 = 1
 
     /// The store `url` names, on a pool of its own that runs until the backend is released;
-    /// each connect and statement gives up after `timeout` seconds.
-    public init(url: PostgresStoreURL, timeout: Double = 10, logger: Logger = .disabled) {
+    /// each connect and statement gives up after `timeout`.
+    public init(url: PostgresStoreURL, timeout: Duration = .seconds(10), logger: Logger = .disabled) {
         self.url = url
-        connections = PostgresConnections(url: url, timeout: timeout, logger: logger)
+        connections = PostgresConnections(url: url, timeout: timeout.inSeconds, logger: logger)
     }
 
     /// The store `url` names, its statements run on `client`, whose `run()` the caller runs
     /// (as a service of its `ServiceGroup`); each connect and statement gives up after
-    /// `timeout` seconds. The lock's connection comes from `url`.
-    public init(url: PostgresStoreURL, client: PostgresClient, timeout: Double = 10, logger: Logger = .disabled) {
+    /// `timeout`. The lock's connection comes from `url`.
+    public init(url: PostgresStoreURL, client: PostgresClient, timeout: Duration = .seconds(10), logger: Logger = .disabled) {
         self.url = url
-        connections = PostgresConnections(url: url, timeout: timeout, logger: logger, client: client)
+        connections = PostgresConnections(url: url, timeout: timeout.inSeconds, logger: logger, client: client)
     }
 
     public var location: String { url.location }
@@ -84,8 +84,8 @@ public final class PostgresStoreBackend: StoreBackend {
         guard changed == 1 else { throw .conflict(path: location) }
     }
 
-    public func lock(timeout: Double) async throws(StoreError) -> any StoreBackendLock {
-        try await PostgresAdvisoryLock.acquire(connections: connections, key: "multiauth_store:" + url.storeName, timeout: timeout)
+    public func lock(timeout: Duration) async throws(StoreError) -> any StoreBackendLock {
+        try await PostgresAdvisoryLock.acquire(connections: connections, key: "multiauth_store:" + url.storeName, timeout: timeout.inSeconds)
     }
 
     public func version() async throws(StoreError) -> StoreVersion? {
@@ -95,7 +95,7 @@ public final class PostgresStoreBackend: StoreBackend {
     /// A notification is a hint, which any role that may connect can send: the store counts
     /// as changed only when its version did, looked up at most every 50 ms however many
     /// notifications come.
-    public func changes(pollingEvery interval: Double) -> AsyncStream<Void> {
+    public func changes(pollingEvery interval: Duration) -> AsyncStream<Void> {
         let hints = PostgresChangeListener.changes(connections: connections, storeName: url.storeName, polling: StoreChangePolling.stream(self, every: interval))
         return AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let follower = Task {
@@ -224,8 +224,8 @@ extension PostgresStoreBackend {
 
         public func opens(_ location: String) -> Bool { PostgresStoreURL.isPostgres(location) }
 
-        public func open(_ location: String, lockTimeout: Double) throws(StoreError) -> any StoreBackend {
-            PostgresStoreBackend(url: try PostgresStoreURL(location, environment: environment), timeout: max(lockTimeout, 10), logger: logger)
+        public func open(_ location: String, lockTimeout: Duration) throws(StoreError) -> any StoreBackend {
+            PostgresStoreBackend(url: try PostgresStoreURL(location, environment: environment), timeout: max(lockTimeout, .seconds(10)), logger: logger)
         }
     }
 }

@@ -72,12 +72,12 @@ public struct PostgresStoreURL: Sendable {
         return configuration
     }
 
-    /// postgres-nio's `PostgresClient` settings for this URL: connecting within `connectTimeout` seconds,
+    /// postgres-nio's `PostgresClient` settings for this URL: connecting within `connectTimeout`,
     /// at most `maximumConnections` open at once.
-    public func clientConfiguration(connectTimeout: Double, maximumConnections: Int) -> PostgresClient.Configuration {
+    public func clientConfiguration(connectTimeout: Duration, maximumConnections: Int) -> PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: poolTLS)
-        configuration.options.connectTimeout = .milliseconds(Int64(connectTimeout * 1000))
+        configuration.options.connectTimeout = connectTimeout
         configuration.options.maximumConnections = maximumConnections
         return configuration
     }

@@ -56,7 +56,7 @@ public actor RealtimeConnection {
     private let connector: any WebSocketConnector
     /// The waits and limits it was made with.
     public nonisolated let settings: Settings
-    private let clock: RealtimeClock
+    private let clock: TimeSource
     private let random: @Sendable () -> Double
     private let logger: Logger
     private var subscriptions: [String: Subscription] = [:]
@@ -73,7 +73,7 @@ public actor RealtimeConnection {
     /// A connection speaking `dialect` through `connector`.
     public init(
         dialect: any RealtimeDialect, connector: any WebSocketConnector, settings: Settings = Settings(),
-        clock: RealtimeClock = .continuous, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        clock: TimeSource = .system, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         logger: Logger = .disabled
     ) {
         self.dialect = dialect
@@ -184,7 +184,7 @@ public actor RealtimeConnection {
         deathReason = nil
         carriedTraffic = false
         for id in subscriptions.keys { subscriptions[id]?.started = false }
-        lastActivity = clock.now()
+        lastActivity = clock.elapsed()
         activityLimit = settings.acknowledgementTimeout
         logger.debug("connected", metadata: ["endpoint": "\(dialect.endpoint)", "socket": "\(socketNumber)"])
         restartWatchdog(channel)
@@ -220,7 +220,7 @@ public actor RealtimeConnection {
     /// Closes a socket that stays silent past its limit (the ack wait, then the keep-alive).
     private func watch(_ channel: any WebSocketChannel, number: Int) async {
         while !Task.isCancelled, socketNumber == number {
-            let now = clock.now()
+            let now = clock.elapsed()
             let deadline = lastActivity + activityLimit
             if now >= deadline {
                 let seconds = Double(activityLimit.components.seconds) + Double(activityLimit.components.attoseconds) / 1e18
@@ -237,7 +237,7 @@ public actor RealtimeConnection {
 
     /// Acts on one frame; returns an error that ends the connection.
     private func handle(_ frame: String) async -> RealtimeError? {
-        lastActivity = clock.now()
+        lastActivity = clock.elapsed()
         switch dialect.parse(frame) {
         case .connectionAcknowledged(let timeout):
             acknowledged = true

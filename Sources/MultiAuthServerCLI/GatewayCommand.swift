@@ -79,7 +79,7 @@ struct GatewayCommand: AsyncParsableCommand {
         let gateway = VerifyingGateway(authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics)
         let forwarding = Forwarding(route: gateway.route(tls: try server.upstreamTLS(), logger: logger), timeout: server.upstreamTimeout, logger: logger)
         let interval = refreshInterval ?? store.defaultRefreshInterval
-        let changes = keyStore.flatMap { opened in interval > 0 ? opened.backend.changes(pollingEvery: interval) : nil }
+        let changes = keyStore.flatMap { opened in interval > 0 ? opened.backend.changes(pollingEvery: .clamped(seconds: interval)) : nil }
         try await HangUpReload.whileServing(name: "multiauth gateway", watching: changes, reload: { try await reload(keyStore, into: authorizers) }) {
             try await LocalServer.run(
                 forwarding, listen: address, options: server, name: "multiauth-gateway", detail: "modes \(modes)", observability: observability,
@@ -126,7 +126,7 @@ struct GatewayCommand: AsyncParsableCommand {
         }
         guard let issuer, let audience else { throw CLIError("--jwks-url", "needs --issuer and --audience") }
         let keySet: JSONWebKeySetCache
-        do { keySet = try await JSONWebKeySetCache(url: jwksUrl, sender: CurlHTTPClient(options: .bounded(total: 30))) } catch {
+        do { keySet = try await JSONWebKeySetCache(url: jwksUrl, sender: CurlHTTPClient(options: .bounded(total: .seconds(30)))) } catch {
             throw CLIError("--jwks-url", error)
         }
         return (IDTokenValidator(issuer: issuer, clientId: audience, keys: await keySet.keys(for: nil)), keySet)
@@ -154,7 +154,7 @@ struct GatewayCommand: AsyncParsableCommand {
     }
 
     /// API Gateway's window for a signing time: 5 minutes either way.
-    static let allowedSkew: Int64 = 5 * 60
+    static let allowedSkew: Duration = .seconds(5 * 60)
 
     /// `{"AKID": "secret"}` from a file only its owner can read.
     static func readCredentials(_ path: String) throws -> [String: String] {

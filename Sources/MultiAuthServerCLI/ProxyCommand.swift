@@ -90,7 +90,7 @@ struct ProxyCommand: AsyncParsableCommand {
     /// Why the proxy cannot sign now (its credentials cannot be had within 5 s), or nil.
     static func credentialProblem(_ authorizer: any RequestAuthorizer) async -> String? {
         guard let iam = authorizer as? IAMAuthorizer else { return nil }
-        let outcome = await Deadline.run(seconds: 5) { () async -> String? in
+        let outcome = await Deadline.run(for: .seconds(5)) { () async -> String? in
             do throws(CredentialsError) {
                 _ = try await iam.credentialSource.credentials()
                 return nil

@@ -73,7 +73,9 @@ public struct SigV4Verifier: Sendable {
     let service: String
     let lookup: CredentialLookup
     /// Allowed difference between the signing time and now for header signatures (15 min).
-    public let allowedSkew: Int64
+    public let allowedSkew: Duration
+    /// ``allowedSkew`` in whole seconds, as signing dates count.
+    private let skewSeconds: Int64
     /// The signers that recompute received signatures, with their own derived-key cache.
     private let signers: VerifierSigners
     /// `/region/service/aws4_request`, the scope after its date.
@@ -82,7 +84,7 @@ public struct SigV4Verifier: Sendable {
     /// Creates a verifier for `service` in `region`; `lookup` maps an access key id to its secret.
     /// `options` are the service's canonicalization rules (default: ``SigningOptions/defaults(forService:)``).
     public init(
-        region: String, service: String, options: SigningOptions? = nil, allowedSkew: Int64 = 15 * 60,
+        region: String, service: String, options: SigningOptions? = nil, allowedSkew: Duration = .seconds(15 * 60),
         lookup: @escaping @Sendable (String) async -> VerifierCredential?
     ) {
         self.init(region: region, service: service, options: options, allowedSkew: allowedSkew, lookup: .function(lookup))
@@ -91,16 +93,17 @@ public struct SigV4Verifier: Sendable {
     /// Creates a verifier for `service` in `region` that knows the access key ids in
     /// `credentials`. A verification then never suspends, and reads the request once.
     public init(
-        region: String, service: String, options: SigningOptions? = nil, allowedSkew: Int64 = 15 * 60,
+        region: String, service: String, options: SigningOptions? = nil, allowedSkew: Duration = .seconds(15 * 60),
         credentials: [String: VerifierCredential]
     ) {
         self.init(region: region, service: service, options: options, allowedSkew: allowedSkew, lookup: .table(credentials))
     }
 
-    private init(region: String, service: String, options: SigningOptions?, allowedSkew: Int64, lookup: CredentialLookup) {
+    private init(region: String, service: String, options: SigningOptions?, allowedSkew: Duration, lookup: CredentialLookup) {
         self.region = region
         self.service = service
         self.allowedSkew = allowedSkew
+        skewSeconds = max(0, allowedSkew.components.seconds)
         self.lookup = lookup
         signers = VerifierSigners(region: region, service: service, options: options ?? .defaults(forService: service))
         scopeSuffix = Array("/\(region)/\(service)/aws4_request".utf8)
@@ -267,8 +270,8 @@ public struct SigV4Verifier: Sendable {
             return scopeFailure(parsed)
         }
         let age = now.secondsSince1970 - parsed.date.secondsSince1970
-        if age > (parsed.presigned.map { Int64($0.expires) } ?? allowedSkew) { return .expired }
-        if age < -allowedSkew { return .notYetValid }
+        if age > (parsed.presigned.map { Int64($0.expires) } ?? skewSeconds) { return .expired }
+        if age < -skewSeconds { return .notYetValid }
         return nil
     }
 

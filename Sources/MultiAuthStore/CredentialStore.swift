@@ -25,7 +25,7 @@ public final class CredentialStore: Sendable {
     /// Where the encrypted image lives.
     public let backend: any StoreBackend
     /// How long a read-modify-write waits for another process's lock, in seconds.
-    public let lockTimeout: Double
+    public let lockTimeout: Duration
     private let keySource: StoreKeySource
     private let unlocked = Mutex<UnlockedKeys?>(nil)
     /// The highest image generation this object has read (``checkBinding(_:)``).
@@ -42,12 +42,12 @@ public final class CredentialStore: Sendable {
 
     /// Opens (lazily) the store file at `path`, unlocked by `keySource`. `logger` gets a debug
     /// line per operation (path, service, account; never a secret).
-    public convenience init(path: String = CredentialStore.defaultPath, keySource: StoreKeySource, lockTimeout: Double = 5, logger: Logger = .disabled) {
+    public convenience init(path: String = CredentialStore.defaultPath, keySource: StoreKeySource, lockTimeout: Duration = .seconds(5), logger: Logger = .disabled) {
         self.init(backend: FileStoreBackend(path: path), keySource: keySource, lockTimeout: lockTimeout, logger: logger)
     }
 
     /// Opens (lazily) the store that `backend` holds, unlocked by `keySource`.
-    public init(backend: any StoreBackend, keySource: StoreKeySource, lockTimeout: Double = 5, logger: Logger = .disabled) {
+    public init(backend: any StoreBackend, keySource: StoreKeySource, lockTimeout: Duration = .seconds(5), logger: Logger = .disabled) {
         self.backend = backend
         self.keySource = keySource
         self.lockTimeout = lockTimeout
@@ -106,7 +106,7 @@ public final class CredentialStore: Sendable {
     /// else in between: a token refresh reads the login, spends its refresh token and saves
     /// the new one, and no other process may read the old one meanwhile. Waits at most
     /// `timeout` (default `lockTimeout`), or until the calling task is cancelled.
-    public func lease(timeout: Double? = nil) async throws(StoreError) -> StoreLease {
+    public func lease(timeout: Duration? = nil) async throws(StoreError) -> StoreLease {
         logger.debug("store lease", metadata: ["store": "\(path)"])
         return StoreLease(store: self, lock: try await backend.lock(timeout: timeout ?? lockTimeout))
     }
@@ -178,7 +178,7 @@ public final class CredentialStore: Sendable {
             while true {
                 do throws(StoreError) { return try await modifyHoldingLock(change) } catch {
                     conflicts += 1
-                    guard case .conflict = error, ContinuousClock.now - start < .milliseconds(Int64(lockTimeout * 1000)) else { throw error }
+                    guard case .conflict = error, ContinuousClock.now - start < lockTimeout else { throw error }
                     try? await Backoff(base: .milliseconds(20), cap: .milliseconds(500)).wait(after: conflicts)
                 }
             }

@@ -44,7 +44,7 @@ public struct FileStoreBackend: StoreBackend {
         }
     }
 
-    public func lock(timeout: Double) async throws(StoreError) -> any StoreBackendLock {
+    public func lock(timeout: Duration) async throws(StoreError) -> any StoreBackendLock {
         try await offload { () throws(StoreError) in try FileSafety.prepareDirectory(FileSafety.parentDirectory(of: path)) }
         do { return try await FileLock.acquire(path: path + ".lock", timeout: timeout) } catch {
             throw StoreLock.storeError(error, storePath: path)

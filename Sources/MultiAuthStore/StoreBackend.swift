@@ -22,18 +22,18 @@ public protocol StoreBackend: Sendable {
     func replace(_ image: [UInt8], expecting version: StoreVersion) async throws(StoreError)
 
     /// Exclusive use of the store until the lock is released: across processes, and across
-    /// hosts for a shared backend. Waits at most `timeout` seconds (``StoreError/locked(path:waitedSeconds:)``)
+    /// hosts for a shared backend. Waits at most `timeout` (``StoreError/locked(path:waitedSeconds:)``)
     /// or until the calling task is cancelled.
-    func lock(timeout: Double) async throws(StoreError) -> any StoreBackendLock
+    func lock(timeout: Duration) async throws(StoreError) -> any StoreBackendLock
 
     /// The current version without the image (a cheap look), or nil when there is no store.
     func version() async throws(StoreError) -> StoreVersion?
 
     /// Yields once each time the store may have changed. The default looks at ``version()``
-    /// every `interval` seconds; a backend that is told of changes (PostgreSQL's
+    /// every `interval`; a backend that is told of changes (PostgreSQL's
     /// `LISTEN`/`NOTIFY`) yields at once. A failed look yields nothing: the caller keeps what
     /// it has.
-    func changes(pollingEvery interval: Double) -> AsyncStream<Void>
+    func changes(pollingEvery interval: Duration) -> AsyncStream<Void>
 
     /// The name this store's images are bound to (see the extension's default).
     var bindingName: String? { get }
@@ -89,20 +89,20 @@ public protocol StoreBackendLock: Sendable {
 }
 
 extension StoreBackend {
-    /// Polls ``version()`` every `interval` seconds (``StoreChangePolling``).
-    public func changes(pollingEvery interval: Double) -> AsyncStream<Void> { StoreChangePolling.stream(self, every: interval) }
+    /// Polls ``version()`` every `interval` (``StoreChangePolling``).
+    public func changes(pollingEvery interval: Duration) -> AsyncStream<Void> { StoreChangePolling.stream(self, every: interval) }
 }
 
 /// The default way to follow a store: look at its version every so often.
 public enum StoreChangePolling {
-    /// Yields when `backend`'s version differs from the last look, looking every `interval`
-    /// seconds; a failed look yields nothing.
-    public static func stream(_ backend: any StoreBackend, every interval: Double) -> AsyncStream<Void> {
+    /// Yields when `backend`'s version differs from the last look, looking every `interval`;
+    /// a failed look yields nothing.
+    public static func stream(_ backend: any StoreBackend, every interval: Duration) -> AsyncStream<Void> {
         AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let poller = Task {
                 var last = try? await backend.version()
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(Int64(max(interval, 0.01) * 1000)))
+                    try? await Task.sleep(for: max(interval, .milliseconds(10)))
                     guard let now = try? await backend.version() else { continue }
                     if now != last { continuation.yield() }
                     last = now

@@ -15,7 +15,7 @@ public protocol StoreBackendOpener: Sendable {
     func opens(_ location: String) -> Bool
     /// The backend at `location`, waiting at most `lockTimeout` seconds for its lock.
     /// - Throws: ``StoreError`` for a location this backend cannot use.
-    func open(_ location: String, lockTimeout: Double) throws(StoreError) -> any StoreBackend
+    func open(_ location: String, lockTimeout: Duration) throws(StoreError) -> any StoreBackend
 }
 
 extension CredentialStore {
@@ -23,7 +23,7 @@ extension CredentialStore {
     /// that path. A URL (`scheme://`) no opener takes is refused rather than taken for a path.
     /// - Throws: ``StoreError/readFailed(path:reason:)`` naming the scheme no opener takes, or
     ///   the opener's error.
-    public static func backend(at location: String, lockTimeout: Double = 5, openers: [any StoreBackendOpener]) throws(StoreError) -> any StoreBackend {
+    public static func backend(at location: String, lockTimeout: Duration = .seconds(5), openers: [any StoreBackendOpener]) throws(StoreError) -> any StoreBackend {
         if let opener = openers.first(where: { $0.opens(location) }) { return try opener.open(location, lockTimeout: lockTimeout) }
         if let scheme = location.firstRange(of: "://").map({ location[..<$0.lowerBound] }), !scheme.contains("/") {
             throw .readFailed(path: Redaction.url(location), reason: "no store backend here opens \(scheme):// locations")

@@ -5,7 +5,7 @@ public import MultiAuthHTTP
 extension JSONWebKeySetCache {
     /// A cache of the key set at `url`, fetched through `sender`.
     /// - Throws: the first fetch's ``TokenError`` (unreachable, or a malformed key set).
-    public init(url: String, sender: any HTTPSender, maxAge: Double = 3_600, clock: TimeSource = .system) async throws(TokenError) {
+    public init(url: String, sender: any HTTPSender, maxAge: Duration = .seconds(3_600), clock: TimeSource = .system) async throws(TokenError) {
         let http = OAuthHTTP(http: sender, provider: "the key set")
         do {
             try await self.init(maxAge: maxAge, clock: clock) { () throws(TokenError) in

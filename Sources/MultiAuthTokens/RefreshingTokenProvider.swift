@@ -2,7 +2,7 @@ public import Logging
 public import MultiAuthCore
 
 /// Wraps tokens and a ``TokenRefresher`` on the shared `ExpiringValueCache`: hands out the
-/// current tokens while they have more than `refreshMargin` seconds left, and otherwise
+/// current tokens while they have more than `refreshMargin` left, and otherwise
 /// refreshes them with exactly one refresh in flight, however many callers are waiting.
 /// Refreshed tokens are kept in memory before they are passed to `persist` (the credential
 /// store), so a rotated refresh token is never lost to a failed save. When a refresh fails
@@ -20,12 +20,12 @@ public final class RefreshingTokenProvider: TokenProvider {
     ///   - tokens: the tokens from the login or the store.
     ///   - refresher: how to refresh them.
     ///   - name: the login's name, for "log in again" messages.
-    ///   - refreshMargin: refresh this many seconds before expiry (default 120, as Amplify does).
+    ///   - refreshMargin: refresh this long before expiry (default 120 s, as Amplify does).
     ///   - persist: where refreshed tokens go (the store), if anywhere.
     ///   - clock: the time expiry is measured against.
     ///   - logger: gets a debug line for each refresh and what triggered it.
     public init(
-        tokens: AuthTokens, refresher: any TokenRefresher, name: String = "default", refreshMargin: Int64 = 120,
+        tokens: AuthTokens, refresher: any TokenRefresher, name: String = "default", refreshMargin: Duration = .seconds(120),
         persist: Persist? = nil, clock: TimeSource = .system, logger: Logger = .disabled
     ) {
         let refresh: ExpiringValueCache<AuthTokens, TokenError>.Refresh = { current async throws(TokenError) in
@@ -41,7 +41,7 @@ public final class RefreshingTokenProvider: TokenProvider {
         }
         cache = ExpiringValueCache(
             initial: Expiring(tokens, expiresAt: Double(tokens.expiresAt)),
-            advisoryWindow: Double(refreshMargin), mandatoryWindow: Double(refreshMargin), clock: clock, logger: logger,
+            advisoryWindow: refreshMargin, mandatoryWindow: refreshMargin, clock: clock, logger: logger,
             keepsCurrent: { $0.isTransient }, afterRefresh: save, refresh: refresh)
     }
 

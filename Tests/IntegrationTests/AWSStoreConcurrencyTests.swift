@@ -27,15 +27,15 @@ struct AWSStoreConcurrencyTests {
         try StoreKeyFile.generate(at: folder.path + "/key")
         let url = "\(service)://us-east-1/multiauth-race/" + UUID().uuidString.prefix(8).lowercased()
         func store(_ backend: AWSStoreBackend) -> CredentialStore {
-            CredentialStore(backend: backend, keySource: .keyFile(path: folder.path + "/key"), lockTimeout: 60)
+            CredentialStore(backend: backend, keySource: .keyFile(path: folder.path + "/key"), lockTimeout: .seconds(60))
         }
         try await store(try Self.backend(url)).initialize()
         // A writer that crashed: its lock taken with a clock two minutes behind, so it expired
         // long ago, and never released (kept referenced, so not even in the background).
-        let past = TimeSource { TimeSource.system.now() - 2 * AWSStoreBackend.lockLifetime }
+        let past = TimeSource { TimeSource.system.now() - 2 * AWSStoreBackend.lockLifetime.inSeconds }
         var crashed: [any StoreBackendLock] = []
         for round in 0..<20 {
-            crashed.append(try await Self.backend(url, clock: past).lock(timeout: 10))
+            crashed.append(try await Self.backend(url, clock: past).lock(timeout: .seconds(10)))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for writer in 0..<8 {
                     group.addTask {
@@ -67,7 +67,7 @@ struct AWSStoreConcurrencyTests {
         try StoreKeyFile.generate(at: folder.path + "/key")
         let name = "multiauth-race/" + UUID().uuidString.prefix(8).lowercased()
         let keyFile = folder.path + "/key"
-        let store = CredentialStore(backend: try Self.backend("secretsmanager://us-east-1/" + name), keySource: .keyFile(path: keyFile), lockTimeout: 1)
+        let store = CredentialStore(backend: try Self.backend("secretsmanager://us-east-1/" + name), keySource: .keyFile(path: keyFile), lockTimeout: .seconds(1))
         try await store.initialize()
         _ = try await AWSStoreTests.boto3(["sm-put-binary", name + ".lock", item])
         let start = Date()

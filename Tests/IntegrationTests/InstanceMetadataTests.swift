@@ -124,7 +124,7 @@ import Synchronization
     @Test func settingsComeFromTheEnvironmentThenTheProfile() throws {
         let profile = ["ec2_metadata_service_endpoint_mode": "IPv6", "metadata_service_timeout": "2", "metadata_service_num_attempts": "3"]
         let settings = try InstanceMetadataSettings(environment: ["AWS_METADATA_SERVICE_TIMEOUT": "5"], profile: profile)
-        #expect(settings.endpoint == "http://[fd00:ec2::254]/" && settings.timeout == 5 && settings.attempts == 3)
+        #expect(settings.endpoint == "http://[fd00:ec2::254]/" && settings.timeout == .seconds(5) && settings.attempts == 3)
         #expect(try InstanceMetadataSettings(environment: [:]).endpoint == "http://169.254.169.254/")
     }
 

@@ -25,7 +25,7 @@ import MultiAuthTokens
         }
 
         func cache() async throws -> JSONWebKeySetCache {
-            try await JSONWebKeySetCache(maxAge: 3_600, refetchInterval: 60, clock: clock) { [self] () throws(TokenError) in try fetch() }
+            try await JSONWebKeySetCache(maxAge: .seconds(3_600), refetchInterval: .seconds(60), clock: clock) { [self] () throws(TokenError) in try fetch() }
         }
 
         func at(_ seconds: Double) { time.withLock { $0 = seconds } }

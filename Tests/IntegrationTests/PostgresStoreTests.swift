@@ -204,7 +204,7 @@ struct PostgresStoreTests {
         defer { store.folder.remove() }
         #expect(try await store.run(["store", "init"]).status == 0)
         let url = try PostgresStoreURL(store.url, environment: SharedStore.environment)
-        let client = PostgresClient(configuration: url.clientConfiguration(connectTimeout: 10, maximumConnections: 2))
+        let client = PostgresClient(configuration: url.clientConfiguration(connectTimeout: .seconds(10), maximumConnections: 2))
         let group = ServiceGroup(services: [client], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let running = Task { try await group.run() }
         defer { running.cancel() }
@@ -223,7 +223,7 @@ struct PostgresStoreTests {
         defer { store.folder.remove() }
         #expect(try await store.run(["store", "init"]).status == 0)
         let backend = PostgresStoreBackend(url: try PostgresStoreURL(store.url, environment: SharedStore.environment))
-        let held = try await backend.lock(timeout: 5)
+        let held = try await backend.lock(timeout: .seconds(5))
         let blocked = try await store.run(["store", "--lock-timeout", "0.5", "set", "svc", "acct"], input: "z\n")
         #expect(blocked.status == 7 && blocked.stderr.contains("locked"), "\(blocked.stderr)")
         await held.release()
@@ -361,7 +361,7 @@ struct PostgresStoreTests {
         try #require(before.status == 0, "\(before.stderr)")
 
         let backend = PostgresStoreBackend(url: try PostgresStoreURL(store.url, environment: SharedStore.environment))
-        let held = try await backend.lock(timeout: 5)
+        let held = try await backend.lock(timeout: .seconds(5))
         let waiting = """
             WITH k AS (SELECT hashtextextended('multiauth_store:\(store.name)', 0) AS v)
             SELECT count(*) FROM pg_locks, k WHERE locktype = 'advisory' AND NOT granted

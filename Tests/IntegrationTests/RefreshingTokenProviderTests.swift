@@ -58,9 +58,9 @@ import MultiAuthTokens
 
     @Test func theMarginDecidesWhenToRefresh() async throws {
         let refresher = NumberingRefresher()
-        let early = RefreshingTokenProvider(tokens: Self.stale, refresher: refresher, refreshMargin: 120, clock: TimeSource { 879 })
+        let early = RefreshingTokenProvider(tokens: Self.stale, refresher: refresher, refreshMargin: .seconds(120), clock: TimeSource { 879 })
         #expect(try await early.currentTokens().accessToken == "access-0")  // 121 s left
-        let due = RefreshingTokenProvider(tokens: Self.stale, refresher: refresher, refreshMargin: 120, clock: TimeSource { 880 })
+        let due = RefreshingTokenProvider(tokens: Self.stale, refresher: refresher, refreshMargin: .seconds(120), clock: TimeSource { 880 })
         #expect(try await due.currentTokens().accessToken == "access-1")  // 120 s left
     }
 }

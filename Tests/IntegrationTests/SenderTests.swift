@@ -21,7 +21,7 @@ import Testing
 
     /// Runs `body` with a fresh sender of `kind`, shut down afterwards.
     static func with(_ kind: Kind, timeout: Double = 30, _ body: (any HTTPSender) async throws -> Void) async throws {
-        try await with(kind, options: .bounded(total: timeout), body)
+        try await with(kind, options: .bounded(total: .seconds(timeout)), body)
     }
 
     /// Runs `body` with a fresh sender of `kind` made with `options`, shut down afterwards.
@@ -65,18 +65,18 @@ import Testing
     /// let through with `verifiesTLS` off; the same for both senders.
     @Test(arguments: Kind.allCases) func theTLSOptionsAreHonoured(kind: Kind) async throws {
         try #require(!Peers.tlsUpstream.isEmpty, "the HTTPS upstream is not running")
-        let untrusted = try await Self.get(Peers.tlsUpstream + "/tls/check", kind, options: .bounded(total: 30))
+        let untrusted = try await Self.get(Peers.tlsUpstream + "/tls/check", kind, options: .bounded(total: .seconds(30)))
         guard case .failure(.tlsFailure(let host, _)) = untrusted else {
             Issue.record("not a TLS failure: \(untrusted)")
             return
         }
         #expect(host == Peers.tlsUpstream.replacingOccurrences(of: "https://", with: ""))
-        var trusting = SenderOptions.bounded(total: 30)
+        var trusting = SenderOptions.bounded(total: .seconds(30))
         trusting.caBundle = Peers.tlsCA
         let trusted = try await Self.get(Peers.tlsUpstream + "/tls/check", kind, options: trusting).get()
         #expect(trusted.head.status == 200)
         #expect(try Self.echo(trusted)["target"] as? String == "/tls/check")
-        var unverified = SenderOptions.bounded(total: 30)
+        var unverified = SenderOptions.bounded(total: .seconds(30))
         unverified.verifiesTLS = false
         #expect(try await Self.get(Peers.tlsUpstream + "/tls/check", kind, options: unverified).get().head.status == 200)
     }

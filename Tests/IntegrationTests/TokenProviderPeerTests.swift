@@ -150,7 +150,7 @@ final class CountingHTTPClient: HTTPSender {
         let refreshed = tokens.refreshed(with: try await client.refresh(tokens))
         #expect(refreshed.refreshToken != tokens.refreshToken)
         // Rotation: the old refresh token is dead.
-        let provider = RefreshingTokenProvider(tokens: tokens, refresher: client, name: "old", refreshMargin: 1_000_000)
+        let provider = RefreshingTokenProvider(tokens: tokens, refresher: client, name: "old", refreshMargin: .seconds(1_000_000))
         await #expect(throws: TokenError.self) { try await provider.currentTokens() }
         do { _ = try await provider.currentTokens() } catch {
             guard case .loginRequired(let name, _) = error else { Issue.record("got \(error)"); return }
@@ -158,7 +158,7 @@ final class CountingHTTPClient: HTTPSender {
         }
         // Revocation (RFC 7009): afterwards the refresh token is refused the same way.
         #expect(try await client.revoke(refreshed))
-        let revoked = RefreshingTokenProvider(tokens: refreshed, refresher: client, name: "revoked", refreshMargin: 1_000_000)
+        let revoked = RefreshingTokenProvider(tokens: refreshed, refresher: client, name: "revoked", refreshMargin: .seconds(1_000_000))
         do {
             _ = try await revoked.currentTokens()
             Issue.record("a revoked refresh token still refreshed")

@@ -99,7 +99,7 @@ import Testing
         _ = try await client.send(Self.operation, signedWith: { Self.keys })
         let dates = sender.sent.map { $0.request.headerFields[HTTPField.Name("X-Amz-Date")!] }
         #expect(dates == ["20231114T221320Z", "20231114T231320Z"])
-        #expect(client.clock.offset == 3600)
+        #expect(client.clock.offset == .seconds(3600))
         _ = try await client.send(Self.operation, signedWith: { Self.keys })
         #expect(sender.sent.last?.request.headerFields[HTTPField.Name("X-Amz-Date")!] == "20231114T231320Z")
     }

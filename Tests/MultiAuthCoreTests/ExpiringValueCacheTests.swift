@@ -57,7 +57,7 @@ import Testing
     }
 
     func makeCache(_ source: Source, _ clock: ManualClock, lifetime: Double = 3_600) -> ExpiringValueCache<Int, Down> {
-        ExpiringValueCache(advisoryWindow: 900, mandatoryWindow: 600, clock: clock.source, keepsCurrent: { $0.transient }) {
+        ExpiringValueCache(advisoryWindow: .seconds(900), mandatoryWindow: .seconds(600), clock: clock.source, keepsCurrent: { $0.transient }) {
             (_: Expiring<Int>?) async throws(Down) -> Expiring<Int> in
             try await source.next(lifetime: lifetime, now: clock.source.now())
         }
@@ -118,7 +118,7 @@ import Testing
         let clock = ManualClock()
         let saves = Mutex(0)
         let cache = ExpiringValueCache<String, Down>(
-            initial: Expiring("old", expiresAt: 1_010), advisoryWindow: 120, mandatoryWindow: 120, clock: clock.source,
+            initial: Expiring("old", expiresAt: 1_010), advisoryWindow: .seconds(120), mandatoryWindow: .seconds(120), clock: clock.source,
             keepsCurrent: { _ in false },
             afterRefresh: { _ async throws(Down) in
                 saves.withLock { $0 += 1 }
@@ -133,7 +133,7 @@ import Testing
 
     @Test func aValueWithoutExpiryIsNeverRefreshed() async throws {
         let clock = ManualClock()
-        let cache = ExpiringValueCache<Int, Down>(initial: Expiring(7, expiresAt: nil), advisoryWindow: 900, mandatoryWindow: 600, clock: clock.source) {
+        let cache = ExpiringValueCache<Int, Down>(initial: Expiring(7, expiresAt: nil), advisoryWindow: .seconds(900), mandatoryWindow: .seconds(600), clock: clock.source) {
             (_: Expiring<Int>?) async throws(Down) -> Expiring<Int> in Expiring(8, expiresAt: nil)
         }
         clock.set(1e12)

@@ -87,8 +87,8 @@ final class ManualClock: @unchecked Sendable {
     /// Every sleep asked for, in order.
     var slept: [Duration] { state.withLock { $0.slept } }
 
-    var clock: RealtimeClock {
-        RealtimeClock(now: { self.state.withLock { $0.now } }, sleep: { duration in try await self.sleep(duration) })
+    var clock: TimeSource {
+        TimeSource(now: { 1_700_000_000 }, elapsed: { self.state.withLock { $0.now } }, sleep: { duration in try await self.sleep(duration) })
     }
 
     private func sleep(_ duration: Duration) async throws {

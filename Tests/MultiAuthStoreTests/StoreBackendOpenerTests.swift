@@ -6,7 +6,7 @@ import Testing
 @Suite struct StoreBackendOpenerTests {
     struct Memory: StoreBackendOpener {
         func opens(_ location: String) -> Bool { location.hasPrefix("memory://") }
-        func open(_ location: String, lockTimeout: Double) throws(StoreError) -> any StoreBackend {
+        func open(_ location: String, lockTimeout: Duration) throws(StoreError) -> any StoreBackend {
             FileStoreBackend(path: "/opened-by-memory" + location.dropFirst("memory://".count))
         }
     }

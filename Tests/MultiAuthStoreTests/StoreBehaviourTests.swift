@@ -96,7 +96,7 @@ import Testing
 
     @Test func aLockHeldTooLongIsReported() async throws {
         let folder = TemporaryFolder()
-        let store = try await keyFileStore(in: folder, lockTimeout: 0.2)
+        let store = try await keyFileStore(in: folder, lockTimeout: .milliseconds(200))
         let descriptor = open(store.path + ".lock", O_RDWR)
         #expect(flock(descriptor, LOCK_EX) == 0)
         defer { close(descriptor) }

@@ -17,7 +17,7 @@ final class TemporaryFolder: Sendable {
 }
 
 /// A store unlocked by a key file in `folder`, initialized.
-func keyFileStore(in folder: TemporaryFolder, lockTimeout: Double = 5) async throws -> CredentialStore {
+func keyFileStore(in folder: TemporaryFolder, lockTimeout: Duration = .seconds(5)) async throws -> CredentialStore {
     let store = CredentialStore(
         path: folder.file("creds.store"), keySource: .keyFile(path: folder.file("key")), lockTimeout: lockTimeout)
     try await store.initialize()

@@ -122,7 +122,7 @@ public final class AppSyncClient: Sendable {
     /// The queue's lock across processes (`<prefix>_offlineMutations.db.lock`), so two
     /// processes never replay the same queued mutation, nor send a new one past it.
     private func lockQueue() async throws(AppSyncClientError) -> HeldFileLock {
-        do { return try await FileLock.acquire(path: databases.offlineMutationsPath + ".lock", timeout: 30) } catch {
+        do { return try await FileLock.acquire(path: databases.offlineMutationsPath + ".lock", timeout: .seconds(30)) } catch {
             let reason = switch error {
             case .timedOut(_, let waited): "another process kept the offline queue locked for \(Int(waited.rounded())) s"
             case .failed(_, let reason): "cannot lock the offline queue: \(reason)"

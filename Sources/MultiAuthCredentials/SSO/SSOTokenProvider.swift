@@ -78,7 +78,7 @@ public struct SSOTokenProvider: Sendable {
     /// Under the lock: read again, and refresh only if nobody did meanwhile.
     private func refreshed() async throws(CredentialsError) -> String {
         try await LockedRefresh.run { () async throws(CredentialsError) -> HeldFileLock in
-            do throws(FileLockError) { return try await FileLock.acquire(path: cache.lockPath(for: configuration), timeout: 30) } catch {
+            do throws(FileLockError) { return try await FileLock.acquire(path: cache.lockPath(for: configuration), timeout: .seconds(30)) } catch {
                 throw .ssoCache(path: cache.lockPath(for: configuration), problem: "cannot be locked: \(error)")
             }
         } read: { _ throws(CredentialsError) in

@@ -3,10 +3,10 @@ import MultiAuthHTTP
 extension OpenIDConnectClient {
     /// The authorization-code flow with PKCE S256 and a loopback redirect (RFC 8252):
     /// `present` receives the URL to open (print it; open a browser if there is one), then
-    /// the redirect is awaited for up to `timeout` seconds, its `state` checked, and the code
+    /// the redirect is awaited for up to `timeout`, its `state` checked, and the code
     /// exchanged with the verifier. The ID token must carry this login's nonce.
     public func authorizationCode(
-        redirect: LoopbackRedirectServer, timeout: Int = 300, present: @Sendable (String) async -> Void
+        redirect: LoopbackRedirectServer, timeout: Duration = .seconds(300), present: @Sendable (String) async -> Void
     ) async throws(TokenError) -> AuthTokens {
         guard let endpoint = metadata.authorizationEndpoint else {
             throw .invalidParameter(provider: configuration.issuer, message: "the provider has no authorization endpoint")

@@ -51,9 +51,10 @@ public final class LoopbackRedirectServer: Sendable {
 
     deinit { close(socket) }
 
-    /// Waits up to `timeout` seconds for the redirect and returns its query parameters.
-    public func waitForRedirect(timeout: Int) async throws(TokenError) -> [String: String] {
-        try await runBlocking { self.acceptRedirect(timeout: timeout) }
+    /// Waits up to `timeout` (whole seconds) for the redirect and returns its query parameters.
+    public func waitForRedirect(timeout: Duration) async throws(TokenError) -> [String: String] {
+        let seconds = Int(max(0, timeout.components.seconds))
+        return try await runBlocking { self.acceptRedirect(timeout: seconds) }
     }
 
     private func acceptRedirect(timeout: Int) -> Result<[String: String], TokenError> {
