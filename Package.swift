@@ -398,7 +398,7 @@ let benchmarks: [Target] = [
         name: "PassthroughBench",
         dependencies: [
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
         ],
         path: "Benchmarks/PassthroughBench",
         swiftSettings: strict

@@ -8,6 +8,7 @@ import AsyncHTTPClient
 import Hummingbird
 import NIOCore
 import NIOPosix
+import NIOHTTP1
 
 let arguments = CommandLine.arguments.dropFirst()
 let port = Int(arguments.first ?? "") ?? 8082
