@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func aWorldWritableFolderWithAPlantedDatabaseIsRefused() throws {
-        let fixture = try AppSyncFixture(apiURL: "http://127.0.0.1:9/graphql")
+        let fixture = try AppSyncFixture(apiURL: "http://127.0.0.1:9/graphql", apiKey: "da2-never-sent")
         try FileManager.default.createDirectory(atPath: fixture.folder, withIntermediateDirectories: true)
         let planted = fixture.folder + "/" + ClientDatabases.fileNames(prefix: fixture.configuration.appSync[0].clientDatabasePrefix)[0]
         try Data("planted".utf8).write(to: URL(fileURLWithPath: planted))
@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func aDatabaseOthersCanWriteIsRefused() throws {
-        let fixture = try AppSyncFixture(apiURL: "http://127.0.0.1:9/graphql")
+        let fixture = try AppSyncFixture(apiURL: "http://127.0.0.1:9/graphql", apiKey: "da2-never-sent")
         _ = try Self.factory(fixture, folder: fixture.folder).client(named: "Default")  // creates folder and files
         let path = fixture.folder + "/" + ClientDatabases.fileNames(prefix: fixture.configuration.appSync[0].clientDatabasePrefix)[0]
         chmod(path, 0o666)
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test(.enabled(if: geteuid() == 0, "chown needs root")) func aDatabaseOfAnotherUserIsRefused() throws {
-        let fixture = try AppSyncFixture(apiURL: "http://127.0.0.1:9/graphql")
+        let fixture = try AppSyncFixture(apiURL: "http://127.0.0.1:9/graphql", apiKey: "da2-never-sent")
         _ = try Self.factory(fixture, folder: fixture.folder).client(named: "Default")
         let path = fixture.folder + "/" + ClientDatabases.fileNames(prefix: fixture.configuration.appSync[0].clientDatabasePrefix)[1]
         chown(path, 65534, 65534)
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func aNewFolderIsCreatedPrivate() throws {
-        let fixture = try AppSyncFixture(apiURL: "http://127.0.0.1:9/graphql")
+        let fixture = try AppSyncFixture(apiURL: "http://127.0.0.1:9/graphql", apiKey: "da2-never-sent")
         _ = try Self.factory(fixture, folder: fixture.folder + "/nested/cache").client(named: "Default")
         let attributes = try FileManager.default.attributesOfItem(atPath: fixture.folder + "/nested/cache")
         #expect((attributes[.posixPermissions] as? Int) == 0o700)

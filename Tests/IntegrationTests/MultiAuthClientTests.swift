@@ -17,11 +17,13 @@ final class AppSyncFixture: Sendable {
     /// The configuration's JSON text.
     let text: String
 
-    init(apiURL: String = Peers.appSync, prefixSuffix: String = UUID().uuidString.replacingOccurrences(of: "-", with: "")) throws {
+    /// `apiKey` defaults to the API peer's; a test that never calls the API passes its own,
+    /// so it runs without the peers.
+    init(apiURL: String = Peers.appSync, apiKey: String = Peers.apiKey, prefixSuffix: String = UUID().uuidString.replacingOccurrences(of: "-", with: "")) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-appsync-\(UUID().uuidString)").path
         let text = """
             {"AppSync": {
-              "Default": {"ApiUrl": "\(apiURL)", "Region": "us-east-1", "AuthMode": "API_KEY", "ApiKey": "\(Peers.apiKey)",
+              "Default": {"ApiUrl": "\(apiURL)", "Region": "us-east-1", "AuthMode": "API_KEY", "ApiKey": "\(apiKey)",
                           "ClientDatabasePrefix": "Post_API_KEY_\(prefixSuffix)"},
               "Post_AWS_IAM": {"ApiUrl": "\(apiURL)", "Region": "us-east-1", "AuthMode": "AWS_IAM", "ClientDatabasePrefix": "Post_AWS_IAM_\(prefixSuffix)"},
               "Post_USER_POOLS": {"ApiUrl": "\(apiURL)", "Region": "us-east-1", "AuthMode": "AMAZON_COGNITO_USER_POOLS", "ClientDatabasePrefix": "Post_UP_\(prefixSuffix)"},
