@@ -340,6 +340,13 @@ let package = Package(
             name: "MultiAuthInboundAuthorizationTests",
             dependencies: ["MultiAuthInboundAuthorization", "MultiAuthJSONWebTokens", "MultiAuthSigV4", "MultiAuthCore", httpTypes],
             swiftSettings: strict),
+        .testTarget(
+            name: "MultiAuthAppSyncTests",
+            dependencies: [
+                "MultiAuthAppSync", "MultiAuthClientConfiguration", "MultiAuthCredentials", "MultiAuthTokens", "MultiAuthTesting", "MultiAuthSigV4",
+                "MultiAuthCore", httpTypes,
+            ],
+            swiftSettings: strict),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(
             name: "MultiAuthStoreTests", dependencies: ["MultiAuthStore", "MultiAuthCrypto"], swiftSettings: strict),
