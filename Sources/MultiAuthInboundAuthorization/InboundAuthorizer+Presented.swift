@@ -1,4 +1,5 @@
 package import HTTPTypes
+package import MultiAuthCore
 import MultiAuthCrypto
 
 extension InboundAuthorizer {
@@ -7,12 +8,12 @@ extension InboundAuthorizer {
     /// scope), the name of a known API key, or nil (a JWT's claims are not read unverified, and
     /// an unknown API key has no name). For metrics labels and access logs, before or
     /// whatever the decision; never a secret. Nil mode: no credential of an accepted mode.
-    package func presented(_ request: HTTPRequest) -> (mode: Principal.Mode?, principal: String?) {
-        if verifier != nil, Self.isSigned(request) { return (.iam, Self.signingKeyId(request)) }
+    package func presented(_ request: HTTPRequest) -> (mode: AuthMode?, principal: String?) {
+        if verifier != nil, Self.isSigned(request) { return (.awsIAM, Self.signingKeyId(request)) }
         if !apiKeys.isEmpty, let key = request.headerFields[Self.apiKeyField] {
             return (.apiKey, apiKeys.first { ConstantTime.equals(Array($0.key.utf8), Array(key.utf8)) }?.value)
         }
-        if tokenValidator != nil, Self.bearerToken(request) != nil { return (.jwt, nil) }
+        if let tokenMode, Self.bearerToken(request) != nil { return (tokenMode, nil) }
         return (nil, nil)
     }
 

@@ -15,6 +15,8 @@ public struct InboundAuthorizer: Sendable {
     /// API key → the name it is known by.
     let apiKeys: [String: String]
     let tokenValidator: IDTokenValidator?
+    /// The mode of the tokens ``tokenValidator`` accepts, from their issuer.
+    var tokenMode: AuthMode? { tokenValidator.map { AuthMode.forTokens(issuedBy: $0.issuer) } }
     let keySet: JSONWebKeySetCache?
     /// JWTs validated before: a client sends the same token with every request.
     let validatedTokens = ValidatedTokenCache()
@@ -37,8 +39,8 @@ public struct InboundAuthorizer: Sendable {
     }
 
     /// The modes this authorizer accepts, in the order it tries them.
-    public var modes: [Principal.Mode] {
-        (verifier == nil ? [] : [.iam]) + (apiKeys.isEmpty ? [] : [.apiKey]) + (tokenValidator == nil ? [] : [.jwt])
+    public var modes: [AuthMode] {
+        (verifier == nil ? [] : [.awsIAM]) + (apiKeys.isEmpty ? [] : [.apiKey]) + (tokenMode.map { [$0] } ?? [])
     }
 
     /// True when deciding on `request` needs its body: a signature covers the body's hash.
@@ -105,7 +107,7 @@ public struct InboundAuthorizer: Sendable {
             if let keys = keySet.keysWithoutWaiting(for: nil),
                 let claims = validatedTokens.rememberedClaims(of: token, validator: tokenValidator.using(keys))
             {
-                return .success(Self.principal(claims))
+                return .success(principal(claims))
             }
             let kid: String?
             do throws(InvalidTokenError) { kid = try JSONWebToken(parsing: token).header.kid } catch { return .failure(.invalidToken(error.description)) }
@@ -115,15 +117,15 @@ public struct InboundAuthorizer: Sendable {
         return .failure(.missingToken(accepting: modes))
     }
 
-    /// The principal of a valid JWT: its subject.
-    private static func principal(_ claims: JWTClaims) -> Principal {
-        Principal(mode: .jwt, name: claims.subject ?? "(no sub)")
+    /// The principal of a valid JWT: its subject, in its issuer's mode.
+    private func principal(_ claims: JWTClaims) -> Principal {
+        Principal(mode: tokenMode ?? .openIDConnect, name: claims.subject ?? "(no sub)")
     }
 
     /// The principal a bearer `token` proves under `validator`'s keys, or why it is refused.
     private func tokenDecision(_ token: String, _ validator: IDTokenValidator) -> Result<Principal, InboundRejection> {
         do throws(InvalidTokenError) {
-            return .success(Self.principal(try validatedTokens.claims(of: token, validator: validator)))
+            return .success(principal(try validatedTokens.claims(of: token, validator: validator)))
         } catch {
             return .failure(.invalidToken(error.description))
         }
@@ -154,7 +156,7 @@ public struct InboundAuthorizer: Sendable {
         case .failure(let failure): return .failure(.signature(failure))
         case .success(let accessKeyId):
             if let rejection = contentHashMismatch(request, bodySHA256: bodySHA256) { return .failure(rejection) }
-            return .success(Principal(mode: .iam, name: accessKeyId))
+            return .success(Principal(mode: .awsIAM, name: accessKeyId))
         }
     }
 

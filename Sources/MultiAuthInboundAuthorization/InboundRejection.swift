@@ -1,5 +1,5 @@
 public import HTTPTypes
-import MultiAuthCore
+public import MultiAuthCore
 public import MultiAuthSigV4
 
 /// Why a request was turned away, as API Gateway words it: a status (401 for a missing
@@ -40,9 +40,9 @@ public struct InboundRejection: Error, Sendable, Equatable, CustomStringConverti
     public static let errorTypeField = HTTPField.Name("x-amzn-ErrorType")!
 
     /// No credential of any accepted kind.
-    public static func missingToken(accepting modes: [Principal.Mode]) -> InboundRejection {
+    public static func missingToken(accepting modes: [AuthMode]) -> InboundRejection {
         // API Gateway answers a missing token 403 for IAM and API keys, 401 for authorizers.
-        modes == [.jwt]
+        !modes.isEmpty && modes.allSatisfy(\.presentsJWT)
             ? InboundRejection(status: .unauthorized, errorType: "UnauthorizedException", message: "Unauthorized", reason: "no token")
             : InboundRejection(
                 status: .forbidden, errorType: "MissingAuthenticationTokenException", message: "Missing Authentication Token",

@@ -1,26 +1,32 @@
+public import MultiAuthCore
+
 /// Who a verified request came from, and how it proved it.
 public struct Principal: Sendable, Equatable, CustomStringConvertible {
-    /// How a request proved who sent it, named as API Gateway and AppSync name their modes.
-    public enum Mode: String, Sendable, Equatable {
-        /// A SigV4 or SigV4a signature (header or presigned).
-        case iam = "AWS_IAM"
-        /// An `x-api-key` header.
-        case apiKey = "API_KEY"
-        /// A JWT from a user pool or OIDC provider, in `Authorization`.
-        case jwt = "JWT"
-    }
-
-    /// The mode that succeeded.
-    public let mode: Mode
+    /// The mode that succeeded, as outbound code names it: `AWS_IAM` for a SigV4 or SigV4a
+    /// signature, `API_KEY`, and for a JWT `AMAZON_COGNITO_USER_POOLS` when a Cognito user
+    /// pool issued it, else `OPENID_CONNECT` (``AuthMode/forTokens(issuedBy:)``).
+    public let mode: AuthMode
     /// The access key id, the API key's name, or the JWT's `sub`.
     public let name: String
 
     /// Creates a principal.
-    public init(mode: Mode, name: String) {
+    public init(mode: AuthMode, name: String) {
         self.mode = mode
         self.name = name
     }
 
     /// `AWS_IAM AKID…`: the mode and the name, neither of them a secret.
     public var description: String { "\(mode.rawValue) \(name)" }
+}
+
+extension AuthMode {
+    /// The mode of tokens from `issuer`: a Cognito user pool's issuer is
+    /// `https://cognito-idp.REGION.amazonaws.com/POOL`; any other is an OpenID Connect provider.
+    public static func forTokens(issuedBy issuer: String) -> AuthMode {
+        let host = issuer.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first ?? ""
+        return issuer.hasPrefix("https://cognito-idp.") && host.hasSuffix(".amazonaws.com") ? .amazonCognitoUserPools : .openIDConnect
+    }
+
+    /// True for the modes that present a JWT.
+    var presentsJWT: Bool { self == .amazonCognitoUserPools || self == .openIDConnect }
 }

@@ -67,7 +67,8 @@ public struct IDTokenValidator: Sendable {
     /// The accepted signature algorithms; `none` and HMAC algorithms are never accepted.
     public static let algorithms: Set<String> = ["RS256", "ES256"]
 
-    let issuer: String
+    /// The `iss` a token must carry.
+    public let issuer: String
     let clientId: String
     var keys: JSONWebKeySet
     /// The leeway in whole seconds, as `exp` counts.

@@ -270,7 +270,9 @@ struct GatewayTests {
         let good = try await Self.send(.get, fixture.base + "/me", fields: [.authorization: setup.idToken])
         #expect(good.status == 200, "\(fixture.gateway.log)")
         let echo = try #require(JSONSerialization.jsonObject(with: Data(good.body)) as? [String: Any])
-        #expect((echo["headers"] as? [String: String])?["x-multiauth-mode"] == "JWT")
+        // moto issues user-pool tokens as Cognito does, so AppSync would call this mode user pools.
+        #expect(issuer.hasPrefix("https://cognito-idp.us-east-1.amazonaws.com/"), "\(issuer)")
+        #expect((echo["headers"] as? [String: String])?["x-multiauth-mode"] == "AMAZON_COGNITO_USER_POOLS")
         var parts = setup.idToken.split(separator: ".").map(String.init)
         parts[1] = Base64.encodeURL(Array(#"{"sub":"mallory","iss":"\#(issuer)","aud":"\#(setup.clientId)","exp":9999999999}"#.utf8))
         let forged = try await Self.send(.get, fixture.base + "/me", fields: [.authorization: "Bearer " + parts.joined(separator: ".")])

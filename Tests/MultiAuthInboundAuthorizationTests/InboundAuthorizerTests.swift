@@ -31,7 +31,7 @@ struct InboundAuthorizerTests {
     @Test func theDocumentedSignaturePasses() async throws {
         let authorizer = InboundAuthorizer(verifier: Self.verifier, clock: Self.signedAt)
         let principal = try await Self.decision(authorizer, Self.documentedRequest).get()
-        #expect(principal.mode == .iam && principal.name.contains("AKIDEXAMPLE"))
+        #expect(principal.mode == .awsIAM && principal.name.contains("AKIDEXAMPLE"))
     }
 
     @Test func aChangedQueryIsInvalidSignatureException() async {
@@ -68,6 +68,16 @@ struct InboundAuthorizerTests {
         guard case .failure(let rejection) = await Self.decision(authorizer, request) else { Issue.record("it passed"); return }
         #expect(rejection.status == .forbidden && rejection.errorType == "MissingAuthenticationTokenException")
         #expect(rejection.message == "Missing Authentication Token" && rejection.body == Array(#"{"message":"Missing Authentication Token"}"#.utf8))
+    }
+
+    /// A JWT's mode is AppSync's name for its issuer: a Cognito user pool's issuer URL, or any
+    /// other OpenID Connect provider.
+    @Test func aTokensModeComesFromItsIssuer() {
+        #expect(AuthMode.forTokens(issuedBy: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf") == .amazonCognitoUserPools)
+        #expect(AuthMode.forTokens(issuedBy: "https://accounts.google.com") == .openIDConnect)
+        #expect(AuthMode.forTokens(issuedBy: "https://cognito-idp.evil.example/eu-west-1_AbCdEf") == .openIDConnect)
+        let pool = IDTokenValidator(issuer: "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_X", clientId: "c", keys: JSONWebKeySet(keys: []))
+        #expect(InboundAuthorizer(apiKeys: ["k": "n"], tokenValidator: pool).modes == [.apiKey, .amazonCognitoUserPools])
     }
 
     @Test func aJWTOnlyGatewayAnswers401() async {
