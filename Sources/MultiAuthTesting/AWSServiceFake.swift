@@ -140,20 +140,11 @@ public final class AWSServiceFake: HTTPSender {
         let total = Int64(seconds.rounded(.down))
         let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let time = total - days * 86_400
-        // Howard Hinnant's days-to-civil.
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = CivilCalendar.civil(fromDaysSince1970: days)
         let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let weekday = weekdays[Int(((days % 7) + 7) % 7)]
-        return "\(weekday), \(two(day)) \(months[Int(month - 1)]) \(year) \(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60)) GMT"
+        return "\(weekday), \(two(Int64(day))) \(months[month - 1]) \(year) \(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60)) GMT"
     }
 }
