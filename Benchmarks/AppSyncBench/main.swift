@@ -3,12 +3,12 @@
 //   enqueue DIR FROM TO            queue mutations FROM...TO offline (dead URL); prints "acked N" after each commit
 //   replay DIR URL                 replay the queue to URL with AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY; prints JSON
 //   count DIR                      prints how many mutations are queued
-import MultiAuthAuthorization
-import MultiAuthAppSync
-import MultiAuthCredentials
 import Foundation
-import MultiAuthCurl
+import MultiAuthAppSync
+import MultiAuthAuthorization
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthSigV4
 import MultiAuthTokens
 

@@ -5,8 +5,8 @@
 //   cached_concurrent_us: the same from 100 concurrent tasks, wall time per call;
 //   imds_first_ms: median and worst of 50 first resolutions, each by a new provider (token
 //     PUT, role name GET, credentials GET over loopback).
-import MultiAuthCredentials
 import Foundation
+import MultiAuthCredentials
 import MultiAuthCurl
 
 let endpoint = CommandLine.arguments[1]

@@ -7,8 +7,8 @@
 import AsyncHTTPClient
 import Hummingbird
 import NIOCore
-import NIOPosix
 import NIOHTTP1
+import NIOPosix
 
 let arguments = CommandLine.arguments.dropFirst()
 let port = Int(arguments.first ?? "") ?? 8082

@@ -4,15 +4,15 @@
 //   reconnect URL ROUNDS          one IAM subscription; each round the peer drops the socket: time until
 //                                 the subscription is started again and until data flows again
 // Prints one JSON object. IAM uses AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY.
-import MultiAuthAppSync
-import MultiAuthCredentials
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
+import MultiAuthAppSync
 import MultiAuthCore
-import MultiAuthWebSocket
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthRealtime
 import MultiAuthSigV4
+import MultiAuthWebSocket
 import Synchronization
 
 let arguments = CommandLine.arguments

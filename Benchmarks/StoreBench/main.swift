@@ -3,12 +3,12 @@
 // and the one-time passphrase unlock (scrypt N=2^15, r=8, p=1). The same get and set on the
 // shared backends when their peers are given: PostgreSQL (MULTIAUTH_BENCH_POSTGRES_URL, with
 // PGPASSWORD) and Secrets Manager and SSM (MULTIAUTH_BENCH_MOTO_URL, through the signer).
+import Foundation
 import MultiAuthAWSStoreBackends
 import MultiAuthCredentials
-import MultiAuthStore
-import Foundation
 import MultiAuthCurl
 import MultiAuthPostgresStore
+import MultiAuthStore
 
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-storebench-\(UUID().uuidString)").path
 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -3,11 +3,11 @@
 //   a valid token, called from 100 concurrent tasks;
 // and, with `--prepare FOLDER`, writes a key-file store there holding a login named `bench`
 // (a JWT that expires in a day) for timing `multiauth token` as a process.
-import MultiAuthLogins
-import MultiAuthCore
-import MultiAuthStore
 import Foundation
+import MultiAuthCore
 import MultiAuthCrypto
+import MultiAuthLogins
+import MultiAuthStore
 import MultiAuthTokens
 
 struct NeverRefresh: TokenRefresher {

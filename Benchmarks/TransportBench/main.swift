@@ -1,12 +1,12 @@
 // Sign-and-send overhead over plain libcurl on loopback, and profile-file resolution time.
 // Usage: TransportBench URL REQUESTS   (URL answers any request, e.g. the test API server's /open/)
 // Prints one JSON object.
-import MultiAuthAuthorization
-import MultiAuthCredentials
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
+import MultiAuthAuthorization
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthSigV4
 
 let arguments = CommandLine.arguments

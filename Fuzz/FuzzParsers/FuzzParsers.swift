@@ -6,10 +6,10 @@
 // scripts/fuzz builds it with -sanitize=fuzzer,address -DFUZZING (libFuzzer supplies main).
 // A plain build replays files instead: `FuzzParsers INPUT...` (crash reproduction).
 import MultiAuthAppSync
-import MultiAuthCredentials
-import MultiAuthCurl
 import MultiAuthCore
+import MultiAuthCredentials
 import MultiAuthCrypto
+import MultiAuthCurl
 import MultiAuthSigV4
 import MultiAuthTokens
 

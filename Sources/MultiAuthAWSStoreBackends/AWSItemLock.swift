@@ -1,8 +1,8 @@
+import Logging
+import MultiAuthAWSClient
+import MultiAuthCore
 import MultiAuthCredentials
 import MultiAuthStore
-import MultiAuthAWSClient
-import Logging
-import MultiAuthCore
 import Synchronization
 
 #if canImport(FoundationEssentials)

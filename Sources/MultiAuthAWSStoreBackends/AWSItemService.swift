@@ -1,5 +1,5 @@
-import MultiAuthCredentials
 import MultiAuthAWSClient
+import MultiAuthCredentials
 import MultiAuthStore
 
 /// A named-value service a store can live in (Secrets Manager, SSM Parameter Store): what

@@ -1,9 +1,9 @@
-public import MultiAuthCredentials
-public import MultiAuthStore
 public import Logging
 import MultiAuthAWSClient
 public import MultiAuthCore
+public import MultiAuthCredentials
 public import MultiAuthHTTP
+public import MultiAuthStore
 
 /// A store kept in AWS Secrets Manager (`secretsmanager://REGION/NAME`: the image in the
 /// secret NAME's binary value) or SSM Parameter Store (`ssm://REGION/NAME`: a `SecureString`

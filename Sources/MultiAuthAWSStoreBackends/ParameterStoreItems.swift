@@ -1,6 +1,6 @@
-import MultiAuthCredentials
 import MultiAuthAWSClient
 import MultiAuthCore
+import MultiAuthCredentials
 import MultiAuthCrypto
 import MultiAuthHTTP
 

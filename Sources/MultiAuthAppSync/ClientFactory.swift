@@ -1,9 +1,9 @@
 // awsconfiguration.json's model is part of this module's API: `import MultiAuthAppSync` keeps bringing it.
-@_exported import MultiAuthClientConfiguration
-import MultiAuthAuthorization
-public import MultiAuthCredentials
 public import Logging
+import MultiAuthAuthorization
+@_exported import MultiAuthClientConfiguration
 public import MultiAuthCore
+public import MultiAuthCredentials
 public import MultiAuthHTTP
 public import MultiAuthRealtime
 public import MultiAuthTokens

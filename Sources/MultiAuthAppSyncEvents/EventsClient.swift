@@ -1,6 +1,6 @@
-public import MultiAuthAuthorization
 import HTTPTypes
 public import Logging
+public import MultiAuthAuthorization
 public import MultiAuthCore
 public import MultiAuthHTTP
 public import MultiAuthRealtime

@@ -1,11 +1,11 @@
 public import AsyncHTTPClient
-public import MultiAuthHTTP
 public import HTTPTypes
 public import MultiAuthCore
-import NIOCore
-import NIOSSL
-import NIOPosix
+public import MultiAuthHTTP
 import MultiAuthNIOBodies
+import NIOCore
+import NIOPosix
+import NIOSSL
 
 /// An `HTTPSender` on AsyncHTTPClient: for a process that already runs
 /// SwiftNIO (a Hummingbird service, the proxy and gateway), so transfers share its event loops

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
-import MultiAuthHTTP
 import HTTPTypes
 import MultiAuthCore
+import MultiAuthHTTP
 import MultiAuthNIOBodies
 import NIOHTTP1
 

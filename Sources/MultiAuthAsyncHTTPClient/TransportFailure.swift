@@ -1,6 +1,6 @@
 import AsyncHTTPClient
-import MultiAuthHTTP
 import MultiAuthCore
+import MultiAuthHTTP
 import NIOSSL
 
 /// AsyncHTTPClient's and NIO's errors as `HTTPTransportError`, the one error every

@@ -1,7 +1,7 @@
-public import MultiAuthCredentials
 public import HTTPTypes
 public import Logging
 public import MultiAuthCore
+public import MultiAuthCredentials
 public import MultiAuthSigV4
 
 /// AWS_IAM: SigV4 (or SigV4a) with credentials from a provider, resolved per request (they

@@ -1,6 +1,6 @@
-public import MultiAuthCredentials
 public import HTTPTypes
 public import MultiAuthCore
+public import MultiAuthCredentials
 public import MultiAuthSigV4
 
 /// A request and its body as they go on the wire after authorization.

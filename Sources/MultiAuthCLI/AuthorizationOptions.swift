@@ -1,10 +1,10 @@
 package import ArgumentParser
-package import MultiAuthAuthorization
-import MultiAuthCredentials
 import HTTPTypes
 package import Logging
-import MultiAuthTokens
+package import MultiAuthAuthorization
+import MultiAuthCredentials
 import MultiAuthSigV4
+import MultiAuthTokens
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,6 +1,6 @@
+import MultiAuthCore
 import MultiAuthStore
 import MultiAuthTokens
-import MultiAuthCore
 
 // Library errors say what went wrong and where; what to type next is the CLI's to say. Each
 // message below is the library's, with the command that helps appended.

@@ -1,9 +1,9 @@
 import ArgumentParser
-import MultiAuthCredentials
 import MultiAuthCore
+import MultiAuthCredentials
 import MultiAuthCrypto
-import Synchronization
 import MultiAuthTokens
+import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

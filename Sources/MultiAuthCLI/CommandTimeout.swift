@@ -1,5 +1,5 @@
-package import MultiAuthCurl
 import MultiAuthCore
+package import MultiAuthCurl
 
 /// Whole-command time limits, as curl's `--max-time` is: retries, token and credential
 /// commands and store waits all count. At the limit the work is cancelled (transfers abort,

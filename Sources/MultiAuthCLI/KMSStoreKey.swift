@@ -1,7 +1,7 @@
-import MultiAuthCredentials
-import MultiAuthStore
-import MultiAuthKMSStoreKeys
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthKMSStoreKeys
+import MultiAuthStore
 
 /// `--kms-key-id`: the store's data key from AWS KMS, through the default chain's credentials.
 /// Exit 3 when KMS refuses (a wrong or disabled key, one the caller may not use), as for a

@@ -1,10 +1,10 @@
-package import MultiAuthLogins
-import MultiAuthCore
 public import ArgumentParser
 import MultiAuthClientConfiguration
-import MultiAuthStore
-import MultiAuthCurl
+import MultiAuthCore
 import MultiAuthCrypto
+import MultiAuthCurl
+package import MultiAuthLogins
+import MultiAuthStore
 package import MultiAuthTokens
 import Synchronization
 

@@ -1,6 +1,6 @@
 import ArgumentParser
-import MultiAuthCredentials
 import MultiAuthCore
+import MultiAuthCredentials
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

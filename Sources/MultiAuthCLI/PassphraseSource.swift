@@ -1,6 +1,6 @@
 import MultiAuthCore
-import MultiAuthStore
 import MultiAuthCrypto
+import MultiAuthStore
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,6 +1,6 @@
 import ArgumentParser
-import MultiAuthCredentials
 import MultiAuthCore
+import MultiAuthCredentials
 import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)

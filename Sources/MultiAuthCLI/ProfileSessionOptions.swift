@@ -1,9 +1,9 @@
 import ArgumentParser
+import Logging
 import MultiAuthCachedSessions
+import MultiAuthCore
 package import MultiAuthCredentials
 package import MultiAuthStore
-import Logging
-import MultiAuthCore
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

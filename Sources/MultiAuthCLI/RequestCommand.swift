@@ -1,10 +1,10 @@
 import ArgumentParser
-package import MultiAuthAuthorization
-import MultiAuthCredentials
-import MultiAuthCurl
 import HTTPTypes
 import Logging
+package import MultiAuthAuthorization
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthSigV4
 import MultiAuthTokens
 

@@ -1,6 +1,6 @@
 import MultiAuthAuthorization
-import MultiAuthCredentials
 import MultiAuthCore
+import MultiAuthCredentials
 
 extension SecretSource {
     /// The standard output of `/bin/sh -c command`, run for every request, without

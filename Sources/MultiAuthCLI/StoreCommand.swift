@@ -1,5 +1,5 @@
-import MultiAuthCore
 package import ArgumentParser
+import MultiAuthCore
 package import MultiAuthStore
 
 #if canImport(FoundationEssentials)

@@ -1,6 +1,6 @@
 import MultiAuthAWSStoreBackends
-import MultiAuthCredentials
 import MultiAuthCore
+import MultiAuthCredentials
 package import MultiAuthStore
 package import Synchronization
 

@@ -1,7 +1,7 @@
-import MultiAuthLogins
 import ArgumentParser
-import MultiAuthCurl
 import MultiAuthCore
+import MultiAuthCurl
+import MultiAuthLogins
 import MultiAuthTokens
 
 #if canImport(FoundationEssentials)

@@ -1,5 +1,5 @@
-import MultiAuthCore
 import ArgumentParser
+import MultiAuthCore
 import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)

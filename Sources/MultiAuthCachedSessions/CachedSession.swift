@@ -1,5 +1,5 @@
-import MultiAuthCredentials
 import MultiAuthCore
+import MultiAuthCredentials
 import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)

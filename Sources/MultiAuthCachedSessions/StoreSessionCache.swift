@@ -1,8 +1,8 @@
-public import MultiAuthCredentials
-public import MultiAuthStore
 public import Logging
 public import MultiAuthCore
+public import MultiAuthCredentials
 import MultiAuthCrypto
+public import MultiAuthStore
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,10 +1,10 @@
-import MultiAuthCredentials
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import Logging
 import MultiAuthCore
-import NIOCore
+import MultiAuthCredentials
 import MultiAuthSigV4
+import NIOCore
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,8 +1,8 @@
-public import MultiAuthCredentials
-import MultiAuthServerGuards
 import Hummingbird
 public import Logging
 public import MultiAuthCore
+public import MultiAuthCredentials
+import MultiAuthServerGuards
 import NIOCore
 public import ServiceLifecycle
 

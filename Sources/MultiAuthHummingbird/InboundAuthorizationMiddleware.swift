@@ -1,6 +1,6 @@
 public import Hummingbird
-public import MultiAuthInboundAuthorization
 public import Logging
+public import MultiAuthInboundAuthorization
 import NIOCore
 
 /// Hummingbird middleware that lets through only requests an `InboundAuthorizer` accepts:

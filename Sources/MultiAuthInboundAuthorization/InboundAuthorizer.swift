@@ -1,8 +1,8 @@
 public import HTTPTypes
 public import MultiAuthCore
 import MultiAuthCrypto
-public import MultiAuthSigV4
 public import MultiAuthJSONWebTokens
+public import MultiAuthSigV4
 
 /// Decides whether a request a server received may pass, in the modes API Gateway accepts:
 /// SigV4 and SigV4a signatures (header or presigned), API keys in `x-api-key`, and JWTs from

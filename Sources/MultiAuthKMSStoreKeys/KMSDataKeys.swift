@@ -1,9 +1,9 @@
-public import MultiAuthCredentials
-public import MultiAuthStore
 import MultiAuthAWSClient
 public import MultiAuthCore
+public import MultiAuthCredentials
 import MultiAuthCrypto
 public import MultiAuthHTTP
+public import MultiAuthStore
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

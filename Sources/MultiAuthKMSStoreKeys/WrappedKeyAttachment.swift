@@ -1,6 +1,6 @@
-public import MultiAuthStore
 import MultiAuthCore
 import MultiAuthCrypto
+public import MultiAuthStore
 
 /// Where a store keyed by KMS keeps its wrapped data key: the store backend's attachment
 /// `kms-key` (beside a store file, `STORE.kms-key`, mode 0600), as base64 text. It is useless

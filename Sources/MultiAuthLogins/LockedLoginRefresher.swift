@@ -1,7 +1,7 @@
-import MultiAuthStore
 import Logging
 import MultiAuthCore
 import MultiAuthCrypto
+import MultiAuthStore
 import MultiAuthTokens
 
 /// Refreshes a saved login inside one store transaction, so a provider that rotates refresh

@@ -1,8 +1,8 @@
-public import MultiAuthStore
 public import Logging
 public import MultiAuthCore
 import MultiAuthCrypto
 public import MultiAuthHTTP
+public import MultiAuthStore
 public import MultiAuthTokens
 
 #if canImport(FoundationEssentials)

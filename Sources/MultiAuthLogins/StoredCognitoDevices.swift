@@ -1,6 +1,6 @@
-public import MultiAuthStore
 import MultiAuthCore
 import MultiAuthCrypto
+public import MultiAuthStore
 public import MultiAuthTokens
 
 #if canImport(FoundationEssentials)

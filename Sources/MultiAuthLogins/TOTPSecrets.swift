@@ -1,6 +1,6 @@
-package import MultiAuthStore
 import MultiAuthCore
 package import MultiAuthCrypto
+package import MultiAuthStore
 package import MultiAuthTokens
 
 /// TOTP secrets kept in the credential store at the user's request (`--store-totp-secret`),

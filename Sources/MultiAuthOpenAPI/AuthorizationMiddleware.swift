@@ -1,8 +1,8 @@
-public import MultiAuthAuthorization
 public import HTTPTypes
+public import MultiAuthAuthorization
 public import MultiAuthCore
-public import OpenAPIRuntime
 import MultiAuthSigV4
+public import OpenAPIRuntime
 
 #if canImport(FoundationEssentials)
 public import FoundationEssentials

@@ -1,5 +1,5 @@
-import MultiAuthStore
 import MultiAuthCore
+import MultiAuthStore
 import PostgresNIO
 import Synchronization
 

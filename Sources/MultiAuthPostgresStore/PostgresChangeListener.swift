@@ -1,5 +1,5 @@
-import MultiAuthStore
 import MultiAuthCore
+import MultiAuthStore
 import PostgresNIO
 
 /// Follows a PostgreSQL store: `LISTEN multiauth_store` on a connection leased for it yields as

@@ -1,6 +1,6 @@
-import MultiAuthStore
 import Logging
 import MultiAuthCore
+import MultiAuthStore
 import NIOCore
 import PostgresNIO
 import Synchronization

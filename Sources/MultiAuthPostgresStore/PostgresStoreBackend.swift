@@ -1,6 +1,6 @@
-public import MultiAuthStore
 public import Logging
 public import MultiAuthCore
+public import MultiAuthStore
 import NIOCore
 public import PostgresNIO
 

@@ -1,8 +1,8 @@
-public import MultiAuthStore
+import Foundation
 import MultiAuthCore
+public import MultiAuthStore
 import NIOSSL
 public import PostgresNIO
-import Foundation
 
 /// Where a PostgreSQL store is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=MODE][&store=NAME]`
 /// (`postgresql://` too). The password comes from the URL or `PGPASSWORD`, and is never part of

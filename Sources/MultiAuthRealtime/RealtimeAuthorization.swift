@@ -1,5 +1,5 @@
-public import MultiAuthAuthorization
 import HTTPTypes
+public import MultiAuthAuthorization
 public import MultiAuthCore
 public import MultiAuthSigV4
 

@@ -1,7 +1,7 @@
+import Foundation
 import HTTPTypes
 package import NIOCore
 package import NIOHTTPTypes
-import Foundation
 
 /// Ends the connection once an answer marked `Connection: close` has gone out. Hummingbird
 /// closes for a request that asks it; this is for answers that decide it themselves: a final

@@ -1,7 +1,7 @@
 package import HTTPTypes
 package import Logging
-import NIOCore
 import MultiAuthSigV4
+import NIOCore
 
 /// How the proxy and the gateway serve every request: decide on it (authorize or verify),
 /// send it to its upstream over a connection held for the client's connection, and write the

@@ -1,6 +1,6 @@
-package import MultiAuthAuthorization
 import HTTPTypes
 package import Logging
+package import MultiAuthAuthorization
 package import MultiAuthAWSClient
 package import MultiAuthCore
 import MultiAuthHTTP

@@ -1,13 +1,13 @@
+import Foundation
 package import HTTPTypes
 package import Hummingbird
-import MultiAuthInboundAuthorization
 import Logging
 package import MultiAuthCore
 import MultiAuthCrypto
 import MultiAuthHTTP
-import NIOCore
+import MultiAuthInboundAuthorization
 import MultiAuthSigV4
-import Foundation
+import NIOCore
 
 /// What goes to one upstream: the upstream's base path plus the received path and query,
 /// byte for byte; `Host` rewritten; hop-by-hop fields dropped; the verified principal added

@@ -1,7 +1,7 @@
 import HTTPTypes
-import MultiAuthInboundAuthorization
 package import Logging
 import MultiAuthCore
+import MultiAuthInboundAuthorization
 
 /// The verifying gateway: an ``MultiAuthInboundAuthorization/InboundAuthorizer`` in front of an
 /// upstream. Only verified requests reach it, with the verified principal added

@@ -1,12 +1,12 @@
-import MultiAuthCLI
-import MultiAuthLogins
-import MultiAuthCore
 public import ArgumentParser
-import MultiAuthAuthorization
 import MultiAuthAppSync
-import MultiAuthRealtime
+import MultiAuthAuthorization
+import MultiAuthCLI
+import MultiAuthCore
 import MultiAuthCredentials
 import MultiAuthCurl
+import MultiAuthLogins
+import MultiAuthRealtime
 import MultiAuthTokens
 
 #if canImport(FoundationEssentials)

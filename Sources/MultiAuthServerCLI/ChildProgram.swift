@@ -1,11 +1,11 @@
-import MultiAuthCredentials
 import MultiAuthCLI
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthSigV4
 import Subprocess
 import Synchronization
-import UnixSignals
-import MultiAuthSigV4
 import SystemPackage
+import UnixSignals
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,14 +1,14 @@
-import MultiAuthCLI
 import ArgumentParser
-import MultiAuthAuthorization
-import MultiAuthAppSync
-import MultiAuthCredentials
 import Logging
-import MultiAuthLogins
+import MultiAuthAppSync
+import MultiAuthAuthorization
+import MultiAuthCLI
 import MultiAuthCore
-import MultiAuthWebSocket
+import MultiAuthCredentials
+import MultiAuthLogins
 import MultiAuthRealtime
 import MultiAuthTokens
+import MultiAuthWebSocket
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

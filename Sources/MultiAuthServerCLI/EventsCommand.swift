@@ -1,12 +1,12 @@
-import MultiAuthCLI
-import MultiAuthAppSyncEvents
 import ArgumentParser
-import MultiAuthAuthorization
 import HTTPTypes
 import Logging
+import MultiAuthAppSyncEvents
+import MultiAuthAuthorization
+import MultiAuthCLI
 import MultiAuthCore
-import MultiAuthWebSocket
 import MultiAuthRealtime
+import MultiAuthWebSocket
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

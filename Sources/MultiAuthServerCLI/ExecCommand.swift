@@ -1,9 +1,9 @@
 import ArgumentParser
-import MultiAuthCredentials
-import MultiAuthCredentialsServer
 import Logging
 import MultiAuthCLI
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthCredentialsServer
 import MultiAuthCrypto
 import ServiceLifecycle
 

@@ -1,14 +1,14 @@
-import MultiAuthCLI
 import ArgumentParser
-import MultiAuthCurl
 import HTTPTypes
 import Hummingbird
-import MultiAuthInboundAuthorization
-import MultiAuthStore
 import Logging
+import MultiAuthCLI
 import MultiAuthCore
+import MultiAuthCurl
+import MultiAuthInboundAuthorization
 import MultiAuthReverseProxy
 import MultiAuthSigV4
+import MultiAuthStore
 import MultiAuthTokens
 
 #if canImport(FoundationEssentials)

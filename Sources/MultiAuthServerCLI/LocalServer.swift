@@ -1,14 +1,14 @@
-import MultiAuthCLI
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
+import MultiAuthCLI
+import MultiAuthCore
+import MultiAuthReverseProxy
+import MultiAuthServerGuards
 import NIOCore
 import NIOPosix
 import NIOSSL
-import HummingbirdTLS
-import MultiAuthCore
 import ServiceLifecycle
-import MultiAuthServerGuards
-import MultiAuthReverseProxy
 import UnixSignals
 
 /// The HTTP server under `multiauth proxy` and `multiauth gateway`: HTTP/1.1 on a pipeline of

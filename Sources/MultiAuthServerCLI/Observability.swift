@@ -1,14 +1,14 @@
 import ArgumentParser
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
-import HTTPTypes
 import Logging
 import Metrics
 import MultiAuthCLI
+import MultiAuthReverseProxy
+import MultiAuthServerGuards
 import NIOCore
 import Prometheus
-import MultiAuthServerGuards
-import MultiAuthReverseProxy
 import ServiceLifecycle
 import Synchronization
 

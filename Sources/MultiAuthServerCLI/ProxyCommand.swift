@@ -1,12 +1,12 @@
 import ArgumentParser
-import MultiAuthAuthorization
-import MultiAuthCredentials
-import MultiAuthCurl
 import HTTPTypes
 import Hummingbird
+import MultiAuthAuthorization
 import MultiAuthAWSClient
 import MultiAuthCLI
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthReverseProxy
 
 /// `multiauth proxy`: a local proxy that authorizes every request it forwards.

@@ -1,6 +1,6 @@
-import MultiAuthCore
-import MultiAuthCLI
 import ArgumentParser
+import MultiAuthCLI
+import MultiAuthCore
 import MultiAuthReverseProxy
 
 /// What `multiauth proxy` and `multiauth gateway` share: where they listen, where they

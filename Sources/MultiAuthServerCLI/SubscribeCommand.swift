@@ -1,9 +1,9 @@
-import MultiAuthCLI
 import ArgumentParser
-import MultiAuthAppSync
 import Logging
-import MultiAuthLogins
+import MultiAuthAppSync
+import MultiAuthCLI
 import MultiAuthCore
+import MultiAuthLogins
 import MultiAuthRealtime
 
 /// `multiauth subscribe`: an AppSync GraphQL subscription over the real-time WebSocket, one

@@ -1,5 +1,5 @@
-import MultiAuthCore
 public import HTTPTypes
+import MultiAuthCore
 import MultiAuthCrypto
 import Synchronization
 

@@ -1,5 +1,5 @@
-public import MultiAuthCore
 public import HTTPTypes
+public import MultiAuthCore
 import MultiAuthCrypto
 
 /// What a verifier knows about an access key id.

@@ -1,5 +1,5 @@
-import MultiAuthCore
 package import HTTPTypes
+import MultiAuthCore
 
 /// An HTTP request in the form SigV4 signs: method, wire path and query, ordered headers,
 /// and payload. It is the one "signable" shape behind header and query signing alike (as

@@ -1,6 +1,6 @@
-import MultiAuthJSONWebTokens
 public import MultiAuthCore
 public import MultiAuthHTTP
+import MultiAuthJSONWebTokens
 
 extension JSONWebKeySetCache {
     /// A cache of the key set at `url`, fetched through `sender`.

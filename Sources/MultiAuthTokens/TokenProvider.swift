@@ -1,7 +1,7 @@
 // Server-side JWT checking lives in JSONWebTokens, apart from sign-in; the tokens a sign-in
 // returns are checked with it, so its types are part of this module's API.
-@_exported import MultiAuthJSONWebTokens
 import MultiAuthCore
+@_exported import MultiAuthJSONWebTokens
 
 /// Gives fresh tokens. Implementations are async and safe to call from any task; none
 /// blocks a thread while a token is fetched.

@@ -1,9 +1,9 @@
 import HTTPTypes
 public import Logging
 public import MultiAuthRealtime
+import NIOWebSocket
 import Synchronization
 import WSClient
-import NIOWebSocket
 
 /// A `WebSocketConnector` on swift-websocket's client (SwiftNIO): the socket a server that
 /// already runs NIO shares with its event loops. `ws://` and `wss://` (TLS through NIO SSL).

@@ -1,12 +1,12 @@
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
-import MultiAuthKMSStoreKeys
 import MultiAuthAWSClient
 import MultiAuthCore
+import MultiAuthCurl
+import MultiAuthKMSStoreKeys
 import MultiAuthSigV4
-import Testing
 import MultiAuthTokens
+import Testing
 
 @testable import MultiAuthCredentials
 

@@ -1,10 +1,10 @@
-import MultiAuthAWSStoreBackends
-import MultiAuthCredentials
-import MultiAuthStore
 import Foundation
-import MultiAuthCurl
+import MultiAuthAWSStoreBackends
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthSigV4
+import MultiAuthStore
 import Testing
 
 /// Eight writers at once behind a lock left by a crashed writer, on the AWS backends (moto;

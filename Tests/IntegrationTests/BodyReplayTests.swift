@@ -1,9 +1,9 @@
-import MultiAuthAuthorization
-import MultiAuthCredentials
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
+import MultiAuthAuthorization
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthSigV4
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
+import Foundation
 import MultiAuthAppSync
 import MultiAuthCredentials
-import Foundation
 import MultiAuthCurl
 import MultiAuthSigV4
 import Testing

@@ -1,6 +1,6 @@
-import MultiAuthCore
-import HTTPTypes
 import Foundation
+import HTTPTypes
+import MultiAuthCore
 import MultiAuthCurl
 import MultiAuthSigV4
 import Testing

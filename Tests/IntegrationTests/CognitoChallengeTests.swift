@@ -1,8 +1,8 @@
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
-import Testing
 import MultiAuthCore
+import MultiAuthCurl
+import Testing
 
 /// The other Cognito challenges against the Cognito stand-in: SMS and email MFA (codes read
 /// from the peer's outbox, as a user reads a text), SELECT_MFA_TYPE, CUSTOM_AUTH rounds, and

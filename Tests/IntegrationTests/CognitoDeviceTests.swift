@@ -1,8 +1,8 @@
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
-import Testing
 import MultiAuthCore
+import MultiAuthCurl
+import Testing
 
 /// Remembered devices against the Cognito stand-in (scripts/peers/cognito_server.py), which
 /// checks every SRP proof, TOTP code and device key; pycognito and boto3 go through the same

@@ -1,8 +1,8 @@
-import MultiAuthAuthorization
-import MultiAuthAppSync
 import Foundation
-import Testing
+import MultiAuthAppSync
+import MultiAuthAuthorization
 import MultiAuthCore
+import Testing
 
 /// awsconfiguration.json parsing and validation: every message names the file and the JSON
 /// path, in the AppSync SDK's order of checks.

@@ -1,7 +1,7 @@
-import MultiAuthCredentials
 import Foundation
-import MultiAuthCurl
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthSigV4
 import Testing
 

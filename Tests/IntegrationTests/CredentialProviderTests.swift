@@ -1,8 +1,8 @@
-import MultiAuthCore
+import Foundation
 import HTTPTypes
 import MultiAuthAuthorization
+import MultiAuthCore
 import MultiAuthCredentials
-import Foundation
 import MultiAuthCurl
 import MultiAuthSigV4
 import Synchronization

@@ -1,10 +1,10 @@
-import MultiAuthAppSync
 import Foundation
 import HTTPTypes
+import MultiAuthAppSync
 import MultiAuthCrypto
 import MultiAuthSigV4
-import Testing
 import MultiAuthTokens
+import Testing
 
 /// `dump` (and a debugger, which reads the same mirrors) never shows a secret: each type that
 /// holds one, alone and inside the signer, its result and the verifier. Before, `dump` listed

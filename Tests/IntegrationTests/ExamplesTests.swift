@@ -1,9 +1,9 @@
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
-import Testing
 import MultiAuthCore
+import MultiAuthCurl
 import MultiAuthHTTP
+import Testing
 
 /// The apps in `Examples/` (executable targets of the root package, built by `scripts/test`
 /// with everything else), run against peers we did not write: the generated OpenAPI client

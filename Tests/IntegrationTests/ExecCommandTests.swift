@@ -1,9 +1,9 @@
-import MultiAuthCredentials
-@testable import MultiAuthCredentialsServer
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
 import MultiAuthCore
+import MultiAuthCredentials
+@testable import MultiAuthCredentialsServer
+import MultiAuthCurl
 import MultiAuthSigV4
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
+import MultiAuthCurl
 import Testing
 
 /// How `multiauth proxy` and `multiauth gateway` forward (over an upstream connection held per

@@ -1,8 +1,8 @@
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
 import MultiAuthCore
 import MultiAuthCrypto
+import MultiAuthCurl
 import Testing
 
 /// `multiauth gateway` between clients we did not write (botocore, awscrt = aws-c-auth, curl's

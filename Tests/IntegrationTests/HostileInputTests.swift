@@ -1,9 +1,9 @@
-import MultiAuthAppSync
-import MultiAuthCredentials
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
+import MultiAuthAppSync
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthSigV4
 import Testing
 

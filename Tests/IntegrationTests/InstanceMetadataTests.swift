@@ -1,11 +1,11 @@
-import MultiAuthCredentials
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthSigV4
-import Testing
 import Synchronization
+import Testing
 
 /// EC2 instance metadata against the strict stand-in (scripts/peers/imds_server.py: IMDSv2
 /// tokens required and expiring, a v1-only prefix, a malformed one, a silent one), with

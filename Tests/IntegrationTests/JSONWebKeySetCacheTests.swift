@@ -1,8 +1,8 @@
-import MultiAuthCurl
 import MultiAuthCore
+import MultiAuthCurl
+import MultiAuthTokens
 import Synchronization
 import Testing
-import MultiAuthTokens
 
 /// When the gateway's key set is fetched again. The fetch is a stand-in that numbers its
 /// answers (a provider cannot be made to rotate its keys on cue); the clock is driven by hand.

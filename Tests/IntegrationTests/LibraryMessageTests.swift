@@ -1,9 +1,9 @@
 import MultiAuthAuthorization
-import MultiAuthStore
 import MultiAuthCore
-import Testing
-import MultiAuthTokens
 import MultiAuthHTTP
+import MultiAuthStore
+import MultiAuthTokens
+import Testing
 
 /// Library errors say what and where; the command to type next is the CLI's to add.
 @Suite(.timeLimit(.minutes(5)))

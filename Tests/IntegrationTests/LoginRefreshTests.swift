@@ -1,12 +1,12 @@
-import MultiAuthStore
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
-import MultiAuthLogins
 import MultiAuthCore
+import MultiAuthCurl
+import MultiAuthLogins
+import MultiAuthStore
+import MultiAuthTokens
 import Synchronization
 import Testing
-import MultiAuthTokens
 
 /// Refreshing a saved login happens under the store's lock (issue 19, finding 3), against
 /// nanoidp with strict refresh-token rotation: a spent refresh token is refused, so a login

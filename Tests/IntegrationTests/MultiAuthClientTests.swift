@@ -1,14 +1,14 @@
-import HTTPTypes
-import MultiAuthCore
-import MultiAuthAuthorization
-import MultiAuthAppSync
-import MultiAuthCredentials
 import Foundation
 import GRDB
+import HTTPTypes
+import MultiAuthAppSync
+import MultiAuthAuthorization
+import MultiAuthCore
+import MultiAuthCredentials
 import MultiAuthCurl
 import MultiAuthSigV4
-import Testing
 import MultiAuthTokens
+import Testing
 
 /// A throwaway cache folder and an awsconfiguration.json for the AppSync peer.
 final class AppSyncFixture: Sendable {

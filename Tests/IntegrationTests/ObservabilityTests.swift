@@ -1,9 +1,9 @@
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
+import MultiAuthCore
+import MultiAuthCurl
 import Synchronization
 import Testing
-import MultiAuthCore
 
 /// The gateway's and the proxy's metrics listener (parsed with prometheus_client's own
 /// parser), `/healthz`, and the access log, against what each test sent.

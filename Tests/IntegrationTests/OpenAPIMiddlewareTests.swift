@@ -1,12 +1,12 @@
-import MultiAuthAuthorization
-import MultiAuthCredentials
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
+import MultiAuthAuthorization
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthOpenAPI
-import OpenAPIRuntime
 import MultiAuthSigV4
+import OpenAPIRuntime
 import Testing
 
 /// ``AuthorizationMiddleware`` in front of a transport, as a generated client runs it: the

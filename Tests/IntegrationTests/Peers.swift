@@ -1,8 +1,8 @@
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
-import Testing
 import MultiAuthCore
+import MultiAuthCurl
+import Testing
 
 /// The local peers `scripts/test` starts (moto and the verifying API servers). Tests that
 /// need them are disabled, saying so, when they are not running.

@@ -1,14 +1,14 @@
-import MultiAuthStore
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
 import Logging
-import PostgresNIO
-import MultiAuthPostgresStore
-import ServiceLifecycle
-import MultiAuthSigV4
-import Testing
 import MultiAuthCore
+import MultiAuthCurl
+import MultiAuthPostgresStore
+import MultiAuthSigV4
+import MultiAuthStore
+import PostgresNIO
+import ServiceLifecycle
+import Testing
 
 /// The store on PostgreSQL (issue 37): a private cluster from Debian's package that
 /// scripts/test starts; psql, an independent client, shows what the database holds.

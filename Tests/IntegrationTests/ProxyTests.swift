@@ -1,7 +1,7 @@
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
 import MultiAuthCore
+import MultiAuthCurl
 import Testing
 
 /// `multiauth proxy` between plain clients (curl, an unsigned HTTP client) and the API server

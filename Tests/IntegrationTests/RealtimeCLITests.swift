@@ -1,7 +1,7 @@
 import Foundation
+import MultiAuthAppSync
 import MultiAuthCore
 import Testing
-import MultiAuthAppSync
 
 /// `multiauth subscribe` and `multiauth events` as a user runs them, and gql's AppSync
 /// real-time client (an implementation we did not write) against the same peer.

@@ -1,7 +1,7 @@
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
 import MultiAuthCore
+import MultiAuthCurl
 import Testing
 
 /// The AppSync peer's real-time side (scripts/peers/appsync_server.py): its per-tag paths and

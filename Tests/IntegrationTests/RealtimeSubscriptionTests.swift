@@ -1,12 +1,12 @@
-import MultiAuthAppSyncEvents
-import MultiAuthAppSync
-import MultiAuthCredentials
 import Foundation
-import MultiAuthCurl
+import MultiAuthAppSync
+import MultiAuthAppSyncEvents
 import MultiAuthCore
-import MultiAuthWebSocket
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthRealtime
 import MultiAuthSigV4
+import MultiAuthWebSocket
 import Testing
 
 /// AppSync GraphQL subscriptions through the library, against the peer's real-time protocol

@@ -1,9 +1,9 @@
-import MultiAuthStore
-import MultiAuthLogins
 import MultiAuthCore
+import MultiAuthLogins
+import MultiAuthStore
+import MultiAuthTokens
 import Synchronization
 import Testing
-import MultiAuthTokens
 
 /// The refresh wrapper's own rules. The refresher here is a stand-in (it numbers its
 /// answers): the single-flight and rotation behaviour against a real provider is covered by

@@ -1,6 +1,6 @@
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
+import MultiAuthCurl
 import Testing
 
 /// ``ResponseRelay`` on its own: what the sender hands over arrives in order and whole, and

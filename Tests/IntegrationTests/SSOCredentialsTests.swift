@@ -1,10 +1,10 @@
-import MultiAuthCredentials
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
-import Testing
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthSigV4
+import Testing
 
 /// A throwaway HOME with an AWS config holding SSO profiles, and the variables that point
 /// MultiAuth and botocore at the IAM Identity Center stand-in.

@@ -1,10 +1,10 @@
-import MultiAuthAuthorization
-import MultiAuthCredentials
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
 import MultiAuthAsyncHTTPClient
+import MultiAuthAuthorization
 import MultiAuthCore
+import MultiAuthCredentials
+import MultiAuthCurl
 import MultiAuthSigV4
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
-import MultiAuthCredentials
 import Foundation
 import MultiAuthCore
+import MultiAuthCredentials
 import Testing
 
 /// The endpoint of every AWS service MultiAuth calls itself, against the endpoint botocore's

@@ -1,9 +1,9 @@
 import Foundation
-import MultiAuthCurl
 import HTTPTypes
-import Testing
 import MultiAuthCore
+import MultiAuthCurl
 import MultiAuthSigV4
+import Testing
 
 /// Response bodies go out as they arrive, and what is parsed in memory has a limit (issue 19,
 /// finding 7). The server is scripts/peers/fault_server.py, standing in for a backend that

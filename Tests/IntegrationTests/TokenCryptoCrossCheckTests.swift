@@ -1,9 +1,9 @@
 import Foundation
 import MultiAuthCore
 import MultiAuthCrypto
+@testable import MultiAuthTokens
 import Synchronization
 import Testing
-@testable import MultiAuthTokens
 
 /// Cognito SRP, SECRET_HASH and ID-token validation checked against independent
 /// implementations: pycognito (SRP) and joserfc (JOSE), both run from the project's .venv.

@@ -1,12 +1,12 @@
-import MultiAuthCore
-import HTTPTypes
 import Foundation
+import HTTPTypes
+import MultiAuthCore
 import MultiAuthCredentials
 import MultiAuthCurl
+import MultiAuthSigV4
+@testable import MultiAuthTokens
 import Synchronization
 import Testing
-@testable import MultiAuthTokens
-import MultiAuthSigV4
 
 /// An HTTP client that counts the requests it passes to the real one.
 final class CountingHTTPClient: HTTPSender {

@@ -1,6 +1,6 @@
 import Foundation
-import MultiAuthSigV4
 import MultiAuthSigningVectors
+import MultiAuthSigV4
 import Testing
 
 /// The verifier, independent of our signer's output: every signed request of aws-c-auth's

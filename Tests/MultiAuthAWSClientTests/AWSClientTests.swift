@@ -2,8 +2,8 @@ import HTTPTypes
 import MultiAuthAWSClient
 import MultiAuthCore
 import MultiAuthHTTP
-import MultiAuthTesting
 import MultiAuthSigV4
+import MultiAuthTesting
 import Testing
 
 /// The one AWS client against a scripted sender: botocore's standard retry rules, the retry

@@ -1,9 +1,9 @@
-import MultiAuthCredentials
 import HTTPTypes
 import MultiAuthCore
+import MultiAuthCredentials
 import MultiAuthHTTP
-import MultiAuthTesting
 import MultiAuthSigV4
+import MultiAuthTesting
 import Testing
 
 #if canImport(FoundationEssentials)

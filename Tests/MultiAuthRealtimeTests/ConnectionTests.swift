@@ -1,7 +1,7 @@
-import Synchronization
 import MultiAuthAuthorization
 import MultiAuthCore
 import MultiAuthRealtime
+import Synchronization
 import Testing
 
 /// The engine on frames a well-behaved peer never sends, with waits counted on a stepping clock.

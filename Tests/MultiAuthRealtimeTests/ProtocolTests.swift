@@ -1,5 +1,5 @@
-import MultiAuthAuthorization
 import MultiAuthAppSync
+import MultiAuthAuthorization
 import MultiAuthCore
 import MultiAuthRealtime
 import Testing

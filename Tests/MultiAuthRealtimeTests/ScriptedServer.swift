@@ -1,6 +1,6 @@
-import MultiAuthAuthorization
 import HTTPTypes
 import Logging
+import MultiAuthAuthorization
 import MultiAuthCore
 import MultiAuthRealtime
 import MultiAuthSigV4

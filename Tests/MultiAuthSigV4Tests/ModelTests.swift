@@ -1,8 +1,8 @@
 import Foundation
-import MultiAuthSigV4
-import Testing
 import HTTPTypes
 import MultiAuthCore
+import MultiAuthSigV4
+import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct ModelTests {
     @Test(arguments: [

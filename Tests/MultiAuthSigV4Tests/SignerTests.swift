@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
+import MultiAuthCore
 import MultiAuthCrypto
 import MultiAuthSigV4
 import Testing
-import MultiAuthCore
 
 @Suite(.timeLimit(.minutes(5))) struct SignerTests {
     let signer = SigV4Signer(credentials: exampleCredentials, region: "us-east-1", service: "service")

@@ -1,5 +1,5 @@
-import MultiAuthStore
 import Foundation
+import MultiAuthStore
 import Testing
 
 /// ssh-style refusals: open to others, owned by someone else, a symlink.

@@ -1,5 +1,5 @@
-import MultiAuthStore
 import Foundation
+import MultiAuthStore
 import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct StoreBehaviourTests {

@@ -1,6 +1,6 @@
-import MultiAuthStore
 import Foundation
 import MultiAuthCrypto
+import MultiAuthStore
 
 /// A fresh private folder per test, removed afterwards.
 final class TemporaryFolder: Sendable {

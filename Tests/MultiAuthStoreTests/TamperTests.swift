@@ -1,5 +1,5 @@
-import MultiAuthStore
 import Foundation
+import MultiAuthStore
 import Testing
 
 /// Every single-byte change and every truncation is detected, and the damaged file is

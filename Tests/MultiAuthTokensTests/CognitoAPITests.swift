@@ -2,8 +2,8 @@ import HTTPTypes
 import MultiAuthCore
 import MultiAuthHTTP
 import MultiAuthTesting
-import Testing
 import MultiAuthTokens
+import Testing
 
 /// Cognito's user-pool API calls against a scripted sender: the JSON 1.1 form they go in, and
 /// Cognito's refusals as typed errors with no secret quoted back. Sign-in flows end to end

@@ -1,9 +1,9 @@
 import Foundation
+import Hummingbird
 import MultiAuth
-import MultiAuthWebSocket
 import MultiAuthHummingbird
 import MultiAuthOpenAPI
-import Hummingbird
+import MultiAuthWebSocket
 import Testing
 
 // Every Swift example of README.md and docs/library.md, compiled here as a user would write it against the

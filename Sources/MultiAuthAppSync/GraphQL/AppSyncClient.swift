@@ -1,6 +1,6 @@
-import MultiAuthAuthorization
 import HTTPTypes
 import Logging
+import MultiAuthAuthorization
 public import MultiAuthCore
 import MultiAuthHTTP
 import MultiAuthRealtime

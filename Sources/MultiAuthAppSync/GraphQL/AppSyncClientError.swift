@@ -1,7 +1,7 @@
 public import MultiAuthAuthorization
 public import MultiAuthCore
-public import MultiAuthRealtime
 import MultiAuthHTTP
+public import MultiAuthRealtime
 
 /// Why a GraphQL call failed. Messages name the client entry and the URL, never a key or token.
 public enum AppSyncClientError: Error, Sendable, CustomStringConvertible {
