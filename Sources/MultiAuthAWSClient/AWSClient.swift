@@ -124,7 +124,7 @@ package struct AWSClient: Sendable {
         } catch {
             let kind: AWSCallError.Kind = error == .cancelled ? .cancelled : .transport
             let failure = AWSCallError(kind, service: service, operation: operation.name, message: error.description, attempts: attempt, underlying: error)
-            let timedOut = if case .timedOut = error { true } else { false }
+            let timedOut = if case .timedOut = error.kind { true } else { false }
             return .failed(failure, retryable: error.isTransient, cost: timedOut ? RetryQuota.timeoutRetryCost : RetryQuota.retryCost)
         }
     }

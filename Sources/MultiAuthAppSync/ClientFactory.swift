@@ -15,19 +15,49 @@ import Foundation
 #endif
 
 /// Why a client could not be built.
-public enum ClientFactoryError: Error, Sendable, CustomStringConvertible {
-    /// The configuration is wrong.
-    case configuration(ConfigurationError)
-    /// The databases cannot be used.
-    case cache(CacheError)
-    /// The entry's mode needs something the factory was not given.
-    case missingProvider(entry: String, mode: AuthMode, need: String)
+public struct ClientFactoryError: CodedError, Sendable {
+    /// The failure with its details.
+    package let kind: Kind
 
-    public var description: String {
-        switch self {
-        case .configuration(let error): error.description
-        case .cache(let error): error.description
-        case .missingProvider(let entry, let mode, let need): "client '\(entry)' (\(mode.rawValue)) needs \(need)"
+    /// The error for `kind`.
+    package init(_ kind: Kind) { self.kind = kind }
+
+    /// What failed, as a stable name to switch on (an `ErrorCode`).
+    public var code: ErrorCode { kind.code }
+    /// What failed and where, in one line; never a secret.
+    public var message: String { kind.description }
+    /// The error that caused this one, when there is one.
+    public var underlying: (any Error & Sendable)? { kind.underlying }
+    public var description: String { message }
+}
+
+extension ClientFactoryError {
+    /// The configuration is wrong.
+    public static func configuration(_ value: ConfigurationError) -> ClientFactoryError {
+        ClientFactoryError(.configuration(value))
+    }
+    /// The databases cannot be used.
+    public static func cache(_ value: CacheError) -> ClientFactoryError { ClientFactoryError(.cache(value)) }
+    /// The entry's mode needs something the factory was not given.
+    public static func missingProvider(entry: String, mode: AuthMode, need: String) -> ClientFactoryError {
+        ClientFactoryError(.missingProvider(entry: entry, mode: mode, need: need))
+    }
+}
+
+extension ClientFactoryError {
+    /// Each failure with its details, for matching inside MultiAuth; callers switch on
+    /// ``ClientFactoryError/code``.
+    package enum Kind: Sendable, CustomStringConvertible, ErrorKind {
+        case configuration(ConfigurationError)
+        case cache(CacheError)
+        case missingProvider(entry: String, mode: AuthMode, need: String)
+
+        package var description: String {
+            switch self {
+            case .configuration(let error): error.description
+            case .cache(let error): error.description
+            case .missingProvider(let entry, let mode, let need): "client '\(entry)' (\(mode.rawValue)) needs \(need)"
+            }
         }
     }
 }
@@ -183,9 +213,9 @@ public struct ClientFactory: Sendable {
     }
 }
 
-extension ClientFactoryError: CodedError {
+extension ClientFactoryError.Kind {
     /// `ClientFactory.` and the case's name, fixed once published.
-    public var code: ErrorCode {
+    package var code: ErrorCode {
         switch self {
         case .configuration: "ClientFactory.configuration"
         case .cache: "ClientFactory.cache"

@@ -92,21 +92,48 @@ public final class AuthorizedHTTPClient: Sendable {
 }
 
 /// Why a call failed before a response came back.
-public enum RequestError: Error, Sendable, CustomStringConvertible {
-    case authorization(AuthorizationError)
-    case transport(HTTPTransportError)
+public struct RequestError: CodedError, Sendable {
+    /// The failure with its details.
+    package let kind: Kind
 
-    public var description: String {
-        switch self {
-        case .authorization(let error): error.description
-        case .transport(let error): error.description
+    /// The error for `kind`.
+    package init(_ kind: Kind) { self.kind = kind }
+
+    /// What failed, as a stable name to switch on (an `ErrorCode`).
+    public var code: ErrorCode { kind.code }
+    /// What failed and where, in one line; never a secret.
+    public var message: String { kind.description }
+    /// The error that caused this one, when there is one.
+    public var underlying: (any Error & Sendable)? { kind.underlying }
+    public var description: String { message }
+}
+
+extension RequestError {
+    public static func authorization(_ value: AuthorizationError) -> RequestError {
+        RequestError(.authorization(value))
+    }
+    public static func transport(_ value: HTTPTransportError) -> RequestError { RequestError(.transport(value)) }
+}
+
+extension RequestError {
+    /// Each failure with its details, for matching inside MultiAuth; callers switch on
+    /// ``RequestError/code``.
+    package enum Kind: Sendable, CustomStringConvertible, ErrorKind {
+        case authorization(AuthorizationError)
+        case transport(HTTPTransportError)
+
+        package var description: String {
+            switch self {
+            case .authorization(let error): error.description
+            case .transport(let error): error.description
+            }
         }
     }
 }
 
-extension RequestError: CodedError {
+extension RequestError.Kind {
     /// The underlying error's code.
-    public var code: ErrorCode {
+    package var code: ErrorCode {
         switch self {
         case .authorization(let error): error.code
         case .transport(let error): error.code

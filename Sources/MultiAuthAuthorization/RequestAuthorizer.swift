@@ -39,22 +39,58 @@ extension RequestAuthorizer {
 }
 
 /// Why a request could not be authorized. Never carries a key, token or secret.
-public enum AuthorizationError: Error, Sendable, Equatable, CustomStringConvertible {
-    case credentials(CredentialsError)
-    case signing(SigningError)
-    case tokenUnavailable(String)
-    /// A token command did not finish in time and was stopped.
-    case tokenCommandTimedOut(seconds: Double)
-    /// The secret (key or token) cannot go in a header: it holds a line break or control character.
-    case invalidSecret(String)
+public struct AuthorizationError: CodedError, Sendable, Equatable {
+    /// The failure with its details.
+    package let kind: Kind
 
-    public var description: String {
-        switch self {
-        case .credentials(let error): error.description
-        case .signing(let error): error.description
-        case .tokenUnavailable(let reason): "no token: \(reason)"
-        case .tokenCommandTimedOut(let seconds): "no token: the token command did not finish within \(seconds.secondsText) s and was stopped"
-        case .invalidSecret(let what): "\(what) contains a line break or a control character, so it cannot be sent in a header"
+    /// The error for `kind`.
+    package init(_ kind: Kind) { self.kind = kind }
+
+    /// What failed, as a stable name to switch on (an `ErrorCode`).
+    public var code: ErrorCode { kind.code }
+    /// What failed and where, in one line; never a secret.
+    public var message: String { kind.description }
+    /// The error that caused this one, when there is one.
+    public var underlying: (any Error & Sendable)? { kind.underlying }
+    public var description: String { message }
+}
+
+extension AuthorizationError {
+    public static func credentials(_ value: CredentialsError) -> AuthorizationError {
+        AuthorizationError(.credentials(value))
+    }
+    public static func signing(_ value: SigningError) -> AuthorizationError { AuthorizationError(.signing(value)) }
+    public static func tokenUnavailable(_ value: String) -> AuthorizationError {
+        AuthorizationError(.tokenUnavailable(value))
+    }
+    /// A token command did not finish in time and was stopped.
+    public static func tokenCommandTimedOut(seconds: Double) -> AuthorizationError {
+        AuthorizationError(.tokenCommandTimedOut(seconds: seconds))
+    }
+    /// The secret (key or token) cannot go in a header: it holds a line break or control character.
+    public static func invalidSecret(_ value: String) -> AuthorizationError {
+        AuthorizationError(.invalidSecret(value))
+    }
+}
+
+extension AuthorizationError {
+    /// Each failure with its details, for matching inside MultiAuth; callers switch on
+    /// ``AuthorizationError/code``.
+    package enum Kind: Sendable, Equatable, CustomStringConvertible, ErrorKind {
+        case credentials(CredentialsError)
+        case signing(SigningError)
+        case tokenUnavailable(String)
+        case tokenCommandTimedOut(seconds: Double)
+        case invalidSecret(String)
+
+        package var description: String {
+            switch self {
+            case .credentials(let error): error.description
+            case .signing(let error): error.description
+            case .tokenUnavailable(let reason): "no token: \(reason)"
+            case .tokenCommandTimedOut(let seconds): "no token: the token command did not finish within \(seconds.secondsText) s and was stopped"
+            case .invalidSecret(let what): "\(what) contains a line break or a control character, so it cannot be sent in a header"
+            }
         }
     }
 }
@@ -83,9 +119,9 @@ extension HTTPFields {
     }
 }
 
-extension AuthorizationError: CodedError {
+extension AuthorizationError.Kind {
     /// `Authorization.` and the case's name, fixed once published.
-    public var code: ErrorCode {
+    package var code: ErrorCode {
         switch self {
         case .credentials: "Authorization.credentials"
         case .signing: "Authorization.signing"

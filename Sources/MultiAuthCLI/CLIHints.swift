@@ -8,7 +8,7 @@ import MultiAuthTokens
 extension StoreError {
     /// The message with the `multiauth` command that helps, where one does.
     var messageWithHint: String {
-        switch self {
+        switch self.kind {
         case .storeMissing: "\(description): create one with 'multiauth store init'"
         case .environmentMismatch: "\(description); 'multiauth store purge --other-environments' removes stale items"
         case .keyUnavailable(let message) where message.hasPrefix("no key file at "):
@@ -21,7 +21,7 @@ extension StoreError {
 extension TokenError {
     /// The message with the `multiauth` command that helps, where one does.
     var messageWithHint: String {
-        switch self {
+        switch self.kind {
         case .loginRequired: return "\(description): log in again with 'multiauth login'"
         // The store's own error, kept whole by the login layer.
         case .storage(let underlying): return (underlying.error as? StoreError)?.messageWithHint ?? description

@@ -23,7 +23,7 @@ enum KMSStoreKey {
 
     private static func failure(_ error: KMSKeyError) -> CLIError {
         var failure = CLIError("--kms-key-id", error)
-        if case .refused = error { failure.exitCode = 3 }
+        if case .refused = error.kind { failure.exitCode = 3 }
         return failure
     }
 

@@ -247,7 +247,7 @@ extension TokenError {
     /// Exit codes of the login commands: 3 refused, 4 log in again, 5 the provider failed,
     /// 6 a token is invalid, 7 unreachable, 28 timed out, 1 otherwise.
     var exitCode: Int32 {
-        switch self {
+        switch self.kind {
         case .notAuthorized, .userNotFound, .passwordResetRequired, .userNotConfirmed, .accessDenied, .newPasswordRequired, .codeMismatch: 3
         case .challengeNeedsInput: 2
         case .loginRequired, .deviceCodeExpired, .codeExpired: 4

@@ -54,7 +54,7 @@ extension LoginCommand {
         /// The login commands' exit codes: 3 refused, 4 the device code expired, 5 the service
         /// answered wrongly, 7 unreachable, 28 timed out, 1 otherwise (a setting).
         static func exitCode(_ error: CredentialsError) -> Int32 {
-            switch error {
+            switch error.kind {
             case .serviceError(_, let code, _) where code.contains("AccessDenied") || code == "access_denied": 3
             case .serviceError(_, let code, _) where code.contains("ExpiredToken") || code == "expired_token": 4
             case .serviceError: 5

@@ -101,7 +101,7 @@ package enum ChainCredentials {
                 try await chain.credentials()
             }
         } catch let error as CredentialsError {
-            let exitCode: Int32 = switch error {
+            let exitCode: Int32 = switch error.kind {
             case .timedOut: 28
             case .mfaCodeUnavailable: 9
             default: 1

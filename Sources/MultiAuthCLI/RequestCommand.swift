@@ -123,7 +123,7 @@ struct RequestCommand: AsyncParsableCommand {
             return (try HTTPRequest(method: .checked(methodText), wireURL: url, headerFields: fields), body, spool)
         } catch {
             spool?.remove()
-            throw CLIError(message: "\(error)", exitCode: { if case .invalidURL = error { 3 } else { 2 } }())
+            throw CLIError(message: "\(error)", exitCode: { if case .invalidURL = error.kind { 3 } else { 2 } }())
         }
     }
 
@@ -163,10 +163,12 @@ struct RequestCommand: AsyncParsableCommand {
 package enum CurlExitCode {
     /// The code for `error`: 28 for a timeout, 7 for a refused connection, and so on; 1 otherwise.
     package static func of(_ error: RequestError) -> Int32 {
-        if case .authorization(.tokenCommandTimedOut) = error { return 28 }
-        if case .authorization(.credentials(.timedOut)) = error { return 28 }
-        guard case .transport(let transport) = error else { return 1 }
-        switch transport {
+        if case .authorization(let authorization) = error.kind {
+            let cause = (authorization.underlying as? CredentialsError)?.code
+            if authorization.code == "Authorization.tokenCommandTimedOut" || cause == "Credentials.timedOut" { return 28 }
+        }
+        guard case .transport(let transport) = error.kind else { return 1 }
+        switch transport.kind {
         case .invalidURL: return 3
         case .connectionFailed: return 7
         case .body: return 26

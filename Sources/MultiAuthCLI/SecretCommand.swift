@@ -10,7 +10,7 @@ extension SecretSource {
         SecretSource { () async throws(AuthorizationError) -> String in
             let output: [UInt8]
             do throws(ShellCommandError) { output = try await ShellCommand.output(of: command, timeout: timeout) } catch {
-                if case .timedOut(let seconds) = error { throw .tokenCommandTimedOut(seconds: seconds) }
+                if case .timedOut(let seconds) = error.kind { throw .tokenCommandTimedOut(seconds: seconds) }
                 throw .tokenUnavailable("token command \(error)")
             }
             let token = String(decoding: output, as: UTF8.self).trimmedWhitespace

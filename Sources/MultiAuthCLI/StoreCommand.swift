@@ -255,7 +255,7 @@ package struct EnvironmentOptions: ParsableArguments {
 extension StoreError {
     /// The exit code `multiauth store` documents for this error.
     var exitCode: Int32 {
-        switch self {
+        switch self.kind {
         case .itemNotFound, .storeMissing: 1
         case .storeExists: 2
         case .wrongPassphrase: 3

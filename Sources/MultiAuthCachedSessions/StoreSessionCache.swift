@@ -89,7 +89,7 @@ public struct StoreSessionCache: SessionCache {
                 bytes = try await store.get(service: Self.service, account: key.profile, environment: environment)
             }
         } catch {
-            switch error {
+            switch error.kind {
             case .itemNotFound, .environmentMismatch: return .stale
             default: return .unavailable("\(error)")
             }

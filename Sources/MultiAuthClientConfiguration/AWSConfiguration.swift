@@ -65,8 +65,9 @@ public struct AWSConfiguration: Sendable {
     public static func load(path: String) throws(ConfigurationError) -> AWSConfiguration {
         switch BoundedFileRead.contents(atPath: path, limit: BoundedFileRead.configLimit) {
         case .success(let data): return try parse(data, file: path)
-        case .failure(.unreadable(let reason)): throw .unreadable(file: path, reason: reason)
-        case .failure(let failure): throw .unreadable(file: path, reason: failure.description)
+        case .failure(let failure):
+            guard case .unreadable(let reason) = failure.kind else { throw .unreadable(file: path, reason: failure.description) }
+            throw .unreadable(file: path, reason: reason)
         }
     }
 
@@ -116,7 +117,7 @@ public struct AWSConfiguration: Sendable {
     /// The entry named `name`.
     public func entry(named name: String) throws(ConfigurationError) -> AppSyncEntry {
         guard let entry = appSync.first(where: { $0.name == name }) else {
-            throw problems.first { if case .invalid(_, let path, _) = $0 { path.hasPrefix("AppSync.\(name).") } else { false } }
+            throw problems.first { if case .invalid(_, let path, _) = $0.kind { path.hasPrefix("AppSync.\(name).") } else { false } }
                 ?? .noSuchClient(file: file, what: "name '\(name)'")
         }
         return entry

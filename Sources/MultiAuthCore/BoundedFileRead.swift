@@ -11,21 +11,6 @@ import Darwin
 /// endless file (`/dev/zero`, a 200 MB "passphrase") is refused at once instead of filling
 /// memory. Each caller documents its limit and words its own error.
 public enum BoundedFileRead {
-    /// Why a file was not read.
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        /// It does not exist, or cannot be opened or read (`reason` says which).
-        case unreadable(reason: String)
-        /// It holds more than `limit` bytes.
-        case tooLarge(limit: Int)
-
-        public var description: String {
-            switch self {
-            case .unreadable(let reason): "cannot be read (\(reason))"
-            case .tooLarge(let limit): "is larger than \(limitText(limit)), the most that is read"
-            }
-        }
-    }
-
     /// The limits callers use, named by what the file is.
     public static let secretLimit = 64 << 10
     /// A config or settings file.
@@ -52,7 +37,49 @@ public enum BoundedFileRead {
         }
     }
 
-    private static func limitText(_ limit: Int) -> String {
+    fileprivate static func limitText(_ limit: Int) -> String {
         limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : limit % (1 << 10) == 0 ? "\(limit >> 10) KiB" : "\(limit) bytes"
+    }
+}
+
+extension BoundedFileRead {
+    /// Why a file was not read.
+    public struct Failure: CodedError, Sendable, Equatable {
+        /// The failure with its details.
+        package let kind: Kind
+
+        /// What failed, as a stable name to switch on (an `ErrorCode`).
+        public var code: ErrorCode { kind.code }
+        /// What is wrong with the file, to follow its name.
+        public var message: String { kind.description }
+        public var description: String { message }
+
+        /// It does not exist, or cannot be opened or read (`reason` says which).
+        public static func unreadable(reason: String) -> Failure { Failure(kind: .unreadable(reason: reason)) }
+        /// It holds more than `limit` bytes.
+        public static func tooLarge(limit: Int) -> Failure { Failure(kind: .tooLarge(limit: limit)) }
+    }
+}
+
+extension BoundedFileRead.Failure {
+    /// Each failure with its details, for matching inside MultiAuth.
+    package enum Kind: Sendable, Equatable, CustomStringConvertible, ErrorKind {
+        case unreadable(reason: String)
+        case tooLarge(limit: Int)
+
+        package var description: String {
+            switch self {
+            case .unreadable(let reason): "cannot be read (\(reason))"
+            case .tooLarge(let limit): "is larger than \(BoundedFileRead.limitText(limit)), the most that is read"
+            }
+        }
+
+        /// `FileRead.` and the case's name, fixed once published.
+        package var code: ErrorCode {
+            switch self {
+            case .unreadable: "FileRead.unreadable"
+            case .tooLarge: "FileRead.tooLarge"
+            }
+        }
     }
 }

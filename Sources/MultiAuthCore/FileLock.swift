@@ -9,16 +9,45 @@ import Darwin
 #endif
 
 /// Why a lock file could not be taken.
-public enum FileLockError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The lock file could not be opened or locked.
-    case failed(path: String, reason: String)
-    /// Another process (or task) held it longer than the timeout.
-    case timedOut(path: String, waitedSeconds: Double)
+public struct FileLockError: CodedError, Sendable, Equatable {
+    /// The failure with its details.
+    package let kind: Kind
 
-    public var description: String {
-        switch self {
-        case .failed(let path, let reason): "cannot lock \(path): \(reason)"
-        case .timedOut(let path, let waited): "\(path) stayed locked by another process for \(waited.secondsText) s"
+    /// The error for `kind`.
+    package init(_ kind: Kind) { self.kind = kind }
+
+    /// What failed, as a stable name to switch on (an `ErrorCode`).
+    public var code: ErrorCode { kind.code }
+    /// What failed and where, in one line; never a secret.
+    public var message: String { kind.description }
+    /// The error that caused this one, when there is one.
+    public var underlying: (any Error & Sendable)? { kind.underlying }
+    public var description: String { message }
+}
+
+extension FileLockError {
+    /// The lock file could not be opened or locked.
+    public static func failed(path: String, reason: String) -> FileLockError {
+        FileLockError(.failed(path: path, reason: reason))
+    }
+    /// Another process (or task) held it longer than the timeout.
+    public static func timedOut(path: String, waitedSeconds: Double) -> FileLockError {
+        FileLockError(.timedOut(path: path, waitedSeconds: waitedSeconds))
+    }
+}
+
+extension FileLockError {
+    /// Each failure with its details, for matching inside MultiAuth; callers switch on
+    /// ``FileLockError/code``.
+    package enum Kind: Sendable, Equatable, CustomStringConvertible, ErrorKind {
+        case failed(path: String, reason: String)
+        case timedOut(path: String, waitedSeconds: Double)
+
+        package var description: String {
+            switch self {
+            case .failed(let path, let reason): "cannot lock \(path): \(reason)"
+            case .timedOut(let path, let waited): "\(path) stayed locked by another process for \(waited.secondsText) s"
+            }
         }
     }
 }
@@ -111,9 +140,9 @@ public final class HeldFileLock: Sendable {
     public func release() { lock.withLock { $0 = nil } }
 }
 
-extension FileLockError: CodedError {
+extension FileLockError.Kind {
     /// `FileLock.` and the case's name, fixed once published.
-    public var code: ErrorCode {
+    package var code: ErrorCode {
         switch self {
         case .failed: "FileLock.failed"
         case .timedOut: "FileLock.timedOut"

@@ -88,36 +88,75 @@ private final class OpenCount: Sendable {
 }
 
 /// Why a body could not be produced. Names the body, never its content.
-public enum BodyError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The body could not be read (a file that vanished, standard input that failed).
-    case unreadable(body: String, reason: String)
-    /// The body ended before the length that was announced (and signed).
-    case shorterThanAnnounced(body: String, announced: Int, produced: Int)
-    /// A body that cannot be produced twice was asked for again.
-    case alreadyConsumed(body: String)
-    /// A body could not be spooled to a private temporary file.
-    case spoolFailed(body: String, reason: String)
-    /// A body grew past the most accepted.
-    case tooLarge(body: String, limit: Int)
-    /// Spooling the body would pass the server's total spool space (``SpoolBudget``).
-    case spoolFull(body: String, limit: Int)
+public struct BodyError: CodedError, Sendable, Equatable {
+    /// The failure with its details.
+    package let kind: Kind
 
-    public var description: String {
-        switch self {
-        case .unreadable(let body, let reason): "cannot read \(body): \(reason)"
-        case .shorterThanAnnounced(let body, let announced, let produced):
-            "\(body) ended after \(produced) of the \(announced) bytes announced; the request was not completed"
-        case .alreadyConsumed(let body): "\(body) was already sent once and cannot be sent again"
-        case .spoolFailed(let body, let reason): "cannot spool \(body) to a temporary file: \(reason)"
-        case .tooLarge(let body, let limit): "\(body) is larger than the \(limit) bytes accepted"
-        case .spoolFull(let body, let limit): "\(body) would pass the \(limit) bytes of spool space shared by the bodies being received"
+    /// The error for `kind`.
+    package init(_ kind: Kind) { self.kind = kind }
+
+    /// What failed, as a stable name to switch on (an `ErrorCode`).
+    public var code: ErrorCode { kind.code }
+    /// What failed and where, in one line; never a secret.
+    public var message: String { kind.description }
+    /// The error that caused this one, when there is one.
+    public var underlying: (any Error & Sendable)? { kind.underlying }
+    public var description: String { message }
+}
+
+extension BodyError {
+    /// The body could not be read (a file that vanished, standard input that failed).
+    public static func unreadable(body: String, reason: String) -> BodyError {
+        BodyError(.unreadable(body: body, reason: reason))
+    }
+    /// The body ended before the length that was announced (and signed).
+    public static func shorterThanAnnounced(body: String, announced: Int, produced: Int) -> BodyError {
+        BodyError(.shorterThanAnnounced(body: body, announced: announced, produced: produced))
+    }
+    /// A body that cannot be produced twice was asked for again.
+    public static func alreadyConsumed(body: String) -> BodyError { BodyError(.alreadyConsumed(body: body)) }
+    /// A body could not be spooled to a private temporary file.
+    public static func spoolFailed(body: String, reason: String) -> BodyError {
+        BodyError(.spoolFailed(body: body, reason: reason))
+    }
+    /// A body grew past the most accepted.
+    public static func tooLarge(body: String, limit: Int) -> BodyError {
+        BodyError(.tooLarge(body: body, limit: limit))
+    }
+    /// Spooling the body would pass the server's total spool space (``SpoolBudget``).
+    public static func spoolFull(body: String, limit: Int) -> BodyError {
+        BodyError(.spoolFull(body: body, limit: limit))
+    }
+}
+
+extension BodyError {
+    /// Each failure with its details, for matching inside MultiAuth; callers switch on
+    /// ``BodyError/code``.
+    package enum Kind: Sendable, Equatable, CustomStringConvertible, ErrorKind {
+        case unreadable(body: String, reason: String)
+        case shorterThanAnnounced(body: String, announced: Int, produced: Int)
+        case alreadyConsumed(body: String)
+        case spoolFailed(body: String, reason: String)
+        case tooLarge(body: String, limit: Int)
+        case spoolFull(body: String, limit: Int)
+
+        package var description: String {
+            switch self {
+            case .unreadable(let body, let reason): "cannot read \(body): \(reason)"
+            case .shorterThanAnnounced(let body, let announced, let produced):
+                "\(body) ended after \(produced) of the \(announced) bytes announced; the request was not completed"
+            case .alreadyConsumed(let body): "\(body) was already sent once and cannot be sent again"
+            case .spoolFailed(let body, let reason): "cannot spool \(body) to a temporary file: \(reason)"
+            case .tooLarge(let body, let limit): "\(body) is larger than the \(limit) bytes accepted"
+            case .spoolFull(let body, let limit): "\(body) would pass the \(limit) bytes of spool space shared by the bodies being received"
+            }
         }
     }
 }
 
-extension BodyError: CodedError {
+extension BodyError.Kind {
     /// `Body.` and the case's name, fixed once published.
-    public var code: ErrorCode {
+    package var code: ErrorCode {
         switch self {
         case .unreadable: "Body.unreadable"
         case .shorterThanAnnounced: "Body.shorterThanAnnounced"

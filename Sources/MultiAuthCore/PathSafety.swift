@@ -7,21 +7,52 @@ import Darwin
 #endif
 
 /// Why a file or folder is refused by ``PathSafety``.
-public enum PathSafetyError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct PathSafetyError: CodedError, Sendable, Equatable {
+    /// The failure with its details.
+    package let kind: Kind
+
+    /// The error for `kind`.
+    package init(_ kind: Kind) { self.kind = kind }
+
+    /// What failed, as a stable name to switch on (an `ErrorCode`).
+    public var code: ErrorCode { kind.code }
+    /// What failed and where, in one line; never a secret.
+    public var message: String { kind.description }
+    /// The error that caused this one, when there is one.
+    public var underlying: (any Error & Sendable)? { kind.underlying }
+    public var description: String { message }
+}
+
+extension PathSafetyError {
     /// The path is a link, not the expected kind, owned by someone else, or open to others;
     /// `fix` says what to run.
-    case unsafe(path: String, problem: String, fix: String)
+    public static func unsafe(path: String, problem: String, fix: String) -> PathSafetyError {
+        PathSafetyError(.unsafe(path: path, problem: problem, fix: fix))
+    }
     /// The file system would not say what is at `path`.
-    case unreadable(path: String, reason: String)
+    public static func unreadable(path: String, reason: String) -> PathSafetyError {
+        PathSafetyError(.unreadable(path: path, reason: reason))
+    }
     /// A missing folder could not be created.
-    case uncreatable(path: String, reason: String)
+    public static func uncreatable(path: String, reason: String) -> PathSafetyError {
+        PathSafetyError(.uncreatable(path: path, reason: reason))
+    }
+}
 
-    /// The path, what is wrong with it, and the fix.
-    public var description: String {
-        switch self {
-        case .unsafe(let path, let problem, let fix): "'\(path)' \(problem) (\(fix))"
-        case .unreadable(let path, let reason): "cannot inspect '\(path)': \(reason)"
-        case .uncreatable(let path, let reason): "cannot create '\(path)': \(reason)"
+extension PathSafetyError {
+    /// Each failure with its details, for matching inside MultiAuth; callers switch on
+    /// ``PathSafetyError/code``.
+    package enum Kind: Sendable, Equatable, CustomStringConvertible, ErrorKind {
+        case unsafe(path: String, problem: String, fix: String)
+        case unreadable(path: String, reason: String)
+        case uncreatable(path: String, reason: String)
+
+        package var description: String {
+            switch self {
+            case .unsafe(let path, let problem, let fix): "'\(path)' \(problem) (\(fix))"
+            case .unreadable(let path, let reason): "cannot inspect '\(path)': \(reason)"
+            case .uncreatable(let path, let reason): "cannot create '\(path)': \(reason)"
+            }
         }
     }
 }
@@ -125,9 +156,9 @@ package func systemErrorText(_ code: Int32 = errno) -> String {
     String(cString: strerror(code)).lowercased()
 }
 
-extension PathSafetyError: CodedError {
+extension PathSafetyError.Kind {
     /// `PathSafety.` and the case's name, fixed once published.
-    public var code: ErrorCode {
+    package var code: ErrorCode {
         switch self {
         case .unsafe: "PathSafety.unsafe"
         case .unreadable: "PathSafety.unreadable"

@@ -123,22 +123,55 @@ package struct WireURLOffsets {
 }
 
 /// Why a request could not be built. Messages name the URL or the header name, never a value.
-public enum HTTPMessageError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The URL is not an absolute http(s) URL as it would go on the wire.
-    case invalidURL(String, reason: String)
-    /// The method is not an HTTP token.
-    case invalidMethod(String)
-    /// The header name is not an HTTP token.
-    case invalidHeaderName(String)
-    /// The value holds a CR, LF, NUL or another byte HTTP forbids (it could inject a header).
-    case invalidHeaderValue(name: String)
+public struct HTTPMessageError: CodedError, Sendable, Equatable {
+    /// The failure with its details.
+    package let kind: Kind
 
-    public var description: String {
-        switch self {
-        case .invalidURL(let url, let reason): "invalid URL '\(Redaction.url(url))': \(reason)"
-        case .invalidMethod(let method): "invalid method '\(method.debugDescription.dropFirst().dropLast())': a method is one HTTP token"
-        case .invalidHeaderName(let name): "invalid header name '\(name.debugDescription.dropFirst().dropLast())'"
-        case .invalidHeaderValue(let name): "the value of header '\(name)' contains a line break or a control character"
+    /// The error for `kind`.
+    package init(_ kind: Kind) { self.kind = kind }
+
+    /// What failed, as a stable name to switch on (an `ErrorCode`).
+    public var code: ErrorCode { kind.code }
+    /// What failed and where, in one line; never a secret.
+    public var message: String { kind.description }
+    /// The error that caused this one, when there is one.
+    public var underlying: (any Error & Sendable)? { kind.underlying }
+    public var description: String { message }
+}
+
+extension HTTPMessageError {
+    /// The URL is not an absolute http(s) URL as it would go on the wire.
+    public static func invalidURL(_ value0: String, reason: String) -> HTTPMessageError {
+        HTTPMessageError(.invalidURL(value0, reason: reason))
+    }
+    /// The method is not an HTTP token.
+    public static func invalidMethod(_ value: String) -> HTTPMessageError { HTTPMessageError(.invalidMethod(value)) }
+    /// The header name is not an HTTP token.
+    public static func invalidHeaderName(_ value: String) -> HTTPMessageError {
+        HTTPMessageError(.invalidHeaderName(value))
+    }
+    /// The value holds a CR, LF, NUL or another byte HTTP forbids (it could inject a header).
+    public static func invalidHeaderValue(name: String) -> HTTPMessageError {
+        HTTPMessageError(.invalidHeaderValue(name: name))
+    }
+}
+
+extension HTTPMessageError {
+    /// Each failure with its details, for matching inside MultiAuth; callers switch on
+    /// ``HTTPMessageError/code``.
+    package enum Kind: Sendable, Equatable, CustomStringConvertible, ErrorKind {
+        case invalidURL(String, reason: String)
+        case invalidMethod(String)
+        case invalidHeaderName(String)
+        case invalidHeaderValue(name: String)
+
+        package var description: String {
+            switch self {
+            case .invalidURL(let url, let reason): "invalid URL '\(Redaction.url(url))': \(reason)"
+            case .invalidMethod(let method): "invalid method '\(method.debugDescription.dropFirst().dropLast())': a method is one HTTP token"
+            case .invalidHeaderName(let name): "invalid header name '\(name.debugDescription.dropFirst().dropLast())'"
+            case .invalidHeaderValue(let name): "the value of header '\(name)' contains a line break or a control character"
+            }
         }
     }
 }
@@ -152,9 +185,9 @@ extension HTTPRequest.Method {
     }
 }
 
-extension HTTPMessageError: CodedError {
+extension HTTPMessageError.Kind {
     /// `HTTPMessage.` and the case's name, fixed once published.
-    public var code: ErrorCode {
+    package var code: ErrorCode {
         switch self {
         case .invalidURL: "HTTPMessage.invalidURL"
         case .invalidMethod: "HTTPMessage.invalidMethod"

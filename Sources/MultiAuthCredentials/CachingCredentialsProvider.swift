@@ -25,7 +25,7 @@ public final class CachingCredentialsProvider: CredentialsProvider {
     ) {
         cache = ExpiringValueCache(
             advisoryWindow: advisoryWindow, mandatoryWindow: mandatoryWindow, clock: clock, logger: logger,
-            keepsCurrent: { error in if case .transport = error { true } else { false } }
+            keepsCurrent: { error in if case .transport = error.kind { true } else { false } }
         ) { (_: Expiring<ExpiringCredentials>?) async throws(CredentialsError) -> Expiring<ExpiringCredentials> in
             let fresh = try await source.credentials()
             return Expiring(fresh, expiresAt: fresh.expiration?.timeIntervalSince1970)
@@ -70,7 +70,7 @@ public struct CredentialsChain: CredentialsProvider {
         var reasons: [String] = []
         for provider in providers {
             do { return try await provider.credentials() } catch {
-                guard case .notFound(let reason) = error else { throw error }
+                guard case .notFound(let reason) = error.kind else { throw error }
                 reasons.append(reason)
             }
         }

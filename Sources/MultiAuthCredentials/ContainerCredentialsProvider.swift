@@ -84,7 +84,7 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
             switch BoundedFileRead.contents(atPath: path, limit: BoundedFileRead.secretLimit) {
             case .success(let data): token = String(decoding: data, as: UTF8.self)
             case .failure(let failure):
-                guard case .tooLarge = failure else { throw .notFound("cannot read AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(path)") }
+                guard case .tooLarge = failure.kind else { throw .notFound("cannot read AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(path)") }
                 throw .invalidSetting(source: "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(path)", problem: failure.description)
             }
             source = "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(path)"
@@ -141,7 +141,7 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
 extension CredentialsError {
     /// Transport failures and server errors pass; a refusal or a malformed answer does not.
     var isWorthRetrying: Bool {
-        switch self {
+        switch self.kind {
         case .transport: true
         case .serviceError(_, let code, _): code.hasPrefix("HTTP 5")
         default: false

@@ -37,53 +37,120 @@ public protocol CredentialsProvider: Sendable {
 
 /// Why credentials could not be resolved. Messages name files, lines, profiles and
 /// services, never a secret, token or key.
-public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertible {
-    case notFound(String)
-    case profileNotFound(profile: String, files: [String])
-    case malformedFile(path: String, line: Int, problem: String)
-    case incompleteProfile(profile: String, problem: String)
-    case profileCycle([String])
-    case credentialProcessFailed(command: String, problem: String)
-    case expired(source: String, at: Date)
-    case serviceError(service: String, code: String, message: String)
-    case transport(service: String, problem: String)
+public struct CredentialsError: CodedError, Sendable, Equatable {
+    /// The failure with its details.
+    package let kind: Kind
+
+    /// The error for `kind`.
+    package init(_ kind: Kind) { self.kind = kind }
+
+    /// What failed, as a stable name to switch on (an `ErrorCode`).
+    public var code: ErrorCode { kind.code }
+    /// What failed and where, in one line; never a secret.
+    public var message: String { kind.description }
+    /// The error that caused this one, when there is one.
+    public var underlying: (any Error & Sendable)? { kind.underlying }
+    public var description: String { message }
+}
+
+extension CredentialsError {
+    public static func notFound(_ value: String) -> CredentialsError { CredentialsError(.notFound(value)) }
+    public static func profileNotFound(profile: String, files: [String]) -> CredentialsError {
+        CredentialsError(.profileNotFound(profile: profile, files: files))
+    }
+    public static func malformedFile(path: String, line: Int, problem: String) -> CredentialsError {
+        CredentialsError(.malformedFile(path: path, line: line, problem: problem))
+    }
+    public static func incompleteProfile(profile: String, problem: String) -> CredentialsError {
+        CredentialsError(.incompleteProfile(profile: profile, problem: problem))
+    }
+    public static func profileCycle(_ value: [String]) -> CredentialsError { CredentialsError(.profileCycle(value)) }
+    public static func credentialProcessFailed(command: String, problem: String) -> CredentialsError {
+        CredentialsError(.credentialProcessFailed(command: command, problem: problem))
+    }
+    public static func expired(source: String, at: Date) -> CredentialsError {
+        CredentialsError(.expired(source: source, at: at))
+    }
+    public static func serviceError(service: String, code: String, message: String) -> CredentialsError {
+        CredentialsError(.serviceError(service: service, code: code, message: message))
+    }
+    public static func transport(service: String, problem: String) -> CredentialsError {
+        CredentialsError(.transport(service: service, problem: problem))
+    }
     /// A credentials endpoint was refused before any request: `rule` says why.
-    case refusedEndpoint(source: String, url: String, rule: String)
+    public static func refusedEndpoint(source: String, url: String, rule: String) -> CredentialsError {
+        CredentialsError(.refusedEndpoint(source: source, url: url, rule: rule))
+    }
     /// A command run for credentials did not finish in time and was stopped.
-    case timedOut(source: String, seconds: Double)
+    public static func timedOut(source: String, seconds: Double) -> CredentialsError {
+        CredentialsError(.timedOut(source: source, seconds: seconds))
+    }
     /// A credential value holds a line break or another control character, so it cannot be
     /// sent; `source` says where it came from, `field` which value it is.
-    case unsafeValue(source: String, field: String)
+    public static func unsafeValue(source: String, field: String) -> CredentialsError {
+        CredentialsError(.unsafeValue(source: source, field: field))
+    }
     /// A setting (`source`: the variable or config key) has a value that cannot be used.
-    case invalidSetting(source: String, problem: String)
+    public static func invalidSetting(source: String, problem: String) -> CredentialsError {
+        CredentialsError(.invalidSetting(source: source, problem: problem))
+    }
     /// An SSO token cache file (or its folder) cannot be used.
-    case ssoCache(path: String, problem: String)
+    public static func ssoCache(path: String, problem: String) -> CredentialsError {
+        CredentialsError(.ssoCache(path: path, problem: problem))
+    }
     /// There is no usable SSO login: none cached, or expired and not refreshable. `command`
     /// is what renews it.
-    case ssoLoginNeeded(what: String, command: String)
+    public static func ssoLoginNeeded(what: String, command: String) -> CredentialsError {
+        CredentialsError(.ssoLoginNeeded(what: what, command: command))
+    }
     /// A profile with `mfa_serial` needs a session and there is no MFA code for it (none
     /// given, or its source failed: `problem` says how). The code itself is never reported.
-    case mfaCodeUnavailable(profile: String, serial: String, problem: String)
+    public static func mfaCodeUnavailable(profile: String, serial: String, problem: String) -> CredentialsError {
+        CredentialsError(.mfaCodeUnavailable(profile: profile, serial: serial, problem: problem))
+    }
+}
 
-    public var description: String {
-        switch self {
-        case .notFound(let what): "no credentials: \(what)"
-        case .profileNotFound(let profile, let files):
-            "profile '\(profile)' not found in \(files.joined(separator: " or "))"
-        case .malformedFile(let path, let line, let problem): "\(path):\(line): \(problem)"
-        case .incompleteProfile(let profile, let problem): "profile '\(profile)': \(problem)"
-        case .profileCycle(let chain): "source_profile cycle: \(chain.joined(separator: " -> "))"
-        case .credentialProcessFailed(let command, let problem): "credential_process '\(command)' failed: \(problem)"
-        case .expired(let source, let date): "credentials from \(source) expired at \(date)"
-        case .serviceError(let service, let code, let message): "\(service) refused: \(code): \(message)"
-        case .transport(let service, let problem): "cannot reach \(service): \(problem)"
-        case .refusedEndpoint(let source, let url, let rule): "\(source) names \(Redaction.url(url)), which is refused: \(rule)"
-        case .timedOut(let source, let seconds): "\(source) did not finish within \(seconds.secondsText) s and was stopped"
-        case .unsafeValue(let source, let field): "\(field) from \(source) contains a line break or a control character, so it cannot be sent"
-        case .invalidSetting(let source, let problem): "\(source): \(problem)"
-        case .ssoCache(let path, let problem): "SSO token cache \(path) \(problem)"
-        case .ssoLoginNeeded(let what, let command): "\(what): run \(command)"
-        case .mfaCodeUnavailable(let profile, let serial, let problem): "profile '\(profile)' (mfa_serial \(serial)): \(problem)"
+extension CredentialsError {
+    /// Each failure with its details, for matching inside MultiAuth; callers switch on
+    /// ``CredentialsError/code``.
+    package enum Kind: Sendable, Equatable, CustomStringConvertible, ErrorKind {
+        case notFound(String)
+        case profileNotFound(profile: String, files: [String])
+        case malformedFile(path: String, line: Int, problem: String)
+        case incompleteProfile(profile: String, problem: String)
+        case profileCycle([String])
+        case credentialProcessFailed(command: String, problem: String)
+        case expired(source: String, at: Date)
+        case serviceError(service: String, code: String, message: String)
+        case transport(service: String, problem: String)
+        case refusedEndpoint(source: String, url: String, rule: String)
+        case timedOut(source: String, seconds: Double)
+        case unsafeValue(source: String, field: String)
+        case invalidSetting(source: String, problem: String)
+        case ssoCache(path: String, problem: String)
+        case ssoLoginNeeded(what: String, command: String)
+        case mfaCodeUnavailable(profile: String, serial: String, problem: String)
+
+        package var description: String {
+            switch self {
+            case .notFound(let what): "no credentials: \(what)"
+            case .profileNotFound(let profile, let files):
+                "profile '\(profile)' not found in \(files.joined(separator: " or "))"
+            case .malformedFile(let path, let line, let problem): "\(path):\(line): \(problem)"
+            case .incompleteProfile(let profile, let problem): "profile '\(profile)': \(problem)"
+            case .profileCycle(let chain): "source_profile cycle: \(chain.joined(separator: " -> "))"
+            case .credentialProcessFailed(let command, let problem): "credential_process '\(command)' failed: \(problem)"
+            case .expired(let source, let date): "credentials from \(source) expired at \(date)"
+            case .serviceError(let service, let code, let message): "\(service) refused: \(code): \(message)"
+            case .transport(let service, let problem): "cannot reach \(service): \(problem)"
+            case .refusedEndpoint(let source, let url, let rule): "\(source) names \(Redaction.url(url)), which is refused: \(rule)"
+            case .timedOut(let source, let seconds): "\(source) did not finish within \(seconds.secondsText) s and was stopped"
+            case .unsafeValue(let source, let field): "\(field) from \(source) contains a line break or a control character, so it cannot be sent"
+            case .invalidSetting(let source, let problem): "\(source): \(problem)"
+            case .ssoCache(let path, let problem): "SSO token cache \(path) \(problem)"
+            case .ssoLoginNeeded(let what, let command): "\(what): run \(command)"
+            case .mfaCodeUnavailable(let profile, let serial, let problem): "profile '\(profile)' (mfa_serial \(serial)): \(problem)"
+            }
         }
     }
 }
@@ -158,9 +225,9 @@ enum ISO8601 {
     }
 }
 
-extension CredentialsError: CodedError {
+extension CredentialsError.Kind {
     /// `Credentials.` and the case's name, fixed once published.
-    public var code: ErrorCode {
+    package var code: ErrorCode {
         switch self {
         case .notFound: "Credentials.notFound"
         case .profileNotFound: "Credentials.profileNotFound"

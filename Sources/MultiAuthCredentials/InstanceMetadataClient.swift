@@ -81,7 +81,7 @@ public final class InstanceMetadataClient: Sendable {
         do throws(CredentialsError) {
             response = try await send(.put, "api/token", headers: [("x-aws-ec2-metadata-token-ttl-seconds", String(Self.tokenTTL))])
         } catch {
-            guard case .transport(_, let problem) = error else { throw error }
+            guard case .transport(_, let problem) = error.kind else { throw error }
             throw .notFound("\(service) did not answer the token request: \(problem)")
         }
         switch response.status {

@@ -214,7 +214,7 @@ enum CredentialProcess {
         do throws(ShellCommandError) {
             output = try await ShellCommand.output(of: command, timeout: timeout, setting: [profilesVariable: (running + [profile]).joined(separator: ",")])
         } catch {
-            if case .timedOut(let seconds) = error { throw .timedOut(source: "credential_process '\(command)'", seconds: seconds) }
+            if case .timedOut(let seconds) = error.kind { throw .timedOut(source: "credential_process '\(command)'", seconds: seconds) }
             throw .credentialProcessFailed(command: command, problem: error.description)
         }
         let parsed: Output

@@ -48,7 +48,7 @@ public struct SharedConfigFiles: Sendable {
         switch BoundedFileRead.contents(atPath: path, limit: BoundedFileRead.configLimit) {
         case .success(let data): return try sections(contents: String(decoding: data, as: UTF8.self), path: path)
         case .failure(let failure):
-            guard case .tooLarge = failure else { return [] }  // a missing file names no profiles
+            guard case .tooLarge = failure.kind else { return [] }  // a missing file names no profiles
             throw .malformedFile(path: path, line: 0, problem: failure.description)
         }
     }

@@ -4,22 +4,51 @@ import SystemPackage
 
 /// Why a command run for a secret (`credential_process`, a token command) gave none. Never
 /// carries the command's output.
-public enum ShellCommandError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// It could not be started.
-    case notStarted
-    /// It exited with a status other than 0, or was killed by a signal.
-    case failed(status: String)
-    /// It printed more than the limit.
-    case outputTooLarge(limit: Int)
-    /// It did not finish in time; it and everything it started were killed.
-    case timedOut(seconds: Double)
+public struct ShellCommandError: CodedError, Sendable, Equatable {
+    /// The failure with its details.
+    package let kind: Kind
 
-    public var description: String {
-        switch self {
-        case .notStarted: "could not be started"
-        case .failed(let status): "ended with \(status)"
-        case .outputTooLarge(let limit): "printed more than \(limit / 1024) KiB"
-        case .timedOut(let seconds): "did not finish within \(seconds.secondsText) s and was stopped"
+    /// The error for `kind`.
+    package init(_ kind: Kind) { self.kind = kind }
+
+    /// What failed, as a stable name to switch on (an `ErrorCode`).
+    public var code: ErrorCode { kind.code }
+    /// What failed and where, in one line; never a secret.
+    public var message: String { kind.description }
+    /// The error that caused this one, when there is one.
+    public var underlying: (any Error & Sendable)? { kind.underlying }
+    public var description: String { message }
+}
+
+extension ShellCommandError {
+    /// It could not be started.
+    public static var notStarted: ShellCommandError { ShellCommandError(.notStarted) }
+    /// It exited with a status other than 0, or was killed by a signal.
+    public static func failed(status: String) -> ShellCommandError { ShellCommandError(.failed(status: status)) }
+    /// It printed more than the limit.
+    public static func outputTooLarge(limit: Int) -> ShellCommandError {
+        ShellCommandError(.outputTooLarge(limit: limit))
+    }
+    /// It did not finish in time; it and everything it started were killed.
+    public static func timedOut(seconds: Double) -> ShellCommandError { ShellCommandError(.timedOut(seconds: seconds)) }
+}
+
+extension ShellCommandError {
+    /// Each failure with its details, for matching inside MultiAuth; callers switch on
+    /// ``ShellCommandError/code``.
+    package enum Kind: Sendable, Equatable, CustomStringConvertible, ErrorKind {
+        case notStarted
+        case failed(status: String)
+        case outputTooLarge(limit: Int)
+        case timedOut(seconds: Double)
+
+        package var description: String {
+            switch self {
+            case .notStarted: "could not be started"
+            case .failed(let status): "ended with \(status)"
+            case .outputTooLarge(let limit): "printed more than \(limit / 1024) KiB"
+            case .timedOut(let seconds): "did not finish within \(seconds.secondsText) s and was stopped"
+            }
         }
     }
 }
@@ -63,9 +92,9 @@ package enum ShellCommand {
     }
 }
 
-extension ShellCommandError: CodedError {
+extension ShellCommandError.Kind {
     /// `ShellCommand.` and the case's name, fixed once published.
-    public var code: ErrorCode {
+    package var code: ErrorCode {
         switch self {
         case .notStarted: "ShellCommand.notStarted"
         case .failed: "ShellCommand.failed"

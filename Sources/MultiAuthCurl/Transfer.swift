@@ -107,7 +107,7 @@ final class Transfer: @unchecked Sendable {
             // Once a relayed head has gone on, nothing may be retried: the reader has it.
             if streaming, relay != nil { return .failure(.interrupted(host: request.authority ?? "", delivered: delivered, reason: "\(failure)")) }
             guard delivered > 0 else { return .failure(failure) }
-            switch failure {
+            switch failure.kind {
             case .connectionReset(_, let reason), .protocolFailure(_, let reason):
                 return .failure(.interrupted(host: request.authority ?? "", delivered: delivered, reason: reason))
             default: return .failure(failure)

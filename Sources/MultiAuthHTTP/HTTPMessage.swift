@@ -56,47 +56,94 @@ public struct ReceivedResponse: Sendable {
 /// AsyncHTTPClient): no connection, TLS, a timeout, a connection reset mid-exchange, an
 /// answer that is not HTTP. Messages name the URL's host or the body, never headers or body
 /// content; the sender's own words are in `reason`.
-public enum HTTPTransportError: Error, Sendable, Equatable, CustomStringConvertible {
-    case invalidURL(String)
+public struct HTTPTransportError: CodedError, Sendable, Equatable {
+    /// The failure with its details.
+    package let kind: Kind
+
+    /// The error for `kind`.
+    package init(_ kind: Kind) { self.kind = kind }
+
+    /// What failed, as a stable name to switch on (an `ErrorCode`).
+    public var code: ErrorCode { kind.code }
+    /// What failed and where, in one line; never a secret.
+    public var message: String { kind.description }
+    /// The error that caused this one, when there is one.
+    public var underlying: (any Error & Sendable)? { kind.underlying }
+    public var description: String { message }
+}
+
+extension HTTPTransportError {
+    public static func invalidURL(_ value: String) -> HTTPTransportError { HTTPTransportError(.invalidURL(value)) }
     /// No connection: the host did not resolve or refused it.
-    case connectionFailed(host: String, reason: String)
-    case timedOut(host: String)
-    case tlsFailure(host: String, reason: String)
+    public static func connectionFailed(host: String, reason: String) -> HTTPTransportError {
+        HTTPTransportError(.connectionFailed(host: host, reason: reason))
+    }
+    public static func timedOut(host: String) -> HTTPTransportError { HTTPTransportError(.timedOut(host: host)) }
+    public static func tlsFailure(host: String, reason: String) -> HTTPTransportError {
+        HTTPTransportError(.tlsFailure(host: host, reason: reason))
+    }
     /// The connection was closed or reset before a whole response came (nothing was delivered).
-    case connectionReset(host: String, reason: String)
+    public static func connectionReset(host: String, reason: String) -> HTTPTransportError {
+        HTTPTransportError(.connectionReset(host: host, reason: reason))
+    }
     /// The server's answer was not HTTP a client can use, or the sender could not run.
-    case protocolFailure(host: String, reason: String)
-    case cancelled
+    public static func protocolFailure(host: String, reason: String) -> HTTPTransportError {
+        HTTPTransportError(.protocolFailure(host: host, reason: reason))
+    }
+    public static var cancelled: HTTPTransportError { HTTPTransportError(.cancelled) }
     /// The body could not be produced (see ``BodyError``); nothing was sent as if complete.
-    case body(BodyError)
-    case unwritableResponseFile(path: String, reason: String)
+    public static func body(_ value: BodyError) -> HTTPTransportError { HTTPTransportError(.body(value)) }
+    public static func unwritableResponseFile(path: String, reason: String) -> HTTPTransportError {
+        HTTPTransportError(.unwritableResponseFile(path: path, reason: reason))
+    }
     /// A body kept in memory outgrew its limit; the transfer was stopped.
-    case responseTooLarge(host: String, limit: Int)
+    public static func responseTooLarge(host: String, limit: Int) -> HTTPTransportError {
+        HTTPTransportError(.responseTooLarge(host: host, limit: limit))
+    }
     /// A streamed response broke off after part of it was delivered; it is not retried, since
     /// the part already went out.
-    case interrupted(host: String, delivered: Int, reason: String)
-
-    public var description: String {
-        switch self {
-        case .invalidURL(let url): "invalid URL '\(Redaction.url(url))'"
-        case .connectionFailed(let host, let reason): "cannot connect to \(host): \(reason)"
-        case .timedOut(let host): "\(host) did not answer in time"
-        case .tlsFailure(let host, let reason): "TLS failure with \(host): \(reason)"
-        case .connectionReset(let host, let reason): "the connection to \(host) closed before a response: \(reason)"
-        case .protocolFailure(let host, let reason): host.isEmpty ? "transfer failed: \(reason)" : "transfer with \(host) failed: \(reason)"
-        case .cancelled: "the request was cancelled"
-        case .body(let error): error.description
-        case .unwritableResponseFile(let path, let reason): "cannot write '\(path)': \(reason)"
-        case .responseTooLarge(let host, let limit): "the response from \(host) is larger than \(limit >> 20) MiB, the most kept in memory"
-        case .interrupted(let host, let delivered, let reason): "the response from \(host) broke off after \(delivered) bytes: \(reason)"
-        }
+    public static func interrupted(host: String, delivered: Int, reason: String) -> HTTPTransportError {
+        HTTPTransportError(.interrupted(host: host, delivered: delivered, reason: reason))
     }
+}
 
-    /// True for failures worth retrying: the request may not have reached the server.
-    public var isTransient: Bool {
-        switch self {
-        case .connectionFailed, .timedOut, .connectionReset: true
-        default: false
+extension HTTPTransportError {
+    /// Each failure with its details, for matching inside MultiAuth; callers switch on
+    /// ``HTTPTransportError/code``.
+    package enum Kind: Sendable, Equatable, CustomStringConvertible, ErrorKind {
+        case invalidURL(String)
+        case connectionFailed(host: String, reason: String)
+        case timedOut(host: String)
+        case tlsFailure(host: String, reason: String)
+        case connectionReset(host: String, reason: String)
+        case protocolFailure(host: String, reason: String)
+        case cancelled
+        case body(BodyError)
+        case unwritableResponseFile(path: String, reason: String)
+        case responseTooLarge(host: String, limit: Int)
+        case interrupted(host: String, delivered: Int, reason: String)
+
+        package var description: String {
+            switch self {
+            case .invalidURL(let url): "invalid URL '\(Redaction.url(url))'"
+            case .connectionFailed(let host, let reason): "cannot connect to \(host): \(reason)"
+            case .timedOut(let host): "\(host) did not answer in time"
+            case .tlsFailure(let host, let reason): "TLS failure with \(host): \(reason)"
+            case .connectionReset(let host, let reason): "the connection to \(host) closed before a response: \(reason)"
+            case .protocolFailure(let host, let reason): host.isEmpty ? "transfer failed: \(reason)" : "transfer with \(host) failed: \(reason)"
+            case .cancelled: "the request was cancelled"
+            case .body(let error): error.description
+            case .unwritableResponseFile(let path, let reason): "cannot write '\(path)': \(reason)"
+            case .responseTooLarge(let host, let limit): "the response from \(host) is larger than \(limit >> 20) MiB, the most kept in memory"
+            case .interrupted(let host, let delivered, let reason): "the response from \(host) broke off after \(delivered) bytes: \(reason)"
+            }
+        }
+
+        package var isTransient: Bool {
+            switch self {
+            case .connectionFailed, .timedOut, .connectionReset: true
+            default: false
+            }
         }
     }
 }
@@ -116,9 +163,9 @@ extension HTTPSender {
     }
 }
 
-extension HTTPTransportError: CodedError {
+extension HTTPTransportError.Kind {
     /// `HTTPTransport.` and the case's name, fixed once published.
-    public var code: ErrorCode {
+    package var code: ErrorCode {
         switch self {
         case .invalidURL: "HTTPTransport.invalidURL"
         case .connectionFailed: "HTTPTransport.connectionFailed"
@@ -133,4 +180,10 @@ extension HTTPTransportError: CodedError {
         case .protocolFailure: "HTTPTransport.protocolFailure"
         }
     }
+}
+
+extension HTTPTransportError {
+    /// True for failures worth retrying: the request may not have reached the server (no
+    /// connection, a timeout, a reset before any response).
+    public var isTransient: Bool { kind.isTransient }
 }

@@ -60,7 +60,7 @@ public struct InboundRejection: Error, Sendable, Equatable, CustomStringConverti
 
     /// A SigV4 or SigV4a request the verifier turned down.
     public static func signature(_ failure: VerificationFailure) -> InboundRejection {
-        switch failure {
+        switch failure.kind {
         case .unknownAccessKey:
             InboundRejection(
                 status: .forbidden, errorType: "UnrecognizedClientException",

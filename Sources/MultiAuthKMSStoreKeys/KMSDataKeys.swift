@@ -91,37 +91,66 @@ extension KMSKeyError {
 }
 
 /// Why KMS gave no data key. Messages name the action and KMS's error code, never a key.
-public enum KMSKeyError: Error, Sendable, Equatable, CustomStringConvertible, CodedError {
+public struct KMSKeyError: CodedError, Sendable, Equatable {
+    /// The failure with its details.
+    package let kind: Kind
+
+    /// The error for `kind`.
+    package init(_ kind: Kind) { self.kind = kind }
+
+    /// What failed, as a stable name to switch on (an `ErrorCode`).
+    public var code: ErrorCode { kind.code }
+    /// What failed and where, in one line; never a secret.
+    public var message: String { kind.description }
+    /// The error that caused this one, when there is one.
+    public var underlying: (any Error & Sendable)? { kind.underlying }
+    public var description: String { message }
+}
+
+extension KMSKeyError {
     /// A setting (the region) cannot be used.
-    case invalidSetting(String)
+    public static func invalidSetting(_ value: String) -> KMSKeyError { KMSKeyError(.invalidSetting(value)) }
     /// No credentials to sign the call with.
-    case credentials(CredentialsError)
+    public static func credentials(_ value: CredentialsError) -> KMSKeyError { KMSKeyError(.credentials(value)) }
     /// KMS could not be reached.
-    case unreachable(String)
+    public static func unreachable(_ value: String) -> KMSKeyError { KMSKeyError(.unreachable(value)) }
     /// KMS refused: a wrong or disabled key, a key the caller may not use, a blob made under
     /// another key.
-    case refused(action: String, code: String, message: String)
-    /// KMS's answer did not hold what it should.
-    case malformedAnswer(String)
-
-    public var description: String {
-        switch self {
-        case .invalidSetting(let problem): "KMS: \(problem)"
-        case .credentials(let error): "KMS: no credentials to sign with: \(error)"
-        case .unreachable(let problem): "KMS: \(problem)"
-        case .refused(let action, let code, let message): "KMS refused \(action): \(code)" + (message.isEmpty ? "" : ": \(message)")
-        case .malformedAnswer(let problem): "KMS: malformed answer: \(problem)"
-        }
+    public static func refused(action: String, code: String, message: String) -> KMSKeyError {
+        KMSKeyError(.refused(action: action, code: code, message: message))
     }
+    /// KMS's answer did not hold what it should.
+    public static func malformedAnswer(_ value: String) -> KMSKeyError { KMSKeyError(.malformedAnswer(value)) }
+}
 
-    /// `KMSKey.` and the case's name.
-    public var code: ErrorCode {
-        switch self {
-        case .invalidSetting: "KMSKey.invalidSetting"
-        case .credentials: "KMSKey.credentials"
-        case .unreachable: "KMSKey.unreachable"
-        case .refused: "KMSKey.refused"
-        case .malformedAnswer: "KMSKey.malformedAnswer"
+extension KMSKeyError {
+    /// Each failure with its details, for matching inside MultiAuth; callers switch on
+    /// ``KMSKeyError/code``.
+    package enum Kind: Sendable, Equatable, CustomStringConvertible, ErrorKind {
+        case invalidSetting(String)
+        case credentials(CredentialsError)
+        case unreachable(String)
+        case refused(action: String, code: String, message: String)
+        case malformedAnswer(String)
+
+        package var description: String {
+            switch self {
+            case .invalidSetting(let problem): "KMS: \(problem)"
+            case .credentials(let error): "KMS: no credentials to sign with: \(error)"
+            case .unreachable(let problem): "KMS: \(problem)"
+            case .refused(let action, let code, let message): "KMS refused \(action): \(code)" + (message.isEmpty ? "" : ": \(message)")
+            case .malformedAnswer(let problem): "KMS: malformed answer: \(problem)"
+            }
+        }
+
+        package var code: ErrorCode {
+            switch self {
+            case .invalidSetting: "KMSKey.invalidSetting"
+            case .credentials: "KMSKey.credentials"
+            case .unreachable: "KMSKey.unreachable"
+            case .refused: "KMSKey.refused"
+            case .malformedAnswer: "KMSKey.malformedAnswer"
+            }
         }
     }
 }

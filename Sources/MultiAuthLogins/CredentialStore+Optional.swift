@@ -7,7 +7,7 @@ extension CredentialStore {
     /// environment: for what a sign-in may use when it is there (a device, a TOTP secret).
     func itemIfPresent(service: String, account: String, environment: StoreEnvironment) async throws(TokenError) -> [UInt8]? {
         do { return try await get(service: service, account: account, environment: environment) } catch {
-            switch error {
+            switch error.kind {
             case .itemNotFound, .storeMissing, .environmentMismatch: return nil
             default: throw .storage(UnderlyingError(error))
             }

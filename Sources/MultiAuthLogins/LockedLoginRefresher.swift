@@ -56,7 +56,7 @@ struct LockedLoginRefresher: TokenRefresher {
     private func read(_ lease: StoreLease) async throws(TokenError) -> LoginRecord {
         var bytes: [UInt8]
         do { bytes = try await lease.get(service: LoginStore.service, account: name, environment: record.environment) } catch {
-            if case .itemNotFound = error { throw .loginRequired(name: name, reason: "the login was removed from \(logins.store.path)") }
+            if case .itemNotFound = error.kind { throw .loginRequired(name: name, reason: "the login was removed from \(logins.store.path)") }
             throw .storage(UnderlyingError(error))
         }
         defer { SecureMemory.zero(&bytes) }

@@ -79,7 +79,7 @@ public struct LoginStore: Sendable {
             defer { SecureMemory.zero(&bytes) }
             return try decode(bytes, name: name)
         } catch let error as StoreError {
-            if case .itemNotFound = error { throw .loginRequired(name: name, reason: "no such login in \(store.path)") }
+            if case .itemNotFound = error.kind { throw .loginRequired(name: name, reason: "no such login in \(store.path)") }
             throw .storage(UnderlyingError(error))
         } catch let error as TokenError {
             throw error

@@ -45,7 +45,7 @@ public struct StoredCognitoDevices: CognitoDeviceStore {
 
     public func remove(for userId: String) async throws(TokenError) {
         do { try await store.delete(service: Self.service, account: userId) } catch {
-            if case .itemNotFound = error { return }
+            if case .itemNotFound = error.kind { return }
             throw .storage(UnderlyingError(error))
         }
     }

@@ -88,9 +88,9 @@ package struct UpstreamForwarder: Sendable {
     /// stopped sending.
     static func bodyRefusal(_ error: BodyError, logger: Logger) -> (head: HTTPResponse, body: [UInt8]) {
         logger.info("request body refused", metadata: ["error": "\(error)"])
-        if case .tooLarge = error { return errorResponse(.contentTooLarge, "RequestEntityTooLargeException", "Request Too Long") }
-        if case .spoolFailed = error { return errorResponse(.internalServerError, "InternalServerErrorException", "Internal server error") }
-        if case .spoolFull = error { return errorResponse(.serviceUnavailable, "ServiceUnavailableException", "Too many request bodies at once; try again") }
+        if case .tooLarge = error.kind { return errorResponse(.contentTooLarge, "RequestEntityTooLargeException", "Request Too Long") }
+        if case .spoolFailed = error.kind { return errorResponse(.internalServerError, "InternalServerErrorException", "Internal server error") }
+        if case .spoolFull = error.kind { return errorResponse(.serviceUnavailable, "ServiceUnavailableException", "Too many request bodies at once; try again") }
         return errorResponse(.badRequest, "BadRequestException", "Invalid request body")
     }
 

@@ -99,7 +99,7 @@ struct GraphQLCommand: AsyncParsableCommand {
 
     /// 28 for a timeout, as `request` says; 1 for anything else.
     static func exitCode(for error: AppSyncClientError) -> Int32 {
-        guard case .request(_, _, let failure) = error else { return 1 }
+        guard case .request(_, _, let failure) = error.kind else { return 1 }
         return CurlExitCode.of(failure) == 28 ? 28 : 1
     }
 

@@ -118,7 +118,7 @@ struct EventsSubscribeCommand: AsyncParsableCommand {
 extension EventsError {
     /// Whether the command line, not the server, was wrong.
     var isUsage: Bool {
-        switch self {
+        switch self.kind {
         case .invalidChannel, .eventCount, .noWebSocket: true
         default: false
         }

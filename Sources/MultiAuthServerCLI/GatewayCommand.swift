@@ -143,7 +143,7 @@ struct GatewayCommand: AsyncParsableCommand {
                 do {
                     let secret = try await store.get(service: service, account: item.account, environment: environment)
                     table[item.account] = String(decoding: secret, as: UTF8.self)
-                } catch StoreError.environmentMismatch {
+                } catch let error as StoreError where error.code == "Store.environmentMismatch" {
                     StandardError.emit("multiauth: warning: \(flag): item '\(service)'/'\(item.account)' was stored for another environment; left out")
                 }
             }

@@ -42,7 +42,7 @@ struct SubscribeCommand: AsyncParsableCommand {
                 if let count, received >= count { return }
             }
         } catch let error as AppSyncClientError {
-            let usage: Bool = switch error {
+            let usage: Bool = switch error.kind {
             case .notASubscription, .invalidVariables, .noWebSocket: true
             default: false
             }

@@ -20,44 +20,87 @@ public struct VerifierCredential: Sendable, RedactedDescribing {
 }
 
 /// Why a request was rejected. Never includes a secret or the expected signature.
-public enum VerificationFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Neither an `Authorization` header nor an `X-Amz-Signature` query parameter.
-    case missingAuthorization
-    /// A part of the authorization is missing or unreadable; the value names the part.
-    case malformedAuthorization(String)
-    /// An authorization parameter or header is given more than once.
-    case repeatedParameter(String)
-    /// The algorithm is not `AWS4-HMAC-SHA256`.
-    case unsupportedAlgorithm(String)
-    /// The lookup knows no secret for this access key id.
-    case unknownAccessKey(String)
-    /// The credential requires a session token that the request lacks or gets wrong.
-    case sessionTokenMismatch
-    /// The credential scope's date, region or service is not this verifier's.
-    case scopeMismatch(String)
-    /// The signing time is older than the allowed skew (or the presigned expiry).
-    case expired
-    /// The signing time is further in the future than the allowed skew.
-    case notYetValid
-    /// `SignedHeaders` does not include `host`.
-    case hostNotSigned
-    /// The recomputed signature differs from the received one.
-    case signatureMismatch
+public struct VerificationFailure: CodedError, Sendable, Equatable {
+    /// The failure with its details.
+    package let kind: Kind
 
-    /// What went wrong, without any secret.
-    public var description: String {
-        switch self {
-        case .missingAuthorization: "no Authorization header or X-Amz-Signature parameter"
-        case .malformedAuthorization(let what): "malformed authorization: \(what)"
-        case .repeatedParameter(let name): "\(name) is given more than once"
-        case .unsupportedAlgorithm(let name): "unsupported algorithm '\(name)'"
-        case .unknownAccessKey(let id): "unknown access key id '\(id)'"
-        case .sessionTokenMismatch: "the session token is missing or wrong"
-        case .scopeMismatch(let field): "the credential scope's \(field) does not match"
-        case .expired: "the signature has expired"
-        case .notYetValid: "the signature is not yet valid"
-        case .hostNotSigned: "the host header is not signed"
-        case .signatureMismatch: "the signature does not match"
+    /// The error for `kind`.
+    package init(_ kind: Kind) { self.kind = kind }
+
+    /// What failed, as a stable name to switch on (an `ErrorCode`).
+    public var code: ErrorCode { kind.code }
+    /// What failed and where, in one line; never a secret.
+    public var message: String { kind.description }
+    /// The error that caused this one, when there is one.
+    public var underlying: (any Error & Sendable)? { kind.underlying }
+    public var description: String { message }
+}
+
+extension VerificationFailure {
+    /// Neither an `Authorization` header nor an `X-Amz-Signature` query parameter.
+    public static var missingAuthorization: VerificationFailure { VerificationFailure(.missingAuthorization) }
+    /// A part of the authorization is missing or unreadable; the value names the part.
+    public static func malformedAuthorization(_ value: String) -> VerificationFailure {
+        VerificationFailure(.malformedAuthorization(value))
+    }
+    /// An authorization parameter or header is given more than once.
+    public static func repeatedParameter(_ value: String) -> VerificationFailure {
+        VerificationFailure(.repeatedParameter(value))
+    }
+    /// The algorithm is not `AWS4-HMAC-SHA256`.
+    public static func unsupportedAlgorithm(_ value: String) -> VerificationFailure {
+        VerificationFailure(.unsupportedAlgorithm(value))
+    }
+    /// The lookup knows no secret for this access key id.
+    public static func unknownAccessKey(_ value: String) -> VerificationFailure {
+        VerificationFailure(.unknownAccessKey(value))
+    }
+    /// The credential requires a session token that the request lacks or gets wrong.
+    public static var sessionTokenMismatch: VerificationFailure { VerificationFailure(.sessionTokenMismatch) }
+    /// The credential scope's date, region or service is not this verifier's.
+    public static func scopeMismatch(_ value: String) -> VerificationFailure {
+        VerificationFailure(.scopeMismatch(value))
+    }
+    /// The signing time is older than the allowed skew (or the presigned expiry).
+    public static var expired: VerificationFailure { VerificationFailure(.expired) }
+    /// The signing time is further in the future than the allowed skew.
+    public static var notYetValid: VerificationFailure { VerificationFailure(.notYetValid) }
+    /// `SignedHeaders` does not include `host`.
+    public static var hostNotSigned: VerificationFailure { VerificationFailure(.hostNotSigned) }
+    /// The recomputed signature differs from the received one.
+    public static var signatureMismatch: VerificationFailure { VerificationFailure(.signatureMismatch) }
+}
+
+extension VerificationFailure {
+    /// Each failure with its details, for matching inside MultiAuth; callers switch on
+    /// ``VerificationFailure/code``.
+    package enum Kind: Sendable, Equatable, CustomStringConvertible, ErrorKind {
+        case missingAuthorization
+        case malformedAuthorization(String)
+        case repeatedParameter(String)
+        case unsupportedAlgorithm(String)
+        case unknownAccessKey(String)
+        case sessionTokenMismatch
+        case scopeMismatch(String)
+        case expired
+        case notYetValid
+        case hostNotSigned
+        case signatureMismatch
+
+        package var description: String {
+            switch self {
+            case .missingAuthorization: "no Authorization header or X-Amz-Signature parameter"
+            case .malformedAuthorization(let what): "malformed authorization: \(what)"
+            case .repeatedParameter(let name): "\(name) is given more than once"
+            case .unsupportedAlgorithm(let name): "unsupported algorithm '\(name)'"
+            case .unknownAccessKey(let id): "unknown access key id '\(id)'"
+            case .sessionTokenMismatch: "the session token is missing or wrong"
+            case .scopeMismatch(let field): "the credential scope's \(field) does not match"
+            case .expired: "the signature has expired"
+            case .notYetValid: "the signature is not yet valid"
+            case .hostNotSigned: "the host header is not signed"
+            case .signatureMismatch: "the signature does not match"
+            }
         }
     }
 }
@@ -322,5 +365,24 @@ public struct SigV4Verifier: Sendable {
         guard scope[0] == parsed.date.scopeDate else { return .scopeMismatch("date") }
         guard scope[1] == region else { return .scopeMismatch("region") }
         return .scopeMismatch("service")
+    }
+}
+
+extension VerificationFailure.Kind {
+    /// `Verification.` and the case's name, fixed once published.
+    package var code: ErrorCode {
+        switch self {
+        case .missingAuthorization: "Verification.missingAuthorization"
+        case .malformedAuthorization: "Verification.malformedAuthorization"
+        case .repeatedParameter: "Verification.repeatedParameter"
+        case .unsupportedAlgorithm: "Verification.unsupportedAlgorithm"
+        case .unknownAccessKey: "Verification.unknownAccessKey"
+        case .sessionTokenMismatch: "Verification.sessionTokenMismatch"
+        case .scopeMismatch: "Verification.scopeMismatch"
+        case .expired: "Verification.expired"
+        case .notYetValid: "Verification.notYetValid"
+        case .hostNotSigned: "Verification.hostNotSigned"
+        case .signatureMismatch: "Verification.signatureMismatch"
+        }
     }
 }

@@ -102,7 +102,7 @@ enum AtomicFile {
 /// The store's lock failures as ``StoreError``s.
 enum StoreLock {
     static func storeError(_ error: FileLockError, storePath: String) -> StoreError {
-        switch error {
+        switch error.kind {
         case .failed(let path, let reason): .writeFailed(path: path, reason: reason)
         case .timedOut(_, let waited): .locked(path: storePath, waitedSeconds: waited)
         }

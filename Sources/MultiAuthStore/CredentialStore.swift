@@ -178,7 +178,7 @@ public final class CredentialStore: Sendable {
             while true {
                 do throws(StoreError) { return try await modifyHoldingLock(change) } catch {
                     conflicts += 1
-                    guard case .conflict = error, ContinuousClock.now - start < lockTimeout else { throw error }
+                    guard case .conflict = error.kind, ContinuousClock.now - start < lockTimeout else { throw error }
                     try? await Backoff(base: .milliseconds(20), cap: .milliseconds(500)).wait(after: conflicts)
                 }
             }

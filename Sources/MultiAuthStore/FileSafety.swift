@@ -21,7 +21,7 @@ enum FileSafety {
 
 extension StoreError {
     init(_ error: PathSafetyError) {
-        switch error {
+        switch error.kind {
         case .unsafe(let path, let problem, let fix): self = .insecurePermissions(path: path, problem: problem, fix: fix)
         case .unreadable(let path, let reason): self = .readFailed(path: path, reason: reason)
         case .uncreatable(let path, let reason): self = .writeFailed(path: path, reason: reason)

@@ -51,7 +51,7 @@ public final class RefreshingTokenProvider: TokenProvider {
             let fresh = tokens.refreshed(with: try await refresher.refresh(tokens))
             return Expiring(fresh, expiresAt: Double(fresh.expiresAt))
         } catch {
-            throw error.refusesRefreshToken ? .loginRequired(name: name, reason: error.description) : error
+            throw error.kind.refusesRefreshToken ? .loginRequired(name: name, reason: error.description) : error
         }
     }
 
@@ -69,7 +69,7 @@ public final class RefreshingTokenProvider: TokenProvider {
 extension TokenError {
     /// True for failures that may pass (the provider unreachable, throttling, a timeout).
     var isTransient: Bool {
-        switch self {
+        switch self.kind {
         case .unreachable, .tooManyRequests, .timedOut: true
         default: false
         }

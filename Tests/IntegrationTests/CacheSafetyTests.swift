@@ -20,7 +20,7 @@ import Testing
             _ = try factory.client(named: "Default")
             return nil
         } catch {
-            guard case .cache(.insecurePermissions(let entry, let path, _, _)) = error, entry == "Default" else { return ("", "\(error)") }
+            guard case .cache(let cache) = error.kind, case .insecurePermissions(let entry, let path, _, _) = cache.kind, entry == "Default" else { return ("", "\(error)") }
             return (path, error.description)
         }
     }

@@ -49,7 +49,7 @@ extension ContainerTokenUsers {
             await #expect {
                 try await Self.ours(environment)
             } throws: { error in
-                guard case .serviceError(_, "HTTP 401", _) = error as? CredentialsError else { return false }
+                guard case .serviceError(_, "HTTP 401", _)? = (error as? CredentialsError)?.kind else { return false }
                 return !"\(error)".contains("wrong")
             }
             await #expect(try Self.botocore(environment)["error"] != nil)
@@ -66,7 +66,7 @@ extension ContainerTokenUsers {
             await #expect {
                 try await Self.ours(environment)
             } throws: { error in
-                guard case .refusedEndpoint(let source, _, let rule) = error as? CredentialsError else { return false }
+                guard case .refusedEndpoint(let source, _, let rule)? = (error as? CredentialsError)?.kind else { return false }
                 return source == "AWS_CONTAINER_CREDENTIALS_FULL_URI" && (rule.contains("loopback") || url.hasPrefix("ftp:"))
             }
             await #expect(try Self.botocore(environment)["error"] != nil)
@@ -85,13 +85,13 @@ extension ContainerTokenUsers {
             await #expect {
                 try await Self.ours(["AWS_CONTAINER_CREDENTIALS_FULL_URI": Peers.container + "/fail500", "AWS_CONTAINER_AUTHORIZATION_TOKEN": token])
             } throws: { error in
-                guard case .serviceError(_, "HTTP 500", _) = error as? CredentialsError else { return false }
+                guard case .serviceError(_, "HTTP 500", _)? = (error as? CredentialsError)?.kind else { return false }
                 return true
             }
             await #expect {
                 try await Self.ours(["AWS_CONTAINER_CREDENTIALS_FULL_URI": Peers.container + "/malformed", "AWS_CONTAINER_AUTHORIZATION_TOKEN": token])
             } throws: { error in
-                guard case .serviceError(_, "MalformedResponse", _) = error as? CredentialsError else { return false }
+                guard case .serviceError(_, "MalformedResponse", _)? = (error as? CredentialsError)?.kind else { return false }
                 return true
             }
         }

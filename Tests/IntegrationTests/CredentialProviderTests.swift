@@ -56,7 +56,7 @@ final class AWSFiles: Sendable {
         await #expect {
             try await ProfileCredentialsProvider(profile: "nope", environment: files.environment(), http: http).credentials()
         } throws: { error in
-            guard case CredentialsError.profileNotFound(let name, _) = error else { return false }
+            guard case .profileNotFound(let name, _)? = (error as? CredentialsError)?.kind else { return false }
             return name == "nope"
         }
     }
@@ -83,7 +83,7 @@ final class AWSFiles: Sendable {
             await #expect {
                 try await ProfileCredentialsProvider(profile: profile, environment: files.environment(), http: http).credentials()
             } throws: { error in
-                guard case CredentialsError.credentialProcessFailed(_, let reported) = error else { return false }
+                guard case .credentialProcessFailed(_, let reported)? = (error as? CredentialsError)?.kind else { return false }
                 return reported.contains(problem)
             }
         }

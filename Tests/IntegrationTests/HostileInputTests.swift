@@ -30,7 +30,7 @@ import Testing
         await #expect {
             try await CurlHTTPClient().send(request)
         } throws: { error in
-            guard case .invalidURL = error as? HTTPTransportError else { return false }
+            guard case .invalidURL? = (error as? HTTPTransportError)?.kind else { return false }
             return true
         }
     }

@@ -53,7 +53,7 @@ import Testing
         await #expect {
             try await Self.ours(environment)
         } throws: { error in
-            guard case .serviceError(_, "HTTP 405", let message) = error as? CredentialsError else { return false }
+            guard case .serviceError(_, "HTTP 405", let message)? = (error as? CredentialsError)?.kind else { return false }
             return message.contains("AWS_EC2_METADATA_V1_DISABLED")
         }
         await #expect(try Self.botocore(environment)["error"] != nil)
@@ -85,7 +85,7 @@ import Testing
         await #expect {
             try await Self.ours(Self.onlyIMDS("malformed/"))
         } throws: { error in
-            guard case .serviceError(let service, "MalformedResponse", _) = error as? CredentialsError else { return false }
+            guard case .serviceError(let service, "MalformedResponse", _)? = (error as? CredentialsError)?.kind else { return false }
             return service.contains("multiauth-instance-role") && !"\(error)".contains("html")
         }
         await #expect(try Self.botocore(Self.onlyIMDS("malformed/"))["error"] != nil)
@@ -100,7 +100,7 @@ import Testing
         await #expect {
             try await chain.credentials()
         } throws: { error in
-            guard case .notFound(let reasons) = error as? CredentialsError else { return false }
+            guard case .notFound(let reasons)? = (error as? CredentialsError)?.kind else { return false }
             return reasons.contains("did not answer the token request")
         }
         await #expect(throws: CredentialsError.notFound("instance metadata is disabled (AWS_EC2_METADATA_DISABLED)")) {
@@ -116,7 +116,7 @@ import Testing
         #expect {
             try InstanceMetadataSettings(environment: [variable: value])
         } throws: { error in
-            guard case .invalidSetting(let source, _) = error as? CredentialsError else { return false }
+            guard case .invalidSetting(let source, _)? = (error as? CredentialsError)?.kind else { return false }
             return source == variable
         }
     }

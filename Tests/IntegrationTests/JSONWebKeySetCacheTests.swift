@@ -103,7 +103,7 @@ import Testing
         await #expect {
             _ = try await JSONWebKeySetCache(url: Peers.api + "/open/not-a-key-set", sender: CurlHTTPClient())
         } throws: { error in
-            guard case .malformedResponse = error as? TokenError else { return false }
+            guard case .malformedResponse? = (error as? TokenError)?.kind else { return false }
             return true
         }
     }

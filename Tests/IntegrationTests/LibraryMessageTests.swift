@@ -28,7 +28,7 @@ struct LibraryMessageTests {
             }
         }
         let wrapped = TokenError.storage(UnderlyingError(StoreError.storeMissing(path: "/x/store"), context: "saving"))
-        guard case .storage(let underlying) = wrapped else { Issue.record("not .storage"); return }
+        guard case .storage(let underlying) = wrapped.kind else { Issue.record("not .storage"); return }
         #expect(underlying.error as? StoreError == .storeMissing(path: "/x/store"))
         #expect(underlying.code == "Store.storeMissing" && wrapped.code == "Token.storage")
         #expect(wrapped.description == "saving: no store at /x/store")

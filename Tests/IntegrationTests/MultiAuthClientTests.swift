@@ -194,7 +194,7 @@ final class AppSyncFixture: Sendable {
         await #expect {
             try await client.replayOfflineMutations()
         } throws: { error in
-            guard case .undecodableQueuedVariables(let entry, _) = error as? AppSyncClientError else { return false }
+            guard case .undecodableQueuedVariables(let entry, _)? = (error as? AppSyncClientError)?.kind else { return false }
             return entry == "Post_AWS_IAM"
         }
         #expect(try await client.pendingMutationCount() == 1)
@@ -221,7 +221,7 @@ final class AppSyncFixture: Sendable {
             _ = try factory.client(named: "Default")
             Issue.record("a damaged database opened")
         } catch {
-            guard case .cache(.corruptDatabase(let name, let file, let movedTo)) = error else { Issue.record("got \(error)"); return }
+            guard case .cache(let cache) = error.kind, case .corruptDatabase(let name, let file, let movedTo) = cache.kind else { Issue.record("got \(error)"); return }
             #expect(name == "Default" && file == path)
             #expect(FileManager.default.fileExists(atPath: movedTo))
             #expect(!FileManager.default.fileExists(atPath: path))
@@ -244,7 +244,7 @@ final class AppSyncFixture: Sendable {
         await #expect {
             try await client.query(Self.getPost, variables: .object(["id": .string("x")]))
         } throws: { error in
-            guard case .notJSON(let entry, _, let status, let type) = error as? AppSyncClientError else { return false }
+            guard case .notJSON(let entry, _, let status, let type)? = (error as? AppSyncClientError)?.kind else { return false }
             return entry == "Default" && status == 502 && type == "text/html"
         }
         // A mode without its provider.

@@ -39,7 +39,7 @@ import Testing
         await #expect {
             try await provider.currentTokens()
         } throws: { error in
-            guard case .loginRequired(let name, _) = error as? TokenError else { return false }
+            guard case .loginRequired(let name, _)? = (error as? TokenError)?.kind else { return false }
             return name == "ci"
         }
     }

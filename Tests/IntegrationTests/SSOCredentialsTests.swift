@@ -167,7 +167,7 @@ struct SSOHome {
         await #expect {
             try await Self.ours(home)
         } throws: { error in
-            guard case .ssoLoginNeeded(_, "multiauth login sso --profile dev") = error as? CredentialsError else { return false }
+            guard case .ssoLoginNeeded(_, "multiauth login sso --profile dev")? = (error as? CredentialsError)?.kind else { return false }
             return !"\(error)".contains("cached-access")
         }
         #expect(try await SSOHome.tokenCalls(home.cachedClient()) == before)
@@ -196,7 +196,7 @@ struct SSOHome {
         await #expect {
             try await Self.ours(home)
         } throws: { error in
-            guard case .ssoCache(let path, let problem) = error as? CredentialsError else { return false }
+            guard case .ssoCache(let path, let problem)? = (error as? CredentialsError)?.kind else { return false }
             return path == home.cachePath() && (problem.contains("other.awsapps.com") || problem.contains("is not an SSO token cache"))
         }
         #expect(try String(contentsOfFile: home.cachePath(), encoding: .utf8) == contents)
@@ -208,13 +208,13 @@ struct SSOHome {
         await #expect {
             try await Self.ours(home)
         } throws: { error in
-            guard case .ssoLoginNeeded(let what, _) = error as? CredentialsError else { return false }
+            guard case .ssoLoginNeeded(let what, _)? = (error as? CredentialsError)?.kind else { return false }
             return what.contains(SSOHome.corpCacheName)
         }
         await #expect {
             try await Self.ours(home, profile: "noaccount")
         } throws: { error in
-            guard case .incompleteProfile("noaccount", let problem) = error as? CredentialsError else { return false }
+            guard case .incompleteProfile("noaccount", let problem)? = (error as? CredentialsError)?.kind else { return false }
             return problem.contains("sso_account_id")
         }
     }

@@ -66,7 +66,7 @@ import Testing
     @Test(arguments: Kind.allCases) func theTLSOptionsAreHonoured(kind: Kind) async throws {
         try #require(!Peers.tlsUpstream.isEmpty, "the HTTPS upstream is not running")
         let untrusted = try await Self.get(Peers.tlsUpstream + "/tls/check", kind, options: .bounded(total: .seconds(30)))
-        guard case .failure(.tlsFailure(let host, _)) = untrusted else {
+        guard case .failure(let failure) = untrusted, case .tlsFailure(let host, _) = failure.kind else {
             Issue.record("not a TLS failure: \(untrusted)")
             return
         }
@@ -119,7 +119,7 @@ import Testing
             await #expect {
                 try await sender.send(try HTTPRequest(method: .post, wireURL: Peers.api + "/open/short"), body: .stream(stream))
             } throws: { error in
-                guard case .body(.shorterThanAnnounced(let body, let announced, let produced)) = error as? HTTPTransportError else { return false }
+                guard case .shorterThanAnnounced(let body, let announced, let produced)? = (error as? HTTPTransportError)?.cause(as: BodyError.self)?.kind else { return false }
                 return body == "the streamed body 'test stream'" && announced == 1000 && produced == 400
             }
         }
@@ -145,7 +145,7 @@ import Testing
             await #expect {
                 try await sender.send(try HTTPRequest(method: .get, wireURL: Peers.fault + "/stream/2048"), body: .empty, responseBody: .memory(limit: 1024))
             } throws: { error in
-                guard case .responseTooLarge(_, let limit) = error as? HTTPTransportError else { return false }
+                guard case .responseTooLarge(_, let limit)? = (error as? HTTPTransportError)?.kind else { return false }
                 return limit == 1024
             }
         }
@@ -156,7 +156,7 @@ import Testing
             await #expect {
                 try await sender.send(try HTTPRequest(method: .get, wireURL: Peers.fault + "/hang/x"))
             } throws: { error in
-                guard case .timedOut = error as? HTTPTransportError else { return false }
+                guard case .timedOut? = (error as? HTTPTransportError)?.kind else { return false }
                 return true
             }
         }
@@ -167,7 +167,7 @@ import Testing
             await #expect {
                 try await sender.send(try HTTPRequest(method: .get, wireURL: "http://127.0.0.1:1/x"))
             } throws: { error in
-                guard let error = error as? HTTPTransportError, case .connectionFailed(let host, _) = error else { return false }
+                guard let error = error as? HTTPTransportError, case .connectionFailed(let host, _) = error.kind else { return false }
                 return host == "127.0.0.1:1" && error.isTransient
             }
         }
@@ -181,7 +181,7 @@ import Testing
             await #expect {
                 try await sender.send(request)
             } throws: { error in
-                guard case .invalidURL = error as? HTTPTransportError else { return false }
+                guard case .invalidURL? = (error as? HTTPTransportError)?.kind else { return false }
                 return true
             }
         }

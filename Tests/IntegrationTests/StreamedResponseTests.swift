@@ -44,7 +44,7 @@ import Testing
         await #expect {
             try await CurlHTTPClient().send(request)
         } throws: { error in
-            guard case .responseTooLarge(_, let limit) = error as? HTTPTransportError else { return false }
+            guard case .responseTooLarge(_, let limit)? = (error as? HTTPTransportError)?.kind else { return false }
             return limit == 16 << 20
         }
         await #expect(throws: HTTPTransportError.self) {

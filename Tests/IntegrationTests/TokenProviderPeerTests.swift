@@ -59,7 +59,7 @@ final class CountingHTTPClient: HTTPSender {
         await #expect {
             try await authenticator(secret: true, wrongSecret: true).signIn(username: "alice", password: Array("Str0ng-Passw0rd!".utf8))
         } throws: { error in
-            guard case .notAuthorized(_, let message) = error as? TokenError else { return false }
+            guard case .notAuthorized(_, let message)? = (error as? TokenError)?.kind else { return false }
             return !message.contains(CognitoSecretHash.compute(username: "alice", clientId: setup?.secretClientId ?? "", clientSecret: "not-the-secret"))
         }
     }
@@ -71,7 +71,7 @@ final class CountingHTTPClient: HTTPSender {
             _ = try await cognito.signIn(username: "alice", password: Array(password.utf8), flow: .password)
             Issue.record("a wrong password signed in")
         } catch {
-            guard case .notAuthorized = error else { Issue.record("got \(error)"); return }
+            guard case .notAuthorized = error.kind else { Issue.record("got \(error)"); return }
             #expect(!error.description.contains(password))
         }
         await #expect(throws: TokenError.userNotFound(provider: "Cognito")) {
@@ -138,7 +138,7 @@ final class CountingHTTPClient: HTTPSender {
         await #expect {
             try await refused.clientCredentials()
         } throws: { error in
-            guard case .notAuthorized = error as? TokenError else { return false }
+            guard case .notAuthorized? = (error as? TokenError)?.kind else { return false }
             return !"\(error)".contains("wrong-secret-value")
         }
     }
@@ -153,7 +153,7 @@ final class CountingHTTPClient: HTTPSender {
         let provider = RefreshingTokenProvider(tokens: tokens, refresher: client, name: "old", refreshMargin: .seconds(1_000_000))
         await #expect(throws: TokenError.self) { try await provider.currentTokens() }
         do { _ = try await provider.currentTokens() } catch {
-            guard case .loginRequired(let name, _) = error else { Issue.record("got \(error)"); return }
+            guard case .loginRequired(let name, _) = error.kind else { Issue.record("got \(error)"); return }
             #expect(name == "old")
         }
         // Revocation (RFC 7009): afterwards the refresh token is refused the same way.
@@ -163,7 +163,7 @@ final class CountingHTTPClient: HTTPSender {
             _ = try await revoked.currentTokens()
             Issue.record("a revoked refresh token still refreshed")
         } catch {
-            guard case .loginRequired(let name, _) = error else { Issue.record("got \(error)"); return }
+            guard case .loginRequired(let name, _) = error.kind else { Issue.record("got \(error)"); return }
             #expect(name == "revoked")
         }
     }
@@ -204,7 +204,7 @@ final class CountingHTTPClient: HTTPSender {
         await #expect {
             try await client.pollDeviceToken(denied)
         } throws: { error in
-            if case .accessDenied = error as? TokenError { return true }
+            if case .accessDenied? = (error as? TokenError)?.kind { return true }
             return false
         }
         // A clock that jumps past the code's lifetime after the first poll: polling stops with "expired".
@@ -225,7 +225,7 @@ final class CountingHTTPClient: HTTPSender {
         await #expect {
             try await OpenIDConnectClient.discover(closed, http: CurlHTTPClient())
         } throws: { error in
-            if case .unreachable = error as? TokenError { return true }
+            if case .unreachable? = (error as? TokenError)?.kind { return true }
             return false
         }
         // The verifying API server answers /open/... with JSON that is no discovery document.
@@ -233,7 +233,7 @@ final class CountingHTTPClient: HTTPSender {
         await #expect {
             try await OpenIDConnectClient.discover(notOIDC, http: CurlHTTPClient())
         } throws: { error in
-            if case .malformedResponse = error as? TokenError { return true }
+            if case .malformedResponse? = (error as? TokenError)?.kind { return true }
             return false
         }
     }

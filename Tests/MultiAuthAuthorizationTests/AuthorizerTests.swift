@@ -30,7 +30,7 @@ struct AuthorizerTests {
         await #expect {
             _ = try await authorizer.authorize(Self.listUsers, body: .empty, at: Self.date)
         } throws: { error in
-            guard case .credentials(let cause) = error as? AuthorizationError else { return false }
+            guard case .credentials(let cause)? = (error as? AuthorizationError)?.kind else { return false }
             return !"\(cause)".contains(Self.exampleKey.secretAccessKey)
         }
     }
@@ -55,7 +55,7 @@ struct AuthorizerTests {
             await #expect {
                 _ = try await authorizer.authorize(Self.listUsers, body: .empty, at: Self.date)
             } throws: { error in
-                guard case .invalidSecret = error as? AuthorizationError else { return false }
+                guard case .invalidSecret? = (error as? AuthorizationError)?.kind else { return false }
                 return !"\(error)".contains("X-Evil")
             }
         }

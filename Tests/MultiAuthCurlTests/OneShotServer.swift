@@ -19,16 +19,9 @@ final class OneShotServer: @unchecked Sendable {
 
     /// Listens; `answer` is written after the request head arrives (nil: close without a word).
     init(answer: String?) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (fd, port) = try Self.listening()
         listener = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0, listen(fd, 1) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         Thread.detachNewThread { [self] in
             let connection = accept(fd, nil, nil)
             guard connection >= 0 else { return }
@@ -48,9 +41,26 @@ final class OneShotServer: @unchecked Sendable {
 
     /// A port nothing listens on: bound, then closed.
     static func closedPort() throws -> Int {
-        let server = try OneShotServer(answer: nil)
-        close(server.listener)
-        return server.port
+        let (fd, port) = try listening()
+        close(fd)
+        return port
+    }
+
+    /// A socket listening on 127.0.0.1 at a port the kernel picked.
+    private static func listening() throws -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard fd >= 0, bound == 0, listen(fd, 1) == 0 else {
+            let code = POSIXErrorCode(rawValue: errno) ?? .EADDRNOTAVAIL
+            close(fd)
+            throw POSIXError(code)
+        }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// The request head the server read (waits up to 10 s for it).
@@ -59,7 +69,11 @@ final class OneShotServer: @unchecked Sendable {
         return head
     }
 
-    deinit { close(listener) }
+    // shutdown wakes the thread still waiting in accept, so it never takes a later socket's number.
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
 }
 
 extension Array where Element == UInt8 {

@@ -34,7 +34,7 @@ import Testing
         let finished = Mutex(false)
         Task { _ = await outcome.value; finished.withLock { $0 = true } }
         try await clock.drive(step: .milliseconds(500)) { finished.withLock { $0 } }
-        guard case .failure(let error) = await outcome.value, case RealtimeError.gaveUp(_, let attempts, let reason) = error else {
+        guard case .failure(let error) = await outcome.value, case .gaveUp(_, let attempts, let reason)? = (error as? RealtimeError)?.kind else {
             Issue.record("expected gaveUp")
             return
         }
@@ -70,7 +70,8 @@ import Testing
                 values.append(data["n"]?.integerValue ?? 0)
             }
             Issue.record("the stream ended without an error")
-        } catch RealtimeError.subscriberBehind(_, let limit) {
+        } catch let error as RealtimeError {
+            guard case .subscriberBehind(_, let limit) = error.kind else { throw error }
             #expect(limit == 5)
         }
         #expect(values == [1, 2, 3, 4, 5])
@@ -99,7 +100,7 @@ import Testing
             return []
         }
         let stream = await Self.connection(server, ManualClock()).subscribe("{}")
-        guard case .failure(let error) = await Self.outcome(stream), case RealtimeError.subscriptionRefused(_, let errors) = error else {
+        guard case .failure(let error) = await Self.outcome(stream), case .subscriptionRefused(_, let errors)? = (error as? RealtimeError)?.kind else {
             Issue.record("expected subscriptionRefused")
             return
         }
@@ -120,7 +121,7 @@ import Testing
         let streams = [await connection.subscribe("{}"), await connection.subscribe("{}")]
         server.release()
         for stream in streams {
-            guard case .failure(let error) = await Self.outcome(stream), case RealtimeError.connectionRefused = error else {
+            guard case .failure(let error) = await Self.outcome(stream), case .connectionRefused? = (error as? RealtimeError)?.kind else {
                 Issue.record("expected connectionRefused")
                 return
             }
@@ -165,7 +166,7 @@ import Testing
         let finished = Mutex(false)
         Task { _ = await outcome.value; finished.withLock { $0 = true } }
         try await clock.drive(step: .milliseconds(100)) { finished.withLock { $0 } }
-        guard case .failure(let error) = await outcome.value, case RealtimeError.gaveUp(_, let attempts, _) = error else {
+        guard case .failure(let error) = await outcome.value, case .gaveUp(_, let attempts, _)? = (error as? RealtimeError)?.kind else {
             Issue.record("expected gaveUp")
             return
         }

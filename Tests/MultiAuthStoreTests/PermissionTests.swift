@@ -8,7 +8,7 @@ import Testing
         await #expect {
             try await store.list()
         } throws: { error in
-            guard case StoreError.insecurePermissions(let reported, _, _) = error else { return false }
+            guard case .insecurePermissions(let reported, _, _)? = (error as? StoreError)?.kind else { return false }
             return reported == path
         }
     }
@@ -65,12 +65,12 @@ import Testing
         let store = try await keyFileStore(in: folder)
         writeBytes(Array("not hex\n".utf8), to: folder.file("key"))
         await #expect { try await reopened(store, in: folder).list() } throws: { error in
-            guard case StoreError.keyUnavailable(let reason) = error else { return false }
+            guard case .keyUnavailable(let reason)? = (error as? StoreError)?.kind else { return false }
             return reason.contains("malformed")
         }
         let other = CredentialStore(path: store.path, keySource: .keyFile(path: folder.file("absent")))
         await #expect { try await other.list() } throws: { error in
-            guard case StoreError.keyUnavailable = error else { return false }
+            guard case .keyUnavailable? = (error as? StoreError)?.kind else { return false }
             return true
         }
     }

@@ -103,7 +103,7 @@ import Testing
         await #expect {
             try await store.set([1], service: "s", account: "a")
         } throws: { error in
-            guard case StoreError.locked(let path, let waited) = error else { return false }
+            guard case .locked(let path, let waited)? = (error as? StoreError)?.kind else { return false }
             return path == store.path && waited >= 0.2
         }
     }

@@ -20,7 +20,7 @@ import Testing
                 _ = try await view.list()
                 Issue.record("flip at byte \(offset) was not detected")
             } catch {
-                switch error {
+                switch error.kind {
                 case .corrupted: break
                 case .unsupportedVersion where offset == 8 || offset == 9: break
                 default: Issue.record("flip at byte \(offset) gave \(error)")
@@ -42,7 +42,7 @@ import Testing
                 _ = try await reopened(store, in: folder).list()
                 Issue.record("truncation to \(length) bytes was not detected")
             } catch {
-                guard case .corrupted = error else {
+                guard case .corrupted = error.kind else {
                     Issue.record("length \(length) gave \(error)")
                     continue
                 }

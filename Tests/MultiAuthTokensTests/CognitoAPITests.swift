@@ -33,7 +33,7 @@ import Testing
         let refusal = #"{"__type":"com.amazon.cognito#NotAuthorizedException","message":"Invalid token unit-refresh-token-value"}"#
         let sender = ScriptedSender([.answer(400, refusal)])
         let error = await #expect(throws: TokenError.self) { try await Self.authenticator(sender).refresh(Self.tokens) }
-        guard case .notAuthorized(_, let message)? = error else {
+        guard case .notAuthorized(_, let message)?? = error?.kind else {
             Issue.record("not notAuthorized: \(String(describing: error))")
             return
         }
@@ -44,7 +44,7 @@ import Testing
     @Test func aBodyThatIsNotJSONIsAMalformedResponse() async throws {
         let sender = ScriptedSender([.answer(200, "<html>maintenance</html>")])
         let error = await #expect(throws: TokenError.self) { try await Self.authenticator(sender).refresh(Self.tokens) }
-        guard case .malformedResponse? = error else {
+        guard case .malformedResponse?? = error?.kind else {
             Issue.record("not malformedResponse: \(String(describing: error))")
             return
         }

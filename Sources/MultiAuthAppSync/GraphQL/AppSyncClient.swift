@@ -99,7 +99,7 @@ public final class AppSyncClient: Sendable {
             do throws(AppSyncClientError) {
                 _ = try await replayQueued()
                 return .completed(try await send(operation, variables, through: mutationHTTP).result)
-            } catch where queueWhenOffline && error.isNetworkFailure {
+            } catch where queueWhenOffline && error.kind.isNetworkFailure {
                 logger.debug("mutation queued offline", metadata: ["client": "\(entry.name)", "reason": "\(error)"])
                 do { return .queued(id: try await queue.enqueue(operation: operation, variables: variables, at: Self.now())) } catch {
                     throw .cache(.database(entry: entry.name, file: databases.offlineMutationsPath, reason: "\(error)"))
@@ -123,7 +123,7 @@ public final class AppSyncClient: Sendable {
     /// processes never replay the same queued mutation, nor send a new one past it.
     private func lockQueue() async throws(AppSyncClientError) -> HeldFileLock {
         do { return try await FileLock.acquire(path: databases.offlineMutationsPath + ".lock", timeout: .seconds(30)) } catch {
-            let reason = switch error {
+            let reason = switch error.kind {
             case .timedOut(_, let waited): "another process kept the offline queue locked for \(Int(waited.rounded())) s"
             case .failed(_, let reason): "cannot lock the offline queue: \(reason)"
             }

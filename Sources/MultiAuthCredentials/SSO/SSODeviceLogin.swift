@@ -81,7 +81,7 @@ public struct SSODeviceLogin: Sendable {
                 return try await oidc.createToken(
                     clientId: registration.clientId, clientSecret: registration.clientSecret, grant: .deviceCode(device.deviceCode))
             } catch {
-                guard case .serviceError(_, let code, _) = error else { throw error }
+                guard case .serviceError(_, let code, _) = error.kind else { throw error }
                 switch code {
                 case "AuthorizationPendingException", "authorization_pending": break
                 case "SlowDownException", "slow_down": interval += 5

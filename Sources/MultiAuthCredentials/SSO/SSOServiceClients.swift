@@ -35,7 +35,7 @@ struct SSOServiceCall {
         let operation = AWSOperation.restJSON(name, method: method, path: pathAndQuery, headers: headers, body: body)
         do throws(AWSCallError) { return try await client.json(operation, as: Answer.self, signedWith: nil) } catch {
             var mapped = CredentialsError(error)
-            switch mapped {
+            switch mapped.kind {
             case .serviceError(_, let code, let message): mapped = .serviceError(service: "\(service) \(name)", code: code, message: message)
             case .transport(_, let problem): mapped = .transport(service: "\(service) \(name)", problem: problem)
             default: break

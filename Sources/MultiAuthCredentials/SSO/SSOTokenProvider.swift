@@ -59,7 +59,7 @@ public struct SSOTokenProvider: Sendable {
         do throws(CredentialsError) {
             return try await refreshed()
         } catch {
-            if case .ssoCache = error { throw error }
+            if case .ssoCache = error.kind { throw error }
             return try stillValid(token, reason: "expired and the refresh failed (\(error))")
         }
     }
@@ -152,7 +152,7 @@ public struct SSOCredentialsProvider: CredentialsProvider {
         do throws(CredentialsError) {
             return try await portal.roleCredentials(accountId: accountId, roleName: roleName, accessToken: token)
         } catch {
-            if case .serviceError(_, "UnauthorizedException", _) = error {
+            if case .serviceError(_, "UnauthorizedException", _) = error.kind {
                 throw .ssoLoginNeeded(what: "the SSO portal no longer accepts the login for \(tokens.configuration.startURL)", command: tokens.loginCommand)
             }
             throw error

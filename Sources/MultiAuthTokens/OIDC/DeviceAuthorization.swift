@@ -47,10 +47,9 @@ extension OpenIDConnectClient {
             do { try await Task.sleep(for: .seconds(interval)) } catch { throw .timedOut(what: "the device approval (cancelled)", seconds: 0) }
             do {
                 return try await tokenRequest(form, nonce: nil, secrets: [authorization.deviceCode])
-            } catch .service(_, let code, _) where code == "authorization_pending" {
-                continue
-            } catch .service(_, let code, _) where code == "slow_down" {
-                interval += 5
+            } catch {
+                guard case .service(_, let code, _) = error.kind, ["authorization_pending", "slow_down"].contains(code) else { throw error }
+                if code == "slow_down" { interval += 5 }
             }
         }
         throw .deviceCodeExpired
