@@ -334,7 +334,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "MultiAuthAuthorizationTests",
-            dependencies: ["MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthSigV4", "MultiAuthCore", httpTypes], swiftSettings: strict),
+            dependencies: ["MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthSigV4", "MultiAuthCore", "MultiAuthHTTP", "MultiAuthTesting", httpTypes],
+            swiftSettings: strict),
         .testTarget(name: "MultiAuthCurlTests", dependencies: ["MultiAuthCurl", httpTypes], swiftSettings: strict),
         .testTarget(
             name: "MultiAuthInboundAuthorizationTests",

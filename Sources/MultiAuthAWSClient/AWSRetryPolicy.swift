@@ -87,14 +87,19 @@ package struct AWSRetryPolicy: Sendable, Equatable {
 }
 
 /// The retry quota one client's calls share (botocore's `RetryQuota`: 500 to start).
-final class RetryQuota: Sendable {
+package final class RetryQuota: Sendable {
     private let available = Mutex(500)
     static let capacity = 500
-    static let retryCost = 5
-    static let timeoutRetryCost = 10
+    /// What a retry takes.
+    package static let retryCost = 5
+    /// What a retry after a timeout takes.
+    package static let timeoutRetryCost = 10
+
+    /// A full quota.
+    package init() {}
 
     /// Takes `amount` for a retry; false when the quota is spent.
-    func acquire(_ amount: Int) -> Bool {
+    package func acquire(_ amount: Int) -> Bool {
         available.withLock { left in
             guard amount <= left else { return false }
             left -= amount
@@ -103,7 +108,7 @@ final class RetryQuota: Sendable {
     }
 
     /// Gives `amount` back, up to the capacity.
-    func release(_ amount: Int) { available.withLock { $0 = min(Self.capacity, $0 + amount) } }
+    package func release(_ amount: Int) { available.withLock { $0 = min(Self.capacity, $0 + amount) } }
 
-    var remaining: Int { available.withLock { $0 } }
+    package var remaining: Int { available.withLock { $0 } }
 }

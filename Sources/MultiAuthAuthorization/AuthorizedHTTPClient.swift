@@ -14,7 +14,10 @@ import Foundation
 /// Sends requests through an authorizer, with retries and clock-skew correction.
 ///
 /// Retries: connection errors, 5xx, 429 and throttling error codes, waiting as `retry`
-/// says (`Backoff`: exponential with jitter, 3 attempts by default). Clock skew: when the server
+/// says (`Backoff`: exponential with jitter, 3 attempts by default). As the AWS client does,
+/// a client's calls share botocore's retry quota (500; a retry takes 5, or 10 after a
+/// timeout; a success gives 1 or its retry's cost back), so a failing service is not retried
+/// into an outage, and no wait runs past the command's deadline (`Deadline`). Clock skew: when the server
 /// rejects the signing time (RequestTimeTooSkewed, RequestExpired, RequestInTheFuture,
 /// InvalidSignatureException "Signature expired"/"not yet current"), the offset is taken
 /// from its `Date` header, the request is authorized again, and the offset is kept.
@@ -25,6 +28,7 @@ public final class AuthorizedHTTPClient: Sendable {
     /// The authorizer every request goes through.
     public let authorizer: any RequestAuthorizer
     private let retry: Backoff
+    private let quota = RetryQuota()
     private let logger: Logger
     /// The time requests are signed for, corrected when a server rejects it.
     public let clock: SigningClock
@@ -53,6 +57,7 @@ public final class AuthorizedHTTPClient: Sendable {
     ) async throws(RequestError) -> (response: ReceivedResponse, sent: AuthorizedRequest) {
         var correctedSkew = false
         var attempt = 0
+        var lastCost: Int?
         while true {
             attempt += 1
             let date = clock.signingDate()
@@ -69,16 +74,18 @@ public final class AuthorizedHTTPClient: Sendable {
                     correctedSkew = true
                     continue
                 }
-                if retry.allowsRetry(after: attempt), canRepeat, ServerErrors.isRetryable(response) {
+                if canRepeat, ServerErrors.isRetryable(response), try await retried(after: attempt, cost: RetryQuota.retryCost) {
                     logger.debug("retrying", metadata: ["attempt": "\(attempt)", "reason": "HTTP \(response.status) \(ServerErrors.code(response) ?? "")"])
-                    try await backoff(after: attempt)
+                    lastCost = RetryQuota.retryCost
                     continue
                 }
+                if response.status < 300 { quota.release(lastCost ?? 1) }
                 return (response, authorized)
             case .failure(let error):
-                if retry.allowsRetry(after: attempt), canRepeat, error.isTransient {
+                let cost = error.code == "HTTPTransport.timedOut" ? RetryQuota.timeoutRetryCost : RetryQuota.retryCost
+                if canRepeat, error.isTransient, try await retried(after: attempt, cost: cost) {
                     logger.debug("retrying", metadata: ["attempt": "\(attempt)", "reason": "\(error)"])
-                    try await backoff(after: attempt)
+                    lastCost = cost
                     continue
                 }
                 throw .transport(error)
@@ -86,8 +93,15 @@ public final class AuthorizedHTTPClient: Sendable {
         }
     }
 
-    private func backoff(after failures: Int) async throws(RequestError) {
-        do { try await retry.wait(after: failures) } catch { throw .transport(.cancelled) }
+    /// Waits before another attempt when one is allowed: attempts left, `cost` taken from the
+    /// quota, and the wait ending before the deadline. False when no retry may follow.
+    private func retried(after failures: Int, cost: Int) async throws(RequestError) -> Bool {
+        let wait = retry.delay(after: failures)
+        guard retry.allowsRetry(after: failures), Deadline.current.map({ .now + wait < $0 }) ?? true, quota.acquire(cost) else {
+            return false
+        }
+        do { try await clock.source.sleep(for: wait) } catch { throw .transport(.cancelled) }
+        return true
     }
 }
 
