@@ -338,6 +338,21 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "MultiAuthCurlTests", dependencies: ["MultiAuthCurl", httpTypes], swiftSettings: strict),
         .testTarget(
+            name: "MultiAuthCachedSessionsTests",
+            dependencies: ["MultiAuthCachedSessions", "MultiAuthCredentials", "MultiAuthStore", "MultiAuthTesting", "MultiAuthSigV4", "MultiAuthCore"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MultiAuthLoginsTests",
+            dependencies: ["MultiAuthLogins", "MultiAuthTokens", "MultiAuthStore", "MultiAuthTesting", "MultiAuthCore"], swiftSettings: strict),
+        .testTarget(
+            name: "MultiAuthKMSStoreKeysTests",
+            dependencies: ["MultiAuthKMSStoreKeys", "MultiAuthCredentials", "MultiAuthStore", "MultiAuthTesting", "MultiAuthSigV4", "MultiAuthCore", httpTypes],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MultiAuthAWSStoreBackendsTests",
+            dependencies: ["MultiAuthAWSStoreBackends", "MultiAuthCredentials", "MultiAuthStore", "MultiAuthTesting", "MultiAuthSigV4", "MultiAuthCore", httpTypes],
+            swiftSettings: strict),
+        .testTarget(
             name: "MultiAuthInboundAuthorizationTests",
             dependencies: ["MultiAuthInboundAuthorization", "MultiAuthJSONWebTokens", "MultiAuthSigV4", "MultiAuthCore", httpTypes],
             swiftSettings: strict),
@@ -350,7 +365,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(
-            name: "MultiAuthStoreTests", dependencies: ["MultiAuthStore", "MultiAuthCrypto"], swiftSettings: strict),
+            name: "MultiAuthStoreTests", dependencies: ["MultiAuthStore", "MultiAuthCrypto", "MultiAuthTesting"], swiftSettings: strict),
         .testTarget(name: "MultiAuthSigV4Tests", dependencies: ["MultiAuthSigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
         // Suites, oracles and the `multiauth` executable end to end.
         .testTarget(

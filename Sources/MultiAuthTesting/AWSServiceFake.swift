@@ -33,6 +33,9 @@ public final class AWSServiceFake: HTTPSender {
         case garbage
         /// The connection closed before any answer.
         case reset
+        /// A refusal with the service's error `code` (`ResourceNotFoundException`,
+        /// `IncorrectKeyException`, ...) and HTTP 400, in the protocol's error form.
+        case refuse(code: String, message: String)
     }
 
     private struct State {
@@ -104,6 +107,7 @@ public final class AWSServiceFake: HTTPSender {
     private func failure(_ fault: Fault) -> ReceivedResponse {
         let expired = "Signature expired: 20261127T000000Z is now earlier than 20261127T010000Z (20261127T011500Z - 15 min.)"
         switch (fault, wire) {
+        case (.refuse(let code, let message), _): return failure(code: code, status: 400, message: message)
         case (.throttle, .query): return failure(code: "Throttling", status: 400, message: "Rate exceeded")
         case (.throttle, .json): return failure(code: "ThrottlingException", status: 400, message: "Rate exceeded")
         case (.throttle, .restJSON): return failure(code: "TooManyRequestsException", status: 429, message: "Rate exceeded")

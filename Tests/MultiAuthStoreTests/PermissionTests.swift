@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuthStore
+import MultiAuthTesting
 import Testing
 
 /// ssh-style refusals: open to others, owned by someone else, a symlink.

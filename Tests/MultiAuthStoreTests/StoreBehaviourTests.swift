@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuthStore
+import MultiAuthTesting
 import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct StoreBehaviourTests {

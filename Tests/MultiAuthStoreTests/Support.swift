@@ -1,20 +1,7 @@
 import Foundation
 import MultiAuthCrypto
 import MultiAuthStore
-
-/// A fresh private folder per test, removed afterwards.
-final class TemporaryFolder: Sendable {
-    let path: String
-
-    init() {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("multiauth-store-\(UUID().uuidString)").path
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
+import MultiAuthTesting
 
 /// A store unlocked by a key file in `folder`, initialized.
 func keyFileStore(in folder: TemporaryFolder, lockTimeout: Duration = .seconds(5)) async throws -> CredentialStore {

@@ -1,5 +1,6 @@
 import Foundation
 import MultiAuthStore
+import MultiAuthTesting
 import Testing
 
 /// Every single-byte change and every truncation is detected, and the damaged file is
