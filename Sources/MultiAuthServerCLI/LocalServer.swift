@@ -22,7 +22,8 @@ enum LocalServer {
     static let idleTimeout = TimeAmount.seconds(60)
 
     /// Serves `forwarding` on `listen` until a stop signal; prints `<name>: listening on http://HOST:PORT, <detail>`
-    /// on standard error once the port is open (the actual port when `listen` asked for 0).
+    /// on standard error once the port is open (the actual port when `listen` asked for 0),
+    /// and then tells systemd it is ready (``SystemdNotify``).
     /// With `observability`, every exchange is reported (`identify` names what a request
     /// presented), and its metrics listener runs beside the server, its `/healthz` saying
     /// `problem` (nil: healthy) until the server drains.
@@ -47,6 +48,7 @@ enum LocalServer {
         let running: @Sendable (any Channel) async -> Void = { channel in
             let port = channel.localAddress?.port ?? listen.port
             StandardError.emit("\(name.replacing("-", with: " ")): listening on \(scheme)://\(listen.host):\(port), \(detail)")
+            SystemdNotify.send("READY=1\nSTATUS=listening on \(scheme)://\(listen.host):\(port)")
         }
         let server: any Service
         if let tls = try tlsConfiguration(options) {
