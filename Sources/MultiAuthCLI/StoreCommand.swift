@@ -184,9 +184,9 @@ package struct StoreOptions: ParsableArguments {
         name: [.customLong("path"), .customLong("store")],
         help: "The store: a file, or postgres://USER@HOST:PORT/DB[?sslmode=…&store=NAME] (password from PGPASSWORD or the URL), secretsmanager://REGION/NAME or ssm://REGION/NAME (default: MULTIAUTH_STORE, else $XDG_DATA_HOME/multiauth/credentials.store).")
     package var path: String?
-    @Option(help: "Unlock with this key file (64 hex digits, mode 0600) instead of a passphrase (default: MULTIAUTH_STORE_KEY_FILE).")
+    @Option(help: ArgumentHelp("Unlock with this key file (64 hex digits, mode 0600) instead of a passphrase (default: MULTIAUTH_STORE_KEY_FILE)." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
     var keyFile: String?
-    @Option(help: "Read the passphrase from this file (mode 0600) instead of MULTIAUTH_STORE_PASSPHRASE or a prompt; from either, one trailing line ending is removed and an empty passphrase is refused.")
+    @Option(help: ArgumentHelp("Read the passphrase from this file (mode 0600) instead of MULTIAUTH_STORE_PASSPHRASE or a prompt; from either, one trailing line ending is removed and an empty passphrase is refused." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
     package var passphraseFile: String?
     @Option(help: "Seconds to wait for another process's lock (0 to 600).") var lockTimeout: Double = 5
     @Option(help: "Key the store with an AWS KMS data key instead of a passphrase or key file: KMS makes it (GenerateDataKey) at init, only its wrapped form is kept beside the store (STORE.kms-key for a file), and KMS unwraps it (Decrypt) each time the store opens. A key id, alias or ARN; the region is the ARN's, else AWS_REGION's; credentials come from the default chain.")

@@ -32,7 +32,7 @@ struct GatewayCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var server: ServerOptions
-    @Option(help: "A JSON file {\"ACCESS_KEY_ID\": \"secret\", …} of the key pairs whose signatures pass (mode 0600).")
+    @Option(help: ArgumentHelp("A JSON file {\"ACCESS_KEY_ID\": \"secret\", …} of the key pairs whose signatures pass (mode 0600)." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
     var iamCredentials: String?
     @Option(help: "Read the key pairs whose signatures pass from the credential store: every item of this service name, its account being the access key id ('multiauth store set SERVICE AKID' stores one). Read at start, again whenever the store changes (see --refresh-interval), and on SIGHUP.")
     var iamStore: String?
@@ -44,7 +44,7 @@ struct GatewayCommand: AsyncParsableCommand {
     @OptionGroup var storeEnvironment: EnvironmentOptions
     @Option(name: .customLong("api-key"), help: "An accepted API key, as NAME=KEY or NAME=@FILE (repeatable); the name is forwarded, never the key.")
     var apiKeys: [String] = []
-    @Option(help: "A JSON file {\"NAME\": \"KEY\", …} of accepted API keys (mode 0600), re-read on SIGHUP with --iam-credentials.")
+    @Option(help: ArgumentHelp("A JSON file {\"NAME\": \"KEY\", …} of accepted API keys (mode 0600), re-read on SIGHUP with --iam-credentials." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
     var apiKeyFile: String?
     @Option(help: "JWKS URL of the user pool or OIDC provider whose tokens pass (with --issuer and --audience).") var jwksUrl: String?
     @Option(help: "The accepted JWT issuer.") var issuer: String?

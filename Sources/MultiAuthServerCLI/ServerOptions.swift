@@ -9,9 +9,10 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Address to listen on, HOST:PORT (port 0 picks a free one).") var listen = "127.0.0.1:8080"
     @Option(help: "The upstream base URL; the received path and query are appended.") var upstream: String?
     @OptionGroup var observe: ObservabilityOptions
-    @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key); a plain-HTTP request on the port is refused.")
+    @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key); a plain-HTTP request on the port is refused." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
     var tlsCert: String?
-    @Option(help: "The PEM private key of --tls-cert (mode 0600).") var tlsKey: String?
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert (mode 0600)." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
+    var tlsKey: String?
     @Option(help: "Seconds the upstream has to answer before the client gets 504 (API Gateway's limit: 29).")
     var upstreamTimeout: Double = 29
     @Option(help: "Seconds a client has to send a whole request head, from connecting or from the last response (a client trickling its headers is cut off).")
@@ -25,7 +26,7 @@ struct ServerOptions: ParsableArguments {
 
     /// `--max-spool`, or its default for bodies of at most `maxBody` bytes.
     func spoolBudget(maxBody: Int) -> SpoolBudget { SpoolBudget(capacity: maxSpool ?? max(2 * maxBody, 1 << 30)) }
-    @Option(help: "A PEM file of CA certificates to trust for an https:// upstream instead of the system's.")
+    @Option(help: ArgumentHelp("A PEM file of CA certificates to trust for an https:// upstream instead of the system's." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
     var upstreamCaBundle: String?
     @Flag(help: "Do not verify the https:// upstream's certificate or name (anyone on the path can then read and change the traffic; for test set-ups only).")
     var upstreamInsecure = false

@@ -1,10 +1,14 @@
 import Foundation
+import HTTPTypes
+import MultiAuthCore
+import MultiAuthCurl
+import MultiAuthHTTP
 import Testing
 
 /// `Type=notify` readiness: the gateway sends `READY=1` to `$NOTIFY_SOCKET` once its port is
 /// open, as sd_notify(3) specifies (one datagram of newline-separated `KEY=VALUE` lines, to a
 /// path or, with a leading `@`, an abstract socket). The test's socket stands in for systemd.
-@Suite(.timeLimit(.minutes(1))) struct SystemdNotifyTests {
+@Suite(.timeLimit(.minutes(1))) struct SystemdTests {
     /// A datagram socket bound to `name` (a path, or `@NAME`), read with a timeout.
     final class NotifySocket {
         let fd: Int32
@@ -45,5 +49,26 @@ import Testing
         defer { _ = gateway.stop() }
         let notice = try #require(systemd.receive())
         #expect(notice == "READY=1\nSTATUS=listening on \(gateway.url)")
+    }
+
+    /// `LoadCredential=keys:/etc/…` gives the service `$CREDENTIALS_DIRECTORY/keys`; a file
+    /// option `credential:keys` reads it, and without the variable the start fails saying so.
+    @Test func aFileOptionReadsASystemdCredential() async throws {
+        let folder = try ScratchFolder("multiauth-credential")
+        defer { folder.remove() }
+        #expect(FileManager.default.createFile(
+            atPath: folder.path + "/keys", contents: Data(#"{"ci": "real-key-123"}"#.utf8), attributes: [.posixPermissions: 0o400]))
+        let arguments = ["gateway", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9", "--api-key-file", "credential:keys"]
+        let gateway = try GatewayProcess(arguments, environment: ["CREDENTIALS_DIRECTORY": folder.path])
+        func status(key: String) async throws -> Int {
+            try await CurlHTTPClient().send(try HTTPRequest(method: .get, wireURL: gateway.url + "/x", headerFields: [HTTPField.Name("x-api-key")!: key])).status
+        }
+        // The key passes to the (closed) upstream, so 502; another key stops at the gateway.
+        #expect(try await status(key: "real-key-123") == 502)
+        #expect(try await status(key: "wrong-key") == 403)
+        #expect(gateway.stop() == 0)
+
+        let run = try await CLITests.run(arguments, limit: 30)
+        #expect(run.status != 0 && run.stderr.contains("$CREDENTIALS_DIRECTORY is not set"), "\(run.stderr)")
     }
 }
