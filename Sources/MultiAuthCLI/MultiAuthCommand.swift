@@ -18,11 +18,14 @@ package struct MultiAuthCommand: AsyncParsableCommand {
         abstract: "Authorize HTTP calls to AWS-style APIs: SigV4 signing, API keys, Cognito and OIDC tokens, an encrypted store, and one AppSync client per auth mode.",
         discussion: ServerCommand.helpSection,
         version: ReleaseVersion.current,
-        subcommands: [
-            SignCommand.self, RequestCommand.self, CredentialsCommand.self, RDSTokenCommand.self, EKSTokenCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
-            LoginCommand.self, TokenCommand.self, WhoAmICommand.self, LogoutCommand.self,
-        ] + ServerCommand.entries
+        subcommands: clientCommands + ServerCommand.entries
     )
+
+    /// The commands that run in `multiauth` itself, in the order `--help` lists them.
+    package static let clientCommands: [any ParsableCommand.Type] = [
+        SignCommand.self, RequestCommand.self, CredentialsCommand.self, RDSTokenCommand.self, EKSTokenCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
+        LoginCommand.self, TokenCommand.self, WhoAmICommand.self, LogoutCommand.self,
+    ]
 
     package init() {}
 
@@ -35,6 +38,10 @@ package struct MultiAuthCommand: AsyncParsableCommand {
     package static func main(arguments: [String]) async -> Int32 {
         if ServerCommand.named(in: arguments) != nil || (!StoreOpeners.opensPostgres && StoreOptions.namePostgres(arguments)) {
             do { try ServerCommand.handOver(arguments) } catch { return CommandProcess.report(error) }
+        }
+        if let first = arguments.first, ServerCommand.describesEveryCommand.contains(first), !StoreOpeners.opensPostgres {
+            // multiauth-server knows every command's options; without it, this tree's names do.
+            try? ServerCommand.handOver(arguments)
         }
         if let name = arguments.first, commandsOpeningTheStore.contains(name) {
             // The store's first decryption waits for OpenSSL to build its cipher table (0.85 ms,

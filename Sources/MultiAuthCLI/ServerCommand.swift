@@ -34,6 +34,10 @@ package enum ServerCommand: String, CaseIterable, Sendable {
     }
 
     /// The name of the executable that runs these commands, installed beside `multiauth`.
+    /// The options that print the command tree (completion scripts, the help dump the man
+    /// pages are made from): `multiauth-server` answers them with every command's options.
+    package static let describesEveryCommand: Set<String> = ["--generate-completion-script", "--experimental-dump-help"]
+
     package static let executableName = "multiauth-server"
 
     /// The server command `arguments` ask for, directly or through `help NAME`.

@@ -32,6 +32,9 @@ package struct MultiAuthServerCommand: AsyncParsableCommand {
         if let mismatch = ReleaseVersion.handOverMismatch() { return CommandProcess.report(mismatch) }
         StoreOpeners.added.withLock { $0 = [PostgresStoreBackend.Opener(environment: ProcessInfo.processInfo.environment)] }
         // A store command handed over for its PostgreSQL store runs as `multiauth` runs it.
+        if let first = arguments.first, ServerCommand.describesEveryCommand.contains(first) {
+            return await CommandProcess.run(EveryCommand.self) { try EveryCommand.parseAsRoot(arguments) }
+        }
         guard ServerCommand.named(in: arguments) != nil else { return await MultiAuthCommand.main(arguments: arguments) }
         return await CommandProcess.run(Self.self) { try parseAsRoot(arguments) }
     }
@@ -42,4 +45,16 @@ package struct MultiAuthServerCommand: AsyncParsableCommand {
         let code = await main(arguments: Array(CommandLine.arguments.dropFirst()))
         CommandProcess.terminate(code)
     }
+}
+
+/// Every command of both executables with all its options, as one `multiauth` tree: what the
+/// man pages and the completion scripts are made from (`scripts/package`). In `multiauth`'s
+/// own tree the server commands are names without options, since they are parsed here.
+struct EveryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "multiauth",
+        abstract: MultiAuthCommand.configuration.abstract,
+        version: ReleaseVersion.current,
+        subcommands: MultiAuthCommand.clientCommands + MultiAuthServerCommand.configuration.subcommands
+    )
 }

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# scripts/package --check: installs the package DEB in a minimal Debian root made with
+# debootstrap (its download cached in .build-package/debootstrap.tar), without any Swift,
+# and runs it there: --version, a signature on a fixed date (compared with the host's), the
+# official suites, the gateway's help, a bash completion of a gateway flag, a man page.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/lib/setup.sh
+deb=$(readlink -f "$1")
+folder=$PWD/.build-package
+root=$folder/check-root
+tarball=$folder/debootstrap.tar
+
+command -v debootstrap >/dev/null || { say "installing debootstrap"; run_as_root apt-get install -y -qq debootstrap >/dev/null; }
+cleanup() { mountpoint -q "$root/proc" && umount "$root/proc" || true; }
+trap cleanup EXIT
+if [ ! -f "$tarball" ]; then
+    say "downloading a minimal Debian $(. /etc/os-release; echo "$VERSION_CODENAME") for the check (cached in $tarball)"
+    run_as_root debootstrap --variant=minbase --make-tarball="$tarball" "$(. /etc/os-release; echo "$VERSION_CODENAME")" "$folder/tarball-work" >/dev/null
+    rm -rf "$folder/tarball-work"
+fi
+rm -rf "$root"
+run_as_root debootstrap --variant=minbase --unpack-tarball="$tarball" "$(. /etc/os-release; echo "$VERSION_CODENAME")" "$root" >/dev/null
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+mount -t proc proc "$root/proc"
+cp "$deb" "$root/tmp/multiauth.deb"
+cp -r vectors "$root/tmp/vectors"
+
+in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
+start=$SECONDS
+in_root sh -c 'dpkg -i /tmp/multiauth.deb >/dev/null 2>&1 || (apt-get update -qq && apt-get -f install -y -qq >/dev/null)'
+in_root dpkg -s multiauth | grep -q 'Status: install ok installed'
+say "installed in the clean root in $((SECONDS - start)) s"
+in_root sh -c '! ls /usr/lib/swift /opt/swift 2>/dev/null' || { say "the root holds a Swift toolchain"; exit 1; }
+
+fixed=(sign --method GET --url 'https://example.amazonaws.com/?Param1=value1' --region us-east-1 --service service --date 20150830T123600Z)
+export_keys=(AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY)
+in_root multiauth --version
+here=$(env -i "${export_keys[@]}" .build-static/release/multiauth "${fixed[@]}")
+there=$(in_root "${export_keys[@]}" multiauth "${fixed[@]}")
+[ "$here" = "$there" ] || { say "the signature in the root differs from the host's"; diff <(echo "$here") <(echo "$there") >&2; exit 1; }
+say "multiauth sign on a fixed date: the same output as on the host"
+for suite in aws4_testsuite derived; do in_root multiauth vectors verify "/tmp/vectors/$suite" | tail -n 1; done
+in_root multiauth-server gateway --help | head -n 1
+completion=$(in_root bash -c 'source /usr/share/bash-completion/completions/multiauth
+    COMP_WORDS=(multiauth gateway --iam-cre); COMP_CWORD=2; COMP_LINE="multiauth gateway --iam-cre"; COMP_POINT=${#COMP_LINE}
+    _multiauth multiauth --iam-cre gateway 2>/dev/null; echo "${COMPREPLY[*]}"')
+[[ "$completion" == *--iam-credentials* ]] || { say "bash completed 'multiauth gateway --iam-cre' to '$completion'"; exit 1; }
+say "bash completes 'multiauth gateway --iam-cre' to $completion"
+in_root sh -c 'apt-get install -y -qq --no-install-recommends man-db systemd procps >/dev/null 2>&1; MANPAGER=cat MANWIDTH=80 man multiauth-request' | head -n 8
+for kind in proxy gateway; do
+    unit=$root/etc/systemd/system/multiauth-$kind@check.service
+    cp "$root/usr/lib/systemd/system/multiauth-$kind@.service" "$unit"
+    systemd-analyze verify --root="$root" --man=no "$unit"
+    say "multiauth-$kind@.service: systemd-analyze verify passes; security: $(systemd-analyze security --offline=true --root="$root" "$unit" | tail -n 1 | sed 's/.*: //')"
+    rm "$unit"
+done
+in_root dpkg -r multiauth >/dev/null
+left=$(in_root sh -c 'ls /usr/bin/multiauth* /usr/share/man/man1/multiauth* /usr/lib/systemd/system/multiauth* 2>/dev/null | wc -l')
+[ "$left" = 0 ] || { say "dpkg -r left $left files"; exit 1; }
+say "the package removes cleanly; check passed"
