@@ -23,12 +23,15 @@ rm -rf "$root"
 run_as_root debootstrap --variant=minbase --unpack-tarball="$tarball" "$(. /etc/os-release; echo "$VERSION_CODENAME")" "$root" >/dev/null
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 mount -t proc proc "$root/proc"
-cp "$deb" "$root/tmp/multiauth.deb"
-cp -r vectors "$root/tmp/vectors"
+# A private folder inside the root, named as the root's processes see it.
+inside=$(mktemp -d "$root/tmp/check.XXXXXX")
+seen=${inside#"$root"}
+cp "$deb" "$inside/multiauth.deb"
+cp -r vectors "$inside/vectors"
 
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
 start=$SECONDS
-in_root sh -c 'dpkg -i /tmp/multiauth.deb >/dev/null 2>&1 || (apt-get update -qq && apt-get -f install -y -qq >/dev/null)'
+in_root sh -c "dpkg -i '$seen/multiauth.deb' >/dev/null 2>&1 || (apt-get update -qq && apt-get -f install -y -qq >/dev/null)"
 in_root dpkg -s multiauth | grep -q 'Status: install ok installed'
 say "installed in the clean root in $((SECONDS - start)) s"
 in_root sh -c '! ls /usr/lib/swift /opt/swift 2>/dev/null' || { say "the root holds a Swift toolchain"; exit 1; }
@@ -40,14 +43,14 @@ here=$(env -i "${export_keys[@]}" .build-static/release/multiauth "${fixed[@]}")
 there=$(in_root "${export_keys[@]}" multiauth "${fixed[@]}")
 [ "$here" = "$there" ] || { say "the signature in the root differs from the host's"; diff <(echo "$here") <(echo "$there") >&2; exit 1; }
 say "multiauth sign on a fixed date: the same output as on the host"
-for suite in aws4_testsuite derived; do in_root multiauth vectors verify "/tmp/vectors/$suite" | tail -n 1; done
-in_root multiauth-server gateway --help | head -n 1
+for suite in aws4_testsuite derived; do in_root multiauth vectors verify "$seen/vectors/$suite" | tail -n 1; done
+in_root multiauth-server gateway --help | sed -n 1p  # sed reads it all: head would end the writer with SIGPIPE
 completion=$(in_root bash -c 'source /usr/share/bash-completion/completions/multiauth
     COMP_WORDS=(multiauth gateway --iam-cre); COMP_CWORD=2; COMP_LINE="multiauth gateway --iam-cre"; COMP_POINT=${#COMP_LINE}
     _multiauth multiauth --iam-cre gateway 2>/dev/null; echo "${COMPREPLY[*]}"')
 [[ "$completion" == *--iam-credentials* ]] || { say "bash completed 'multiauth gateway --iam-cre' to '$completion'"; exit 1; }
 say "bash completes 'multiauth gateway --iam-cre' to $completion"
-in_root sh -c 'apt-get install -y -qq --no-install-recommends man-db systemd procps >/dev/null 2>&1; MANPAGER=cat MANWIDTH=80 man multiauth-request' | head -n 8
+in_root sh -c 'apt-get install -y -qq --no-install-recommends man-db systemd procps >/dev/null 2>&1; MANPAGER=cat MANWIDTH=80 man multiauth-request' | sed -n 1,8p
 for kind in proxy gateway; do
     unit=$root/etc/systemd/system/multiauth-$kind@check.service
     cp "$root/usr/lib/systemd/system/multiauth-$kind@.service" "$unit"
