@@ -1,4 +1,4 @@
-import HTTPTypes
+package import HTTPTypes
 package import Logging
 package import MultiAuthCore
 package import MultiAuthHTTP
@@ -81,14 +81,34 @@ package struct AWSClient: Sendable {
     /// - Throws: ``AWSCallError`` once no retry is left: the service's refusal, a transport
     ///   failure, or credentials that could not be had.
     package func send(_ operation: AWSOperation, signedWith credentials: Credentials?) async throws(AWSCallError) -> ReceivedResponse {
+        try await send(operation, credentials.map(Signing.keys) ?? .unsigned)
+    }
+
+    /// Signs a prepared request in a way other than SigV4 with keys: IAM Roles Anywhere's
+    /// X.509 signing (``X509Signer``). Called once per attempt, with that attempt's time.
+    package typealias RequestSigner = @Sendable (HTTPRequest, _ body: [UInt8], SigningDate) async throws(SigningError) -> HTTPRequest
+
+    /// Sends `operation` signed by `signer`, as ``send(_:signedWith:)`` does.
+    package func send(_ operation: AWSOperation, signedBy signer: @escaping RequestSigner) async throws(AWSCallError) -> ReceivedResponse {
+        try await send(operation, .custom(signer))
+    }
+
+    private enum Signing {
+        case unsigned
+        case keys(Credentials)
+        case custom(RequestSigner)
+    }
+
+    private func send(_ operation: AWSOperation, _ signing: Signing) async throws(AWSCallError) -> ReceivedResponse {
         var attempt = 0
         var correctedSkew = false
         var lastCost: Int?
         while true {
             attempt += 1
-            let request = try await prepare(operation, credentials: credentials, attempt: attempt)
+            let request = try await prepare(operation, signing: signing, attempt: attempt)
+            let signed = if case .unsigned = signing { false } else { true }
             // A signing-time refusal is answered by signing again (once); an unsigned call has no time to correct.
-            switch await exchange(request, operation, attempt: attempt, mayCorrectSkew: !correctedSkew && credentials != nil) {
+            switch await exchange(request, operation, attempt: attempt, mayCorrectSkew: !correctedSkew && signed) {
             case .answered(let response):
                 quota.release(lastCost ?? 1)
                 return response
@@ -137,14 +157,22 @@ package struct AWSClient: Sendable {
         }
     }
 
-    private func prepare(_ operation: AWSOperation, credentials: Credentials?, attempt: Int) async throws(AWSCallError) -> HTTPRequest {
+    private func prepare(_ operation: AWSOperation, signing: Signing, attempt: Int) async throws(AWSCallError) -> HTTPRequest {
         var request: HTTPRequest
         do {
             request = try HTTPRequest(method: operation.method, wireURL: url(operation.path), headerFields: HTTPFields(checking: operation.headers))
         } catch {
             throw AWSCallError(.invalidSetting, service: service, operation: operation.name, message: "\(Redaction.url(endpoint.url)) is not a usable endpoint: \(error)", underlying: error)
         }
-        guard let credentials else { return request }
+        let credentials: Credentials
+        switch signing {
+        case .unsigned: return request
+        case .keys(let given): credentials = given
+        case .custom(let signer):
+            do { return try await signer(request, operation.body, clock.signingDate()) } catch {
+                throw AWSCallError(.credentials, service: service, operation: operation.name, message: "cannot sign: \(error)", attempts: attempt - 1, underlying: error)
+            }
+        }
         let keys: AWSCredentials
         do { keys = try await credentials() } catch {
             throw AWSCallError(.credentials, service: service, operation: operation.name, message: "\(error)", attempts: attempt - 1, underlying: error)

@@ -1,4 +1,11 @@
 import MultiAuthCore
+import MultiAuthHTTP
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 package import MultiAuthCurl
 
 /// Whole-command time limits, as curl's `--max-time` is: retries, token and credential
@@ -23,8 +30,11 @@ package enum CommandTimeout {
     }
 
     /// The transport for a command's small calls: connect within 10 s, each call within
-    /// `seconds` (0: only the stall limit).
+    /// `seconds` (0: only the stall limit). As in the AWS CLI, `AWS_CA_BUNDLE` names the CA
+    /// certificates trusted instead of the system's.
     package static func transport(_ seconds: Double = defaultSeconds) -> CurlHTTPClient {
-        CurlHTTPClient(options: .bounded(total: .clamped(seconds: seconds)))
+        var options = SenderOptions.bounded(total: .clamped(seconds: seconds))
+        if let bundle = ProcessInfo.processInfo.environment["AWS_CA_BUNDLE"], !bundle.isEmpty { options.caBundle = bundle }
+        return CurlHTTPClient(options: options)
     }
 }

@@ -23,7 +23,7 @@ package struct MultiAuthCommand: AsyncParsableCommand {
 
     /// The commands that run in `multiauth` itself, in the order `--help` lists them.
     package static let clientCommands: [any ParsableCommand.Type] = [
-        SignCommand.self, RequestCommand.self, CredentialsCommand.self, RDSTokenCommand.self, EKSTokenCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
+        SignCommand.self, RequestCommand.self, CredentialsCommand.self, RolesAnywhereCommand.self, RDSTokenCommand.self, EKSTokenCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
         LoginCommand.self, TokenCommand.self, WhoAmICommand.self, LogoutCommand.self,
     ]
 
@@ -36,7 +36,7 @@ package struct MultiAuthCommand: AsyncParsableCommand {
     /// and AppSync commands are handed to `multiauth-server` unparsed (``ServerCommand``), and
     /// so is any command whose store is in PostgreSQL (``StoreOptions/namePostgres(_:)``).
     package static func main(arguments: [String]) async -> Int32 {
-        if ServerCommand.named(in: arguments) != nil || (!StoreOpeners.opensPostgres && StoreOptions.namePostgres(arguments)) {
+        if ServerCommand.runsInServer(arguments) || (!StoreOpeners.opensPostgres && StoreOptions.namePostgres(arguments)) {
             do { try ServerCommand.handOver(arguments) } catch { return CommandProcess.report(error) }
         }
         if let first = arguments.first, ServerCommand.describesEveryCommand.contains(first), !StoreOpeners.opensPostgres {

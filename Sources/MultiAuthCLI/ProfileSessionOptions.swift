@@ -57,7 +57,7 @@ package struct ProfileSessionOptions: ParsableArguments {
 /// The session cache of the store the options name, opened when a profile first needs a
 /// session (a remote store or a KMS key costs a round trip, which a profile with plain keys
 /// never pays); without a usable store, sessions are obtained uncached, with one warning.
-private struct StoreOpenedOnFirstUse: SessionCache {
+struct StoreOpenedOnFirstUse: SessionCache {
     let options: StoreOptions
     let logger: Logger
 

@@ -40,6 +40,12 @@ package enum ServerCommand: String, CaseIterable, Sendable {
 
     package static let executableName = "multiauth-server"
 
+    /// True when `arguments` ask for a command `multiauth-server` runs: a server command, or
+    /// `rolesanywhere serve`.
+    package static func runsInServer(_ arguments: [String]) -> Bool {
+        named(in: arguments) != nil || arguments.prefix(2) == ["rolesanywhere", "serve"]
+    }
+
     /// The server command `arguments` ask for, directly or through `help NAME`.
     package static func named(in arguments: [String]) -> ServerCommand? {
         let name = arguments.first == "help" ? arguments.dropFirst().first : arguments.first

@@ -17,7 +17,11 @@ extension CredentialsError {
         case .malformedAnswer: self = .serviceError(service: call, code: "MalformedResponse", message: error.message)
         case .transport, .cancelled: self = .transport(service: call, problem: error.message)
         case .credentials:
-            self = error.underlying?.error as? CredentialsError ?? .transport(service: call, problem: error.message)
+            if let signing = error.underlying?.error as? SigningError, case .certificate(let certificate) = signing.kind {
+                self = .certificate(certificate)
+            } else {
+                self = error.underlying?.error as? CredentialsError ?? .transport(service: call, problem: error.message)
+            }
         case .invalidSetting:
             if let region = error.underlying?.error as? InvalidRegionError { self = CredentialsError(region) } else {
                 self = .invalidSetting(source: error.service, problem: error.message)

@@ -108,6 +108,9 @@ extension CredentialsError {
     public static func mfaCodeUnavailable(profile: String, serial: String, problem: String) -> CredentialsError {
         CredentialsError(.mfaCodeUnavailable(profile: profile, serial: serial, problem: problem))
     }
+    /// The X.509 certificate or key that signs for credentials (IAM Roles Anywhere) cannot be
+    /// read or cannot sign.
+    public static func certificate(_ error: X509IdentityError) -> CredentialsError { CredentialsError(.certificate(error)) }
 }
 
 extension CredentialsError {
@@ -130,6 +133,7 @@ extension CredentialsError {
         case ssoCache(path: String, problem: String)
         case ssoLoginNeeded(what: String, command: String)
         case mfaCodeUnavailable(profile: String, serial: String, problem: String)
+        case certificate(X509IdentityError)
 
         package var description: String {
             switch self {
@@ -150,6 +154,7 @@ extension CredentialsError {
             case .ssoCache(let path, let problem): "SSO token cache \(path) \(problem)"
             case .ssoLoginNeeded(let what, let command): "\(what): run \(command)"
             case .mfaCodeUnavailable(let profile, let serial, let problem): "profile '\(profile)' (mfa_serial \(serial)): \(problem)"
+            case .certificate(let error): error.description
             }
         }
     }
@@ -245,6 +250,7 @@ extension CredentialsError.Kind {
         case .ssoCache: "Credentials.ssoCache"
         case .ssoLoginNeeded: "Credentials.ssoLoginNeeded"
         case .mfaCodeUnavailable: "Credentials.mfaCodeUnavailable"
+        case .certificate: "Credentials.certificate"
         }
     }
 }

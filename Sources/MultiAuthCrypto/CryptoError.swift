@@ -18,6 +18,15 @@ package enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidPublicKey
     /// Text that should be base32 (RFC 4648) is not.
     case invalidBase32
+    /// Bytes that should hold an X.509 certificate (PEM or DER) do not.
+    case malformedCertificate
+    /// Bytes that should hold a private key (PEM, or a PKCS#12 bundle) do not, or hold a key
+    /// of a type other than RSA and EC.
+    case malformedKey
+    /// The key is encrypted and no passphrase was given.
+    case passphraseRequired
+    /// The key or bundle is encrypted and the passphrase does not open it.
+    case wrongPassphrase
 
     package var description: String {
         switch self {
@@ -30,6 +39,10 @@ package enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidBase64: "not valid base64 text"
         case .invalidPublicKey: "the public key is malformed"
         case .invalidBase32: "not valid base32 text"
+        case .malformedCertificate: "not an X.509 certificate in PEM or DER"
+        case .malformedKey: "not an RSA or EC private key in PEM (PKCS#1, SEC1, PKCS#8) or PKCS#12"
+        case .passphraseRequired: "the private key is encrypted: a passphrase is needed"
+        case .wrongPassphrase: "the passphrase does not decrypt the private key"
         }
     }
 }

@@ -20,7 +20,7 @@ package struct MultiAuthServerCommand: AsyncParsableCommand {
         version: ReleaseVersion.current,
         subcommands: [
             ProxyCommand.self, GatewayCommand.self, ExecCommand.self, ClientsCommand.self, GraphQLCommand.self, SubscribeCommand.self,
-            EventsCommand.self, ClearCachesCommand.self, RealtimeURLCommand.self,
+            EventsCommand.self, ClearCachesCommand.self, RealtimeURLCommand.self, RolesAnywhereServerCommand.self,
         ]
     )
 
@@ -35,7 +35,7 @@ package struct MultiAuthServerCommand: AsyncParsableCommand {
         if let first = arguments.first, ServerCommand.describesEveryCommand.contains(first) {
             return await CommandProcess.run(EveryCommand.self) { try EveryCommand.parseAsRoot(arguments) }
         }
-        guard ServerCommand.named(in: arguments) != nil else { return await MultiAuthCommand.main(arguments: arguments) }
+        guard ServerCommand.runsInServer(arguments) else { return await MultiAuthCommand.main(arguments: arguments) }
         return await CommandProcess.run(Self.self) { try parseAsRoot(arguments) }
     }
 
@@ -55,6 +55,7 @@ struct EveryCommand: ParsableCommand {
         commandName: "multiauth",
         abstract: MultiAuthCommand.configuration.abstract,
         version: ReleaseVersion.current,
-        subcommands: MultiAuthCommand.clientCommands + MultiAuthServerCommand.configuration.subcommands
+        // `rolesanywhere` once, with the subcommands both executables run.
+        subcommands: MultiAuthCommand.clientCommands.filter { $0 != RolesAnywhereCommand.self } + MultiAuthServerCommand.configuration.subcommands
     )
 }

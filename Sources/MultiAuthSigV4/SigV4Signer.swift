@@ -230,6 +230,25 @@ public struct SigV4Signer: Sendable {
         return result(stages, signed: .signable(signed))
     }
 
+    /// Header signing whose signature another algorithm makes (``X509Signer``): `request` with
+    /// the signer's fields and an empty `Authorization`, and the canonical request's bytes,
+    /// signed header names and scope, from which the caller builds the string to sign.
+    package func unsignedHeaderSigning(
+        _ request: HTTPRequest, payload: Payload, date: SigningDate
+    ) throws(SigningError) -> (request: HTTPRequest, canonicalRequest: [UInt8], signedHeaders: String, scope: String) {
+        try checkReady()
+        let supplied = request.headerFields.first { $0.name == .amzContentSHA256 }?.value
+        let payloadHash = try PayloadHash.forHeaderSigning(supplied: supplied, payload: payload)
+        let fields = headerFields(contentSHA256Supplied: supplied != nil)
+        let stages = try request.withSigningView { (view) throws(SigningError) in
+            try self.stages(view, fields: fields, location: .headers, payloadHash: payloadHash, date: date, signing: false)
+        }
+        let values = SignerFields.Values(signer: self, date: date, payloadHash: payloadHash)
+        let signed = fields.applied(to: request, values, authorization: HTTPField(name: .authorization, value: ""))
+        let names = String(decoding: stages.canonical.bytes[stages.canonical.signedHeadersRange], as: UTF8.self)
+        return (signed, stages.canonical.bytes, names, stages.scope.string)
+    }
+
     /// Stages 1–3 of header signing over a request's parts, without building the signed
     /// request: the verifier's path (with `signing` false for SigV4a, whose signatures are
     /// checked against the string to sign, not recomputed). `supplied` is the request's

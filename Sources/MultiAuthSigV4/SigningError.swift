@@ -64,6 +64,9 @@ extension SigningError {
     /// the service) holds a line break or another control character; it is refused, never
     /// folded.
     public static func controlCharacter(in value: String) -> SigningError { SigningError(.controlCharacter(in: value)) }
+    /// The X.509 certificate or its key cannot sign now (``X509Signer``): expired, not yet
+    /// valid, or the key or token failed.
+    public static func certificate(_ error: X509IdentityError) -> SigningError { SigningError(.certificate(error)) }
 }
 
 extension SigningError {
@@ -88,6 +91,7 @@ extension SigningError {
         case streamingNeedsSigV4
         case unhashableBody(String)
         case controlCharacter(in: String)
+        case certificate(X509IdentityError)
 
         package var description: String {
             switch self {
@@ -110,6 +114,7 @@ extension SigningError {
             case .streamingNeedsSigV4:
                 "signed aws-chunked streaming is not supported with SigV4a (use SigV4, or unsigned chunks with a trailer)"
             case .controlCharacter(let what): "\(what) contains a line break or a control character, so it cannot be signed or sent"
+            case .certificate(let error): error.description
             case .unhashableBody(let body):
                 "\(body) can be read only once, so its SHA-256 cannot be signed; send it as a file or with an unsigned payload"
             }
@@ -139,6 +144,7 @@ extension SigningError.Kind {
         case .streamingNeedsSigV4: "Signing.streamingNeedsSigV4"
         case .unhashableBody: "Signing.unhashableBody"
         case .controlCharacter: "Signing.controlCharacter"
+        case .certificate: "Signing.certificate"
         }
     }
 }

@@ -52,6 +52,7 @@ GQL_VERSION=4.4.0
 AIOHTTP_VERSION=3.14.5
 AWSCRT_VERSION=0.38.1
 PROMETHEUS_CLIENT_VERSION=0.26.0
+IAM_ROLESANYWHERE_SESSION_VERSION=3.0.0
 
 # The CLI as we recommend building it, for start-up time (a script runs `multiauth sign` or
 # `token` once per request):
@@ -115,6 +116,12 @@ ensure_peer_packages() {
             "joserfc==$JOSERFC_VERSION" "botocore==$BOTOCORE_VERSION" "nanoidp==$NANOIDP_VERSION" "pycognito==$PYCOGNITO_VERSION" \
             "graphql-core==$GRAPHQL_CORE_VERSION" "aiohttp==$AIOHTTP_VERSION" "gql[websockets,botocore]==$GQL_VERSION" \
             "prometheus_client==$PROMETHEUS_CLIENT_VERSION"
+    fi
+    # IAM Roles Anywhere's Python client (AWS's), the independent signer the Roles Anywhere stand-in is proven with.
+    if [ "$(.venv/bin/pip show iam-rolesanywhere-session 2>/dev/null | sed -n 's/^Version: //p')" != "$IAM_ROLESANYWHERE_SESSION_VERSION" ]; then
+        say "installing iam-rolesanywhere-session==$IAM_ROLESANYWHERE_SESSION_VERSION into .venv"
+        .venv/bin/pip install -q --no-compile --disable-pip-version-check -c scripts/lib/peer-constraints.txt \
+            "iam-rolesanywhere-session==$IAM_ROLESANYWHERE_SESSION_VERSION"
     fi
 }
 
@@ -222,8 +229,14 @@ start_peers() {
         --token-file "$MULTIAUTH_TEST_CONTAINER_TOKEN_FILE" --key "$key"
     start_peer IMDS imds_server.py /_peer/stats "instance metadata server" "$logs" --key "$key"
     start_peer SSO sso_server.py /_peer/stats "IAM Identity Center server" "$logs" --key "$key"
+    make_test_certificates "$logs"
+    local roles_anywhere_port
+    roles_anywhere_port=$(free_port)
     start_peer STS sts_server.py "/_peer/calls?action=none" "STS stand-in" "$logs" --key "$key" \
-        --mfa "arn:aws:iam::123456789012:mfa/tester=123456"
+        --mfa "arn:aws:iam::123456789012:mfa/tester=123456" --roles-anywhere-port "$roles_anywhere_port" \
+        --tls-cert "$logs/tls-cert.pem" --tls-key "$logs/tls-key.pem" \
+        --trust-anchor "$MULTIAUTH_TEST_RA_TRUST_ANCHOR_ARN=$MULTIAUTH_TEST_RA_CA_CERT"
+    export MULTIAUTH_TEST_ROLESANYWHERE_URL="https://127.0.0.1:$roles_anywhere_port"
     start_peer COGNITO cognito_server.py "/_peer/devices?username=none" "Cognito device server" "$logs"
     start_peer UPSTREAM upstream_server.py "/_peer/count" "gateway upstream" "$logs"
     start_tls_upstream "$logs"
@@ -279,14 +292,30 @@ start_peer() {
     PEER_WAITS+=("http://127.0.0.1:$port$path|$what")
 }
 
-# Starts the upstream stand-in over HTTPS with a self-signed certificate for 127.0.0.1, made
-# now with the openssl command; exports MULTIAUTH_TEST_TLS_UPSTREAM_URL and
-# MULTIAUTH_TEST_TLS_CA (the certificate, to trust it as a CA bundle).
+# The test certificates, made now with the openssl command: a self-signed server certificate for
+# 127.0.0.1 (the HTTPS peers), and the Roles Anywhere trust anchor's CA, whose key the tests
+# issue their client certificates with. Exports MULTIAUTH_TEST_RA_CA_CERT, _RA_CA_KEY and
+# _RA_TRUST_ANCHOR_ARN.
+make_test_certificates() {
+    local logs=$1
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=127.0.0.1" \
+        -addext "subjectAltName=IP:127.0.0.1" -keyout "$logs/tls-key.pem" -out "$logs/tls-cert.pem" >/dev/null 2>&1
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=MultiAuth test trust anchor" \
+        -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+        -keyout "$logs/ra-ca-key.pem" -out "$logs/ra-ca-cert.pem" >/dev/null 2>&1
+    chmod 600 "$logs/ra-ca-key.pem"
+    MULTIAUTH_TEST_RA_CA_CERT="$(cd "$logs" && pwd)/ra-ca-cert.pem"
+    MULTIAUTH_TEST_RA_CA_KEY="$(cd "$logs" && pwd)/ra-ca-key.pem"
+    export MULTIAUTH_TEST_RA_CA_CERT MULTIAUTH_TEST_RA_CA_KEY
+    export MULTIAUTH_TEST_RA_TRUST_ANCHOR_ARN="arn:aws:rolesanywhere:us-east-1:123456789012:trust-anchor/a1b2c3d4-multiauth-test"
+}
+
+# Starts the upstream stand-in over HTTPS with the 127.0.0.1 certificate (make_test_certificates);
+# exports MULTIAUTH_TEST_TLS_UPSTREAM_URL and MULTIAUTH_TEST_TLS_CA (the certificate, to trust it
+# as a CA bundle).
 start_tls_upstream() {
     local logs=$1 port
     port=$(free_port)
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj "/CN=127.0.0.1" \
-        -addext "subjectAltName=IP:127.0.0.1" -keyout "$logs/tls-key.pem" -out "$logs/tls-cert.pem" >/dev/null 2>&1
     .venv/bin/python3 scripts/peers/upstream_server.py --port "$port" --tls-cert "$logs/tls-cert.pem" --tls-key "$logs/tls-key.pem" \
         >"$logs/upstream-tls.log" 2>&1 &
     PEER_PIDS+=($!)

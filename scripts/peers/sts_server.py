@@ -7,13 +7,18 @@ GetSessionToken and GetCallerIdentity over STS's query API (form POST, XML answe
 error codes), issues random ASIA session keys that expire after DurationSeconds (900 to
 43200, default 3600), and records every call, refused ones too.
 
+With --roles-anywhere-port, IAM Roles Anywhere's CreateSession is served over HTTPS on that port
+(rolesanywhere_peer.py checks it): its sessions are issued from the same keys, so STS accepts them.
+
 GET /_peer/calls?FIELD=VALUE lists the recorded calls whose FIELD equals VALUE (fields:
 action, role_arn, session_name, serial, key_id, outcome, duration): what tests count.
 Prints "listening PORT" once ready.
 """
 import argparse
 import datetime
+import json
 import secrets
+import ssl
 import string
 import sys
 import threading
@@ -25,6 +30,8 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
+import rolesanywhere_peer
+from cryptography import x509
 from peer_http import QuietHandler
 
 ACCOUNT = "123456789012"
@@ -116,10 +123,7 @@ class Handler(QuietHandler):
         return None
 
     def issue(self, duration, arn):
-        key_id, secret, token = "ASIA" + random_text(16), random_text(40, string.ascii_letters + string.digits), random_text(64)
-        expires = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) + datetime.timedelta(seconds=duration)
-        with _lock:
-            self.server.keys[key_id] = (secret, token, arn, expires)
+        key_id, secret, token, expires = issue_keys(self.server, duration, arn)
         stamp = expires.strftime("%Y-%m-%dT%H:%M:%SZ")
         credentials = (f"<Credentials><AccessKeyId>{key_id}</AccessKeyId><SecretAccessKey>{secret}</SecretAccessKey>"
                        f"<SessionToken>{token}</SessionToken><Expiration>{stamp}</Expiration></Credentials>")
@@ -138,16 +142,75 @@ class Handler(QuietHandler):
         self.send_body(status, body.encode(), {"Content-Type": "text/xml"})
 
 
+def issue_keys(server, duration, arn):
+    key_id, secret, token = "ASIA" + random_text(16), random_text(40, string.ascii_letters + string.digits), random_text(64)
+    expires = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) + datetime.timedelta(seconds=duration)
+    with _lock:
+        server.keys[key_id] = (secret, token, arn, expires)
+    return key_id, secret, token, expires
+
+
+class RolesAnywhereHandler(QuietHandler):
+    """CreateSession over HTTPS; calls are recorded with the STS calls (action CreateSession)."""
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        now = datetime.datetime.now(datetime.timezone.utc)
+        call = {"action": "CreateSession", "key_id": None, "role_arn": None, "session_name": None, "duration": None}
+        try:  # refused calls are recorded with the role they asked for, so tests can count them
+            call["role_arn"] = json.loads(body).get("roleArn")
+        except (ValueError, AttributeError):
+            pass
+        try:
+            serial, document = rolesanywhere_peer.create_session(
+                "POST", self.path, self.headers, body, self.server.trust_anchors, now)
+        except rolesanywhere_peer.Refusal as refusal:
+            call["outcome"] = refusal.code + ": " + refusal.message
+            self.record(call)
+            return self.send_json(refusal.status, {"message": refusal.message}, {"x-amzn-ErrorType": refusal.code})
+        role_arn, session_name = document["roleArn"], document.get("roleSessionName") or serial
+        call.update(key_id=serial, role_arn=role_arn, session_name=document.get("roleSessionName"),
+                    duration=str(document.get("durationSeconds", 3600)), outcome="ok")
+        self.record(call)
+        arn = f"arn:aws:sts::{ACCOUNT}:assumed-role/{role_arn.rsplit('/', 1)[-1]}/{session_name}"
+        key_id, secret, token, expires = issue_keys(self.server.sts, int(call["duration"]), arn)
+        self.send_json(201, rolesanywhere_peer.session_answer(key_id, secret, token, expires, role_arn, session_name))
+
+    def record(self, call):
+        with _lock:
+            self.server.sts.calls.append(call)
+
+
+def serve_roles_anywhere(sts, args):
+    server = ThreadingHTTPServer(("127.0.0.1", args.roles_anywhere_port), RolesAnywhereHandler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(args.tls_cert, args.tls_key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.sts = sts
+    server.trust_anchors = {}
+    for pair in args.trust_anchor:
+        arn, path = pair.split("=", 1)
+        with open(path, "rb") as pem:
+            server.trust_anchors[arn] = x509.load_pem_x509_certificate(pem.read())
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--key", action="append", default=[], help="AKID:SECRET (repeatable)")
     parser.add_argument("--mfa", action="append", default=[], help="SERIAL=CODE (repeatable)")
+    parser.add_argument("--roles-anywhere-port", type=int, help="serve CreateSession over HTTPS on this port")
+    parser.add_argument("--tls-cert")
+    parser.add_argument("--tls-key")
+    parser.add_argument("--trust-anchor", action="append", default=[], help="ARN=CA_PEM_PATH (repeatable)")
     args = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.keys = {key_id: (secret, None, None, None) for key_id, secret in (pair.split(":", 1) for pair in args.key)}
     server.mfa = dict(pair.rsplit("=", 1) for pair in args.mfa)
     server.calls = []
+    if args.roles_anywhere_port:
+        serve_roles_anywhere(server, args)
     print(f"listening {server.server_address[1]}", flush=True)
     server.serve_forever()
 

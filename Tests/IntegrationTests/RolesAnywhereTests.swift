@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+
+/// IAM Roles Anywhere against the stand-in served by the STS peer over HTTPS
+/// (scripts/peers/rolesanywhere_peer.py), which checks the X.509 signature, the chain to its
+/// trust anchor and the serial number in the scope, and whose sessions the STS stand-in then
+/// accepts. Client identities are made per test with `cryptography` (scripts/oracles/x509_identity.py).
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.rolesAnywhereAvailable, Peers.reason)) struct RolesAnywhereTests {
+    static let profileArn = "arn:aws:rolesanywhere:us-east-1:123456789012:profile/p-multiauth"
+
+    /// A folder with an identity issued by the trust anchor's CA, a role of its own (the
+    /// calls are counted by it), and a store opened by a key file.
+    struct Setup {
+        let folder: ScratchFolder
+        let role = "arn:aws:iam::123456789012:role/ra-\(UUID().uuidString.prefix(8))"
+        let serial: String
+        static let passphrase = "identity-passphrase"
+
+        init(kind: String = "ec", validFrom: Double = -1, validUntil: Double = 1, intermediate: Bool = false, caCert: String? = nil, caKey: String? = nil) async throws {
+            folder = try ScratchFolder("multiauth-rolesanywhere")
+            var arguments = [
+                "--out", folder.path, "--ca-cert", caCert ?? Peers.rolesAnywhereCA, "--ca-key", caKey ?? Peers.rolesAnywhereCAKey, "--kind", kind,
+                "--valid-from", String(validFrom), "--valid-until", String(validUntil), "--passphrase", Self.passphrase,
+            ]
+            if intermediate { arguments.append("--intermediate") }
+            let made = try await Peers.python("scripts/oracles/x509_identity.py", arguments)
+            serial = try #require(JSONSerialization.jsonObject(with: Data(made.utf8)) as? [String: String])["serial"] ?? ""
+        }
+
+        func path(_ name: String) -> String { folder.path + "/" + name }
+
+        /// `aws_signing_helper`'s flags for this identity (the key in `key`), and the stand-in.
+        func flags(key: String? = "key-pkcs8.pem", certificate: String = "cert.pem") -> [String] {
+            ["--certificate", path(certificate), "--trust-anchor-arn", Peers.rolesAnywhereTrustAnchor, "--profile-arn", RolesAnywhereTests.profileArn,
+             "--role-arn", role, "--endpoint", Peers.rolesAnywhere] + (key.map { ["--private-key", path($0)] } ?? [])
+        }
+
+        var environment: [String: String] {
+            ["AWS_CA_BUNDLE": Peers.tlsCA, "MULTIAUTH_STORE": path("store"), "MULTIAUTH_STORE_KEY_FILE": path("store-key")]
+        }
+
+        func calls() async throws -> [[String: String]] { try await Peers.stsCalls("role_arn", role) }
+
+        func credentialProcess(_ extra: [String] = [], key: String? = "key-pkcs8.pem", environment more: [String: String] = [:]) async throws -> CLITests.Run {
+            try await CLITests.run(["rolesanywhere", "credential-process"] + flags(key: key) + extra, environment: environment.merging(more) { $1 })
+        }
+    }
+
+    /// AWS's own Python client (iam-rolesanywhere-session, its own signing code) against the
+    /// stand-in: RSA and ECDSA leaves and a chain through an intermediate are accepted and
+    /// their sessions sign STS calls; a flipped signature digit, a serial that is not the
+    /// certificate's, and a certificate from another CA are refused.
+    @Test func theStandInAgreesWithAWSsPythonClient() async throws {
+        func client(_ setup: Setup, key: String = "key-pkcs8.pem", _ extra: [String] = []) async throws -> [String: Any] {
+            var arguments = [
+                "--endpoint", String(Peers.rolesAnywhere.dropFirst("https://".count)), "--ca-bundle", Peers.tlsCA, "--certificate", setup.path("cert.pem"),
+                "--private-key", setup.path(key), "--trust-anchor-arn", Peers.rolesAnywhereTrustAnchor, "--profile-arn", Self.profileArn,
+                "--role-arn", setup.role, "--call-sts", Peers.sts,
+            ]
+            if FileManager.default.fileExists(atPath: setup.path("chain.pem")) { arguments += ["--intermediates", setup.path("chain.pem")] }
+            let output = try await Peers.python("scripts/peers/rolesanywhere_client.py", arguments + extra)
+            return try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        }
+        for (kind, intermediate) in [("rsa", false), ("ec", false), ("ec", true)] {
+            let setup = try await Setup(kind: kind, intermediate: intermediate)
+            defer { setup.folder.remove() }
+            let accepted = try await client(setup)
+            #expect(accepted["ok"] as? Bool == true, "\(kind): \(accepted)")
+            #expect((accepted["arn"] as? String)?.hasSuffix("/\(setup.role.split(separator: "/").last!)/\(setup.serial)") == true, "\(accepted)")
+            let tampered = try await client(setup, ["--tamper", "signature"])
+            #expect(tampered["status"] as? Int == 403 && tampered["message"] as? String == "Signature does not match", "\(tampered)")
+            let otherSerial = try await client(setup, ["--tamper", "serial"])
+            #expect((otherSerial["message"] as? String)?.contains("serial number does not match") == true, "\(otherSerial)")
+            let outcomes = try await setup.calls().map { $0["outcome"] ?? "" }
+            #expect(outcomes.count == 3 && outcomes[0] == "ok" && outcomes.dropFirst().allSatisfy { $0.hasPrefix("AccessDeniedException") }, "\(outcomes)")
+        }
+        let stranger = try await StrangerCA()
+        defer { stranger.folder.remove() }
+        let untrusted = try await Setup(caCert: stranger.certificate, caKey: stranger.key)
+        defer { untrusted.folder.remove() }
+        let refused = try await client(untrusted)
+        #expect((refused["message"] as? String)?.contains("does not chain to the trust anchor") == true, "\(refused)")
+    }
+
+    /// A CA the trust anchor does not name.
+    struct StrangerCA {
+        let folder: ScratchFolder
+        var certificate: String { folder.path + "/ca-cert.pem" }
+        var key: String { folder.path + "/ca-key.pem" }
+
+        init() async throws {
+            folder = try ScratchFolder("multiauth-stranger-ca")
+            let made = try ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/openssl"),
+                ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=stranger",
+                 "-addext", "basicConstraints=critical,CA:TRUE", "-keyout", folder.path + "/ca-key.pem", "-out", folder.path + "/ca-cert.pem"])
+            try #require(made.status == 0)
+        }
+    }
+
+    /// MultiAuth's own signing, RSA and ECDSA, with each key form (PKCS#1 or SEC1, PKCS#8,
+    /// encrypted PKCS#8 with its passphrase from the variable or a file, a PKCS#12 bundle) and
+    /// with an intermediate: every one is accepted by the stand-in, and the session signs an
+    /// STS call botocore makes through the credential_process line.
+    @Test func everyKeyFormIsAcceptedAndBotocoreUsesTheSession() async throws {
+        for (kind, intermediate) in [("rsa", false), ("ec", true)] {
+            let setup = try await Setup(kind: kind, intermediate: intermediate)
+            defer { setup.folder.remove() }
+            let chain = intermediate ? ["--intermediates", setup.path("chain.pem")] : []
+            let passphraseFile = setup.path("passphrase")
+            try Data(Setup.passphrase.utf8).write(to: URL(fileURLWithPath: passphraseFile))
+            chmod(passphraseFile, 0o600)
+            let runs = [
+                try await setup.credentialProcess(chain + ["--no-session-cache"], key: "key-traditional.pem"),
+                try await setup.credentialProcess(chain + ["--no-session-cache"]),
+                try await setup.credentialProcess(chain + ["--no-session-cache"], key: "key-encrypted.pem", environment: ["MULTIAUTH_PRIVATE_KEY_PASSPHRASE": Setup.passphrase]),
+                try await setup.credentialProcess(chain + ["--no-session-cache", "--private-key-passphrase-file", passphraseFile], key: "key-encrypted.pem"),
+                try await CLITests.run(
+                    ["rolesanywhere", "credential-process", "--no-session-cache", "--private-key-passphrase-file", passphraseFile] + setup.flags(key: nil, certificate: "bundle.p12"),
+                    environment: setup.environment),
+            ]
+            for (index, run) in runs.enumerated() { #expect(run.status == 0 && run.stdout.contains("\"AccessKeyId\":\"ASIA"), "\(kind) form \(index): \(run.stderr)") }
+            #expect(try await setup.calls().map { $0["outcome"] } == Array(repeating: "ok", count: 5))
+
+            let line = ([Paths.multiauth.path, "rolesanywhere", "credential-process", "--no-session-cache"] + setup.flags() + chain).joined(separator: " ")
+            let files = try SharedFiles(config: "[profile ra]\ncredential_process = \(line)\n")
+            defer { files.remove() }
+            let identity = try await Peers.oracle("scripts/oracles/botocore_caller_identity.py", environment: [
+                "AWS_PROFILE": "ra", "AWS_CONFIG_FILE": files.config, "AWS_SHARED_CREDENTIALS_FILE": files.credentials, "AWS_ENDPOINT_URL_STS": Peers.sts,
+                "AWS_CA_BUNDLE": Peers.tlsCA,
+            ])
+            #expect(identity["method"] == "custom-process" && identity["arn"]?.hasSuffix("/\(setup.serial)") == true, "\(identity)")
+        }
+    }
+
+    /// Fifty `credential-process` runs at once on one store, as a build tool's fifty `aws`
+    /// commands: one CreateSession, and all fifty print the same session; the next run reads
+    /// it from the store.
+    @Test func fiftyConcurrentRunsMakeOneCreateSession() async throws {
+        let setup = try await Setup()
+        defer { setup.folder.remove() }
+        let created = try await CLITests.run(["store", "init"], environment: setup.environment)
+        try #require(created.status == 0, "\(created.stderr)")
+        let runs = try await withThrowingTaskGroup(of: CLITests.Run.self) { group in
+            for _ in 0..<50 { group.addTask { try await setup.credentialProcess() } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let keys = try runs.map { run in
+            #expect(run.status == 0, "\(run.stderr)")
+            return (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])?["AccessKeyId"] as? String ?? ""
+        }
+        #expect(Set(keys).count == 1 && keys[0].hasPrefix("ASIA"), "\(Set(keys))")
+        #expect(try await setup.calls().count == 1)
+        let again = try await setup.credentialProcess()
+        #expect(again.stdout.contains(keys[0]))
+        #expect(try await setup.calls().count == 1)
+    }
+
+    /// Each bad input gives one line naming the problem, exits non-zero before any call when
+    /// the fault is local, prints no key material, and caches nothing: a refused session is
+    /// asked for again on the next run.
+    @Test func faultsAreNamedAndNothingIsCached() async throws {
+        let setup = try await Setup()
+        defer { setup.folder.remove() }
+        let created = try await CLITests.run(["store", "init"], environment: setup.environment)
+        try #require(created.status == 0, "\(created.stderr)")
+        let other = try await Setup(kind: "rsa")
+        defer { other.folder.remove() }
+        let keyText = try String(contentsOfFile: setup.path("key-pkcs8.pem"), encoding: .utf8)
+        let keyBody = keyText.split(separator: "\n")[1]
+
+        let mismatch = try await CLITests.run(
+            ["rolesanywhere", "credential-process"] + setup.flags(key: nil) + ["--private-key", other.path("key-pkcs8.pem")], environment: setup.environment)
+        #expect(mismatch.status == 1 && mismatch.stderr.contains("the private key is not the certificate's"), "\(mismatch.stderr)")
+        let wrong = try await setup.credentialProcess(key: "key-encrypted.pem", environment: ["MULTIAUTH_PRIVATE_KEY_PASSPHRASE": "not-it"])
+        #expect(wrong.status == 1 && wrong.stderr.contains("the passphrase does not open the private key"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("not-it"))
+        let noPassphrase = try await setup.credentialProcess(key: "key-encrypted.pem")
+        #expect(noPassphrase.status == 8 && noPassphrase.stderr.contains("MULTIAUTH_PRIVATE_KEY_PASSPHRASE"), "\(noPassphrase.stderr)")
+        let notAKey = try await setup.credentialProcess(key: "cert.pem")
+        #expect(notAKey.status == 1 && notAKey.stderr.contains("the private key holds no RSA or EC private key"), "\(notAKey.stderr)")
+        #expect(try await setup.calls().isEmpty)
+
+        for (from, until, problem) in [(-3.0, -1.0, "expired at"), (1.0, 3.0, "is not valid before")] {
+            let dated = try await Setup(validFrom: from, validUntil: until)
+            defer { dated.folder.remove() }
+            let run = try await dated.credentialProcess(["--no-session-cache"])
+            #expect(run.status == 1 && run.stderr.contains("the certificate (serial \(dated.serial)) \(problem)"), "\(run.stderr)")
+            #expect(try await dated.calls().isEmpty)
+        }
+
+        let stranger = try await StrangerCA()
+        defer { stranger.folder.remove() }
+        let untrusted = try await Setup(caCert: stranger.certificate, caKey: stranger.key)
+        defer { untrusted.folder.remove() }
+        let storeEnvironment = ["MULTIAUTH_STORE": setup.path("store"), "MULTIAUTH_STORE_KEY_FILE": setup.path("store-key")]
+        for attempt in 1...2 {
+            let refused = try await untrusted.credentialProcess(environment: storeEnvironment)
+            #expect(refused.status == 1 && refused.stderr.contains("rolesanywhere CreateSession refused: AccessDeniedException"), "\(refused.stderr)")
+            #expect(try await untrusted.calls().count == attempt)
+        }
+        for run in [mismatch, wrong, noPassphrase, notAKey] { #expect(!run.stderr.contains(keyBody) && !run.stdout.contains(keyBody)) }
+    }
+}
+
+extension Peers {
+    /// The Roles Anywhere stand-in (HTTPS, the TLS CA), its trust anchor and the anchor's CA.
+    static var rolesAnywhere: String { environment["MULTIAUTH_TEST_ROLESANYWHERE_URL"] ?? "" }
+    static var rolesAnywhereTrustAnchor: String { environment["MULTIAUTH_TEST_RA_TRUST_ANCHOR_ARN"] ?? "" }
+    static var rolesAnywhereCA: String { environment["MULTIAUTH_TEST_RA_CA_CERT"] ?? "" }
+    static var rolesAnywhereCAKey: String { environment["MULTIAUTH_TEST_RA_CA_KEY"] ?? "" }
+    static var rolesAnywhereAvailable: Bool { !rolesAnywhere.isEmpty && stsAvailable }
+}
