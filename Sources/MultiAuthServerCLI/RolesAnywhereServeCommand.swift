@@ -44,7 +44,7 @@ struct RolesAnywhereServeCommand: AsyncParsableCommand {
             .instanceMetadata(roleName: role, region: options.region ?? options.trustAnchorRegion), credentials: provider, port: port, logger: logger,
             user: UInt32(getuid()),
             onListening: { port in
-                StandardError.emit("rolesanywhere serve: listening on http://127.0.0.1:\(port) (AWS_EC2_METADATA_SERVICE_ENDPOINT)")
+                StandardError.emit("rolesanywhere serve: listening on http://127.0.0.1:\(port), for AWS_EC2_METADATA_SERVICE_ENDPOINT")
                 SystemdNotify.send("READY=1\nSTATUS=listening on http://127.0.0.1:\(port)")
             })
         try await ServiceGroup(configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()

@@ -156,6 +156,54 @@ import Testing
         #expect(try await setup.calls().count == 1)
     }
 
+    /// `serve`: an IMDSv2 endpoint whose session botocore's instance-metadata provider reads
+    /// and signs an STS call with; one CreateSession however many requests.
+    @Test func serveHandsTheSessionToBotocoreOverIMDS() async throws {
+        let setup = try await Setup()
+        defer { setup.folder.remove() }
+        let server = try GatewayProcess(["rolesanywhere", "serve", "--port", "0", "--no-session-cache"] + setup.flags(), environment: setup.environment)
+        defer { _ = server.stop() }
+        for _ in 0..<2 {
+            let identity = try await Peers.oracle("scripts/oracles/botocore_caller_identity.py", environment: [
+                "AWS_EC2_METADATA_DISABLED": "false", "AWS_EC2_METADATA_SERVICE_ENDPOINT": server.url, "AWS_CONFIG_FILE": "/nonexistent",
+                "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent", "AWS_ENDPOINT_URL_STS": Peers.sts,
+            ])
+            #expect(identity["method"] == "iam-role" && identity["arn"]?.hasSuffix("/\(setup.serial)") == true, "\(identity) \(server.log)")
+        }
+        #expect(try await setup.calls().count == 1)
+    }
+
+    /// `update`: the profile's keys written into the shared credentials file, every other
+    /// line kept, mode 0600; botocore then signs an STS call with that profile.
+    @Test func updateWritesTheProfileAndKeepsTheRest() async throws {
+        let setup = try await Setup()
+        defer { setup.folder.remove() }
+        let file = setup.path("credentials")
+        let before = "# kept comment\n[other]\naws_access_key_id = AKIDOTHER\naws_secret_access_key = other-secret\n\n[ra]\nregion = eu-west-1\naws_access_key_id = AKIDSTALE\n"
+        try Data(before.utf8).write(to: URL(fileURLWithPath: file))
+        let process = Process()
+        process.executableURL = Paths.multiauth
+        process.arguments = ["rolesanywhere", "update", "--profile", "ra", "--no-session-cache"] + setup.flags()
+        process.environment = ProcessInfo.processInfo.environment.merging(setup.environment.merging(["AWS_SHARED_CREDENTIALS_FILE": file]) { $1 }) { $1 }
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+        var text = before
+        for _ in 0..<600 where !text.contains("aws_session_token") {
+            try await Task.sleep(for: .milliseconds(50))
+            text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(Array(lines.prefix(5)) == ["# kept comment", "[other]", "aws_access_key_id = AKIDOTHER", "aws_secret_access_key = other-secret", ""], "\(text)")
+        #expect(lines[5] == "[ra]" && lines[6].hasPrefix("aws_access_key_id = ASIA") && lines.contains("region = eu-west-1") && !text.contains("AKIDSTALE"), "\(text)")
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let identity = try await Peers.oracle("scripts/oracles/botocore_caller_identity.py", environment: [
+            "AWS_PROFILE": "ra", "AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": file, "AWS_ENDPOINT_URL_STS": Peers.sts,
+        ])
+        #expect(identity["method"] == "shared-credentials-file" && identity["arn"]?.hasSuffix("/\(setup.serial)") == true, "\(identity)")
+    }
+
     /// Each bad input gives one line naming the problem, exits non-zero before any call when
     /// the fault is local, prints no key material, and caches nothing: a refused session is
     /// asked for again on the next run.
