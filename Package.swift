@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "MultiAuthCredentials", targets: ["MultiAuthAWSClient", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthAWSStoreBackends"]),
         // Cognito and OIDC sign-in, refresh, and logins saved in the store.
         .library(name: "MultiAuthTokens", targets: ["MultiAuthTokens", "MultiAuthLogins"]),
+        // Roles Anywhere keys kept in a PKCS#11 token (HSM, smart card, SoftHSM): needs p11-kit's header to build.
+        .library(name: "MultiAuthPKCS11", targets: ["MultiAuthPKCS11"]),
         // The encrypted credential store.
         .library(name: "MultiAuthStore", targets: ["MultiAuthStore"]),
         // The store kept in PostgreSQL, shared by a fleet (postgres-nio, so SwiftNIO).
@@ -82,6 +84,12 @@ let package = Package(
             name: "CLibCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // PKCS#11's types and constants (p11-kit's header): modules are opened with dlopen, nothing linked.
+        .systemLibrary(
+            name: "CPKCS11",
+            pkgConfig: "p11-kit-1",
+            providers: [.apt(["libp11-kit-dev"])]
+        ),
         // libcurl opened with dlopen at the first request, and typed wrappers for its variadic setopt/getinfo.
         .target(name: "CurlShims", dependencies: ["CLibCurl"]),
         .target(name: "MultiAuthCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
@@ -89,6 +97,8 @@ let package = Package(
         .target(name: "MultiAuthCore", dependencies: [httpTypes, logging], swiftSettings: strict),
         .target(name: "MultiAuthSigV4", dependencies: ["MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .target(name: "MultiAuthSigningVectors", dependencies: ["MultiAuthSigV4", "MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
+        // X.509 keys kept in a PKCS#11 token, signing for Roles Anywhere without leaving it.
+        .target(name: "MultiAuthPKCS11", dependencies: ["CPKCS11", "MultiAuthSigV4", "MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
         .target(name: "MultiAuthStore", dependencies: ["MultiAuthCrypto", "MultiAuthCore", logging], swiftSettings: strict),
         // The store's image in a PostgreSQL row: versioned writes, advisory locks, LISTEN/NOTIFY.
         .target(
@@ -236,7 +246,7 @@ let package = Package(
         .target(
             name: "MultiAuthCLI",
             dependencies: [
-                "MultiAuthCrypto", "MultiAuthSigV4", "MultiAuthSigningVectors", "MultiAuthStore", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthCurl",
+                "MultiAuthCrypto", "MultiAuthSigV4", "MultiAuthPKCS11", "MultiAuthSigningVectors", "MultiAuthStore", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthCurl",
                 "MultiAuthTokens", "MultiAuthLogins", "MultiAuthClientConfiguration", "MultiAuthAWSStoreBackends", "MultiAuthCore", httpTypes, logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + subprocess,

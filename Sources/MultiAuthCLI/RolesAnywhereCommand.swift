@@ -2,6 +2,7 @@ package import ArgumentParser
 import MultiAuthCore
 import MultiAuthCrypto
 package import MultiAuthCredentials
+import MultiAuthPKCS11
 import MultiAuthSigV4
 
 #if canImport(FoundationEssentials)
@@ -33,7 +34,7 @@ package struct RolesAnywhereCredentialProcessCommand: AsyncParsableCommand {
     @OptionGroup var options: RolesAnywhereOptions
 
     package func run() async throws {
-        let session = try await ChainCredentials.resolve(try options.provider(), maxTime: options.maxTime)
+        let session = try await ChainCredentials.resolve(try await options.provider(), maxTime: options.maxTime)
         FileHandleless.writeStandardOutput(try CredentialsCommand.processJSON(session) + [0x0a])
     }
 }
@@ -43,10 +44,12 @@ package struct RolesAnywhereCredentialProcessCommand: AsyncParsableCommand {
 package struct RolesAnywhereOptions: ParsableArguments {
     package init() {}
 
-    @Option(help: ArgumentHelp("The certificate (PEM, the leaf first; any further certificates are its chain), or a PKCS#12 bundle holding the key too." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
+    @Option(help: ArgumentHelp("The certificate (PEM, the leaf first; any further certificates are its chain), a PKCS#12 bundle holding the key too, or a pkcs11: URI of a certificate in a token." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
     var certificate: String
-    @Option(help: ArgumentHelp("The private key (PEM: PKCS#1, SEC1, PKCS#8 or encrypted PKCS#8); not with a PKCS#12 bundle." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
+    @Option(help: ArgumentHelp("The private key (PEM: PKCS#1, SEC1, PKCS#8 or encrypted PKCS#8), or a pkcs11: URI (RFC 7512; the PIN from its pin-value or pin-source, else MULTIAUTH_PKCS11_PIN); not with a PKCS#12 bundle." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
     var privateKey: String?
+    @Option(help: "The PKCS#11 module for pkcs11: URIs (default: the URI's module-path, else p11-kit's proxy, which loads the system's registered modules).")
+    var pkcs11Lib: String?
     @Option(help: ArgumentHelp("Intermediate certificates (PEM), sent as X-Amz-X509-Chain." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
     var intermediates: String?
     @Option(help: "The trust anchor's ARN (its region is the default region).") package var trustAnchorArn: String
@@ -75,20 +78,41 @@ package struct RolesAnywhereOptions: ParsableArguments {
 
     /// The provider these options describe, its sessions kept in the store unless
     /// `--no-session-cache`.
-    package func provider() throws -> RolesAnywhereCredentialsProvider {
+    package func provider() async throws -> RolesAnywhereCredentialsProvider {
         let settings = RolesAnywhereCredentialsProvider.Settings(
             trustAnchorArn: trustAnchorArn, profileArn: profileArn, roleArn: roleArn, region: region, endpoint: endpoint,
             sessionDuration: sessionDuration, roleSessionName: roleSessionName)
         let logger = TraceLog.logger(verbose: false)
         let cache: (any SessionCache)? = noSessionCache ? nil : StoreOpenedOnFirstUse(options: store, logger: logger)
         do {
+            if let privateKey, privateKey.hasPrefix("pkcs11:") {
+                // The token is opened only when a session must be obtained.
+                let id = try tokenCertificateID(key: privateKey)
+                let options = self
+                return try RolesAnywhereCredentialsProvider(
+                    certificateID: id,
+                    loadingIdentity: { () async throws(X509IdentityError) in
+                        do { return try await options.tokenIdentity(privateKey) } catch let error as X509IdentityError { throw error } catch {
+                            throw .pkcs11("\(error)")
+                        }
+                    }, settings: settings, http: CommandTimeout.transport(), sessionCache: cache)
+            }
             return try RolesAnywhereCredentialsProvider(
-                identity: try identity(), settings: settings, http: CommandTimeout.transport(), sessionCache: cache)
+                identity: try await identity(), settings: settings, http: CommandTimeout.transport(), sessionCache: cache)
         } catch let error as CredentialsError { throw CLIError(message: error.description) }
     }
 
+    /// What a token key's cached session is kept for: the certificate file's SHA-256, or the
+    /// certificate's URI, with the key's URI and the module (never the URI's PIN).
+    private func tokenCertificateID(key: String) throws -> String {
+        let certificatePart = certificate.hasPrefix("pkcs11:")
+            ? "certificate \(String(certificate.prefix { $0 != "?" }))"
+            : "certificate sha256 \(SHA256Hasher.hash(try Self.read(certificate, "--certificate")).hex)"
+        return "\(certificatePart), key \(String(key.prefix { $0 != "?" })), module \(pkcs11Lib ?? "default")"
+    }
+
     /// The certificate and key, a passphrase asked for only when the key is encrypted.
-    func identity() throws -> X509SigningIdentity {
+    func identity() async throws -> X509SigningIdentity {
         let certificateBytes = try Self.read(certificate, "--certificate")
         let isBundle = !certificateBytes.starts(with: Array("-----".utf8)) && !String(decoding: certificateBytes.prefix(4096), as: UTF8.self).contains("-----BEGIN")
         if !isBundle, privateKey == nil { throw CLIError("--private-key", "required unless --certificate is a PKCS#12 bundle") }
@@ -108,6 +132,27 @@ package struct RolesAnywhereOptions: ParsableArguments {
             confirm: false)
         defer { SecureMemory.zero(&passphrase) }
         do { return try load(passphrase) } catch { throw CLIError(message: error.description) }
+    }
+
+    /// A key kept in a PKCS#11 token; the certificate from a file, or from the token when
+    /// `--certificate` is a pkcs11: URI too.
+    func tokenIdentity(_ keyURI: String) async throws -> X509SigningIdentity {
+        let chain = try intermediates.map { try Self.read($0, "--intermediates") }
+        let pin = ProcessInfo.processInfo.environment["MULTIAUTH_PKCS11_PIN"].map { Array($0.utf8) }
+        do {
+            let key = try await PKCS11Key.open(try PKCS11URI(keyURI), module: pkcs11Lib, pin: pin)
+            let identity: X509SigningIdentity
+            if certificate.hasPrefix("pkcs11:") {
+                let holder = certificate == keyURI ? key : try await PKCS11Key.open(try PKCS11URI(certificate), module: pkcs11Lib, pin: pin)
+                guard let der = try await holder.certificate() else {
+                    throw X509IdentityError.pkcs11("no certificate in the token matches '\(String(certificate.prefix { $0 != "?" }))'")
+                }
+                identity = try X509SigningIdentity(certificateDER: der, intermediates: chain, key: key)
+            } else {
+                identity = try X509SigningIdentity(certificate: try Self.read(certificate, "--certificate"), intermediates: chain, key: key)
+            }
+            return identity
+        } catch let error as X509IdentityError { throw error }
     }
 
     private static func read(_ path: String, _ flag: String) throws -> [UInt8] {

@@ -34,7 +34,7 @@ package struct RolesAnywhereUpdateCommand: AsyncParsableCommand {
     }
 
     package func run() async throws {
-        let provider = try options.provider()
+        let provider = try await options.provider()
         let environment = ProcessInfo.processInfo.environment
         let path = environment["AWS_SHARED_CREDENTIALS_FILE"] ?? (environment["HOME"] ?? ".") + "/.aws/credentials"
         while true {

@@ -50,8 +50,15 @@ public struct RolesAnywhereCredentialsProvider: CredentialsProvider {
         }
     }
 
+    /// The identity, or how to get it when a session must be obtained.
+    enum Identity {
+        case ready(X509SigningIdentity)
+        case deferred(id: String, load: @Sendable () async throws(X509IdentityError) -> X509SigningIdentity)
+    }
+
     let settings: Settings
-    let signer: X509Signer
+    let identity: Identity
+    let region: String
     let client: AWSClient
     let sessionCache: (any SessionCache)?
 
@@ -62,12 +69,30 @@ public struct RolesAnywhereCredentialsProvider: CredentialsProvider {
         identity: X509SigningIdentity, settings: Settings, environment: [String: String]? = nil, http: any HTTPSender,
         sessionCache: (any SessionCache)? = nil
     ) throws(CredentialsError) {
+        try self.init(.ready(identity), settings: settings, environment: environment, http: http, sessionCache: sessionCache)
+    }
+
+    /// A provider that gets its identity from `load` only when a session must be obtained: a
+    /// key in a token (PKCS#11) is then not opened while the cached session lasts. The
+    /// cached session is kept for `certificateID`, which names the certificate (its file's
+    /// digest, or its token URI).
+    public init(
+        certificateID: String, loadingIdentity load: @escaping @Sendable () async throws(X509IdentityError) -> X509SigningIdentity, settings: Settings,
+        environment: [String: String]? = nil, http: any HTTPSender, sessionCache: (any SessionCache)? = nil
+    ) throws(CredentialsError) {
+        try self.init(.deferred(id: certificateID, load: load), settings: settings, environment: environment, http: http, sessionCache: sessionCache)
+    }
+
+    private init(
+        _ identity: Identity, settings: Settings, environment: [String: String]?, http: any HTTPSender, sessionCache: (any SessionCache)?
+    ) throws(CredentialsError) {
         try Self.check(settings)
         guard let region = settings.region ?? Self.region(ofArn: settings.trustAnchorArn) else {
             throw .invalidSetting(source: Self.source, problem: "no region: give one, or a trust anchor ARN that names one")
         }
         self.settings = settings
-        signer = X509Signer(identity: identity, region: region)
+        self.identity = identity
+        self.region = region
         client = try .forChain(
             service: "rolesanywhere", region: region, endpoint: settings.endpoint.map { ServiceEndpoint(url: Self.url($0)) },
             environment: environment ?? ProcessInfo.processInfo.environment, http: http)
@@ -86,11 +111,32 @@ public struct RolesAnywhereCredentialsProvider: CredentialsProvider {
     var sessionKey: SessionKey {
         var fields = [
             "trust_anchor_arn": settings.trustAnchorArn, "profile_arn": settings.profileArn, "role_arn": settings.roleArn,
-            "region": signer.region, "duration_seconds": String(settings.sessionDuration), "certificate_serial": signer.identity.serialNumber,
+            "region": region, "duration_seconds": String(settings.sessionDuration), "certificate": certificateID,
             "endpoint": client.endpoint.url,
         ]
         fields["role_session_name"] = settings.roleSessionName
         return SessionKey(profile: "rolesanywhere:\(settings.roleArn)", settings: fields)
+    }
+
+    private var certificateID: String {
+        switch identity {
+        case .ready(let identity): "serial \(identity.serialNumber)"
+        case .deferred(let id, _): id
+        }
+    }
+
+    /// The signer, its identity loaded (and a key kept elsewhere checked against the
+    /// certificate) when it was deferred.
+    private func signer() async throws(CredentialsError) -> X509Signer {
+        switch identity {
+        case .ready(let identity): return X509Signer(identity: identity, region: region)
+        case .deferred(_, let load):
+            do {
+                let identity = try await load()
+                try await identity.checkKey()
+                return X509Signer(identity: identity, region: region)
+            } catch { throw .certificate(error) }
+        }
     }
 
     private func createSession() async throws(CredentialsError) -> ExpiringCredentials {
@@ -100,7 +146,7 @@ public struct RolesAnywhereCredentialsProvider: CredentialsProvider {
         ]
         if let name = settings.roleSessionName { body["roleSessionName"] = .string(name) }
         let operation = AWSOperation.restJSON("CreateSession", method: .post, path: "/sessions", body: Array(JSONValue.object(body).description.utf8))
-        let signer = signer
+        let signer = try await signer()
         let answer: CreateSessionAnswer
         do {
             let response = try await client.send(operation) { request, body, date throws(SigningError) in

@@ -97,3 +97,35 @@ package final class P256SigningKey: @unchecked Sendable {
         return (xBytes, yBytes)
     }
 }
+
+/// ECDSA signatures in the two encodings tokens and X.509 use.
+package enum ECDSASignature {
+    /// The DER `SEQUENCE { r, s }` of a raw `r || s` signature (PKCS#11's `CKM_ECDSA`
+    /// output: two big-endian halves of equal length).
+    /// - Throws: ``CryptoError/invalidLength(expected:actual:)`` for an odd or empty input.
+    package static func der(raw: [UInt8]) throws(CryptoError) -> [UInt8] {
+        guard !raw.isEmpty, raw.count % 2 == 0 else { throw .invalidLength(expected: 64, actual: raw.count) }
+        let half = Int32(raw.count / 2)
+        guard let signature = ECDSA_SIG_new() else { throw .cipherFailure }
+        defer { ECDSA_SIG_free(signature) }
+        guard let r = BN_bin2bn(raw, half, nil) else { throw .cipherFailure }
+        guard let s = raw.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress! + Int(half), half, nil) }) else {
+            BN_free(r)
+            throw .cipherFailure
+        }
+        guard ECDSA_SIG_set0(signature, r, s) == 1 else {
+            BN_free(r)
+            BN_free(s)
+            throw .cipherFailure
+        }
+        let length = i2d_ECDSA_SIG(signature, nil)
+        guard length > 0 else { throw .cipherFailure }
+        var out = [UInt8](repeating: 0, count: Int(length))
+        let written = out.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return i2d_ECDSA_SIG(signature, &cursor)
+        }
+        guard written == length else { throw .cipherFailure }
+        return out
+    }
+}

@@ -78,6 +78,16 @@ package final class X509Certificate: @unchecked Sendable {
         return X509_verify(pointer, key) == 1
     }
 
+    /// True when `signature` (RSA PKCS#1 v1.5, or DER ECDSA) of `message`'s SHA-256 verifies
+    /// under this certificate's public key.
+    package func verifies(signature: [UInt8], of message: [UInt8]) -> Bool {
+        defer { ERR_clear_error() }
+        guard let key = X509_get0_pubkey(pointer), let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1 else { return false }
+        return EVP_DigestVerify(context, signature, signature.count, message, message.count) == 1
+    }
+
     private static func der(of pointer: OpaquePointer) -> [UInt8]? {
         let length = i2d_X509(pointer, nil)
         guard length > 0 else { return nil }

@@ -36,7 +36,7 @@ struct RolesAnywhereServeCommand: AsyncParsableCommand {
     func run() async throws {
         // One session in this process, refreshed before it expires; a first one now, so a
         // bad certificate or a refusal stops the command before it listens.
-        let provider = CachingCredentialsProvider(try options.provider())
+        let provider = CachingCredentialsProvider(try await options.provider())
         _ = try await ChainCredentials.resolve(provider, maxTime: options.maxTime)
         let role = String(options.roleArn.split(separator: "/").last ?? "multiauth")
         let logger = TraceLog.logger(verbose: false)

@@ -34,6 +34,9 @@ extension X509IdentityError {
     public static func notYetValid(serial: String, notBefore: Int64) -> X509IdentityError { .init(.notYetValid(serial: serial, notBefore: notBefore)) }
     /// The certificate's validity ended before the signing time.
     public static func expired(serial: String, notAfter: Int64) -> X509IdentityError { .init(.expired(serial: serial, notAfter: notAfter)) }
+    /// A PKCS#11 module, token, PIN or object failed: `problem` names which and the token's
+    /// return code.
+    public static func pkcs11(_ problem: String) -> X509IdentityError { .init(.pkcs11(problem)) }
     /// The key (or the token holding it) could not sign.
     public static func signingFailed(reason: String) -> X509IdentityError { .init(.signingFailed(reason: reason)) }
 
@@ -55,6 +58,7 @@ extension X509IdentityError {
         case notYetValid(serial: String, notBefore: Int64)
         case expired(serial: String, notAfter: Int64)
         case signingFailed(reason: String)
+        case pkcs11(String)
 
         package var description: String {
             switch self {
@@ -66,6 +70,7 @@ extension X509IdentityError {
             case .notYetValid(let serial, let notBefore): "the certificate (serial \(serial)) is not valid before \(ISOTime.text(Double(notBefore)))"
             case .expired(let serial, let notAfter): "the certificate (serial \(serial)) expired at \(ISOTime.text(Double(notAfter)))"
             case .signingFailed(let reason): "the private key could not sign: \(reason)"
+            case .pkcs11(let problem): "PKCS#11: \(problem)"
             }
         }
 
@@ -80,6 +85,7 @@ extension X509IdentityError {
             case .notYetValid: "X509Identity.notYetValid"
             case .expired: "X509Identity.expired"
             case .signingFailed: "X509Identity.signingFailed"
+            case .pkcs11: "X509Identity.pkcs11"
             }
         }
     }

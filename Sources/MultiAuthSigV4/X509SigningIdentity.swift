@@ -24,6 +24,16 @@ public struct X509SigningIdentity: Sendable {
         self.init(leaf: certificates[0], intermediates: Array(certificates.dropFirst()) + chain, key: key)
     }
 
+    /// An identity whose key is `key`, for the certificate in `certificateDER` (as a token
+    /// stores it), with `intermediates` (PEM) as its chain.
+    /// - Throws: ``X509IdentityError`` when a certificate is malformed.
+    public init(certificateDER: [UInt8], intermediates: [UInt8]? = nil, key: any X509KeySigner) throws(X509IdentityError) {
+        let leaf: X509Certificate
+        do { leaf = try X509Certificate(der: certificateDER) } catch { throw .malformedCertificate("the certificate") }
+        let chain = try intermediates.map { (pem) throws(X509IdentityError) in try Self.certificates(pem, what: "the intermediates") } ?? []
+        self.init(leaf: leaf, intermediates: chain, key: key)
+    }
+
     init(leaf: X509Certificate, intermediates: [X509Certificate], key: any X509KeySigner) {
         self.leaf = leaf
         self.intermediates = intermediates
@@ -53,6 +63,17 @@ public struct X509SigningIdentity: Sendable {
         let chain = try intermediates.map { (pem) throws(X509IdentityError) in try certificates(pem, what: "the intermediates") } ?? []
         guard parts.certificate.matches(parts.key) else { throw .keyMismatch }
         return X509SigningIdentity(leaf: parts.certificate, intermediates: parts.others + chain, key: LocalKey(parts.key))
+    }
+
+    /// Checks that the key is the certificate's by signing a random message with it: for a
+    /// key kept elsewhere (a token), whose match cannot be seen otherwise.
+    /// - Throws: ``X509IdentityError/keyMismatch`` when the signature does not verify under the
+    ///   certificate's public key, or the key's own error when it cannot sign.
+    public func checkKey() async throws(X509IdentityError) {
+        let probe: [UInt8]
+        do { probe = try SecureRandom.bytes(count: 32) } catch { throw .signingFailed(reason: error.description) }
+        let signature = try await key.signature(for: probe)
+        guard leaf.verifies(signature: signature, of: probe) else { throw .keyMismatch }
     }
 
     /// Whether the leaf certificate is valid at `seconds` since 1970.

@@ -204,6 +204,86 @@ import Testing
         #expect(identity["method"] == "shared-credentials-file" && identity["arn"]?.hasSuffix("/\(setup.serial)") == true, "\(identity)")
     }
 
+    /// A SoftHSM token of the test's own (its own SOFTHSM2_CONF and token folder), holding the
+    /// setup's key and certificate under label `host`, id 01, PIN 1234.
+    struct Token {
+        static let module = "/usr/lib/softhsm/libsofthsm2.so"
+        let environment: [String: String]
+
+        init(_ setup: Setup) throws {
+            try FileManager.default.createDirectory(atPath: setup.path("tokens"), withIntermediateDirectories: true)
+            try Data("directories.tokendir = \(setup.path("tokens"))\nobjectstore.backend = file\n".utf8).write(to: URL(fileURLWithPath: setup.path("softhsm2.conf")))
+            environment = ["SOFTHSM2_CONF": setup.path("softhsm2.conf")]
+            let der = setup.path("cert.der")
+            for (program, arguments) in [
+                ("/usr/bin/softhsm2-util", ["--init-token", "--free", "--label", "multiauth", "--so-pin", "000000", "--pin", "1234"]),
+                ("/usr/bin/softhsm2-util", ["--import", setup.path("key-pkcs8.pem"), "--token", "multiauth", "--label", "host", "--id", "01", "--pin", "1234"]),
+                ("/usr/bin/openssl", ["x509", "-in", setup.path("cert.pem"), "-outform", "der", "-out", der]),
+                ("/usr/bin/pkcs11-tool", ["--module", Self.module, "--token-label", "multiauth", "--login", "--pin", "1234", "--write-object", der, "--type", "cert", "--label", "host", "--id", "01"]),
+            ] {
+                let done = try ChildProcess.run(URL(fileURLWithPath: program), arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+                try #require(done.status == 0, "\(program) \(arguments[0]): \(String(decoding: done.stderr, as: UTF8.self))")
+            }
+        }
+    }
+
+    /// The key in SoftHSM, the certificate from a file or from the token: accepted by the
+    /// stand-in, and fifty concurrent runs on one store make one CreateSession.
+    @Test func aKeyInSoftHSMSignsAndFiftyRunsMakeOneSession() async throws {
+        for kind in ["ec", "rsa"] {
+            let setup = try await Setup(kind: kind)
+            defer { setup.folder.remove() }
+            let token = try Token(setup)
+            let environment = token.environment
+            let key = "pkcs11:token=multiauth;object=host?pin-value=1234"
+            let fromFile = try await CLITests.run(
+                ["rolesanywhere", "credential-process", "--no-session-cache", "--pkcs11-lib", Token.module] + setup.flags(key: nil) + ["--private-key", key],
+                environment: setup.environment.merging(environment) { $1 })
+            #expect(fromFile.status == 0 && fromFile.stdout.contains("\"AccessKeyId\":\"ASIA"), "\(kind): \(fromFile.stderr)")
+            let pinFile = setup.path("pin")
+            try Data("1234\n".utf8).write(to: URL(fileURLWithPath: pinFile))
+            let tokenFlags = ["--certificate", "pkcs11:token=multiauth;id=%01", "--private-key", "pkcs11:token=multiauth;id=%01?pin-source=file:\(pinFile)", "--pkcs11-lib", Token.module]
+            let created = try await CLITests.run(["store", "init"], environment: setup.environment)
+            try #require(created.status == 0, "\(created.stderr)")
+            let runs = try await withThrowingTaskGroup(of: CLITests.Run.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        try await CLITests.run(["rolesanywhere", "credential-process"] + setup.flags(key: nil) + tokenFlags, environment: setup.environment.merging(environment) { $1 })
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.first { $0.status != 0 }?.stderr ?? "")")
+            #expect(Set(runs.map(\.stdout)).count == 1)
+            #expect(try await setup.calls().count == 2, "one uncached call, then one for the fifty")
+        }
+    }
+
+    /// Token faults, each named before any call: a wrong PIN, no PIN, a token that is not
+    /// there, a module that cannot be loaded, a token key that is not the certificate's.
+    @Test func tokenFaultsAreNamed() async throws {
+        let setup = try await Setup()
+        defer { setup.folder.remove() }
+        let token = try Token(setup)
+        let other = try await Setup()
+        defer { other.folder.remove() }
+        let cases: [(String, [String], String)] = [
+            ("pkcs11:token=multiauth;object=host?pin-value=9999", [], "the token refused the PIN: CKR_PIN_INCORRECT"),
+            ("pkcs11:token=multiauth;object=host", [], "private keys are visible only after login"),
+            ("pkcs11:token=absent;object=host?pin-value=1234", [], "no token matches 'pkcs11:object=host;token=absent'"),
+            ("pkcs11:token=multiauth;object=host?pin-value=1234", ["--pkcs11-lib", setup.path("no-such-module.so")], "no-such-module.so cannot be loaded"),
+            ("pkcs11:token=multiauth;object=host?pin-value=1234", ["--certificate", other.path("cert.pem")], "the private key is not the certificate's"),
+        ]
+        for (uri, extra, message) in cases {
+            let run = try await CLITests.run(
+                ["rolesanywhere", "credential-process", "--no-session-cache"] + setup.flags(key: nil) + ["--private-key", uri, "--pkcs11-lib", Token.module] + extra,
+                environment: setup.environment.merging(token.environment) { $1 })
+            #expect(run.status == 1 && run.stderr.contains(message), "\(uri): \(run.stderr)")
+            #expect(!run.stderr.contains("9999") && !run.stderr.contains("1234"))
+        }
+        #expect(try await setup.calls().isEmpty)
+    }
+
     /// Each bad input gives one line naming the problem, exits non-zero before any call when
     /// the fault is local, prints no key material, and caches nothing: a refused session is
     /// asked for again on the next run.
