@@ -39,6 +39,9 @@ package struct AWSCallError: Error, Sendable, Equatable, CustomStringConvertible
     package let attempts: Int
     /// The cause (a transport or credentials error), kept whole.
     package let underlying: UnderlyingError?
+    /// The OAuth `error` field of a refusal that has one beside its code (the sign-in
+    /// service's `TOKEN_EXPIRED` under `AccessDeniedException`).
+    package var reason: String?
 
     /// An error of `kind` for `operation` on `service`.
     package init(

@@ -195,8 +195,10 @@ package struct AWSClient: Sendable {
         let error = AWSErrorResponse(response)
         let requestId = response.header("x-amzn-RequestId") ?? response.header("x-amz-request-id")
             ?? XMLText.value(of: "RequestId", in: String(decoding: response.body.prefix(64 * 1024), as: UTF8.self))
-        return AWSCallError(
+        var failure = AWSCallError(
             .service, service: service, operation: operation.name, serviceCode: error.code ?? "HTTP \(response.status)", message: error.message ?? "",
             status: response.status, requestId: requestId, attempts: attempts)
+        failure.reason = error.reason
+        return failure
     }
 }

@@ -46,6 +46,9 @@ public enum JSONValue: Sendable, Equatable, Codable, CustomStringConvertible {
     /// The string, if this is one.
     public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
 
+    /// The members, if this is an object.
+    public var objectValue: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
+
     /// The number as an integer, if this is a whole number.
     public var integerValue: Int64? {
         if case .number(let value) = self, value.rounded() == value, abs(value) < 9e15 { Int64(value) } else { nil }

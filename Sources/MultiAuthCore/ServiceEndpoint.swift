@@ -33,6 +33,10 @@ public struct ServiceEndpoint: Sendable {
         switch service {
         case "sso": "portal.sso.\(region).amazonaws.com"
         case "sso-oidc": "oidc.\(region).amazonaws.com"
+        // The sign-in service's hosts, per partition (botocore's endpoint rules for `signin`).
+        case "signin" where region.hasPrefix("cn-"): "\(region).signin.amazonaws.cn"
+        case "signin" where region.hasPrefix("us-gov-"): "\(region).signin.amazonaws-us-gov.com"
+        case "signin": "\(region).signin.aws.amazon.com"
         default: "\(service).\(region).amazonaws.com"
         }
     }

@@ -111,6 +111,10 @@ extension CredentialsError {
     /// The X.509 certificate or key that signs for credentials (IAM Roles Anywhere) cannot be
     /// read or cannot sign.
     public static func certificate(_ error: X509IdentityError) -> CredentialsError { CredentialsError(.certificate(error)) }
+    /// An `aws login` session file (named by `path`) is unusable.
+    public static func loginCache(path: String, problem: String) -> CredentialsError { CredentialsError(.loginCache(path: path, problem: problem)) }
+    /// The `aws login` session is missing or can no longer be refreshed: `command` signs in again.
+    public static func loginNeeded(what: String, command: String) -> CredentialsError { CredentialsError(.loginNeeded(what: what, command: command)) }
 }
 
 extension CredentialsError {
@@ -134,6 +138,8 @@ extension CredentialsError {
         case ssoLoginNeeded(what: String, command: String)
         case mfaCodeUnavailable(profile: String, serial: String, problem: String)
         case certificate(X509IdentityError)
+        case loginCache(path: String, problem: String)
+        case loginNeeded(what: String, command: String)
 
         package var description: String {
             switch self {
@@ -155,6 +161,8 @@ extension CredentialsError {
             case .ssoLoginNeeded(let what, let command): "\(what): run \(command)"
             case .mfaCodeUnavailable(let profile, let serial, let problem): "profile '\(profile)' (mfa_serial \(serial)): \(problem)"
             case .certificate(let error): error.description
+            case .loginCache(let path, let problem): "login session cache \(path) \(problem)"
+            case .loginNeeded(let what, let command): "\(what): run `\(command)` again"
             }
         }
     }
@@ -251,6 +259,8 @@ extension CredentialsError.Kind {
         case .ssoLoginNeeded: "Credentials.ssoLoginNeeded"
         case .mfaCodeUnavailable: "Credentials.mfaCodeUnavailable"
         case .certificate: "Credentials.certificate"
+        case .loginCache: "Credentials.loginCache"
+        case .loginNeeded: "Credentials.loginNeeded"
         }
     }
 }

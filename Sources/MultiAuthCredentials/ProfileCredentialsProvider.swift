@@ -119,12 +119,16 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
             guard chain.isEmpty, settings["mfa_serial"] != nil else { return keys }
             return try await sts.getSessionToken(source: keys.credentials, options: try await sessionOptions(settings, profile: name))
         }
+        // botocore's order: the login provider after the credentials file's keys, before credential_process.
+        if let session = nonEmpty(settings["login_session"]) {
+            return try await LoginSessionCredentialsProvider(session: session, region: region, environment: environment, http: http).credentials()
+        }
         if let command = settings["credential_process"] {
             return try await CredentialProcess.run(command, profile: name, environment: environment)
         }
         // botocore's rule: a profile without credential settings (a region only, say) is not an
         // error; the chain goes on to the container endpoint and instance metadata.
-        throw .notFound("profile '\(name)' has no aws_access_key_id, role_arn, sso_session or credential_process")
+        throw .notFound("profile '\(name)' has no aws_access_key_id, role_arn, sso_session, login_session or credential_process")
     }
 
     /// `duration_seconds`, `external_id` and, with `mfa_serial`, the device's current code.

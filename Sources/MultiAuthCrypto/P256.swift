@@ -100,6 +100,23 @@ package final class P256SigningKey: @unchecked Sendable {
 
 /// ECDSA signatures in the two encodings tokens and X.509 use.
 package enum ECDSASignature {
+    /// The raw `r || s` (each `size` bytes, big-endian) of a DER signature: JWS's form.
+    package static func raw(der: [UInt8], size: Int) throws(CryptoError) -> [UInt8] {
+        let decoded: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
+        }
+        guard let decoded else { throw .cipherFailure }
+        defer { ECDSA_SIG_free(decoded) }
+        var out = [UInt8](repeating: 0, count: 2 * size)
+        guard let r = ECDSA_SIG_get0_r(decoded), let s = ECDSA_SIG_get0_s(decoded) else { throw .cipherFailure }
+        let written = out.withUnsafeMutableBufferPointer { buffer in
+            BN_bn2binpad(r, buffer.baseAddress, Int32(size)) + BN_bn2binpad(s, buffer.baseAddress! + size, Int32(size))
+        }
+        guard written == 2 * size else { throw .cipherFailure }
+        return out
+    }
+
     /// The DER `SEQUENCE { r, s }` of a raw `r || s` signature (PKCS#11's `CKM_ECDSA`
     /// output: two big-endian halves of equal length).
     /// - Throws: ``CryptoError/invalidLength(expected:actual:)`` for an odd or empty input.

@@ -103,6 +103,52 @@ package final class PrivateKey: @unchecked Sendable {
         return Array(signature.prefix(length))
     }
 
+    /// A new P-256 key (a DPoP proof key).
+    /// - Throws: ``CryptoError/cipherFailure`` if OpenSSL fails.
+    package static func generateP256() throws(CryptoError) -> PrivateKey {
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw .cipherFailure }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, "P-256") == 1, EVP_PKEY_generate(context, &key) == 1,
+            let key
+        else { throw .cipherFailure }
+        return try PrivateKey(taking: key)
+    }
+
+    /// The key in SEC1 PEM (`-----BEGIN EC PRIVATE KEY-----`), or PKCS#1 for RSA: the form
+    /// the AWS CLI keeps a DPoP key in.
+    package func traditionalPEM() throws(CryptoError) -> [UInt8] {
+        guard let bio = BIO_new(BIO_s_mem()) else { throw .cipherFailure }
+        defer { BIO_free(bio) }
+        guard PEM_write_bio_PrivateKey_traditional(bio, pointer, nil, nil, 0, nil, nil) == 1 else { throw .cipherFailure }
+        var data: UnsafeMutablePointer<CChar>?
+        let length = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &data)
+        guard length > 0, let data else { throw .cipherFailure }
+        return Array(UnsafeRawBufferPointer(start: data, count: length))
+    }
+
+    /// An EC key's public point, 32-byte big-endian x and y (P-256); nil for other keys.
+    package var publicCoordinates: (x: [UInt8], y: [UInt8])? {
+        guard algorithm == .ecdsa else { return nil }
+        var x: OpaquePointer?
+        var y: OpaquePointer?
+        defer {
+            BN_free(x)
+            BN_free(y)
+            ERR_clear_error()
+        }
+        guard EVP_PKEY_get_bn_param(pointer, "qx", &x) == 1, EVP_PKEY_get_bn_param(pointer, "qy", &y) == 1 else { return nil }
+        var xBytes = [UInt8](repeating: 0, count: 32)
+        var yBytes = [UInt8](repeating: 0, count: 32)
+        guard BN_bn2binpad(x, &xBytes, 32) == 32, BN_bn2binpad(y, &yBytes, 32) == 32 else { return nil }
+        return (xBytes, yBytes)
+    }
+
+    /// A JWS ES256 signature of `message`: ECDSA over its SHA-256, as `r || s`, 32 bytes each.
+    package func es256Signature(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try ECDSASignature.raw(der: try sign(message), size: 32)
+    }
+
     /// PKCS#8's encrypted form, or legacy PEM's `Proc-Type: 4,ENCRYPTED`.
     private static func isEncrypted(_ text: [UInt8]) -> Bool {
         let string = String(decoding: text.prefix(64 * 1024), as: UTF8.self)

@@ -15,6 +15,8 @@ public struct AWSErrorResponse: Sendable, Equatable {
     public let code: String?
     /// The error message, if any.
     public let message: String?
+    /// The body's OAuth `error` field, when it has one (it is also the code when nothing else names one).
+    public let reason: String?
 
     /// Reads `response`.
     public init(_ response: ReceivedResponse) {
@@ -22,6 +24,7 @@ public struct AWSErrorResponse: Sendable, Equatable {
         let xml = json == nil ? String(decoding: response.body.prefix(64 * 1024), as: UTF8.self) : ""
         let raw = response.header("x-amzn-ErrorType") ?? json?.__type ?? json?.code ?? json?.error ?? XMLText.value(of: "Code", in: xml)
         code = raw.map(Self.bareCode)
+        reason = json?.error
         message = (json?.message ?? json?.Message ?? json?.error_description ?? XMLText.value(of: "Message", in: xml)).map { String($0.prefix(300)) }
     }
 

@@ -10,6 +10,11 @@ error codes), issues random ASIA session keys that expire after DurationSeconds 
 With --roles-anywhere-port, IAM Roles Anywhere's CreateSession is served over HTTPS on that port
 (rolesanywhere_peer.py checks it): its sessions are issued from the same keys, so STS accepts them.
 
+POST /v1/token is the sign-in service's CreateOAuth2Token refresh for `aws login` sessions
+(signin_peer.py checks DPoP proofs and rotates refresh tokens); POST /_peer/login-session with
+{"jwk": {...}, "revoked": bool} makes a session bound to that key and returns its refresh token
+and client id.
+
 GET /_peer/calls?FIELD=VALUE lists the recorded calls whose FIELD equals VALUE (fields:
 action, role_arn, session_name, serial, key_id, outcome, duration): what tests count.
 Prints "listening PORT" once ready.
@@ -31,11 +36,12 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
 import rolesanywhere_peer
+import signin_peer
 from cryptography import x509
 from peer_http import QuietHandler
 
 ACCOUNT = "123456789012"
-_lock = threading.Lock()
+_lock = threading.RLock()
 
 
 def random_text(length, alphabet=string.ascii_uppercase + string.digits):
@@ -54,6 +60,13 @@ class Handler(QuietHandler):
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path == "/v1/token":
+            return self.sign_in_refresh(body)
+        if self.path == "/_peer/login-session":
+            document = json.loads(body)
+            with _lock:
+                created = self.server.signin.add_session(document["jwk"], ACCOUNT, revoked=document.get("revoked", False))
+            return self.send_json(200, created)
         form = dict(urllib.parse.parse_qsl(body.decode()))
         call = {
             "action": form.get("Action"), "role_arn": form.get("RoleArn"), "session_name": form.get("RoleSessionName"),
@@ -81,6 +94,24 @@ class Handler(QuietHandler):
             role = form.get("RoleArn", "")
             arn = f"arn:aws:sts::{ACCOUNT}:assumed-role/{role.rsplit('/', 1)[-1]}/{form.get('RoleSessionName')}"
         self.xml(action, self.issue(int(call["duration"] or 3600), arn))
+
+    def sign_in_refresh(self, body):
+        with _lock:
+            call = {"action": "CreateOAuth2Token", "key_id": None, "role_arn": None, "session_name": self.server.signin.session_of(body)}
+        try:
+            with _lock:  # one refresh at a time, as the rotation is
+                output = self.server.signin.refresh(
+                    self.headers, f"http://{self.headers.get('Host')}{self.path}", body,
+                    lambda seconds, account: issue_keys(self.server, seconds, f"arn:aws:sts::{account}:assumed-role/console/login")[:3])
+        except signin_peer.Refusal as refusal:
+            call["outcome"] = refusal.error
+            with _lock:
+                self.server.calls.append(call)
+            return self.send_json(refusal.status, {"error": refusal.error, "message": refusal.message}, {"x-amzn-ErrorType": refusal.code})
+        call.update(outcome="ok", key_id=output["accessToken"]["accessKeyId"])
+        with _lock:
+            self.server.calls.append(call)
+        self.send_json(200, output)
 
     def check_signature(self, body):
         """Returns ((key id, arn), None) or (None, (status, code, message))."""
@@ -209,6 +240,7 @@ def main():
     server.keys = {key_id: (secret, None, None, None) for key_id, secret in (pair.split(":", 1) for pair in args.key)}
     server.mfa = dict(pair.rsplit("=", 1) for pair in args.mfa)
     server.calls = []
+    server.signin = signin_peer.SignIn()
     if args.roles_anywhere_port:
         serve_roles_anywhere(server, args)
     print(f"listening {server.server_address[1]}", flush=True)
