@@ -19,7 +19,7 @@ struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
         abstract: "Sign in to a Cognito user pool or an OpenID Connect provider (tokens kept in the store), or to IAM Identity Center (the AWS CLI's SSO cache).",
-        subcommands: [Cognito.self, OIDC.self, SSO.self]
+        subcommands: [Cognito.self, OIDC.self, SSO.self, AWS.self]
     )
 
     struct Cognito: AsyncParsableCommand {

@@ -57,7 +57,8 @@ package struct RolesAnywhereUpdateCommand: AsyncParsableCommand {
         let keys = session.credentials
         var values = [("aws_access_key_id", keys.accessKeyId), ("aws_secret_access_key", keys.secretAccessKey)]
         if let token = keys.sessionToken { values.append(("aws_session_token", token)) }
-        var text = Array(CredentialsFileSection.replacing(profile, with: values, in: String(decoding: existing, as: UTF8.self)).utf8)
+        var text = Array(
+            ConfigFileSection.replacing(profile, with: values, dropping: ConfigFileSection.sessionKeys, in: String(decoding: existing, as: UTF8.self)).utf8)
         defer { SecureMemory.zero(&text) }
         let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) }
@@ -65,32 +66,3 @@ package struct RolesAnywhereUpdateCommand: AsyncParsableCommand {
     }
 }
 
-/// One profile's keys replaced in the text of a shared credentials file, every other line kept.
-enum CredentialsFileSection {
-    /// The keys a session replaces (the legacy token name too, so no stale one is left).
-    static let sessionKeys: Set<String> = ["aws_access_key_id", "aws_secret_access_key", "aws_session_token", "aws_security_token"]
-
-    /// `text` with `values` written at the top of section `profile` (created at the end when
-    /// missing) and that section's old session keys dropped.
-    static func replacing(_ profile: String, with values: [(String, String)], in text: String) -> String {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        if lines.last == "" { lines.removeLast() }
-        let written = values.map { "\($0.0) = \($0.1)" }
-        guard let header = lines.firstIndex(where: { sectionName($0) == profile }) else {
-            return (lines + (lines.isEmpty ? [] : [""]) + ["[\(profile)]"] + written).joined(separator: "\n") + "\n"
-        }
-        let end = lines[(header + 1)...].firstIndex { sectionName($0) != nil } ?? lines.endIndex
-        let kept = lines[(header + 1)..<end].filter { line in
-            let key = line.split(separator: "=", maxSplits: 1).first.map { String($0).trimmedWhitespace.lowercased() }
-            return key.map { !sessionKeys.contains($0) } ?? true
-        }
-        return (lines[..<header] + [lines[header]] + written + kept + lines[end...]).joined(separator: "\n") + "\n"
-    }
-
-    /// The name of the section `line` opens, if it is a `[name]` header.
-    private static func sectionName(_ line: String) -> String? {
-        let trimmed = line.trimmedWhitespace
-        guard trimmed.hasPrefix("["), trimmed.hasSuffix("]") else { return nil }
-        return String(trimmed.dropFirst().dropLast()).trimmedWhitespace
-    }
-}

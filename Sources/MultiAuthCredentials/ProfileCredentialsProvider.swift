@@ -121,7 +121,9 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         }
         // botocore's order: the login provider after the credentials file's keys, before credential_process.
         if let session = nonEmpty(settings["login_session"]) {
-            return try await LoginSessionCredentialsProvider(session: session, region: region, environment: environment, http: http).credentials()
+            return try await LoginSessionCredentialsProvider(
+                session: session, region: region, environment: environment, http: http, loginCommand: "multiauth login aws --profile \(name)"
+            ).credentials()
         }
         if let command = settings["credential_process"] {
             return try await CredentialProcess.run(command, profile: name, environment: environment)

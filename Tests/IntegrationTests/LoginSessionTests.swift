@@ -124,7 +124,7 @@ import Testing
         defer { revoked.folder.remove() }
         let before = try Data(contentsOf: URL(fileURLWithPath: revoked.cachePath))
         let rejected = try await CLITests.run(["credentials"], environment: revoked.environment)
-        #expect(rejected.status == 1 && rejected.stderr.contains("can no longer be refreshed (TOKEN_EXPIRED): run `aws login` again"), "\(rejected.stderr)")
+        #expect(rejected.status == 1 && rejected.stderr.contains("can no longer be refreshed (TOKEN_EXPIRED): run `multiauth login aws --profile dev` again"), "\(rejected.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: revoked.cachePath)) == before)
         #expect(try await revoked.refreshes() == ["TOKEN_EXPIRED"])
         let refreshToken = try #require(revoked.cache()["refreshToken"] as? String)
@@ -132,9 +132,37 @@ import Testing
 
         try FileManager.default.removeItem(atPath: revoked.cachePath)
         let missing = try await CLITests.run(["credentials"], environment: revoked.environment)
-        #expect(missing.status == 1 && missing.stderr.contains("no login session '\(revoked.name)'") && missing.stderr.contains("run `aws login` again"), "\(missing.stderr)")
+        #expect(missing.status == 1 && missing.stderr.contains("no login session '\(revoked.name)'") && missing.stderr.contains("run `multiauth login aws --profile dev` again"), "\(missing.stderr)")
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: revoked.cachePath))
         let malformed = try await CLITests.run(["credentials"], environment: revoked.environment)
         #expect(malformed.status == 1 && malformed.stderr.contains("login session cache \(revoked.cachePath) is not JSON"), "\(malformed.stderr)")
+    }
+
+    /// `multiauth login aws`: the browser (a `$BROWSER` script following the sign-in page's
+    /// redirect to the loopback address) signs in, the session lands in the cache under the
+    /// console session's name and the profile gets `login_session`; botocore's LoginProvider
+    /// then signs an STS call with it. A profile with keys of its own is refused.
+    @Test func loginAWSWritesASessionBotocoreUses() async throws {
+        let folder = try ScratchFolder("multiauth-login-aws")
+        defer { folder.remove() }
+        let config = folder.path + "/config"
+        try Data("[profile keep]\nregion = eu-west-1\n\n[profile keys]\naws_access_key_id = AKIDKEEP\n".utf8).write(to: URL(fileURLWithPath: config))
+        let browser = try folder.script("browser", "curl -s -L -o /dev/null \"$1\"")
+        let environment = [
+            "AWS_CONFIG_FILE": config, "AWS_SHARED_CREDENTIALS_FILE": folder.path + "/none", "AWS_LOGIN_CACHE_DIRECTORY": folder.path + "/cache",
+            "AWS_ENDPOINT_URL_SIGNIN": Peers.sts, "AWS_ENDPOINT_URL_STS": Peers.sts, "BROWSER": browser,
+        ]
+        let login = try await CLITests.run(["login", "aws", "--profile", "dev", "--region", "us-east-1", "--timeout", "60"], environment: environment)
+        #expect(login.status == 0 && login.stderr.contains("Signed in as arn:aws:iam::123456789012:user/console-tester"), "\(login.stderr)")
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+        #expect(text.hasPrefix("[profile keep]\nregion = eu-west-1\n\n[profile keys]\naws_access_key_id = AKIDKEEP\n"), "\(text)")
+        #expect(text.contains("[profile dev]\nlogin_session = arn:aws:iam::123456789012:user/console-tester"), "\(text)")
+        let identity = try await Peers.oracle("scripts/oracles/botocore_caller_identity.py", environment: environment.merging(["AWS_PROFILE": "dev"]) { $1 })
+        #expect(identity["method"] == "login" && identity["arn"] != nil, "\(identity)")
+        let cached = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/cache").filter { $0.hasSuffix(".json") }
+        #expect(cached.count == 1)
+
+        let refused = try await CLITests.run(["login", "aws", "--profile", "keys", "--region", "us-east-1"], environment: environment)
+        #expect(refused.status == 1 && refused.stderr.contains("profile 'keys' already has aws_access_key_id"), "\(refused.stderr)")
     }
 }

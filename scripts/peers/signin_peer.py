@@ -7,6 +7,12 @@ its keys, so STS accepts them. No emulator of the service exists; this one check
 - the jwk is the one the session was bound to (its RFC 7638 thumbprint);
 - the refresh token is the session's current one: every refresh rotates it, and a spent or
   revoked one is refused with 401 AccessDeniedException, error TOKEN_EXPIRED, as the service does.
+GET /v1/authorize is the sign-in page of `aws login`'s authorization code flow with PKCE: it
+checks the request (response_type code, a known client, state, S256 challenge, scope openid,
+a loopback redirect for the same-device client or the service's confirmation page for the
+cross-device one), signs in a fixed user at once, and redirects with a one-use code (or, for
+the cross-device client, shows the base64 of state=…&code=… to paste). Redeeming a code
+checks the PKCE verifier, the redirect and a DPoP proof, and binds the new session to its key.
 Answers carry the body shapes of botocore's signin model (rest-json, payload tokenInput/tokenOutput).
 """
 import base64
@@ -14,6 +20,7 @@ import hashlib
 import json
 import secrets
 import time
+import urllib.parse
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -41,6 +48,7 @@ class SignIn:
     def __init__(self):
         self.sessions = {}   # refresh token -> {"client_id", "jkt", "account_id", "session"}
         self.seen_jti = set()
+        self.codes = {}      # authorization code -> {"client_id", "redirect", "challenge"}
         self.revoked = {}    # refresh token -> session id, for recording refusals
         self.spent = {}      # spent refresh token -> session id
 
@@ -77,6 +85,42 @@ class SignIn:
         self.seen_jti.add(payload["jti"])
         return thumbprint(jwk)
 
+    USER = "arn:aws:iam::123456789012:user/console-tester"
+    CLIENTS = ("arn:aws:signin:::devtools/same-device", "arn:aws:signin:::devtools/cross-device")
+
+    def authorize(self, query, base):
+        """Returns (status, headers, body) for GET /v1/authorize?query."""
+        q = dict(urllib.parse.parse_qsl(query))
+        redirect = q.get("redirect_uri", "")
+        same_device = q.get("client_id") == self.CLIENTS[0]
+        loopback = redirect.startswith("http://127.0.0.1:") and redirect.endswith("/oauth/callback")
+        if (q.get("response_type") != "code" or q.get("client_id") not in self.CLIENTS or not q.get("state")
+                or q.get("code_challenge_method") != "SHA-256" or q.get("scope") != "openid" or len(q.get("code_challenge", "")) != 43
+                or not (loopback if same_device else redirect == base + "/v1/sessions/confirmation")):
+            return 400, {}, b"invalid authorization request"
+        code = "ac-" + secrets.token_urlsafe(18)
+        self.codes[code] = {"client_id": q["client_id"], "redirect": redirect, "challenge": q["code_challenge"]}
+        if same_device:
+            return 302, {"Location": redirect + "?" + urllib.parse.urlencode({"code": code, "state": q["state"]})}, b""
+        return 200, {"Content-Type": "text/plain"}, base64.b64encode(urllib.parse.urlencode({"state": q["state"], "code": code}).encode())
+
+    def redeem(self, document, jkt, issue):
+        pending = self.codes.pop(document.get("code"), None)
+        verifier = document.get("codeVerifier", "")
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        if pending is None:
+            raise Refusal(401, "AccessDeniedException", "AUTHCODE_EXPIRED", "The authorization code has expired or was already used")
+        if (pending["client_id"] != document.get("clientId") or pending["redirect"] != document.get("redirectUri")
+                or pending["challenge"] != challenge):
+            raise Refusal(400, "ValidationException", "INVALID_REQUEST", "The code does not match this client, redirect or verifier")
+        session_id = "ls-" + secrets.token_hex(6)
+        key_id, secret, token = issue(900, "123456789012")
+        refresh = "rt-" + secrets.token_urlsafe(24)
+        self.sessions[refresh] = {"client_id": pending["client_id"], "jkt": jkt, "account_id": "123456789012", "session": session_id}
+        claims = base64.urlsafe_b64encode(json.dumps({"sub": self.USER, "sid": session_id}).encode()).rstrip(b"=").decode()
+        return {"accessToken": {"accessKeyId": key_id, "secretAccessKey": secret, "sessionToken": token}, "tokenType": "aws_sigv4",
+                "expiresIn": 900, "refreshToken": refresh, "idToken": f"eyJhbGciOiJub25lIn0.{claims}.unsigned"}
+
     def session_of(self, body):
         """The session id a request's refresh token belongs to (current, spent or revoked), if any."""
         try:
@@ -91,9 +135,11 @@ class SignIn:
         jkt = self.check_proof(headers.get("DPoP", ""), url, int(time.time()))
         try:
             document = json.loads(body)
-            client_id, grant, refresh = document["clientId"], document["grantType"], document["refreshToken"]
+            client_id, grant, refresh = document["clientId"], document["grantType"], document.get("refreshToken")
         except (ValueError, KeyError, TypeError):
             raise Refusal(400, "ValidationException", "INVALID_REQUEST", "Malformed token request")
+        if grant == "authorization_code":
+            return self.redeem(document, jkt, issue)
         if grant != "refresh_token":
             raise Refusal(400, "ValidationException", "INVALID_REQUEST", "Unsupported grant type")
         session = self.sessions.pop(refresh, None)

@@ -51,6 +51,10 @@ def random_text(length, alphabet=string.ascii_uppercase + string.digits):
 class Handler(QuietHandler):
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
+        if url.path == "/v1/authorize":
+            with _lock:
+                status, headers, body = self.server.signin.authorize(url.query, f"http://{self.headers.get('Host')}")
+            return self.send_body(status, body, headers)
         if url.path != "/_peer/calls":
             return self.send_json(404, {"message": "not found"})
         wanted = dict(urllib.parse.parse_qsl(url.query))

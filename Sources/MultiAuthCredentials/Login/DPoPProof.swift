@@ -1,10 +1,23 @@
+import HTTPTypes
 import MultiAuthCore
 import MultiAuthCrypto
+import MultiAuthSigV4
 
 /// A DPoP proof (RFC 9449) as botocore builds it for the sign-in service: an ES256 JWT whose
 /// header carries the public key (`typ: dpop+jwt`, `jwk` with `kty`, `x`, `y`, `crv`) and whose
 /// payload names the call (`htm`, `htu`, `iat`, a fresh `jti`).
 enum DPoPProof {
+    /// `request` with a `DPoP` header proving possession of `key` for it (its own URL):
+    /// the request signer of the sign-in service's unsigned calls, a new proof per attempt.
+    static func attach(to request: HTTPRequest, key: PrivateKey, now: Double) throws(SigningError) -> HTTPRequest {
+        var request = request
+        let url = "\(request.scheme ?? "https")://\(request.authority ?? "")\(request.path ?? "/")"
+        do { request.headerFields[HTTPField.Name("DPoP")!] = try make(key: key, url: url, now: now) } catch {
+            throw .certificate(.signingFailed(reason: "the DPoP proof: \(error)"))
+        }
+        return request
+    }
+
     /// The proof for a POST to `url` at `now` (seconds since 1970), signed with `key`.
     static func make(key: PrivateKey, url: String, now: Double) throws(CredentialsError) -> String {
         guard let point = key.publicCoordinates else { throw .invalidSetting(source: "the login session's dpopKey", problem: "is not a P-256 key") }

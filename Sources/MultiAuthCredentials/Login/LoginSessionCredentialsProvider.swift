@@ -99,12 +99,7 @@ public struct LoginSessionCredentialsProvider: CredentialsProvider {
         do {
             // Unsigned: the refresh token and the DPoP proof (made anew for each attempt) are the proof.
             let response = try await client.send(operation) { request, _, _ throws(SigningError) in
-                var request = request
-                let url = "\(request.scheme ?? "https")://\(request.authority ?? "")\(request.path ?? "/")"
-                do { request.headerFields[HTTPField.Name("DPoP")!] = try DPoPProof.make(key: key, url: url, now: clock.now()) } catch {
-                    throw .controlCharacter(in: "the DPoP proof")
-                }
-                return request
+                try DPoPProof.attach(to: request, key: key, now: clock.now())
             }
             answer = try JSONDecoding.decode(TokenOutput.self, from: response.body, what: "the CreateOAuth2Token answer")
         } catch let error as AWSCallError {

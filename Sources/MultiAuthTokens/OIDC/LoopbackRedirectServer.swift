@@ -17,14 +17,17 @@ import Darwin
 public final class LoopbackRedirectServer: Sendable {
     /// The listening port.
     public let port: UInt16
+    /// The path the redirect comes to.
+    public let path: String
     private let socket: Int32
 
     /// Where the provider must redirect to.
-    public var redirectURI: String { "http://127.0.0.1:\(port)/callback" }
+    public var redirectURI: String { "http://127.0.0.1:\(port)\(path)" }
 
-    /// Starts listening.
+    /// Starts listening for a redirect to `path`.
     /// - Throws: ``TokenError/local(_:)`` if the port cannot be bound.
-    public init(port: UInt16 = 0) throws(TokenError) {
+    public init(port: UInt16 = 0, path: String = "/callback") throws(TokenError) {
+        self.path = path
         #if canImport(Darwin)
         let fd = Darwin.socket(AF_INET, SOCK_STREAM, 0)
         #else
@@ -68,7 +71,7 @@ public final class LoopbackRedirectServer: Sendable {
             guard client >= 0 else { continue }
             defer { close(client) }
             guard let target = Self.readRequestTarget(client) else { continue }
-            guard target.hasPrefix("/callback") else {
+            guard target == path || target.hasPrefix(path + "?") else {
                 Self.respond(client, status: "404 Not Found", text: "Not found.")
                 continue
             }
