@@ -21,6 +21,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/pkcs12.h>
+#include <openssl/provider.h>
 
 /* Constants Swift cannot import from function-like or aliased macros. */
 static const int multiauth_EVP_CTRL_GCM_SET_IVLEN = EVP_CTRL_GCM_SET_IVLEN;

@@ -27,6 +27,9 @@ package enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     case passphraseRequired
     /// The key or bundle is encrypted and the passphrase does not open it.
     case wrongPassphrase
+    /// A key kept in a TPM could not be used: OpenSSL's `tpm2` provider is missing, or the TPM
+    /// did not answer (the reason says which).
+    case tpmUnavailable(String)
 
     package var description: String {
         switch self {
@@ -43,6 +46,7 @@ package enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .malformedKey: "not an RSA or EC private key in PEM (PKCS#1, SEC1, PKCS#8) or PKCS#12"
         case .passphraseRequired: "the private key is encrypted: a passphrase is needed"
         case .wrongPassphrase: "the passphrase does not decrypt the private key"
+        case .tpmUnavailable(let reason): "the TPM key cannot be used: \(reason)"
         }
     }
 }

@@ -1,5 +1,11 @@
 import CLibCrypto
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// An RSA or EC private key on OpenSSL (`EVP_PKEY`), read from PEM (PKCS#1, SEC1, PKCS#8,
 /// encrypted PKCS#8 or legacy encrypted PEM) or a PKCS#12 bundle, signing SHA-256 digests
 /// as X.509 signatures do: RSA PKCS#1 v1.5, or DER-encoded ECDSA.
@@ -15,8 +21,11 @@ package final class PrivateKey: @unchecked Sendable {
     let pointer: OpaquePointer
     /// RSA or ECDSA.
     package let algorithm: Algorithm
+    /// True for a key the `tpm2` provider holds (the TPM signs).
+    let inTPM: Bool
 
-    private init(taking pointer: OpaquePointer) throws(CryptoError) {
+    private init(taking pointer: OpaquePointer, inTPM: Bool = false) throws(CryptoError) {
+        self.inTPM = inTPM
         switch EVP_PKEY_get_base_id(pointer) {
         case EVP_PKEY_RSA: algorithm = .rsa
         case EVP_PKEY_EC: algorithm = .ecdsa
@@ -33,6 +42,8 @@ package final class PrivateKey: @unchecked Sendable {
     /// - Throws: ``CryptoError/passphraseRequired`` or ``CryptoError/wrongPassphrase`` for an
     ///   encrypted key, ``CryptoError/malformedKey`` otherwise.
     package static func pem(_ text: [UInt8], passphrase: [UInt8]?) throws(CryptoError) -> PrivateKey {
+        let inTPM = String(decoding: text.prefix(64), as: UTF8.self).contains("BEGIN TSS2 PRIVATE KEY")
+        if inTPM { try TPMProvider.load() }
         let encrypted = Self.isEncrypted(text)
         if encrypted, passphrase == nil { throw .passphraseRequired }
         guard let bio = text.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else { throw .cipherFailure }
@@ -43,8 +54,11 @@ package final class PrivateKey: @unchecked Sendable {
         defer { SecureMemory.zero(&secret) }
         let key = secret.withUnsafeMutableBytes { PEM_read_bio_PrivateKey(bio, nil, nil, $0.baseAddress) }
         ERR_clear_error()
-        guard let key else { throw encrypted ? .wrongPassphrase : .malformedKey }
-        return try PrivateKey(taking: key)
+        guard let key else {
+            if inTPM { throw .tpmUnavailable("the tpm2 provider could not load it (is the TPM reachable? TPM2OPENSSL_TCTI names it)") }
+            throw encrypted ? .wrongPassphrase : .malformedKey
+        }
+        return try PrivateKey(taking: key, inTPM: inTPM)
     }
 
     /// The key and certificates of a PKCS#12 bundle (`.p12`, `.pfx`), opened with `passphrase`
@@ -95,11 +109,15 @@ package final class PrivateKey: @unchecked Sendable {
             EVP_MD_CTX_free(context)
             ERR_clear_error()
         }
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pointer) == 1 else { throw .cipherFailure }
+        // Update and final rather than one-shot: a provider's key (a TPM's) may sign only that way.
+        // A TPM's key must be signed with by its own provider: the default one has no private key to use.
+        guard EVP_DigestSignInit_ex(context, nil, "SHA256", nil, inTPM ? "?provider=tpm2" : nil, pointer, nil) == 1, EVP_DigestSignUpdate(context, message, message.count) == 1 else {
+            throw .cipherFailure
+        }
         var length = 0
-        guard EVP_DigestSign(context, nil, &length, message, message.count) == 1 else { throw .cipherFailure }
+        guard EVP_DigestSignFinal(context, nil, &length) == 1 else { throw .cipherFailure }
         var signature = [UInt8](repeating: 0, count: length)
-        guard EVP_DigestSign(context, &signature, &length, message, message.count) == 1 else { throw .cipherFailure }
+        guard EVP_DigestSignFinal(context, &signature, &length) == 1 else { throw .cipherFailure }
         return Array(signature.prefix(length))
     }
 
@@ -147,6 +165,24 @@ package final class PrivateKey: @unchecked Sendable {
     /// A JWS ES256 signature of `message`: ECDSA over its SHA-256, as `r || s`, 32 bytes each.
     package func es256Signature(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
         try ECDSASignature.raw(der: try sign(message), size: 32)
+    }
+
+    /// OpenSSL's `tpm2` provider (Debian's tpm2-openssl), which reads `TSS2 PRIVATE KEY` PEM
+    /// and signs inside the TPM, loaded once for the process beside the default provider
+    /// (an explicit load turns off the default's automatic one).
+    enum TPMProvider {
+        private static let loaded: Result<Void, CryptoError> = {
+            guard OSSL_PROVIDER_load(nil, "default") != nil else { return .failure(.tpmUnavailable("OpenSSL's default provider did not load")) }
+            // The TSS libraries log to standard error unless told otherwise; the error below says it all.
+            if getenv("TSS2_LOG") == nil { setenv("TSS2_LOG", "all+NONE", 0) }
+            guard OSSL_PROVIDER_load(nil, "tpm2") != nil else {
+                ERR_clear_error()
+                return .failure(.tpmUnavailable("OpenSSL's tpm2 provider did not load: it is not installed (Debian: tpm2-openssl), or no TPM answered at TPM2OPENSSL_TCTI"))
+            }
+            return .success(())
+        }()
+
+        static func load() throws(CryptoError) { try loaded.get() }
     }
 
     /// PKCS#8's encrypted form, or legacy PEM's `Proc-Type: 4,ENCRYPTED`.

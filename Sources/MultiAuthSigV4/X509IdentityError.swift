@@ -37,6 +37,8 @@ extension X509IdentityError {
     /// A PKCS#11 module, token, PIN or object failed: `problem` names which and the token's
     /// return code.
     public static func pkcs11(_ problem: String) -> X509IdentityError { .init(.pkcs11(problem)) }
+    /// A key in a TPM (TSS2 PEM) could not be used: no `tpm2` provider, or no TPM answered.
+    public static func tpm(_ problem: String) -> X509IdentityError { .init(.tpm(problem)) }
     /// The key (or the token holding it) could not sign.
     public static func signingFailed(reason: String) -> X509IdentityError { .init(.signingFailed(reason: reason)) }
 
@@ -44,6 +46,7 @@ extension X509IdentityError {
         switch error {
         case .passphraseRequired: self = .passphraseRequired(what)
         case .wrongPassphrase: self = .wrongPassphrase(what)
+        case .tpmUnavailable(let reason): self = .init(.tpm(reason))
         default: self = .malformedKey(what)
         }
     }
@@ -59,6 +62,7 @@ extension X509IdentityError {
         case expired(serial: String, notAfter: Int64)
         case signingFailed(reason: String)
         case pkcs11(String)
+        case tpm(String)
 
         package var description: String {
             switch self {
@@ -71,6 +75,7 @@ extension X509IdentityError {
             case .expired(let serial, let notAfter): "the certificate (serial \(serial)) expired at \(ISOTime.text(Double(notAfter)))"
             case .signingFailed(let reason): "the private key could not sign: \(reason)"
             case .pkcs11(let problem): "PKCS#11: \(problem)"
+            case .tpm(let problem): "TPM: \(problem)"
             }
         }
 
@@ -86,6 +91,7 @@ extension X509IdentityError {
             case .expired: "X509Identity.expired"
             case .signingFailed: "X509Identity.signingFailed"
             case .pkcs11: "X509Identity.pkcs11"
+            case .tpm: "X509Identity.tpm"
             }
         }
     }

@@ -120,7 +120,11 @@ struct LocalKey: X509KeySigner {
 
     var algorithm: X509KeyAlgorithm { key.algorithm == .rsa ? .rsa : .ecdsa }
 
+    /// Signs off the cooperative pool: a key in a TPM signs inside it, taking milliseconds.
     func signature(for message: [UInt8]) async throws(X509IdentityError) -> [UInt8] {
-        do { return try key.sign(message) } catch { throw .signingFailed(reason: error.description) }
+        let key = key
+        return try await runBlocking { () -> Result<[UInt8], X509IdentityError> in
+            do throws(CryptoError) { return .success(try key.sign(message)) } catch { return .failure(.signingFailed(reason: error.description)) }
+        }
     }
 }

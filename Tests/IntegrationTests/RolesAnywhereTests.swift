@@ -259,6 +259,77 @@ import Testing
         }
     }
 
+    /// A software TPM (swtpm) of the test's own, on a free TCP port pair (the TCTI's control
+    /// port is the next one), with a P-256 key made inside it by OpenSSL's tpm2 provider and a
+    /// certificate for it from the trust anchor's CA. Stopped by `stop()`.
+    struct SoftwareTPM {
+        let folder: ScratchFolder
+        let tcti: String
+        let process: Process
+
+        init(_ folder: ScratchFolder) throws {
+            self.folder = folder
+            // In the foreground, with no descriptor of ours: stopped by `stop()`. Ready once its
+            // pid file is written; a taken port makes it exit, and another is tried.
+            var running: (Process, String)?
+            for _ in 0..<10 where running == nil {
+                let port = Int.random(in: 20_000...60_000)
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/swtpm")
+                process.arguments = [
+                    "socket", "--tpm2", "--tpmstate", "dir=\(folder.path)", "--server", "type=tcp,port=\(port),bindaddr=127.0.0.1",
+                    "--ctrl", "type=tcp,port=\(port + 1),bindaddr=127.0.0.1", "--flags", "startup-clear,not-need-init", "--pid", "file=\(folder.path)/swtpm-\(port).pid",
+                ]
+                process.standardInput = FileHandle.nullDevice
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                for _ in 0..<200 where process.isRunning && !FileManager.default.fileExists(atPath: "\(folder.path)/swtpm-\(port).pid") {
+                    Thread.sleep(forTimeInterval: 0.025)
+                }
+                if process.isRunning { running = (process, "swtpm:host=127.0.0.1,port=\(port)") }
+            }
+            let (process, tcti) = try #require(running, "swtpm did not start")
+            self.process = process
+            self.tcti = tcti
+            let environment = ProcessInfo.processInfo.environment.merging(["TPM2OPENSSL_TCTI": tcti]) { $1 }
+            let path = folder.path
+            for arguments in [
+                ["genpkey", "-provider", "tpm2", "-provider", "default", "-algorithm", "EC", "-pkeyopt", "group:P-256", "-out", path + "/tpm-key.pem"],
+                ["req", "-provider", "tpm2", "-provider", "default", "-propquery", "?provider=tpm2", "-new", "-key", path + "/tpm-key.pem", "-subj", "/CN=tpm-host", "-out", path + "/tpm.csr"],
+                ["x509", "-req", "-in", path + "/tpm.csr", "-CA", Peers.rolesAnywhereCA, "-CAkey", Peers.rolesAnywhereCAKey, "-set_serial", "0x\(UInt32.random(in: 1...UInt32.max))",
+                 "-days", "1", "-out", path + "/tpm-cert.pem"],
+            ] {
+                let done = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/openssl"), arguments, environment: environment)
+                try #require(done.status == 0, "openssl \(arguments[0]): \(String(decoding: done.stderr, as: UTF8.self))")
+            }
+        }
+
+        /// SIGKILL: swtpm keeps running on SIGTERM while a client's connection is open.
+        func stop() {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// A key inside a TPM (TSS2 PEM through OpenSSL's tpm2 provider): the stand-in accepts
+    /// what it signs, and the key file alone is useless without the TPM (it names the TPM).
+    @Test func aKeyInATPMSigns() async throws {
+        let setup = try await Setup()
+        defer { setup.folder.remove() }
+        let tpm = try SoftwareTPM(setup.folder)
+        defer { tpm.stop() }
+        let keyText = try String(contentsOfFile: setup.path("tpm-key.pem"), encoding: .utf8)
+        #expect(keyText.hasPrefix("-----BEGIN TSS2 PRIVATE KEY-----"))
+        let flags = ["rolesanywhere", "credential-process", "--no-session-cache", "--certificate", setup.path("tpm-cert.pem"), "--private-key", setup.path("tpm-key.pem"),
+                     "--trust-anchor-arn", Peers.rolesAnywhereTrustAnchor, "--profile-arn", Self.profileArn, "--role-arn", setup.role, "--endpoint", Peers.rolesAnywhere]
+        let signed = try await CLITests.run(flags, environment: setup.environment.merging(["TPM2OPENSSL_TCTI": tpm.tcti]) { $1 })
+        #expect(signed.status == 0 && signed.stdout.contains("\"AccessKeyId\":\"ASIA"), "\(signed.stderr)")
+        let closed = try await CLITests.run(flags, environment: setup.environment.merging(["TPM2OPENSSL_TCTI": "swtpm:host=127.0.0.1,port=1"]) { $1 })
+        #expect(closed.status == 1 && closed.stderr.contains("TPM: OpenSSL's tpm2 provider did not load"), "\(closed.stderr)")
+        #expect(try await setup.calls().map { $0["outcome"] } == ["ok"])
+    }
+
     /// Token faults, each named before any call: a wrong PIN, no PIN, a token that is not
     /// there, a module that cannot be loaded, a token key that is not the certificate's.
     @Test func tokenFaultsAreNamed() async throws {
