@@ -395,7 +395,7 @@ let package = Package(
 )
 
 // The benchmark programs (Benchmarks/), declared only for scripts/bench, which sets
-// MULTIAUTH_BENCHMARKS: the test build would otherwise compile and link nine programs it never runs.
+// MULTIAUTH_BENCHMARKS: the test build would otherwise compile and link ten programs it never runs.
 let benchmarks: [Target] = [
     .executableTarget(
         name: "SigV4Bench",
@@ -446,6 +446,12 @@ let benchmarks: [Target] = [
         name: "CredentialsBench",
         dependencies: ["MultiAuthCredentials", "MultiAuthCurl"],
         path: "Benchmarks/CredentialsBench",
+        swiftSettings: strict
+    ),
+    .executableTarget(
+        name: "RolesAnywhereBench",
+        dependencies: ["MultiAuthSigV4", "MultiAuthPKCS11", "MultiAuthCore", httpTypes],
+        path: "Benchmarks/RolesAnywhereBench",
         swiftSettings: strict
     ),
     .executableTarget(

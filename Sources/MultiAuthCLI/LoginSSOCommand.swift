@@ -58,6 +58,7 @@ extension LoginCommand {
             case .serviceError(_, let code, _) where code.contains("AccessDenied") || code == "access_denied": 3
             case .serviceError(_, let code, _) where code.contains("ExpiredToken") || code == "expired_token": 4
             case .serviceError: 5
+            case .loginNeeded, .ssoLoginNeeded: 4
             case .transport: 7
             case .timedOut: 28
             default: 1

@@ -11,7 +11,7 @@ import Foundation
 #endif
 
 /// IAM Roles Anywhere: credentials for a host outside AWS from its X.509 certificate, by
-/// `CreateSession` (`POST /sessions`) signed with the certificate's key (``X509Signer``).
+/// `CreateSession` (`POST /sessions`) signed with the certificate's key (`X509Signer`).
 ///
 /// Every call asks for a new session unless a `sessionCache` keeps them: with the
 /// store's ``SessionCache``, processes on the host share one session and obtain a new one once
