@@ -52,10 +52,10 @@ package struct RolesAnywhereOptions: ParsableArguments {
     var pkcs11Lib: String?
     @Option(help: ArgumentHelp("Intermediate certificates (PEM), sent as X-Amz-X509-Chain." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
     var intermediates: String?
-    @Option(help: "The trust anchor's ARN (its region is the default region).") package var trustAnchorArn: String
+    @Option(help: "The trust anchor's ARN (its region is the default region).") var trustAnchorArn: String
     @Option(help: "The Roles Anywhere profile's ARN.") var profileArn: String
     @Option(help: "The IAM role's ARN.") package var roleArn: String
-    @Option(help: "The region called (default: the trust anchor's).", transform: regionArgument) package var region: String?
+    @Option(help: "The region called (default: the trust anchor's).", transform: regionArgument) var region: String?
     @Option(help: "The service's URL or host (default: AWS_ENDPOINT_URL_ROLESANYWHERE, then rolesanywhere.REGION.amazonaws.com).") var endpoint: String?
     @Option(help: "The session's length in seconds (900 to 43200).") var sessionDuration: Int = 3600
     @Option(help: "The session's name, when the profile accepts one.") var roleSessionName: String?
@@ -64,12 +64,6 @@ package struct RolesAnywhereOptions: ParsableArguments {
     @Option(help: "Time limit in seconds for obtaining the session; exit 28 when it passes.") package var maxTime: Double = CommandTimeout.defaultSeconds
     @Flag(help: "Keep no sessions in the store (each run makes a CreateSession call).") var noSessionCache = false
     @OptionGroup var store: StoreOptions
-
-    /// The region the trust anchor's ARN names.
-    package var trustAnchorRegion: String? {
-        let parts = trustAnchorArn.split(separator: ":", maxSplits: 5, omittingEmptySubsequences: false)
-        return parts.count == 6 && !parts[3].isEmpty ? String(parts[3]) : nil
-    }
 
     package func validate() throws {
         try ArgumentChecks.seconds(maxTime, "--max-time", in: 0.001...3_600)

@@ -58,7 +58,8 @@ public struct RolesAnywhereCredentialsProvider: CredentialsProvider {
 
     let settings: Settings
     let identity: Identity
-    let region: String
+    /// The region called: the settings', else the trust anchor's.
+    public let region: String
     let client: AWSClient
     let sessionCache: (any SessionCache)?
 

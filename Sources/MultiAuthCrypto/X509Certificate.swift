@@ -71,13 +71,6 @@ package final class X509Certificate: @unchecked Sendable {
         return X509_check_private_key(pointer, key.pointer) == 1
     }
 
-    /// True when this certificate's signature verifies under `issuer`'s public key.
-    package func isSigned(by issuer: X509Certificate) -> Bool {
-        defer { ERR_clear_error() }
-        guard let key = X509_get0_pubkey(issuer.pointer) else { return false }
-        return X509_verify(pointer, key) == 1
-    }
-
     /// True when `signature` (RSA PKCS#1 v1.5, or DER ECDSA) of `message`'s SHA-256 verifies
     /// under this certificate's public key.
     package func verifies(signature: [UInt8], of message: [UInt8]) -> Bool {

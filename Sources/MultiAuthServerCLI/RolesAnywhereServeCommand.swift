@@ -36,12 +36,13 @@ struct RolesAnywhereServeCommand: AsyncParsableCommand {
     func run() async throws {
         // One session in this process, refreshed before it expires; a first one now, so a
         // bad certificate or a refusal stops the command before it listens.
-        let provider = CachingCredentialsProvider(try await options.provider())
+        let source = try await options.provider()
+        let provider = CachingCredentialsProvider(source)
         _ = try await ChainCredentials.resolve(provider, maxTime: options.maxTime)
         let role = String(options.roleArn.split(separator: "/").last ?? "multiauth")
         let logger = TraceLog.logger(verbose: false)
         let server = CredentialsServer(
-            .instanceMetadata(roleName: role, region: options.region ?? options.trustAnchorRegion), credentials: provider, port: port, logger: logger,
+            .instanceMetadata(roleName: role, region: source.region), credentials: provider, port: port, logger: logger,
             user: UInt32(getuid()),
             onListening: { port in
                 StandardError.emit("rolesanywhere serve: listening on http://127.0.0.1:\(port), for AWS_EC2_METADATA_SERVICE_ENDPOINT")

@@ -1,6 +1,6 @@
 import HTTPTypes
 import MultiAuthAWSClient
-public import MultiAuthCore
+import MultiAuthCore
 import MultiAuthCrypto
 public import MultiAuthHTTP
 import MultiAuthSigV4
