@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import MultiAuthCachedSessions
 import MultiAuthCore
+import MultiAuthSigV4
 package import MultiAuthCredentials
 package import MultiAuthStore
 
@@ -104,6 +105,7 @@ package enum ChainCredentials {
             let exitCode: Int32 = switch error.kind {
             case .timedOut: 28
             case .mfaCodeUnavailable: 9
+            case .certificate(let certificate) where certificate.code == X509IdentityError.passphraseRequired("").code: 8
             default: 1
             }
             throw CLIError(message: error.description, exitCode: exitCode)

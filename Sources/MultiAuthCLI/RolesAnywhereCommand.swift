@@ -79,34 +79,36 @@ package struct RolesAnywhereOptions: ParsableArguments {
         let logger = TraceLog.logger(verbose: false)
         let cache: (any SessionCache)? = noSessionCache ? nil : StoreOpenedOnFirstUse(options: store, logger: logger)
         do {
-            if let privateKey, privateKey.hasPrefix("pkcs11:") {
-                // The token is opened only when a session must be obtained.
-                let id = try tokenCertificateID(key: privateKey)
-                let options = self
-                return try RolesAnywhereCredentialsProvider(
-                    certificateID: id,
-                    loadingIdentity: { () async throws(X509IdentityError) in
-                        do { return try await options.tokenIdentity(privateKey) } catch let error as X509IdentityError { throw error } catch {
-                            throw .pkcs11("\(error)")
-                        }
-                    }, settings: settings, http: CommandTimeout.transport(), sessionCache: cache)
-            }
+            // The key is read (or the token opened) only when a session must be obtained: a
+            // cached session costs no key parsing, passphrase or token access.
+            let id = try certificateID()
+            let options = self
             return try RolesAnywhereCredentialsProvider(
-                identity: try await identity(), settings: settings, http: CommandTimeout.transport(), sessionCache: cache)
+                certificateID: id,
+                loadingIdentity: { () async throws(X509IdentityError) in
+                    do { return try await options.identity() } catch let error as X509IdentityError { throw error } catch let error as CLIError {
+                        // No passphrase could be had: said as the key's fault, so the command exits 8.
+                        if error.exitCode == 8 { throw .passphraseRequired("the private key (--private-key-passphrase-file or MULTIAUTH_PRIVATE_KEY_PASSPHRASE)") }
+                        throw .loadFailed(error.description)
+                    } catch { throw .loadFailed("\(error)") }
+                }, settings: settings, http: CommandTimeout.transport(), sessionCache: cache)
         } catch let error as CredentialsError { throw CLIError(message: error.description) }
     }
 
-    /// What a token key's cached session is kept for: the certificate file's SHA-256, or the
-    /// certificate's URI, with the key's URI and the module (never the URI's PIN).
-    private func tokenCertificateID(key: String) throws -> String {
+    /// What a cached session is kept for: the certificate file's SHA-256 (or its token URI),
+    /// the key's file or URI, and the module (never a URI's PIN): a renewed certificate or
+    /// another key gets a new session.
+    private func certificateID() throws -> String {
         let certificatePart = certificate.hasPrefix("pkcs11:")
             ? "certificate \(String(certificate.prefix { $0 != "?" }))"
             : "certificate sha256 \(SHA256Hasher.hash(try Self.read(certificate, "--certificate")).hex)"
-        return "\(certificatePart), key \(String(key.prefix { $0 != "?" })), module \(pkcs11Lib ?? "default")"
+        let keyPart = privateKey.map { String($0.prefix { $0 != "?" }) } ?? "in the bundle"
+        return "\(certificatePart), key \(keyPart), module \(pkcs11Lib ?? "default")"
     }
 
     /// The certificate and key, a passphrase asked for only when the key is encrypted.
     func identity() async throws -> X509SigningIdentity {
+        if let privateKey, privateKey.hasPrefix("pkcs11:") { return try await tokenIdentity(privateKey) }
         let certificateBytes = try Self.read(certificate, "--certificate")
         let isBundle = !certificateBytes.starts(with: Array("-----".utf8)) && !String(decoding: certificateBytes.prefix(4096), as: UTF8.self).contains("-----BEGIN")
         if !isBundle, privateKey == nil { throw CLIError("--private-key", "required unless --certificate is a PKCS#12 bundle") }

@@ -39,6 +39,8 @@ extension X509IdentityError {
     public static func pkcs11(_ problem: String) -> X509IdentityError { .init(.pkcs11(problem)) }
     /// A key in a TPM (TSS2 PEM) could not be used: no `tpm2` provider, or no TPM answered.
     public static func tpm(_ problem: String) -> X509IdentityError { .init(.tpm(problem)) }
+    /// The certificate or key could not be loaded: `reason` says which file and why.
+    public static func loadFailed(_ reason: String) -> X509IdentityError { .init(.loadFailed(reason)) }
     /// The key (or the token holding it) could not sign.
     public static func signingFailed(reason: String) -> X509IdentityError { .init(.signingFailed(reason: reason)) }
 
@@ -63,6 +65,7 @@ extension X509IdentityError {
         case signingFailed(reason: String)
         case pkcs11(String)
         case tpm(String)
+        case loadFailed(String)
 
         package var description: String {
             switch self {
@@ -76,6 +79,7 @@ extension X509IdentityError {
             case .signingFailed(let reason): "the private key could not sign: \(reason)"
             case .pkcs11(let problem): "PKCS#11: \(problem)"
             case .tpm(let problem): "TPM: \(problem)"
+            case .loadFailed(let reason): reason
             }
         }
 
@@ -92,6 +96,7 @@ extension X509IdentityError {
             case .signingFailed: "X509Identity.signingFailed"
             case .pkcs11: "X509Identity.pkcs11"
             case .tpm: "X509Identity.tpm"
+            case .loadFailed: "X509Identity.loadFailed"
             }
         }
     }
