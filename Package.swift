@@ -246,7 +246,7 @@ let package = Package(
         .target(
             name: "MultiAuthCLI",
             dependencies: [
-                "MultiAuthCrypto", "MultiAuthSigV4", "MultiAuthPKCS11", "MultiAuthSigningVectors", "MultiAuthStore", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthCurl",
+                "MultiAuthCrypto", "MultiAuthSigV4", "MultiAuthPKCS11", "MultiAuthHTTP", "MultiAuthSigningVectors", "MultiAuthStore", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthCurl",
                 "MultiAuthTokens", "MultiAuthLogins", "MultiAuthClientConfiguration", "MultiAuthAWSStoreBackends", "MultiAuthCore", httpTypes, logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + subprocess,
