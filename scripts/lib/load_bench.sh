@@ -11,7 +11,7 @@
 # wrk's median latency in ms, requests per second, non-2xx count and 99th percentile latency
 # in ms: "P50_MS RPS NON2XX P99_MS".
 wrk_figures() {
-    wrk -t1 -c16 -d"${LOAD_SECONDS:-5}"s --latency "$@" 2>&1 | awk '
+    wrk -t1 -c"${WRK_CONNECTIONS:-16}" -d"${LOAD_SECONDS:-5}"s --latency "$@" 2>&1 | awk '
         function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
         / 50% / { p50 = ms($2) }
         / 99% / { p99 = ms($2) }
@@ -52,7 +52,8 @@ h2load_latency() {
     local rate=$1 log
     shift
     log=$(mktemp)
-    h2load --h1 -c16 --rps="$(( (rate + 15) / 16 ))" -D "${LOAD_SECONDS:-5}" --log-file="$log" "$@" >/dev/null 2>&1 || true
+    # Bounded: h2load can wait forever on a connection that never completes.
+    timeout "$(( ${LOAD_SECONDS:-5} + 15 ))" h2load --h1 -c16 --rps="$(( (rate + 15) / 16 ))" -D "${LOAD_SECONDS:-5}" --log-file="$log" "$@" >/dev/null 2>&1 || true
     .venv/bin/python3 - "$log" "${LOAD_SECONDS:-5}" <<'PY'
 import sys
 times = sorted(int(line.split("\t")[2]) for line in open(sys.argv[1]) if line.count("\t") >= 2 and line.split("\t")[1].startswith("2"))
@@ -149,35 +150,43 @@ PY
 run_nginx_bench() {
     [ -x /usr/sbin/nginx ] || { say "installing nginx-light"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq nginx-light >/dev/null; }
     command -v h2load >/dev/null || { say "installing nghttp2-client (h2load)"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq nghttp2-client >/dev/null; }
+    command -v wrk >/dev/null || { say "installing wrk"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq wrk >/dev/null; }
     local up nx pi gw ns pu folder pids=() upstream_pid nginx_worker proxy_pid gateway_pid upload_pid
     read -r up nx pi gw ns pu < <(free_ports 6)
     folder=$(mktemp -d)
-    .build/release/UpstreamBench "$up" >/dev/null 2>&1 & pids+=($!)
-    upstream_pid=$!
-    cat >"$folder/nginx.conf" <<CONF
-worker_processes 1;
-pid $folder/nginx.pid;
-error_log $folder/error.log;
-events { worker_connections 1024; }
+    # Two nginx instances of one worker each, so each process's CPU is its own: the upstream
+    # (1 KiB answers, and a sink for the 1 GiB upload) and nginx's proxy_pass in front of it,
+    # with upstream keepalive above the 64 connections the bench opens.
+    local body common
+    body=$(head -c 1024 /dev/zero | tr '\0' a)
+    common="worker_processes 1; error_log $folder/error.log; events { worker_connections 1024; }"
+    local temp="client_body_temp_path $folder/body; proxy_temp_path $folder/proxy; fastcgi_temp_path $folder/fastcgi; uwsgi_temp_path $folder/uwsgi; scgi_temp_path $folder/scgi;"
+    mkdir -p "$folder/upstream" "$folder/front"
+    cat >"$folder/upstream/nginx.conf" <<CONF
+$common
+pid $folder/upstream/nginx.pid;
 http {
-    access_log off;
-    # h2load does not reconnect a client whose connection nginx closes after its default 1,000 requests.
-    keepalive_requests 1000000;
-    client_body_temp_path $folder/body;
-    proxy_temp_path $folder/proxy;
-    fastcgi_temp_path $folder/fastcgi;
-    uwsgi_temp_path $folder/uwsgi;
-    scgi_temp_path $folder/scgi;
-    upstream up { server 127.0.0.1:$up; keepalive 32; }
-    server {
-        listen 127.0.0.1:$nx;
-        location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; }
-    }
+    access_log off; keepalive_requests 1000000; $temp
+    server { listen 127.0.0.1:$up; client_max_body_size 0; location / { default_type text/plain; return 200 "$body"; } }
     # A sink for the 1 GiB upload: nginx reads the body and discards it.
     server { listen 127.0.0.1:$ns; client_max_body_size 0; location / { return 200 "ok"; } }
 }
 CONF
-    /usr/sbin/nginx -c "$folder/nginx.conf" -p "$folder" -g 'daemon off;' >/dev/null 2>&1 & pids+=($!)
+    cat >"$folder/front/nginx.conf" <<CONF
+$common
+pid $folder/front/nginx.pid;
+http {
+    # h2load does not reconnect a client whose connection nginx closes after its default 1,000 requests.
+    access_log off; keepalive_requests 1000000; $temp
+    upstream up { server 127.0.0.1:$up; keepalive 128; }
+    server {
+        listen 127.0.0.1:$nx; client_max_body_size 0;
+        location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; }
+    }
+}
+CONF
+    /usr/sbin/nginx -c "$folder/upstream/nginx.conf" -p "$folder/upstream" -g 'daemon off;' >/dev/null 2>&1 & pids+=($!)
+    /usr/sbin/nginx -c "$folder/front/nginx.conf" -p "$folder/front" -g 'daemon off;' >/dev/null 2>&1 & pids+=($!)
     printf '{"AKIDLOADBENCH": "load-bench-secret-not-real"}' >"$folder/keys.json"
     chmod 600 "$folder/keys.json"
     local keys=(AWS_ACCESS_KEY_ID=AKIDLOADBENCH AWS_SECRET_ACCESS_KEY=load-bench-secret-not-real AWS_CONFIG_FILE=/nonexistent
@@ -191,25 +200,63 @@ CONF
     env "${keys[@]}" .build-static/release/multiauth proxy --listen "127.0.0.1:$pu" --upstream "http://127.0.0.1:$ns" --auth iam \
         --region us-east-1 --service execute-api >/dev/null 2>&1 & pids+=($!)
     upload_pid=$!
-    wait_for "http://127.0.0.1:$nx/bench/item" "nginx"
+    wait_for "http://127.0.0.1:$up/bench/item" "nginx upstream"
+    wait_for "http://127.0.0.1:$nx/bench/item" "nginx proxy_pass"
     wait_for "http://127.0.0.1:$pi/bench/item" "IAM proxy"
-    nginx_worker=$(pgrep -P "$(cat "$folder/nginx.pid")" | head -n 1)
-    local signed headers=()
+    upstream_pid=$(pgrep -P "$(cat "$folder/upstream/nginx.pid")" | head -n 1)
+    nginx_worker=$(pgrep -P "$(cat "$folder/front/nginx.pid")" | head -n 1)
+    # The gateway's requests, signed by botocore: a GET, and a POST of the 1 KiB body wrk sends.
+    local headers=() post_headers=() signed line
     signed=$(.venv/bin/python3 scripts/oracles/signed_call.py --signer botocore --url "http://127.0.0.1:$gw/bench/item" \
         --key AKIDLOADBENCH --secret load-bench-secret-not-real --print-only)
     while IFS= read -r line; do headers+=(-H "$line"); done < <(.venv/bin/python3 -c 'import json, sys
 for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {value}")' "$signed")
-    say "load: nginx proxy_pass, multiauth proxy --auth iam and multiauth gateway, alternating (wrk, ${LOAD_SECONDS:-5} s each, 3 rounds)"
-    local nginxed proxied gated nginx_posted proxy_posted
-    # POSTs of a 1 KiB body (the proxy hashes and signs it).
+    signed=$(.venv/bin/python3 scripts/oracles/signed_call.py --signer botocore --url "http://127.0.0.1:$gw/bench/item" --method POST \
+        --body "$body" --key AKIDLOADBENCH --secret load-bench-secret-not-real --print-only)
+    while IFS= read -r line; do post_headers+=(-H "$line"); done < <(.venv/bin/python3 -c 'import json, sys
+for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {value}")' "$signed")
+    # POSTs of a 1 KiB body (the proxy hashes and signs it; the gateway verifies its hash).
     printf 'wrk.method = "POST"\nwrk.body = string.rep("a", 1024)\n' >"$folder/post.lua"
-    for round in 1 2 3; do
-        nginxed+="$(wrk_with_cpu "$nginx_worker $upstream_pid" "http://127.0.0.1:$nx/bench/item")|"
-        proxied+="$(wrk_with_cpu "$proxy_pid $upstream_pid" "http://127.0.0.1:$pi/bench/item")|"
-        gated+="$(wrk_with_cpu "$gateway_pid $upstream_pid" "${headers[@]}" "http://127.0.0.1:$gw/bench/item")|"
-        nginx_posted+="$(wrk_with_cpu "$nginx_worker $upstream_pid" -s "$folder/post.lua" "http://127.0.0.1:$nx/bench/item")|"
-        proxy_posted+="$(wrk_with_cpu "$proxy_pid $upstream_pid" -s "$folder/post.lua" "http://127.0.0.1:$pi/bench/item")|"
+    say "load: nginx proxy_pass, multiauth proxy --auth iam and multiauth gateway, GET and 1 KiB POST, 16 and 64 connections, alternating (wrk, ${LOAD_SECONDS:-5} s each, 3 rounds)"
+    local forwarding="" connections round
+    for connections in 16 64; do
+        for round in 1 2 3; do
+            for method in GET POST; do
+                local extra=() gateway_headers=("${headers[@]}")
+                [ "$method" = POST ] && extra=(-s "$folder/post.lua") && gateway_headers=("${post_headers[@]}")
+                forwarding+="$connections $method nginx $(WRK_CONNECTIONS=$connections wrk_with_cpu "$nginx_worker $upstream_pid" "${extra[@]}" "http://127.0.0.1:$nx/bench/item")|"
+                forwarding+="$connections $method proxy $(WRK_CONNECTIONS=$connections wrk_with_cpu "$proxy_pid $upstream_pid" "${extra[@]}" "http://127.0.0.1:$pi/bench/item")|"
+                forwarding+="$connections $method gateway $(WRK_CONNECTIONS=$connections wrk_with_cpu "$gateway_pid $upstream_pid" "${extra[@]}" "${gateway_headers[@]}" "http://127.0.0.1:$gw/bench/item")|"
+            done
+        done
     done
+    local rss_proxy rss_gateway
+    rss_proxy=$(awk '/^VmHWM:/ {print $2}' "/proc/$proxy_pid/status")
+    rss_gateway=$(awk '/^VmHWM:/ {print $2}' "/proc/$gateway_pid/status")
+    # The forwarding figures, printed as soon as they are measured.
+    .venv/bin/python3 - "$forwarding" "$rss_proxy" "$rss_gateway" <<'PY'
+import statistics, sys
+rows = [part.split() for part in sys.argv[1].strip("|").split("|")]
+def med(connections, method, server, index):
+    return statistics.median(float(r[3 + index]) for r in rows if r[0] == connections and r[1] == method and r[2] == server)
+for connections in ("16", "64"):
+    for method in ("GET", "POST"):
+        label = "GET" if method == "GET" else "1 KiB POST"
+        n_cpu = med(connections, method, "nginx", 4)
+        parts = []
+        for server, name in (("nginx", "nginx proxy_pass"), ("proxy", "multiauth proxy --auth iam"), ("gateway", "multiauth gateway (SigV4)")):
+            cpu = med(connections, method, server, 4)
+            parts.append(f"{name} {med(connections, method, server, 1):,.0f} req/s, p50 {med(connections, method, server, 0):.2f} / p99 "
+                         f"{med(connections, method, server, 3):.2f} ms, {cpu:.0f} us CPU/request"
+                         + ("" if server == "nginx" else f" = {cpu / n_cpu:.1f}x nginx's (target <= 3.0)"))
+        print(f"nginx: {connections} connections, {label}: " + "; ".join(parts)
+              + f"; upstream nginx {med(connections, method, 'nginx', 5):.0f} us CPU/request")
+bad = sum(float(r[5]) for r in rows if r[2] == "gateway")
+print(f"nginx: gateway answers not 2xx: {bad:.0f}; peak RSS under load: proxy {int(sys.argv[2]) / 1024:.1f} MiB, "
+      f"gateway {int(sys.argv[3]) / 1024:.1f} MiB (target <= 32)")
+PY
+    local nginxed
+    nginxed=$(echo "$forwarding" | tr '|' '\n' | awk '$1 == 16 && $2 == "GET" && $3 == "nginx" {printf "%s %s %s %s %s %s|", $4, $5, $6, $7, $8, $9}')
     # Latency at half of nginx's rate, the same offered load for each.
     local half latencies
     half=$(.venv/bin/python3 -c 'import statistics, sys
@@ -221,30 +268,16 @@ print(int(statistics.median(float(p.split()[1]) for p in sys.argv[1].strip("|").
     truncate -s 1G "$folder/upload.bin"
     local rss_before rss_peak upload_status
     rss_before=$(awk '/^VmRSS:/ {print $2}' "/proc/$upload_pid/status")
-    upload_status=$(curl -s -o /dev/null -w '%{http_code}' -T "$folder/upload.bin" "http://127.0.0.1:$pu/upload")
+    upload_status=$(curl -s --max-time 300 -o /dev/null -w '%{http_code}' -T "$folder/upload.bin" "http://127.0.0.1:$pu/upload" || true)
     rss_peak=$(awk '/^VmHWM:/ {print $2}' "/proc/$upload_pid/status")
     kill "${pids[@]}" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
     rm -rf "$folder"
-    .venv/bin/python3 - "$nginxed" "$proxied" "$gated" "$upload_status" "$rss_before" "$rss_peak" "$latencies" "$nginx_posted" "$proxy_posted" <<'PY'
-import statistics, sys
-def rounds(text):
-    return [tuple(float(x) for x in part.split()) for part in text.strip("|").split("|")]
-nginxed, proxied, gated = (rounds(a) for a in sys.argv[1:4])
-status, before, peak = sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
-med = lambda rows, i: statistics.median(r[i] for r in rows)
-n, p, g = med(nginxed, 1), med(proxied, 1), med(gated, 1)
-print(f"nginx: proxy_pass {n:,.0f} req/s (p50 {med(nginxed, 0):.2f} ms, p99 {med(nginxed, 3):.2f} ms, worker {med(nginxed, 4):.0f} us CPU/request); "
-      f"multiauth proxy --auth iam {p:,.0f} req/s = {p / n:.2f}x nginx (target 0.9; p99 {med(proxied, 3):.2f} ms, {med(proxied, 4):.0f} us CPU/request); "
-      f"multiauth gateway (SigV4 verified) {g:,.0f} req/s = {g / n:.2f}x nginx (target 0.8; p99 {med(gated, 3):.2f} ms, {med(gated, 4):.0f} us CPU/request; "
-      f"{sum(r[2] for r in gated):.0f} not 2xx)")
-print(f"nginx: per-round ratios proxy {', '.join(f'{b[1] / a[1]:.2f}' for a, b in zip(nginxed, proxied))}; "
-      f"gateway {', '.join(f'{b[1] / a[1]:.2f}' for a, b in zip(nginxed, gated))}")
+    .venv/bin/python3 - "$upload_status" "$rss_before" "$rss_peak" "$latencies" <<'PY'
+import sys
+status, before, peak = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 print(f"nginx: a 1 GiB PUT through multiauth proxy --auth iam answered {status}; the proxy's RSS grew {(peak - before) / 1024:.1f} MiB (target <= 64)")
-np, pp = rounds(sys.argv[8]), rounds(sys.argv[9])
-print(f"nginx: POSTs of 1 KiB: nginx {med(np, 1):,.0f} req/s; multiauth proxy --auth iam (body hashed and signed) {med(pp, 1):,.0f} req/s "
-      f"= {med(pp, 1) / med(np, 1):.2f}x nginx (p99 {med(pp, 3):.2f} ms, {med(pp, 4):.0f} us CPU/request)")
-half, *runs = sys.argv[7].split("|")
+half, *runs = sys.argv[4].split("|")
 (d50, d99, drate), (n50, n99, nrate), (p50, p99, prate), (g50, g99, grate) = ([float(x) for x in run.split()] for run in runs)
 print(f"nginx: at half of nginx's rate ({half} req/s offered; p50 / p99, served/s): upstream direct {d50:.2f} / {d99:.2f} ms, {drate:,.0f}; "
       f"nginx {n50:.2f} / {n99:.2f} ms, {nrate:,.0f}; multiauth proxy {p50:.2f} / {p99:.2f} ms, {prate:,.0f}, adds {p99 - d99:.2f} ms at p99 "
