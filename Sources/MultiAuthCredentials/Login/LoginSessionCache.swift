@@ -83,14 +83,8 @@ public struct LoginSessionCache: Sendable {
 
     /// Writes `session` as `name`, atomically, mode 0600, in a 0700 folder.
     public func write(_ session: LoginSession, as name: String) throws(CredentialsError) {
-        let path = path(for: name)
-        do throws(PathSafetyError) { try PathSafety.prepareFolder(folder) } catch {
-            throw .loginCache(path: folder, problem: "cannot be prepared: \(error)")
-        }
-        var bytes = Array(JSONValue.object(session.fields).description.utf8)
-        defer { SecureMemory.zero(&bytes) }
-        do throws(AtomicFileWriteError) { try AtomicFileWrite.replace(path: path, contents: bytes) } catch {
-            throw .loginCache(path: path, problem: "cannot be written: \(error.reason)")
+        do throws(CacheFileWrite.Failure) { try CacheFileWrite.write(session.fields, to: path(for: name), in: folder) } catch {
+            throw .loginCache(path: error.path, problem: error.problem)
         }
     }
 }

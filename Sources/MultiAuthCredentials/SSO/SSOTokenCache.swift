@@ -81,17 +81,8 @@ public struct SSOTokenCache: Sendable {
 
     /// Writes `token` as `configuration`'s login, atomically, mode 0600, in a 0700 folder.
     public func write(_ token: SSOToken, for configuration: SSOSessionConfiguration) throws(CredentialsError) {
-        let path = path(for: configuration)
-        do throws(PathSafetyError) { try PathSafety.prepareFolder(folder) } catch {
-            throw .ssoCache(path: folder, problem: "cannot be prepared: \(error)")
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(JSONValue.object(token.fields)) else {
-            throw .ssoCache(path: path, problem: "cannot be encoded")
-        }
-        do throws(AtomicFileWriteError) { try AtomicFileWrite.replace(path: path, contents: Array(data)) } catch {
-            throw .ssoCache(path: path, problem: "cannot be written: \(error.reason)")
+        do throws(CacheFileWrite.Failure) { try CacheFileWrite.write(token.fields, to: path(for: configuration), in: folder) } catch {
+            throw .ssoCache(path: error.path, problem: error.problem)
         }
     }
 
