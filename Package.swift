@@ -338,7 +338,7 @@ let package = Package(
         .testTarget(
             name: "MultiAuthReverseProxyTests",
             dependencies: [
-                "MultiAuthReverseProxy", httpTypes, .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                "MultiAuthReverseProxy", "MultiAuthCore", httpTypes, .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             swiftSettings: strict),

@@ -1,4 +1,5 @@
 public import HTTPTypes
+import Synchronization
 public import Logging
 public import MultiAuthCore
 public import MultiAuthCredentials
@@ -30,6 +31,9 @@ public struct IAMAuthorizer: RequestAuthorizer {
     let payloadSigning: PayloadSigning
     let keyCache: SigningKeyCache
     let logger: Logger
+    /// The signer of requests without a body file for the credentials last used: a signer is
+    /// worked out once per credentials, not per request.
+    private let recentSigner = RecentSigner()
 
     /// Creates an authorizer for `service` (`execute-api`, `appsync`, `s3`, …) in `region`
     /// (for SigV4a, pass `algorithm: .sigV4a(regionSet:)`; `region` is then unused).
@@ -68,20 +72,32 @@ public struct IAMAuthorizer: RequestAuthorizer {
         }
     }
 
-    /// A body-less `request` signed at `date` without suspending, when the credentials are a
-    /// ``MultiAuthCredentials/CachingCredentialsProvider``'s and need no refresh; nil otherwise
-    /// (then ``authorize(_:body:at:)`` decides). The signing proxy signs this way, on the
-    /// event loop.
-    package func authorizeWithoutSuspending(_ request: HTTPRequest, at date: SigningDate) -> Result<HTTPRequest, AuthorizationError>? {
+    /// `request` with a body held in memory (`body`, empty for none) signed at `date` without
+    /// suspending, when the credentials are a ``MultiAuthCredentials/CachingCredentialsProvider``'s
+    /// and need no refresh; nil otherwise (then ``authorize(_:body:at:)`` decides), and for an
+    /// `aws-chunked` upload of a body. The signing proxy signs this way, on the event loop.
+    package func authorizeWithoutSuspending(
+        _ request: HTTPRequest, body: [UInt8] = [], at date: SigningDate
+    ) -> Result<HTTPRequest, AuthorizationError>? {
+        if case .awsChunked = payloadSigning, !body.isEmpty { return nil }
         guard let caching = credentials as? CachingCredentialsProvider, let current = caching.credentialsWithoutWaiting() else { return nil }
         do throws(SigningError) {
-            let result = try makeSigner(current.credentials, body: .empty).signHeaders(
-                request, payload: payloadSigning == .unsigned ? .unsigned : .empty, date: date)
+            let payload: Payload = payloadSigning == .unsigned ? .unsigned : body.isEmpty ? .empty : .bytes(body)
+            let result = try heldBodySigner(current.credentials).signHeaders(request, payload: payload, date: date)
             log(result)
             return .success(try result.signedRequest())
         } catch {
             return .failure(.signing(error))
         }
+    }
+
+    /// The signer for requests with no body or one held in memory, with `credentials`: the one
+    /// made last, while they are the same.
+    private func heldBodySigner(_ credentials: AWSCredentials) throws(SigningError) -> SigV4Signer {
+        if let recent = recentSigner.last.withLock({ $0 }), recent.credentials == credentials { return recent.signer }
+        let signer = try makeSigner(credentials, body: .empty)
+        recentSigner.last.withLock { $0 = (credentials, signer) }
+        return signer
     }
 
     private static func isEmpty(_ body: OutgoingBody) -> Bool {
@@ -118,4 +134,9 @@ public struct IAMAuthorizer: RequestAuthorizer {
         logger.debug("canonical request", metadata: ["canonical-request": "\(Redaction.canonicalText(signing.canonicalRequest))"])
         logger.debug("string to sign", metadata: ["string-to-sign": "\(signing.stringToSign)"])
     }
+}
+
+/// The last signer for in-memory bodies an ``IAMAuthorizer`` made, with the credentials it signs with.
+private final class RecentSigner: Sendable {
+    let last = Mutex<(credentials: AWSCredentials, signer: SigV4Signer)?>(nil)
 }

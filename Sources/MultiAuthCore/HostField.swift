@@ -5,11 +5,36 @@ package enum HostField {
     /// rebinding), never under these: a local server that must not answer web pages takes
     /// only these, and the names it was told.
     package static func isAddressOrLocalhost(_ authority: String?) -> Bool {
+        if let authority, isDottedQuad(authority, portAllowed: true) { return true }  // the common case, asked on every proxied request
         guard let name = hostName(authority) else { return false }
         if name == "localhost" { return true }
         if name.hasPrefix("[") { return name.dropFirst().dropLast().allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." } }
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in part.count <= 3 && (Int(part).map { (0...255).contains($0) } ?? false) }
+        return isDottedQuad(name, portAllowed: false)
+    }
+
+    /// True for `a.b.c.d` with each part 0 to 255 in at most three digits, and, when
+    /// `portAllowed`, an optional `:port` of digits.
+    private static func isDottedQuad(_ authority: String, portAllowed: Bool) -> Bool {
+        var parts = 0
+        var digits = 0
+        var value = 0
+        var inPort = false
+        for byte in authority.utf8 {
+            if inPort {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return false }
+            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                digits += 1
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                guard digits <= 3, value <= 255 else { return false }
+            } else if byte == UInt8(ascii: "."), digits > 0, parts < 3 {
+                (parts, digits, value) = (parts + 1, 0, 0)
+            } else if portAllowed, byte == UInt8(ascii: ":"), digits > 0, parts == 3 {
+                inPort = true
+            } else {
+                return false
+            }
+        }
+        return parts == 3 && (digits > 0 || inPort)
     }
 
     /// The authority's host, lowercase, without its port (`[…]` kept for IPv6); nil for an

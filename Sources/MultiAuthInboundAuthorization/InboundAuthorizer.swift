@@ -89,15 +89,15 @@ public struct InboundAuthorizer: Sendable {
         return .failure(.missingToken(accepting: modes))
     }
 
-    /// The decision on a body-less `request` when it can be made without waiting (a SigV4
-    /// verifier with a table of credentials, API keys, a JWT whose key is held and fresh, a
-    /// missing credential), the same as ``authorize(_:bodySHA256:)`` would give; nil when only
-    /// that call can decide (a JWT whose key set is due for a fetch, or a verifier that looks
-    /// its credentials up).
-    package func authorizeWithoutSuspending(_ request: HTTPRequest) -> Result<Principal, InboundRejection>? {
+    /// The decision on `request` when it can be made without waiting (a SigV4 verifier with a
+    /// table of credentials, API keys, a JWT whose key is held and fresh, a missing
+    /// credential), the same as ``authorize(_:bodySHA256:)`` would give with `bodySHA256` (nil:
+    /// no body); nil when only that call can decide (a JWT whose key set is due for a fetch,
+    /// or a verifier that looks its credentials up).
+    package func authorizeWithoutSuspending(_ request: HTTPRequest, bodySHA256: String? = nil) -> Result<Principal, InboundRejection>? {
         if let verifier, Self.isSigned(request) {
             if let rejection = Self.unverifiableBody(request) { return .failure(rejection) }
-            let hash = PayloadHash.emptySHA256
+            let hash = bodySHA256 ?? PayloadHash.emptySHA256
             return verifier.verifyWithTable(request, payload: .sha256(hash), now: now()).map { Self.principal($0, request, bodySHA256: hash) }
         }
         if let decision = apiKeyDecision(request) { return decision }

@@ -8,9 +8,11 @@ import NIOCore
 /// upstream's response back as it arrives.
 ///
 /// A body-less request is decided on the connection's event loop (no task, no thread hop)
-/// when its route can (``Route/decide``), else in a task; a request with a body is decided in
-/// a task that reads the body as it arrives (``Route/decideWithBody``). With several routes,
-/// the request's `Host` picks one; a host without a route is answered 421.
+/// when its route can (``Route/decide``), else in a task. A small body announced by its
+/// `Content-Length` (at most ``Route/heldBodyLimit`` bytes, no `Expect`) is gathered on the
+/// event loop and decided there with the request (``Route/decideWithBytes``); any other body
+/// is decided in a task that reads it as it arrives (``Route/decideWithBody``). With several
+/// routes, the request's `Host` picks one; a host without a route is answered 421.
 ///
 /// Built into the server by ``ForwardingChannel``; one ``ForwardingHandler`` per
 /// connection does the work.
@@ -42,11 +44,18 @@ package struct Forwarding: Sendable {
         let decide: @Sendable (HTTPRequest) -> Decision
         /// Decides on a request with a body, in a task: it reads the body as it needs.
         let decideWithBody: @Sendable (HTTPRequest, InboundBody) async -> Decision
+        /// Decides on a request whose whole body (at most ``heldBodyLimit`` bytes) has been
+        /// gathered, on the event loop: it must not block.
+        let decideWithBytes: @Sendable (HTTPRequest, [UInt8]) -> Decision
+        /// The most bytes of a body gathered for ``decideWithBytes``: the forwarder's spool
+        /// threshold and body limit, and 64 KiB, whichever is least.
+        let heldBodyLimit: Int
 
         /// A route to `forwarder`'s upstream, over `tls` when it is https.
         package init(
             forwarder: UpstreamForwarder, tls: UpstreamTLS,
             decideWithBody: @escaping @Sendable (HTTPRequest, InboundBody) async -> Decision,
+            decideWithBytes: @escaping @Sendable (HTTPRequest, [UInt8]) -> Decision,
             decide: @escaping @Sendable (HTTPRequest) -> Decision
         ) {
             let secure = forwarder.upstream.scheme == "https"
@@ -56,6 +65,26 @@ package struct Forwarding: Sendable {
             self.tls = secure ? tls : nil
             self.decide = decide
             self.decideWithBody = decideWithBody
+            self.decideWithBytes = decideWithBytes
+            heldBodyLimit = min(64 << 10, forwarder.maxBodySize, forwarder.spoolThreshold)
+        }
+
+        /// The length of `head`'s body when it is gathered for ``decideWithBytes``: a single
+        /// `Content-Length` from 1 to ``heldBodyLimit``, nothing asking for an interim
+        /// response, a protocol switch or chunks, and not `CONNECT`; nil otherwise.
+        func heldBodyLength(_ head: HTTPRequest) -> Int? {
+            guard head.method != .connect else { return nil }
+            var length: Int?
+            for field in head.headerFields {
+                switch field.name {
+                case .transferEncoding, .expect, .upgrade: return nil
+                case .contentLength:
+                    guard length == nil, let value = Int(field.value), value > 0, value <= heldBodyLimit else { return nil }
+                    length = value
+                default: continue
+                }
+            }
+            return length
         }
     }
 

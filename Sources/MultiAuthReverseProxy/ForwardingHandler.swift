@@ -2,6 +2,7 @@ import HTTPTypes
 import HummingbirdCore
 import Logging
 import MultiAuthCore
+import MultiAuthServerGuards
 import NIOCore
 import NIOHTTPTypes
 import Tracing
@@ -25,7 +26,8 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let number: Int
         let head: HTTPRequest
         let route: Forwarding.Route?
-        let span: any Span
+        /// Nil while no tracer is bootstrapped.
+        let span: (any Span)?
         /// The connection closes after this response: the client asked, or the answer came
         /// before the request's body had been read.
         var closesConnection: Bool
@@ -34,7 +36,6 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var sent = false
         var responseStarted = false
         var responseEnded = false
-        var deadline: Scheduled<Void>?
         /// The request as sent, while it may still be sent again: once, when a reused
         /// connection turns out closed before any of the response came.
         var request: HTTPRequest?
@@ -44,17 +45,25 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var heldRejection: (head: HTTPResponse, body: ByteBuffer)?
         /// The request's body on its way to the decision, and what the decision sends upstream.
         var body: InboundBodyStream?
+        /// A small body gathered whole for ``Forwarding/Route/decideWithBytes`` (nil when the
+        /// body streams to the decision, or when an answer came first).
+        var heldBody: [UInt8]?
         var upstreamBody = UpstreamBody.none
 
-        init(number: Int, head: HTTPRequest, route: Forwarding.Route?, tracer: any Tracer) {
+        init(number: Int, head: HTTPRequest, route: Forwarding.Route?, tracer: (any Tracer)?) {
             self.number = number
             self.head = head
             self.route = route
             closesConnection = CloseAfterAnswer.saysClose(head.headerFields)
+            guard let tracer else {
+                span = nil
+                return
+            }
             var parent = ServiceContext.topLevel
             tracer.extract(head.headerFields, into: &parent, using: HTTPFieldsCarrier())
-            span = tracer.startAnySpan("HTTP \(head.method.rawValue)", context: parent, ofKind: .server)
+            let span = tracer.startAnySpan("HTTP \(head.method.rawValue)", context: parent, ofKind: .server)
             span.attributes["http.request.method"] = head.method.rawValue
+            self.span = span
         }
     }
 
@@ -68,8 +77,11 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The client closed its sending side: the connection ends once what it sent is answered.
     private var inputClosed = false
     private let upstream: UpstreamLink
-    /// The process's tracer, read once per connection (it is bootstrapped before serving).
-    private let tracer = InstrumentationSystem.tracer
+    /// The upstream timeout of the exchange sent.
+    private var upstreamDeadline = ConnectionTimer()
+    /// The process's tracer, read once per connection (it is bootstrapped before serving);
+    /// nil for the no-op tracer, so that an untraced exchange makes no span at all.
+    private let tracer: (any Tracer)? = InstrumentationSystem.tracer is NoOpTracer ? nil : InstrumentationSystem.tracer
 
     init(_ forwarding: Forwarding) {
         self.forwarding = forwarding
@@ -105,21 +117,38 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         inputClosed = true
         if exchange == nil, heldParts.isEmpty { return context.close(promise: nil) }
         // The rest of a body being read can no longer come.
-        if exchange?.requestEnded == false { exchange?.body?.fail(ChannelError.inputClosed) }
+        guard let exchange, !exchange.requestEnded else { return }
+        exchange.body?.fail(ChannelError.inputClosed)
+        if exchange.heldBody != nil {
+            exchange.heldBody = nil
+            exchange.closesConnection = true
+            let refusal = UpstreamForwarder.bodyRefusal(
+                .unreadable(body: "the received body", reason: "the client closed its sending side before the body ended"), logger: forwarding.logger)
+            carry(.answer(refusal.head, body: refusal.body))
+        }
     }
 
+    /// Reading goes on while an exchange runs until a part of a request pipelined behind it
+    /// arrives (or its body's reader pauses): a connection read from again at once costs the
+    /// event loop no change of what it waits for, and what a read brings is at most held.
     func read(context: ChannelHandlerContext) {
-        if let exchange, exchange.requestEnded || exchange.body?.paused == true { heldRead = true } else { context.read() }
+        if readsNow { context.read() } else { heldRead = true }
+    }
+
+    private var readsNow: Bool { exchange == nil || (heldParts.isEmpty && exchange?.body?.paused != true) }
+
+    /// Passes on a read held back, once reading may go on.
+    private func releaseHeldRead() {
+        guard heldRead, readsNow, let context else { return }
+        heldRead = false
+        context.read()
     }
 
     /// The decision wants more of the request's body.
     func bodyWanted() {
-        guard let context, let body = exchange?.body else { return }
+        guard let body = exchange?.body else { return }
         body.resume()
-        if heldRead, exchange?.requestEnded == false {
-            heldRead = false
-            context.read()
-        }
+        releaseHeldRead()
     }
 
     // MARK: Requests
@@ -130,9 +159,14 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 heldParts.append(part)
             } else if case .body(let bytes) = part {
                 exchange.body?.take(bytes)
+                exchange.heldBody?.append(contentsOf: bytes.readableBytesView)
             } else if case .end = part {
                 exchange.requestEnded = true
                 exchange.body?.end()
+                if let held = exchange.heldBody, let route = exchange.route {
+                    exchange.heldBody = nil
+                    carry(route.decideWithBytes(exchange.head, held))
+                }
                 finishIfDone()
             }
             return
@@ -147,6 +181,13 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return carry(refusal ?? Forwarding.answer(.misdirectedRequest, "MisdirectedRequestException", "No route for this host"))
         }
         if Forwarding.decidesAtOnce(head) { return carry(refusal ?? route.decide(head)) }
+        if let length = route.heldBodyLength(head) {
+            // Decided once the body is in; a refusal now leaves the body to be read and dropped.
+            if let refusal { return carry(refusal) }
+            exchange?.heldBody = []
+            exchange?.heldBody?.reserveCapacity(length)
+            return
+        }
         let body = InboundBodyStream(loop: context.eventLoop, handler: self)
         exchange?.body = body
         let inbound = InboundBody(request: Request(head: head, body: body.body), channel: context.channel)
@@ -184,7 +225,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var head = head
         if exchange.closesConnection { head.headerFields[.connection] = "close" }
         self.exchange?.responseStarted = true
-        exchange.span.attributes["http.response.status_code"] = Int(head.status.code)
+        exchange.span?.attributes["http.response.status_code"] = Int(head.status.code)
         forwarding.logger.debug(
             "request answered",
             metadata: ["request": "\(exchange.head.method) \(Redaction.target(exchange.head.path ?? "/"))", "status": "\(head.status.code)"])
@@ -204,17 +245,14 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func send(_ request: HTTPRequest, body: UpstreamBody, rejectionCheck: Forwarding.RejectionCheck?) {
-        guard let context, let number = exchange?.number, let target = exchange?.route else { return }
+        guard let context, let target = exchange?.route else { return }
         var request = request
         if case .empty = body.body, Self.bodyExpected.contains(request.method) { request.headerFields[.contentLength] = "0" }
         exchange?.upstreamBody = body
         exchange?.sent = true
         exchange?.rejectionCheck = rejectionCheck
-        exchange?.deadline?.cancel()
-        exchange?.deadline = context.eventLoop.assumeIsolated().scheduleTask(in: forwarding.timeout) { [self] in
-            if exchange?.number == number { upstreamTimedOut() }
-        }
-        if let span = exchange?.span { tracer.inject(span.context, into: &request.headerFields, using: HTTPFieldsCarrier()) }
+        upstreamDeadline.set(context.eventLoop.now + forwarding.timeout, on: context.eventLoop.assumeIsolated()) { [self] in checkUpstreamDeadline() }
+        if let span = exchange?.span { tracer?.inject(span.context, into: &request.headerFields, using: HTTPFieldsCarrier()) }
         exchange?.request = request
         exchange?.onReusedConnection = upstream.send(request, body: body.body, to: target, on: context.eventLoop, owner: self)
     }
@@ -223,25 +261,22 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// was held behind it.
     private func finishIfDone() {
         guard let current = exchange, current.requestEnded, current.responseEnded else { return }
-        current.deadline?.cancel()
+        upstreamDeadline.clear()
         current.upstreamBody.spool?.remove()
-        current.span.end()
+        current.span?.end()
         exchange = nil
         guard let context else { return }
         let held = heldParts
         heldParts = []
         for part in held { take(part, context: context) }
         if !held.isEmpty { context.fireChannelReadComplete() }
-        if heldRead, exchange?.requestEnded != true {
-            heldRead = false
-            context.read()
-        }
+        releaseHeldRead()
         if inputClosed, exchange == nil { context.close(promise: nil) }
     }
 
     private func endEverything() {
-        exchange?.span.end()
-        exchange?.deadline?.cancel()
+        exchange?.span?.end()
+        upstreamDeadline.stop()
         exchange?.body?.fail(ChannelError.ioOnClosedChannel)
         exchange?.upstreamBody.spool?.remove()
         exchange = nil
@@ -326,6 +361,11 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         forwarding.logger.warning("upstream failed", metadata: ["error": "the upstream closed the connection before the response ended"])
         failExchange(timedOut: false)
+    }
+
+    private func checkUpstreamDeadline() {
+        guard let context, upstreamDeadline.fired(on: context.eventLoop.assumeIsolated(), check: { [self] in checkUpstreamDeadline() }) else { return }
+        upstreamTimedOut()
     }
 
     private func upstreamTimedOut() {

@@ -48,14 +48,17 @@ package struct SigningProxy: Sendable {
 }
 
 extension SigningProxy {
-    /// The proxy's route to its upstream, over `tls` for an https upstream. A body-less
-    /// request is authorized at once for a fixed API key or token, or SigV4 with fresh
-    /// credentials, else after one asynchronous authorization; a request with a body once its
-    /// body is received (in memory or spooled). A rejection of the signing time (read whole)
-    /// teaches the client the server's clock and sends the request once more, authorized
-    /// again. An authorization that fails is answered 502.
+    /// The proxy's route to its upstream, over `tls` for an https upstream. A request without
+    /// a body, or with a small one held in memory, is authorized at once for a fixed API key or
+    /// token, or SigV4 with fresh credentials, else after one asynchronous authorization; a
+    /// request with a larger body once its body is received (in memory or spooled). A rejection
+    /// of the signing time (read whole) teaches the client the server's clock and sends the
+    /// request once more, authorized again. An authorization that fails is answered 502.
     package func route(tls: UpstreamTLS, logger: Logger) -> Forwarding.Route {
-        Forwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, inbound in
+        let iam = authorizer as? IAMAuthorizer
+        // These authorize a request by its head alone, whatever its body.
+        let headOnly = authorizer is APIKeyAuthorizer || authorizer is TokenAuthorizer || authorizer is NoAuthorizer
+        return Forwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, inbound in
             if let refusal = sites.refusal(head) { return refusal }
             inbound.proceed()
             let received: UpstreamForwarder.ReceivedBody
@@ -65,20 +68,42 @@ extension SigningProxy {
             }
             let request = forwarder.upstreamRequest(for: head, principal: nil)
             return await authorized(request, body: received, correctingClock: true, logger: logger)
+        }, decideWithBytes: { [self] head, bytes in
+            if let refusal = sites.refusal(head) { return refusal }
+            let request = forwarder.upstreamRequest(for: head, principal: nil)
+            let received = UpstreamForwarder.ReceivedBody(body: .bytes(bytes), spool: nil, sha256: nil)
+            return authorizedAtOnce(request, received: received, iam: iam, headOnly: headOnly, logger: logger)
         }) { [self] head in
             if let refusal = sites.refusal(head) { return refusal }
             let request = forwarder.upstreamRequest(for: head, principal: nil)
-            if let outcome = authorizer.authorizeWithoutSuspending(request) {
-                return decision(outcome, logger: logger)
-            }
-            // SigV4 with fresh cached credentials: signed here, at the client's corrected time.
-            if let iam = authorizer as? IAMAuthorizer, let outcome = iam.authorizeWithoutSuspending(request, at: clock.signingDate()) {
-                guard case .success(let signed) = outcome else { return decision(outcome, logger: logger) }
-                metrics?.record(mode: mode, passed: true)
-                return forwardLearningClock(signed, unsigned: request, received: .none, logger: logger)
-            }
-            return .later { await authorized(request, body: .none, correctingClock: true, logger: logger) }
+            return authorizedAtOnce(request, received: .none, iam: iam, headOnly: true, logger: logger)
         }
+    }
+
+    /// `request` with `received` (no body, or bytes in memory) authorized on the event loop
+    /// when that needs no waiting (`headOnly`: the authorizer does not look at bodies; `iam`:
+    /// SigV4 with fresh cached credentials, at the client's corrected time), else after one
+    /// asynchronous authorization.
+    private func authorizedAtOnce(
+        _ request: HTTPRequest, received: UpstreamForwarder.ReceivedBody, iam: IAMAuthorizer?, headOnly: Bool, logger: Logger
+    ) -> Forwarding.Decision {
+        let bytes: [UInt8] = if case .bytes(let bytes) = received.body { bytes } else { [] }
+        let body = UpstreamBody(received.body)
+        if headOnly, let outcome = authorizer.authorizeWithoutSuspending(request) {
+            metrics?.record(mode: mode, passed: (try? outcome.get()) != nil)
+            switch outcome {
+            case .success(let request): return .forward(request, body: body)
+            case .failure(let error): return failed(error, logger: logger)
+            }
+        }
+        if let iam, let outcome = iam.authorizeWithoutSuspending(request, body: bytes, at: clock.signingDate()) {
+            metrics?.record(mode: mode, passed: (try? outcome.get()) != nil)
+            switch outcome {
+            case .success(let signed): return forwardLearningClock(signed, body: body, unsigned: request, received: received, logger: logger)
+            case .failure(let error): return failed(error, logger: logger)
+            }
+        }
+        return .later { await authorized(request, body: received, correctingClock: true, logger: logger) }
     }
 
     private func authorized(
@@ -89,7 +114,8 @@ extension SigningProxy {
             signed = try await authorizer.authorize(request, body: body.body, at: clock.signingDate())
         } catch {
             body.discard()
-            return decision(.failure(error), logger: logger)
+            metrics?.record(mode: mode, passed: false)
+            return failed(error, logger: logger)
         }
         metrics?.record(mode: mode, passed: true)
         let upstreamBody = UpstreamBody(signed.body, spool: body.spool)
@@ -109,13 +135,9 @@ extension SigningProxy {
         }
     }
 
-    private func decision(_ outcome: Result<HTTPRequest, AuthorizationError>, logger: Logger) -> Forwarding.Decision {
-        metrics?.record(mode: mode, passed: (try? outcome.get()) != nil)
-        switch outcome {
-        case .success(let request): return .forward(request)
-        case .failure(let error):
-            logger.warning("upstream failed", metadata: ["error": "\(error)"])
-            return Forwarding.answer(.badGateway, "BadGatewayException", "Bad Gateway")
-        }
+    /// The answer when the request could not be authorized: 502, the reason logged.
+    private func failed(_ error: AuthorizationError, logger: Logger) -> Forwarding.Decision {
+        logger.warning("upstream failed", metadata: ["error": "\(error)"])
+        return Forwarding.answer(.badGateway, "BadGatewayException", "Bad Gateway")
     }
 }

@@ -140,11 +140,30 @@ package struct UpstreamForwarder: Sendable {
     }
 
     /// True when a segment of `path`'s path part is `.` or `..`, spelled raw or with `%2e`.
+    /// Read byte by byte: every forwarded request is checked.
     static func hasDotSegment(_ target: String) -> Bool {
-        let path = target.prefix { $0 != "?" && $0 != "#" }
-        return path.split(separator: "/", omittingEmptySubsequences: false).contains { segment in
-            let decoded = segment.lowercased().replacing("%2e", with: ".")
-            return decoded == "." || decoded == ".."
+        var target = target
+        return target.withUTF8 { bytes in
+            var dots = 0  // the dots of the segment so far; -1 once it holds anything else
+            var index = 0
+            while index <= bytes.count {
+                let byte = index < bytes.count ? bytes[index] : UInt8(ascii: "/")
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                    if dots == 1 || dots == 2 { return true }
+                    if byte != UInt8(ascii: "/") { return false }
+                    dots = 0
+                } else if dots >= 0, byte == UInt8(ascii: ".") {
+                    dots += 1
+                } else if dots >= 0, byte == UInt8(ascii: "%"), index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "2"),
+                    bytes[index + 2] | 0x20 == UInt8(ascii: "e") {
+                    dots += 1
+                    index += 2
+                } else {
+                    dots = -1
+                }
+                index += 1
+            }
+            return false
         }
     }
 

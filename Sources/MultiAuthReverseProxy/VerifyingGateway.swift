@@ -1,16 +1,17 @@
 import HTTPTypes
 package import Logging
 import MultiAuthCore
+import MultiAuthCrypto
 import MultiAuthInboundAuthorization
 
 /// The verifying gateway: an ``MultiAuthInboundAuthorization/InboundAuthorizer`` in front of an
 /// upstream. Only verified requests reach it, with the verified principal added
 /// (``UpstreamForwarder``).
 ///
-/// A body-less request the authorizer can decide at once (SigV4/SigV4a against a table of
-/// credentials, API keys, JWTs whose key is held and fresh, a missing credential) is decided
-/// on the event loop; a JWT whose key set is due for a fetch waits for it in a task. A signed
-/// request with a body is first checked on its head (authorization, key id, scope, date
+/// A body-less request, or one whose small body was gathered in memory, that the authorizer
+/// can decide at once (SigV4/SigV4a against a table of credentials, API keys, JWTs whose key
+/// is held and fresh, a missing credential) is decided on the event loop; a JWT whose key set
+/// is due for a fetch waits for it in a task. A signed request with a larger body is first checked on its head (authorization, key id, scope, date
 /// window, announced length): one that cannot pass is refused before its body is read.
 /// Otherwise the body is received (in memory up to the forwarder's spool threshold, else into
 /// a 0600 spool file) and hashed as it arrives, so a body of any size up to the limit is
@@ -38,6 +39,16 @@ package struct VerifyingGateway: Sendable {
     package func route(tls: UpstreamTLS, logger: Logger) -> Forwarding.Route {
         Forwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, inbound in
             await verified(head, body: inbound, logger: logger)
+        }, decideWithBytes: { [self] head, bytes in
+            let authorizer = authorizers.current
+            let sha256 = authorizer.needsBody(head) ? SHA256Hasher.hash(bytes).hex : nil
+            let body = UpstreamForwarder.ReceivedBody(body: .bytes(bytes), spool: nil, sha256: sha256)
+            guard let decision = authorizer.authorizeWithoutSuspending(head, bodySHA256: sha256) else {
+                return .later { [self] in
+                    carried(await authorizer.authorize(head, bodySHA256: sha256), for: head, by: authorizer, body: body, logger: logger)
+                }
+            }
+            return carried(decision, for: head, by: authorizer, body: body, logger: logger)
         }) { [self] head in
             let authorizer = authorizers.current
             guard let decision = authorizer.authorizeWithoutSuspending(head) else {

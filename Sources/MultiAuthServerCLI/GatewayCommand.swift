@@ -62,6 +62,7 @@ struct GatewayCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        server.sizeEventLoops()
         let logger = TraceLog.logger(verbose: verbose)
         let keyStore = iamStore == nil && apiKeyStore == nil ? nil : try await StoreOptions.reportingErrors { try await store.open() }
         let authorizer = try await makeAuthorizer(keyStore, starting: true)

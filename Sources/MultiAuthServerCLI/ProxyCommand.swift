@@ -52,6 +52,7 @@ struct ProxyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        server.sizeEventLoops()
         let logger = TraceLog.logger(verbose: verbose)
         let address = try ListenAddress(server.listen)
         let payloadSigning = unsignedPayload ? .unsigned : try upload.payloadSigning(auth: access.auth)

@@ -2,6 +2,7 @@ import ArgumentParser
 import MultiAuthCLI
 import MultiAuthCore
 import MultiAuthReverseProxy
+import NIOCore
 
 /// What `multiauth proxy` and `multiauth gateway` share: where they listen, where they
 /// forward, and how long they wait on each side.
@@ -36,6 +37,13 @@ struct ServerOptions: ParsableArguments {
     /// sees at most `--max-connections`). Still accepted and checked, so scripts that pass it run on.
     @Option(help: ArgumentHelp("No longer used: each client connection holds its own upstream connection.", visibility: .hidden))
     var upstreamConnections = 32
+    @Option(help: "Threads serving connections, as nginx's worker_processes (default: one per CPU core). One is the least CPU per request; more serve more requests at once on more cores.")
+    var eventLoops: Int?
+
+    /// Sizes the process's event loops with `--event-loops`: called before anything uses them.
+    func sizeEventLoops() {
+        if let eventLoops { NIOSingletons.groupLoopCountSuggestion = eventLoops }
+    }
 
     /// TLS for an https upstream: the system's roots or `--upstream-ca-bundle`, or no check with `--upstream-insecure`.
     func upstreamTLS() throws -> UpstreamTLS {
@@ -52,6 +60,7 @@ struct ServerOptions: ParsableArguments {
         try ArgumentChecks.count(bodyMinRate, "--body-min-rate", in: 1...1_000_000_000)
         try ArgumentChecks.count(maxConnections, "--max-connections", in: 1...1_000_000)
         try ArgumentChecks.count(upstreamConnections, "--upstream-connections", in: 1...10_000)
+        if let eventLoops { try ArgumentChecks.count(eventLoops, "--event-loops", in: 1...1_024) }
         try ArgumentChecks.readableFile(upstreamCaBundle, "--upstream-ca-bundle")
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         try ArgumentChecks.readableFile(tlsCert, "--tls-cert")

@@ -18,7 +18,7 @@ package final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelH
     package typealias OutboundOut = HTTPResponsePart
 
     private let limit: TimeAmount
-    private var timer: Scheduled<Void>?
+    private var timer = ConnectionTimer()
 
     /// A deadline of `limit` for each request head.
     package init(limit: TimeAmount) {
@@ -35,16 +35,16 @@ package final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelH
     }
 
     package func handlerRemoved(context: ChannelHandlerContext) {
-        disarm()
+        timer.stop()
     }
 
     package func channelInactive(context: ChannelHandlerContext) {
-        disarm()
+        timer.stop()
         context.fireChannelInactive()
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) { disarm() }
+        if case .head = unwrapInboundIn(data) { timer.clear() }
         context.fireChannelRead(data)
     }
 
@@ -54,13 +54,10 @@ package final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelH
     }
 
     private func arm(_ context: ChannelHandlerContext) {
-        disarm()
-        let channel = context.channel
-        timer = context.eventLoop.scheduleTask(in: limit) { channel.close(promise: nil) }
+        timer.set(context.eventLoop.now + limit, on: context.eventLoop.assumeIsolated()) { [self] in check(context) }
     }
 
-    private func disarm() {
-        timer?.cancel()
-        timer = nil
+    private func check(_ context: ChannelHandlerContext) {
+        if timer.fired(on: context.eventLoop.assumeIsolated(), check: { [self] in check(context) }) { context.close(promise: nil) }
     }
 }
