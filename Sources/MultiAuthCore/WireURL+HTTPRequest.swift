@@ -34,6 +34,13 @@ extension HTTPFields {
         for (name, value) in pairs { try append(checkedName: name, value: value) }
     }
 
+    /// The first value of `name`, or nil: repeated fields are not joined (the subscript joins
+    /// them into a new string), for checks that read one field on every request.
+    package func firstValue(_ name: HTTPField.Name) -> String? {
+        for field in self where field.name == name { return field.value }
+        return nil
+    }
+
     /// Appends one field after checking its name and value.
     public mutating func append(checkedName name: String, value: String) throws(HTTPMessageError) {
         guard let fieldName = HTTPField.Name(name) else { throw .invalidHeaderName(name) }

@@ -173,7 +173,7 @@ public struct InboundAuthorizer: Sendable {
     /// signatures of their own, which are not checked here, so its bytes would pass
     /// unverified. API Gateway does not take such bodies either; S3 does.
     static func unverifiableBody(_ request: HTTPRequest) -> InboundRejection? {
-        guard let claimed = request.headerFields[.amzContentSHA256], claimed.hasPrefix("STREAMING-") else { return nil }
+        guard let claimed = request.headerFields.firstValue(.amzContentSHA256), claimed.hasPrefix("STREAMING-") else { return nil }
         return InboundRejection(
             status: .badRequest, errorType: "BadRequestException", message: "aws-chunked request bodies are not supported.",
             reason: "aws-chunked body (\(claimed)): chunk signatures are not verified")
@@ -184,7 +184,7 @@ public struct InboundAuthorizer: Sendable {
 
     /// True when the request carries a SigV4 or SigV4a signature, in a header or the query.
     static func isSigned(_ request: HTTPRequest) -> Bool {
-        if let authorization = request.headerFields[.authorization], authorization.hasPrefix("AWS4-") { return true }
+        if let authorization = request.headerFields.firstValue(.authorization), authorization.hasPrefix("AWS4-") { return true }
         guard let path = request.path, let mark = path.firstIndex(of: "?") else { return false }
         return path[mark...].contains("X-Amz-Signature=") || path[mark...].contains("X-Amz-Algorithm=")
     }

@@ -49,7 +49,7 @@ package final class ConnectionLimit: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private let counter: Counter
-    private enum State { case waiting, admitted, refused, released }
+    private enum State { case waiting, admitted, refused }
     private var state = State.waiting
 
     /// A handler for one connection, counted in `counter`.
@@ -72,14 +72,15 @@ package final class ConnectionLimit: ChannelDuplexHandler, RemovableChannelHandl
         context.fireChannelRead(data)
     }
 
-    package func handlerRemoved(context: ChannelHandlerContext) {
-        if state == .admitted { counter.release() }
-        state = .released
-    }
-
     private func decide(_ context: ChannelHandlerContext) {
         if counter.admit() {
+            // The place is given back when the connection closes; the handler leaves the
+            // pipeline, so that no request or answer passes through it.
             state = .admitted
+            let counter = counter
+            context.channel.closeFuture.whenComplete { _ in counter.release() }
+            // After the pipeline's set-up, which may be what called this.
+            context.eventLoop.assumeIsolated().execute { context.pipeline.syncOperations.removeHandler(context: context, promise: nil) }
         } else {
             state = .refused
             refuse(context)

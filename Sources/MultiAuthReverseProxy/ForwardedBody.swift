@@ -26,8 +26,8 @@ package struct InboundBody: Sendable {
     package let request: Request
     let channel: any Channel
 
-    /// Says the head has passed: a client waiting for `100 Continue` gets it now (``ExpectContinue``).
+    /// Says the head has passed: a client waiting for `100 Continue` gets it now (``ExchangeGuards``).
     package func proceed() {
-        channel.triggerUserOutboundEvent(ExpectContinue.Proceed(), promise: nil)
+        channel.triggerUserOutboundEvent(ExchangeGuards.Proceed(), promise: nil)
     }
 }

@@ -54,7 +54,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
             self.number = number
             self.head = head
             self.route = route
-            closesConnection = CloseAfterAnswer.saysClose(head.headerFields)
+            closesConnection = ExchangeGuards.saysClose(head.headerFields)
             guard let tracer else {
                 span = nil
                 return

@@ -127,7 +127,7 @@ package struct UpstreamForwarder: Sendable {
     static func refusal(of head: HTTPRequest) -> (head: HTTPResponse, body: [UInt8])? {
         if head.method == .connect {
             // The HTTP/1 encoder sends any answer to CONNECT without a length: the connection's
-            // end marks where it stops (``CloseAfterAnswer``).
+            // end marks where it stops (``ExchangeGuards``).
             var answer = errorResponse(.methodNotAllowed, "MethodNotAllowedException", "CONNECT is not supported")
             answer.head.headerFields[.connection] = "close"
             return answer
@@ -193,8 +193,13 @@ package struct UpstreamForwarder: Sendable {
     /// with `-` or `_` between the words (`X_MultiAuth_Principal` becomes
     /// `HTTP_X_MULTIAUTH_PRINCIPAL` there, as `X-MultiAuth-Principal` does).
     static func isIdentityField(_ name: HTTPField.Name) -> Bool {
-        let normalized = name.canonicalName.replacingOccurrences(of: "_", with: "-")
-        return normalized == Self.principalField.canonicalName || normalized == Self.modeField.canonicalName
+        sameWords(name.canonicalName, principalField.canonicalName) || sameWords(name.canonicalName, modeField.canonicalName)
+    }
+
+    /// True when lowercase `name` is `identity` with any `-` spelled `-` or `_` (asked of every field).
+    private static func sameWords(_ name: String, _ identity: String) -> Bool {
+        guard name.utf8.count == identity.utf8.count else { return false }
+        return zip(name.utf8, identity.utf8).allSatisfy { $0 == $1 || ($0 == UInt8(ascii: "_") && $1 == UInt8(ascii: "-")) }
     }
 
     /// An error answer in API Gateway's form: the status, `x-amzn-ErrorType` and `{"message": …}`.

@@ -15,8 +15,8 @@ import UnixSignals
 /// our own (``MultiAuthReverseProxy/ForwardingChannel``) served by Hummingbird's `Server`, run
 /// as a ServiceLifecycle service (SIGINT or SIGTERM stop accepting and let requests in flight
 /// finish), idle connections closed after a minute, a request head given
-/// `requestHeadTimeout` seconds to arrive whole (``RequestHeadDeadline``), a body kept to a
-/// pace (``RequestBodyPace``), `Expect: 100-continue` answered (``ExpectContinue``), at most
+/// `requestHeadTimeout` seconds to arrive whole, a body kept to a pace, `Expect: 100-continue`
+/// answered (all three by ``MultiAuthReverseProxy/ExchangeGuards``), at most
 /// `maxConnections` connections open at once (``ConnectionLimit``), headers over 80 KiB refused.
 enum LocalServer {
     static let idleTimeout = TimeAmount.seconds(60)
@@ -38,8 +38,7 @@ enum LocalServer {
         let minimumRate = options.bodyMinRate
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
             [observability.observer(identify: identify)].compactMap { $0 } + [
-                ConnectionLimit(connections), RequestHeadDeadline(limit: headLimit),
-                RequestBodyPace(timeout: bodyLimit, minimumRate: minimumRate), CloseAfterAnswer(), ExpectContinue(),
+                ConnectionLimit(connections), ExchangeGuards(headLimit: headLimit, bodyTimeout: bodyLimit, minimumRate: minimumRate),
             ]
         }
         let channel = ForwardingChannel(forwarding: forwarding, handlers: handlers, idleTimeout: idleTimeout)

@@ -66,7 +66,7 @@ struct ExpectContinueTests {
     }
 
     static func connection() throws -> EmbeddedChannel {
-        let channel = EmbeddedChannel(handler: ExpectContinue())
+        let channel = EmbeddedChannel(handler: ExchangeGuards(headLimit: .seconds(10), bodyTimeout: .seconds(20), minimumRate: 500))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()
         return channel
     }
@@ -75,10 +75,10 @@ struct ExpectContinueTests {
         let channel = try Self.connection()
         try channel.writeInbound(Self.head(expecting: true))
         #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil)
-        channel.pipeline.triggerUserOutboundEvent(ExpectContinue.Proceed(), promise: nil)
+        channel.pipeline.triggerUserOutboundEvent(ExchangeGuards.Proceed(), promise: nil)
         #expect(try channel.readOutbound(as: HTTPResponsePart.self) == .head(HTTPResponse(status: .continue)))
         // Asked again (a second consumer), no second 100.
-        channel.pipeline.triggerUserOutboundEvent(ExpectContinue.Proceed(), promise: nil)
+        channel.pipeline.triggerUserOutboundEvent(ExchangeGuards.Proceed(), promise: nil)
         #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil)
     }
 
@@ -96,12 +96,58 @@ struct ExpectContinueTests {
     @Test func noBodyMeansNoExpectation() throws {
         let channel = try Self.connection()
         try channel.writeInbound(Self.head(expecting: true, length: nil))
-        channel.pipeline.triggerUserOutboundEvent(ExpectContinue.Proceed(), promise: nil)
+        channel.pipeline.triggerUserOutboundEvent(ExchangeGuards.Proceed(), promise: nil)
         try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
         guard case .head(let answer) = try channel.readOutbound(as: HTTPResponsePart.self) else {
             Issue.record("no answer head")
             return
         }
         #expect(answer.status == .ok && answer.headerFields[.connection] == nil, "no 100 first, and the connection stays")
+    }
+}
+
+/// ``ExchangeGuards``' deadlines on an embedded loop's clock: a head within 10 s of the
+/// connection or the last answer, a body within 20 s plus a second per 500 bytes, never
+/// banked more than 20 s ahead.
+struct ExchangeGuardsDeadlineTests {
+    static func connection() throws -> (EmbeddedChannel, EmbeddedEventLoop) {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(handler: ExchangeGuards(headLimit: .seconds(10), bodyTimeout: .seconds(20), minimumRate: 500), loop: loop)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()
+        return (channel, loop)
+    }
+
+    static let get = HTTPRequestPart.head(HTTPRequest(method: .get, scheme: "http", authority: "a", path: "/"))
+
+    @Test func aHeadMustComeWithinTheLimitOfTheLastAnswer() throws {
+        let (channel, loop) = try Self.connection()
+        loop.advanceTime(by: .seconds(9))
+        try channel.writeInbound(Self.get)
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        loop.advanceTime(by: .seconds(30))
+        #expect(channel.isActive, "no deadline while the answer is awaited")
+        try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
+        try channel.writeOutbound(HTTPResponsePart.end(nil))
+        loop.advanceTime(by: .seconds(10) - .milliseconds(1))
+        #expect(channel.isActive)
+        loop.advanceTime(by: .milliseconds(1))
+        #expect(!channel.isActive, "no next head within 10 s of the answer")
+    }
+
+    @Test func aTrickledBodyIsAnswered408() throws {
+        let (channel, loop) = try Self.connection()
+        let post = HTTPRequestPart.head(HTTPRequest(method: .post, scheme: "http", authority: "a", path: "/", headerFields: [.contentLength: "100000"]))
+        try channel.writeInbound(post)
+        // 10,000 bytes at once earn 20 s, but credit stops at 20 s from now.
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(repeating: 0x61, count: 10_000)))
+        channel.read()  // the server waits for more: the time is the client's
+        loop.advanceTime(by: .seconds(19))
+        #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil)
+        loop.advanceTime(by: .seconds(1))
+        guard case .head(let answer) = try channel.readOutbound(as: HTTPResponsePart.self) else {
+            Issue.record("no 408")
+            return
+        }
+        #expect(answer.status == .requestTimeout && answer.headerFields[.connection] == "close")
     }
 }

@@ -191,11 +191,12 @@ CONF
     chmod 600 "$folder/keys.json"
     local keys=(AWS_ACCESS_KEY_ID=AKIDLOADBENCH AWS_SECRET_ACCESS_KEY=load-bench-secret-not-real AWS_CONFIG_FILE=/nonexistent
         AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_EC2_METADATA_DISABLED=true)
+    # One event loop each, as nginx runs one worker: CPU per request is compared like for like.
     env "${keys[@]}" .build-static/release/multiauth proxy --listen "127.0.0.1:$pi" --upstream "http://127.0.0.1:$up" --auth iam \
-        --region us-east-1 --service execute-api >/dev/null 2>&1 & pids+=($!)
+        --region us-east-1 --service execute-api --event-loops 1 >/dev/null 2>&1 & pids+=($!)
     proxy_pid=$!
     .build-static/release/multiauth gateway --listen "127.0.0.1:$gw" --upstream "http://127.0.0.1:$up" --iam-credentials "$folder/keys.json" \
-        >/dev/null 2>&1 & pids+=($!)
+        --event-loops 1 >/dev/null 2>&1 & pids+=($!)
     gateway_pid=$!
     env "${keys[@]}" .build-static/release/multiauth proxy --listen "127.0.0.1:$pu" --upstream "http://127.0.0.1:$ns" --auth iam \
         --region us-east-1 --service execute-api >/dev/null 2>&1 & pids+=($!)
