@@ -27,10 +27,16 @@ extension ExchangeGuards {
         context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
     }
 
-    func answerBegins(_ head: HTTPResponse, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+    /// `head` (`data` as it came) goes out, marked `Connection: close` when it refuses a body
+    /// held back for a `100 Continue`.
+    func answerBegins(_ head: HTTPResponse, _ data: NIOAny, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        guard expectation == .expecting else {
+            closing = Self.saysClose(head.headerFields)
+            return context.write(data, promise: promise)
+        }
         var head = head
-        if expectation == .expecting { head.headerFields[.connection] = "close" }
-        closing = Self.saysClose(head.headerFields)
+        head.headerFields[.connection] = "close"
+        closing = true
         context.write(wrapOutboundOut(.head(head)), promise: promise)
     }
 

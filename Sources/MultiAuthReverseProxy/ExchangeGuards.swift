@@ -101,7 +101,7 @@ package final class ExchangeGuards: ChannelDuplexHandler, RemovableChannelHandle
         switch unwrapOutboundIn(data) {
         case .head(let head) where head.status.kind != .informational:
             answerStarted = true
-            answerBegins(head, context: context, promise: promise)
+            answerBegins(head, data, context: context, promise: promise)
         case .end:
             answerEnds(data, context: context, promise: promise)
         default:
