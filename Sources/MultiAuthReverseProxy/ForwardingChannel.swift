@@ -8,8 +8,8 @@ import NIOHTTPTypesHTTP1
 /// The proxy's and gateway's HTTP/1.1 connections, a pipeline built here from public parts:
 /// SwiftNIO's HTTP/1 server codec (a malformed request is answered 400 and the connection
 /// closed, after the answer to a complete request before it: ``AnswersInOrder``), ``RequestHeadRules``, the conversion to swift-http-types, the `handlers` given (limits, observers),
-/// Hummingbird's `HTTPConnectionStateHandler` (idle timeout, graceful shutdown), and an
-/// ``ForwardingHandler`` that serves every request. Served by Hummingbird's `Server`
+/// and a ``ForwardingHandler`` that serves every request and ends the connection for a
+/// graceful shutdown. Served by Hummingbird's `Server`
 /// (a ServiceLifecycle service), plain or inside its TLS channel.
 package struct ForwardingChannel: ServerChildChannel {
     /// A connection being served.
@@ -19,20 +19,18 @@ package struct ForwardingChannel: ServerChildChannel {
 
     let forwarding: Forwarding
     let handlers: @Sendable () -> [any RemovableChannelHandler]
-    let idleTimeout: TimeAmount
     /// The most bytes of request head fields, and the most fields (more is answered 431 or 400).
     let maxHeaderBytes: Int
     let maxHeaderCount: Int
 
     /// Connections whose requests `forwarding` serves, through `handlers` (made anew for each
-    /// connection), closed after `idleTimeout` without a request.
+    /// connection; one of them closes idle connections, as ``ExchangeGuards`` does).
     package init(
-        forwarding: Forwarding, handlers: @escaping @Sendable () -> [any RemovableChannelHandler], idleTimeout: TimeAmount,
+        forwarding: Forwarding, handlers: @escaping @Sendable () -> [any RemovableChannelHandler],
         maxHeaderBytes: Int = 80 << 10, maxHeaderCount: Int = 1000
     ) {
         self.forwarding = forwarding
         self.handlers = handlers
-        self.idleTimeout = idleTimeout
         self.maxHeaderBytes = maxHeaderBytes
         self.maxHeaderCount = maxHeaderCount
     }
@@ -53,7 +51,6 @@ package struct ForwardingChannel: ServerChildChannel {
             try operations.addHandler(RequestHeadRules())
             try operations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try operations.addHandlers(handlers())
-            try operations.addHandler(HTTPConnectionStateHandler(idleTimeout: .init(idleTimeout), logger: logger))
             try operations.addHandler(ForwardingHandler(forwarding))
             return Value(channel: channel)
         }

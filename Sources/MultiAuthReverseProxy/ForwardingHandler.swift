@@ -9,9 +9,9 @@ import Tracing
 
 /// One client connection's exchanges (``Forwarding``), one at a time.
 ///
-/// The last handler of the connection's pipeline, after Hummingbird's connection-state
-/// handler (which so sees every request and response, and keeps the idle timeout and
-/// graceful shutdown right). Responses go out in request order: while an exchange runs, the
+/// The last handler of the connection's pipeline. It also ends the connection for a
+/// graceful shutdown (Hummingbird's quiesce event) once what it received is answered; an idle
+/// connection is closed by the head deadline (``ExchangeGuards``). Responses go out in request order: while an exchange runs, the
 /// parts of requests pipelined behind it are held (and reading paused), then replayed. Each
 /// exchange is a server span (swift-distributed-tracing; a no-op until a tracer is bootstrapped)
 /// whose parent is the client's W3C `traceparent`.
@@ -76,6 +76,8 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var heldRead = false
     /// The client closed its sending side: the connection ends once what it sent is answered.
     private var inputClosed = false
+    /// The server is shutting down: the connection ends once what it received is answered.
+    private var quiescing = false
     private let upstream: UpstreamLink
     /// The upstream timeout of the exchange sent.
     private var upstreamDeadline = ConnectionTimer()
@@ -113,6 +115,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent { return quiesce(context) }
         guard let event = event as? ChannelEvent, event == .inputClosed else { return context.fireUserInboundEventTriggered(event) }
         inputClosed = true
         if exchange == nil, heldParts.isEmpty { return context.close(promise: nil) }
@@ -131,6 +134,14 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Reading goes on while an exchange runs until a part of a request pipelined behind it
     /// arrives (or its body's reader pauses): a connection read from again at once costs the
     /// event loop no change of what it waits for, and what a read brings is at most held.
+    /// The server is shutting down gracefully: an idle connection closes now, a busy one once
+    /// what it received is answered (an answer not yet begun says `Connection: close`).
+    private func quiesce(_ context: ChannelHandlerContext) {
+        quiescing = true
+        guard let exchange else { return context.close(promise: nil) }
+        if !exchange.responseStarted { exchange.closesConnection = true }
+    }
+
     func read(context: ChannelHandlerContext) {
         if readsNow { context.read() } else { heldRead = true }
     }
@@ -271,7 +282,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         for part in held { take(part, context: context) }
         if !held.isEmpty { context.fireChannelReadComplete() }
         releaseHeldRead()
-        if inputClosed, exchange == nil { context.close(promise: nil) }
+        if inputClosed || quiescing, exchange == nil { context.close(promise: nil) }
     }
 
     private func endEverything() {

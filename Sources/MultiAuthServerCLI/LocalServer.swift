@@ -14,13 +14,11 @@ import UnixSignals
 /// The HTTP server under `multiauth proxy` and `multiauth gateway`: HTTP/1.1 on a pipeline of
 /// our own (``MultiAuthReverseProxy/ForwardingChannel``) served by Hummingbird's `Server`, run
 /// as a ServiceLifecycle service (SIGINT or SIGTERM stop accepting and let requests in flight
-/// finish), idle connections closed after a minute, a request head given
+/// finish), a request head given
 /// `requestHeadTimeout` seconds to arrive whole, a body kept to a pace, `Expect: 100-continue`
 /// answered (all three by ``MultiAuthReverseProxy/ExchangeGuards``), at most
 /// `maxConnections` connections open at once (``ConnectionLimit``), headers over 80 KiB refused.
 enum LocalServer {
-    static let idleTimeout = TimeAmount.seconds(60)
-
     /// Serves `forwarding` on `listen` until a stop signal; prints `<name>: listening on http://HOST:PORT, <detail>`
     /// on standard error once the port is open (the actual port when `listen` asked for 0),
     /// and then tells systemd it is ready (``SystemdNotify``).
@@ -41,7 +39,7 @@ enum LocalServer {
                 ConnectionLimit(connections), ExchangeGuards(headLimit: headLimit, bodyTimeout: bodyLimit, minimumRate: minimumRate),
             ]
         }
-        let channel = ForwardingChannel(forwarding: forwarding, handlers: handlers, idleTimeout: idleTimeout)
+        let channel = ForwardingChannel(forwarding: forwarding, handlers: handlers)
         let scheme = options.tlsCert == nil ? "http" : "https"
         let configuration = ServerConfiguration(address: .hostname(listen.host, port: listen.port), serverName: name)
         let running: @Sendable (any Channel) async -> Void = { channel in

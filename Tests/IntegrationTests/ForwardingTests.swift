@@ -110,6 +110,18 @@ struct ForwardingTests {
         #expect(exit == 0)
     }
 
+    /// SIGTERM while a client holds an idle kept-alive connection: the server closes it at
+    /// once (not at the 60 s head deadline) and exits 0.
+    @Test func aStopSignalClosesIdleConnections() async throws {
+        let gateway = try GatewayProcess([
+            "gateway", "--listen", "127.0.0.1:0", "--upstream", Peers.api, "--api-key", "ci=k", "--request-head-timeout", "60",
+        ])
+        let port = String(gateway.url.split(separator: ":").last ?? "")
+        let seen = try await Peers.python("scripts/oracles/raw_http.py", ["127.0.0.1", port, "idle-then-stop", "10", String(gateway.pid)])
+        #expect(seen.contains("200, then closed"), "\(seen) \(gateway.log)")
+        #expect(try await offPool { gateway.stop() } == 0)
+    }
+
     private static func curlExitCode(_ arguments: [String]) throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")

@@ -87,6 +87,9 @@ final class GatewayProcess: @unchecked Sendable {
     /// Sends SIGTERM without waiting for the exit.
     func signalStop() { process.terminate() }
 
+    /// The process id (signals sent to it reach the server).
+    var pid: Int32 { process.processIdentifier }
+
     /// Sends `signal` (SIGHUP, say).
     func send(signal: Int32) { kill(process.processIdentifier, signal) }
 

@@ -24,7 +24,10 @@ then closed" when it answered without the body and closed), trickle-body (a POST
 unknown-key, with the key id given as the fifth argument and a declared x-amz-content-sha256), framed (the
 request given as the fifth argument, with \\r\\n escapes: prints the answer's status and
 "framed" when it has a Content-Length, is chunked, or says Connection: close and the server
-then closes, else "unframed"; a server that does not close leaves the client to time out)."""
+then closes, else "unframed"; a server that does not close leaves the client to time out),
+idle-then-stop (a GET with the key `k`, its answer read, then SIGTERM sent to the process
+whose id is the fifth argument: prints "STATUS, then closed" once the server closes the idle
+connection, or "STATUS, then timeout")."""
 import json
 import select
 import socket
@@ -81,6 +84,17 @@ try:
             sock.sendall(f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\nContent-Length: 0\r\n\r\n".encode())
             answers.append(" ".join(read_response(stream)))
         print(",".join(answers))
+        sys.exit(0)
+    elif kind == "idle-then-stop":
+        import os, signal
+        stream = sock.makefile("rb")
+        sock.sendall(b"GET /i HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\n\r\n")
+        status, _ = read_response(stream)
+        os.kill(int(sys.argv[5]), signal.SIGTERM)
+        try:
+            print(status + (", then closed" if stream.read(1) == b"" else ", then more"))
+        except socket.timeout:
+            print(status + ", then timeout")
         sys.exit(0)
     elif kind == "close":
         sock.sendall(b"GET /c HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: k\r\nConnection: close\r\n\r\n")
