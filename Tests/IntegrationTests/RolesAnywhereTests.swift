@@ -167,6 +167,9 @@ import Testing
             let identity = try await Peers.oracle("scripts/oracles/botocore_caller_identity.py", environment: [
                 "AWS_EC2_METADATA_DISABLED": "false", "AWS_EC2_METADATA_SERVICE_ENDPOINT": server.url, "AWS_CONFIG_FILE": "/nonexistent",
                 "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent", "AWS_ENDPOINT_URL_STS": Peers.sts,
+                // botocore gives the endpoint 1 s by default; the first answer makes a CreateSession,
+                // which a loaded machine (fifty processes in the test beside this one) can take longer over.
+                "AWS_METADATA_SERVICE_TIMEOUT": "10", "AWS_METADATA_SERVICE_NUM_ATTEMPTS": "2",
             ])
             #expect(identity["method"] == "iam-role" && identity["arn"]?.hasSuffix("/\(setup.serial)") == true, "\(identity) \(server.log)")
         }
