@@ -12,24 +12,18 @@ import Foundation
 /// (the URL is printed for the user in any case).
 enum BrowserLauncher {
     /// Opens `url` in `$BROWSER` (else `xdg-open` on a desktop): returns once the browser has
-    /// started (at most 5 s), without waiting for it to end; it is reaped when it does. Only
+    /// started (at most 5 s), without waiting for it to end; it is reaped when it does. False
+    /// when there is no browser to start (no `$BROWSER` and no desktop) or the URL is refused. Only
     /// an `https:` or `http:` URL with no control character is opened: a server's `file:`
     /// URL, or a value a browser would take as a flag, never reaches it. The browser's output
     /// is discarded, so it cannot mix with what the command prints.
-    static func open(_ url: String) async {
+    @discardableResult
+    static func open(_ url: String) async -> Bool {
         guard url.hasPrefix("https://") || url.hasPrefix("http://"), WireText.isSafe(url) else {
-            StandardError.emit("multiauth: not opening \(Redaction.quoted(url)) in a browser: only http and https URLs are opened")
-            return
+            StandardError.emit("multiauth: not opening \(Redaction.url(url)) in a browser: only http and https URLs are opened")
+            return false
         }
-        let environment = ProcessInfo.processInfo.environment
-        let command: String
-        if let browser = environment["BROWSER"], !browser.isEmpty {
-            command = browser
-        } else if environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil {
-            command = "xdg-open"
-        } else {
-            return
-        }
+        guard let command = browserCommand else { return false }
         // A name is looked up in PATH; a path (with a slash) is taken as it is.
         let program: Executable = command.contains("/") ? .path(.init(command)) : .name(command)
         let (started, signal) = AsyncStream<Never>.makeStream()
@@ -40,6 +34,16 @@ enum BrowserLauncher {
             signal.finish()  // it could not be started
         }
         _ = await Deadline.run(for: .seconds(5)) { for await _ in started {} }
+        return true
+    }
+    /// True when there is a browser to open a URL in: `$BROWSER`, or a desktop for `xdg-open`.
+    static var isAvailable: Bool { browserCommand != nil }
+
+    private static var browserCommand: String? {
+        let environment = ProcessInfo.processInfo.environment
+        if let browser = environment["BROWSER"], !browser.isEmpty { return browser }
+        let desktop = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
+        return desktop ? "xdg-open" : nil
     }
 }
 

@@ -16,7 +16,7 @@ public enum Redaction {
     public static let sensitiveFields: Set<String> = [
         "x-amz-security-token", "x-amz-signature", "x-amz-credential", "password", "client_secret", "refresh_token",
         "access_token", "id_token", "code", "code_verifier", "device_code", "secret", "token", "sessiontoken",
-        "secretaccesskey", "secret_access_key",
+        "secretaccesskey", "secret_access_key", "session", "signintoken", "samlresponse",
     ]
 
     /// A mirror without children, for a value whose `description` is already redacted:
@@ -40,7 +40,8 @@ public enum Redaction {
     /// unencoded (users paste them so), which ends the authority early for a URL parser: so
     /// when anything before the last `@` looks like user information (a `:` or an `@` in the
     /// authority), everything up to that last `@` goes. An `@` later in a path or query may
-    /// then take some of the URL with it: a shorter message, never a password in it.
+    /// then take some of the URL with it: a shorter message, never a password in it. The values
+    /// of sensitive query fields are replaced, as ``target(_:)`` replaces them.
     public static func url(_ url: String) -> String {
         var text = url
         if let separator = text.firstRange(of: "://") {
@@ -50,7 +51,7 @@ public enum Redaction {
                 text = String(text[..<separator.upperBound]) + String(text[text.index(after: last)...])
             }
         }
-        return quoted(text, limit: 512)
+        return quoted(target(text), limit: 512)
     }
 
     /// Untrusted text as a message may quote it: at most `limit` bytes, control bytes shown as

@@ -39,6 +39,14 @@ struct STSClient {
         try await request("GetSessionToken", options.parameters, signWith: source)
     }
 
+    /// GetFederationToken, signed with long-term keys `source`: a session of the federated user
+    /// `name` whose permissions are `policy`'s within the IAM user's.
+    func getFederationToken(name: String, policy: String, durationSeconds: Int?, source: AWSCredentials) async throws(CredentialsError) -> ExpiringCredentials {
+        var parameters = [("Name", name), ("Policy", policy)]
+        if let durationSeconds { parameters.append(("DurationSeconds", String(durationSeconds))) }
+        return try await request("GetFederationToken", parameters, signWith: source)
+    }
+
     /// AssumeRoleWithWebIdentity, unsigned: the web identity token is the proof.
     func assumeRoleWithWebIdentity(roleArn: String, sessionName: String, token: String) async throws(CredentialsError) -> ExpiringCredentials {
         try await request(

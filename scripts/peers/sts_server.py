@@ -3,9 +3,13 @@
 recomputed with botocore (from the secret of --key AKID:SECRET, or of a session this server
 issued, with its token), the signing time must be within 5 minutes, and MFA parameters are
 checked (--mfa SERIAL=CODE: the one code that device accepts). It serves AssumeRole,
-GetSessionToken and GetCallerIdentity over STS's query API (form POST, XML answers, STS's
-error codes), issues random ASIA session keys that expire after DurationSeconds (900 to
-43200, default 3600), and records every call, refused ones too.
+GetSessionToken, GetFederationToken (long-term keys only; Name and a JSON Policy checked) and
+GetCallerIdentity over STS's query API (form POST, XML answers, STS's error codes), issues
+random ASIA session keys that expire after DurationSeconds (900 to 43200, default 3600; up to
+129600 and by default 43200 for GetFederationToken), and records every call, refused ones too.
+
+GET /federation is the sign-in service's federation endpoint (federation_peer.py): sign-in
+tokens for the sessions issued here, and the console login redirect.
 
 With --roles-anywhere-port, IAM Roles Anywhere's CreateSession is served over HTTPS on that port
 (rolesanywhere_peer.py checks it): its sessions are issued from the same keys, so STS accepts them.
@@ -35,6 +39,7 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
+import federation_peer
 import rolesanywhere_peer
 import signin_peer
 from cryptography import x509
@@ -51,6 +56,8 @@ def random_text(length, alphabet=string.ascii_uppercase + string.digits):
 class Handler(QuietHandler):
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
+        if url.path in ("/federation", "/_peer/signin-token"):
+            return self.federation(url)
         if url.path == "/v1/authorize":
             with _lock:
                 status, headers, body = self.server.signin.authorize(url.query, f"http://{self.headers.get('Host')}")
@@ -75,13 +82,17 @@ class Handler(QuietHandler):
         call = {
             "action": form.get("Action"), "role_arn": form.get("RoleArn"), "session_name": form.get("RoleSessionName"),
             "serial": form.get("SerialNumber"), "duration": form.get("DurationSeconds"), "external_id": form.get("ExternalId"),
+            "federated_name": form.get("Name"), "policy": form.get("Policy"),
         }
         caller, problem = self.check_signature(body)
         call["key_id"] = caller[0] if caller else None
         if problem is None:
             problem = self.check_mfa(form)
-        if problem is None and call["duration"] is not None and not (900 <= int(call["duration"]) <= 43200):
-            problem = (400, "ValidationError", "DurationSeconds must be between 900 and 43200")
+        longest = 129600 if call["action"] == "GetFederationToken" else 43200
+        if problem is None and call["duration"] is not None and not (900 <= int(call["duration"]) <= longest):
+            problem = (400, "ValidationError", f"DurationSeconds must be between 900 and {longest}")
+        if problem is None and call["action"] == "GetFederationToken":
+            problem = self.check_federation(form, caller)
         call["outcome"] = "ok" if problem is None else problem[1]
         with _lock:
             self.server.calls.append(call)
@@ -91,9 +102,12 @@ class Handler(QuietHandler):
         if action == "GetCallerIdentity":
             arn = caller[1] or f"arn:aws:iam::{ACCOUNT}:user/peer"
             return self.xml(action, f"<Arn>{arn}</Arn><UserId>{caller[0]}</UserId><Account>{ACCOUNT}</Account>")
-        if action not in ("AssumeRole", "GetSessionToken"):
+        if action not in ("AssumeRole", "GetSessionToken", "GetFederationToken"):
             return self.error(400, "InvalidAction", f"Could not find operation {action}")
         arn = None
+        if action == "GetFederationToken":
+            arn = f"arn:aws:sts::{ACCOUNT}:federated-user/{form['Name']}"
+            return self.xml(action, self.issue(int(call["duration"] or 43200), arn, user="FederatedUser", user_id=f"{ACCOUNT}:{form['Name']}"))
         if action == "AssumeRole":
             role = form.get("RoleArn", "")
             arn = f"arn:aws:sts::{ACCOUNT}:assumed-role/{role.rsplit('/', 1)[-1]}/{form.get('RoleSessionName')}"
@@ -149,6 +163,51 @@ class Handler(QuietHandler):
             return None, (403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.")
         return (key_id, arn), None
 
+    def check_federation(self, form, caller):
+        """GetFederationToken's rules: long-term keys only, a valid Name, a JSON Policy if any."""
+        with _lock:
+            known = self.server.keys.get(caller[0])
+        if known is not None and known[1] is not None:
+            return (403, "AccessDenied", "Cannot call GetFederationToken with session credentials")
+        name = form.get("Name", "")
+        if not (2 <= len(name) <= 32) or any(not (c.isascii() and (c.isalnum() or c in "+=,.@_-")) for c in name):
+            return (400, "ValidationError", "Name must be 2 to 32 of [\\w+=,.@-]")
+        if form.get("Policy") is not None:
+            try:
+                policy = json.loads(form["Policy"])
+                assert isinstance(policy, dict) and "Statement" in policy
+            except (ValueError, AssertionError):
+                return (400, "MalformedPolicyDocument", "The policy is not a JSON policy document")
+        return None
+
+    def federation(self, url):
+        query = dict(urllib.parse.parse_qsl(url.query))
+        if url.path == "/_peer/signin-token":
+            with _lock:
+                belongs = federation_peer.token_belongs(query, self.server.signin_tokens)
+            return self.send_json(200 if belongs else 403, {"belongs": belongs})
+        action = query.get("Action")
+        call = {"action": action, "key_id": None, "role_arn": None, "session_name": None, "duration": query.get("SessionDuration")}
+        try:
+            with _lock:
+                if action == "getSigninToken":
+                    token, call["key_id"] = federation_peer.get_signin_token(query, self.server.keys, self.server.signin_tokens)
+                elif action == "login":
+                    destination = federation_peer.login(query, self.server.signin_tokens)
+                else:
+                    raise federation_peer.Refusal(400, "Action must be getSigninToken or login")
+        except federation_peer.Refusal as refusal:
+            call["outcome"] = "refused"
+            with _lock:
+                self.server.calls.append(call)
+            return self.send_json(refusal.status, {"message": refusal.message})
+        call["outcome"] = "ok"
+        with _lock:
+            self.server.calls.append(call)
+        if action == "login":
+            return self.send_body(302, b"", {"Location": destination})
+        self.send_json(200, {"SigninToken": token})
+
     def check_mfa(self, form):
         serial = form.get("SerialNumber")
         if serial is None and form.get("TokenCode") is None:
@@ -157,11 +216,13 @@ class Handler(QuietHandler):
             return (403, "AccessDenied", "MultiFactorAuthentication failed with invalid MFA one time pass code.")
         return None
 
-    def issue(self, duration, arn):
+    def issue(self, duration, arn, user=None, user_id=None):
         key_id, secret, token, expires = issue_keys(self.server, duration, arn)
         stamp = expires.strftime("%Y-%m-%dT%H:%M:%SZ")
         credentials = (f"<Credentials><AccessKeyId>{key_id}</AccessKeyId><SecretAccessKey>{secret}</SecretAccessKey>"
                        f"<SessionToken>{token}</SessionToken><Expiration>{stamp}</Expiration></Credentials>")
+        if user:
+            return credentials + f"<{user}><Arn>{arn}</Arn><{user}Id>{user_id}</{user}Id></{user}>"
         if arn:
             credentials += f"<AssumedRoleUser><Arn>{arn}</Arn><AssumedRoleId>AROA{random_text(16)}</AssumedRoleId></AssumedRoleUser>"
         return credentials
@@ -244,6 +305,7 @@ def main():
     server.keys = {key_id: (secret, None, None, None) for key_id, secret in (pair.split(":", 1) for pair in args.key)}
     server.mfa = dict(pair.rsplit("=", 1) for pair in args.mfa)
     server.calls = []
+    server.signin_tokens = {}
     server.signin = signin_peer.SignIn()
     if args.roles_anywhere_port:
         serve_roles_anywhere(server, args)
