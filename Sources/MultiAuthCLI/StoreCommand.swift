@@ -158,7 +158,7 @@ extension StoreCommand {
     /// after its name, so they are moved there.
     static func movingSharedOptions(_ arguments: [String]) -> [String] {
         guard arguments.first == "store" else { return arguments }
-        let takesValue: Swift.Set<String> = ["--path", "--store", "--key-file", "--passphrase-file", "--lock-timeout", "--kms-key-id"]
+        let takesValue: Swift.Set<String> = ["--path", "--store", "--key-file", "--passphrase-file", "--lock-timeout", "--kms-key-id", "--key-source"]
         var shared: [String] = []
         var index = 1
         while index < arguments.count, arguments[index].hasPrefix("--") {
@@ -191,12 +191,23 @@ package struct StoreOptions: ParsableArguments {
     @Option(help: "Seconds to wait for another process's lock (0 to 600).") var lockTimeout: Double = 5
     @Option(help: "Key the store with an AWS KMS data key instead of a passphrase or key file: KMS makes it (GenerateDataKey) at init, only its wrapped form is kept beside the store (STORE.kms-key for a file), and KMS unwraps it (Decrypt) each time the store opens. A key id, alias or ARN; the region is the ARN's, else AWS_REGION's; credentials come from the default chain.")
     package var kmsKeyId: String?
+    @Option(help: "Keep the store's key in a keyring instead: secret-service[:LABEL] (GNOME Keyring, KWallet, through secret-tool), pass:NAME (the pass password store), or keyctl:NAME (the kernel's user keyring, lost at reboot). store init makes a random key there; it is never written to disk by MultiAuth (default: MULTIAUTH_STORE_KEY_SOURCE).")
+    var keySource: String?
 
     package func validate() throws {
         try ArgumentChecks.seconds(lockTimeout, "--lock-timeout", in: 0...600)
-        if kmsKeyId != nil, keyFile != nil || passphraseFile != nil {
-            throw CLIError("--kms-key-id", "give --kms-key-id, --key-file or --passphrase-file, not more than one")
+        let given = [kmsKeyId != nil, keyFile != nil, passphraseFile != nil, keySource != nil].filter { $0 }.count
+        if given > 1 {
+            throw CLIError(kmsKeyId != nil ? "--kms-key-id" : "--key-source", "give --kms-key-id, --key-source, --key-file or --passphrase-file, not more than one")
         }
+        if let keySource { _ = try KeyringStoreKey(parsing: keySource) }
+    }
+
+    /// `--key-source`, else `MULTIAUTH_STORE_KEY_SOURCE` (when no other key is given).
+    var resolvedKeySource: String? {
+        if let keySource { return keySource }
+        guard kmsKeyId == nil, keyFile == nil, passphraseFile == nil else { return nil }
+        return ProcessInfo.processInfo.environment["MULTIAUTH_STORE_KEY_SOURCE"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     package var storePath: String { path ?? CredentialStore.defaultPath }
@@ -217,6 +228,8 @@ package struct StoreOptions: ParsableArguments {
         let source: StoreKeySource
         if let kmsKeyId {
             source = .dataKey(try await KMSStoreKey.key(kmsKeyId, backend: backend, creating: creating))
+        } else if let keySource = resolvedKeySource {
+            source = .dataKey(try await KeyringStoreKey(parsing: keySource).key(creating: creating))
         } else {
             source = try PassphraseSource.keySource(
                 keyFile: resolvedKeyFile, passphraseFile: passphraseFile, environmentVariable: "MULTIAUTH_STORE_PASSPHRASE",

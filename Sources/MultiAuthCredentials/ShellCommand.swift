@@ -72,6 +72,36 @@ package enum ShellCommand {
         return try outcome.get()
     }
 
+    /// The standard output of `program` (looked up in `PATH`) run with `arguments` and `input`
+    /// on its standard input, which must exit 0 within `timeout` seconds: for a helper that
+    /// takes a secret on standard input, never on its command line. A failure's status names
+    /// the first line the program wrote on standard error (at most 200 bytes).
+    package static func output(
+        ofProgram program: String, _ arguments: [String], input: [UInt8] = [], timeout: Double
+    ) async throws(ShellCommandError) -> [UInt8] {
+        let outcome = await Deadline.run(for: .clamped(seconds: timeout)) { () async -> Result<[UInt8], ShellCommandError> in
+            var options = PlatformOptions()
+            options.processGroupID = 0
+            options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: .milliseconds(200))]
+            do {
+                let result = try await Subprocess.run(
+                    .name(program), arguments: Arguments(arguments), platformOptions: options, input: .array(input),
+                    output: .bytes(limit: outputLimit), error: .bytes(limit: 64 << 10))
+                guard case .exited(0) = result.terminationStatus else {
+                    let said = String(decoding: result.standardError.prefix(200), as: UTF8.self).split(whereSeparator: \.isNewline).first ?? ""
+                    return .failure(.failed(status: "\(result.terminationStatus)" + (said.isEmpty ? "" : ": " + Redaction.quoted(String(said)))))
+                }
+                return .success(result.standardOutput)
+            } catch let error as SubprocessError where error.code == .outputLimitExceeded {
+                return .failure(.outputTooLarge(limit: outputLimit))
+            } catch {
+                return .failure(.notStarted)
+            }
+        }
+        guard let outcome else { throw .timedOut(seconds: timeout) }
+        return try outcome.get()
+    }
+
     private static func run(_ command: String, setting: [String: String]) async -> Result<[UInt8], ShellCommandError> {
         var added: [Environment.Key: String?] = [:]
         for (name, value) in setting { if let key = Environment.Key(rawValue: name) { added[key] = value } }

@@ -32,7 +32,7 @@ run_as_root() {
 ensure_system_packages() {
     local missing=()
     for package in libssl-dev libcurl4-openssl-dev libsqlite3-dev pkg-config curl openssl postgresql postgresql-client \
-        libp11-kit-dev softhsm2 opensc swtpm swtpm-tools tpm2-openssl; do
+        libp11-kit-dev softhsm2 opensc swtpm swtpm-tools tpm2-openssl keyutils pass gnupg gnome-keyring libsecret-tools dbus-daemon; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
     done
     command -v python3 >/dev/null || missing+=(python3)
