@@ -38,6 +38,8 @@ struct ConsoleCommand: AsyncParsableCommand {
     @OptionGroup var sessions: ProfileSessionOptions
     @OptionGroup var store: StoreOptions
 
+    private static let noBrowser = CLIError(message: "no browser to open the console in: set BROWSER, or print the URL with --print", exitCode: 1)
+
     func validate() throws {
         try ArgumentChecks.seconds(maxTime, "--max-time", in: 0.001...3_600)
         if let duration { try ArgumentChecks.count(duration, "--duration", in: 900...129_600) }
@@ -51,7 +53,7 @@ struct ConsoleCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard print || BrowserLauncher.isAvailable else {
-            throw CLIError(message: "no browser to open the console in: set BROWSER, or print the URL with --print", exitCode: 1)
+            throw Self.noBrowser
         }
         let value = try await ChainCredentials.resolve(sessions.chain(profile: profile, store: store), maxTime: maxTime)
         if value.credentials.sessionToken != nil, let duration, duration > 43_200 {
@@ -74,7 +76,7 @@ struct ConsoleCommand: AsyncParsableCommand {
         } else if await BrowserLauncher.open(url) {
             StandardError.emit("Opened the AWS console as \(credentials.accessKeyId) (\(value.source)).")
         } else {
-            throw CLIError(message: "no browser to open the console in: set BROWSER, or print the URL with --print", exitCode: 1)
+            throw Self.noBrowser
         }
     }
 }

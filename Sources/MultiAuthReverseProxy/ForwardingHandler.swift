@@ -131,9 +131,6 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Reading goes on while an exchange runs until a part of a request pipelined behind it
-    /// arrives (or its body's reader pauses): a connection read from again at once costs the
-    /// event loop no change of what it waits for, and what a read brings is at most held.
     /// The server is shutting down gracefully: an idle connection closes now, a busy one once
     /// what it received is answered (an answer not yet begun says `Connection: close`).
     private func quiesce(_ context: ChannelHandlerContext) {
@@ -142,6 +139,9 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if !exchange.responseStarted { exchange.closesConnection = true }
     }
 
+    /// Reading goes on while an exchange runs until a part of a request pipelined behind it
+    /// arrives (or its body's reader pauses): a connection read from again at once costs the
+    /// event loop no change of what it waits for, and what a read brings is at most held.
     func read(context: ChannelHandlerContext) {
         if readsNow { context.read() } else { heldRead = true }
     }
