@@ -18,8 +18,8 @@ import Foundation
 struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
-        abstract: "Sign in to a Cognito user pool or an OpenID Connect provider (tokens kept in the store), or to IAM Identity Center (the AWS CLI's SSO cache).",
-        subcommands: [Cognito.self, OIDC.self, SSO.self, AWS.self]
+        abstract: "Sign in to a Cognito user pool or an OpenID Connect provider (tokens kept in the store), to IAM Identity Center (the AWS CLI's SSO cache), or through a SAML identity provider.",
+        subcommands: [Cognito.self, OIDC.self, SSO.self, AWS.self, SAML.self]
     )
 
     struct Cognito: AsyncParsableCommand {

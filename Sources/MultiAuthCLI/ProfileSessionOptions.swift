@@ -70,6 +70,20 @@ struct StoreOpenedOnFirstUse: SessionCache {
         case .failure(let reason): return try await UncachedSessions(reason: reason.description, logger: logger).session(for: key, obtain: obtain)
         }
     }
+
+    /// The SAML session `name`; when it is spent and a browser can be opened, one process signs
+    /// in again (``SAMLSessions``) and the others wait for its session.
+    func signedInSession(named name: String, profile: String) async throws(CredentialsError) -> ExpiringCredentials {
+        switch await options.openedWithoutPrompt() {
+        case .success(let store):
+            let renewal: SAMLSessions.Renewal? = BrowserLauncher.isAvailable ? { @Sendable settings async throws(CredentialsError) in
+                try await SAMLSignIn(timeout: SAMLSignIn.renewalTimeout, openBrowser: true).renew(settings)
+            } : nil
+            return try await StoreSessionCache(store: store, logger: logger, renewSAML: renewal).signedInSession(named: name, profile: profile)
+        case .failure(let reason):
+            throw .incompleteProfile(profile: profile, problem: "saml_session \(name) is kept in the credential store: \(reason)")
+        }
+    }
 }
 
 extension StoreOptions {

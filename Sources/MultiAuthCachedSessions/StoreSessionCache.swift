@@ -33,14 +33,20 @@ public struct StoreSessionCache: SessionCache {
     let refreshMargin: Double
     let clock: TimeSource
     let logger: Logger
+    let renewSAML: SAMLSessions.Renewal?
 
     /// Sessions in `store`, handed out until `refreshMargin` before expiry (15 min, the
-    /// advisory window botocore refreshes in).
-    public init(store: CredentialStore, refreshMargin: Duration = .seconds(15 * 60), clock: TimeSource = .system, logger: Logger = .disabled) {
+    /// advisory window botocore refreshes in). `renewSAML` signs in again for a spent SAML
+    /// session (``SAMLSessions``).
+    public init(
+        store: CredentialStore, refreshMargin: Duration = .seconds(15 * 60), clock: TimeSource = .system, logger: Logger = .disabled,
+        renewSAML: SAMLSessions.Renewal? = nil
+    ) {
         self.store = store
         self.refreshMargin = refreshMargin.inSeconds
         self.clock = clock
         self.logger = logger
+        self.renewSAML = renewSAML
     }
 
     public func session(

@@ -115,6 +115,10 @@ extension CredentialsError {
     public static func loginCache(path: String, problem: String) -> CredentialsError { CredentialsError(.loginCache(path: path, problem: problem)) }
     /// The `aws login` session is missing or can no longer be refreshed: `command` signs in again.
     public static func loginNeeded(what: String, command: String) -> CredentialsError { CredentialsError(.loginNeeded(what: what, command: command)) }
+    /// A SAML response fails a check (`problem` says which); the assertion is never shown.
+    public static func samlResponse(_ problem: String) -> CredentialsError { CredentialsError(.samlResponse(problem)) }
+    /// The SAML assertion offers several roles and none was chosen: `offered` lists them.
+    public static func samlRoleNotChosen(offered: [String]) -> CredentialsError { CredentialsError(.samlRoleNotChosen(offered: offered)) }
 }
 
 extension CredentialsError {
@@ -140,6 +144,8 @@ extension CredentialsError {
         case certificate(X509IdentityError)
         case loginCache(path: String, problem: String)
         case loginNeeded(what: String, command: String)
+        case samlResponse(String)
+        case samlRoleNotChosen(offered: [String])
 
         package var description: String {
             switch self {
@@ -163,6 +169,8 @@ extension CredentialsError {
             case .certificate(let error): error.description
             case .loginCache(let path, let problem): "login session cache \(path) \(problem)"
             case .loginNeeded(let what, let command): "\(what): run `\(command)` again"
+            case .samlResponse(let problem): "the SAML response cannot be used: \(problem)"
+            case .samlRoleNotChosen(let offered): "the SAML assertion offers \(offered.count) roles and none was chosen: \(offered.joined(separator: ", "))"
             }
         }
     }
@@ -261,6 +269,8 @@ extension CredentialsError.Kind {
         case .certificate: "Credentials.certificate"
         case .loginCache: "Credentials.loginCache"
         case .loginNeeded: "Credentials.loginNeeded"
+        case .samlResponse: "Credentials.samlResponse"
+        case .samlRoleNotChosen: "Credentials.samlRoleNotChosen"
         }
     }
 }

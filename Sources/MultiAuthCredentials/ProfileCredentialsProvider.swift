@@ -13,7 +13,8 @@ import Foundation
 /// Credentials from a named profile of the shared files: static keys, `credential_process`,
 /// `role_arn` with `source_profile` (STS AssumeRole, cycles detected) or with
 /// `web_identity_token_file` (STS AssumeRoleWithWebIdentity), IAM Identity Center (SSO:
-/// `sso_session` or `sso_start_url`, with `sso_account_id` and `sso_role_name`), or
+/// `sso_session` or `sso_start_url`, with `sso_account_id` and `sso_role_name`), a SAML
+/// sign-in kept in the store (`saml_session`, through the ``SessionCache``), or
 /// `credential_source = Environment | Ec2InstanceMetadata | EcsContainer`.
 ///
 /// A role profile's `duration_seconds`, `external_id` and `mfa_serial` go with its AssumeRole;
@@ -113,6 +114,12 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
                 environment: environment, endpoints: endpoints, http: http
             ).credentials()
         }
+        if let samlSession = nonEmpty(settings["saml_session"]) {
+            guard let sessionCache else {
+                throw .incompleteProfile(profile: name, problem: "saml_session \(samlSession) is kept in the credential store, which is not open here")
+            }
+            return try await sessionCache.signedInSession(named: samlSession, profile: name)
+        }
         if settings["aws_access_key_id"] != nil {
             let keys = try staticKeys(settings, profile: name)
             // Only the profile asked for gets a session: a source profile's keys sign as they are.
@@ -130,7 +137,7 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         }
         // botocore's rule: a profile without credential settings (a region only, say) is not an
         // error; the chain goes on to the container endpoint and instance metadata.
-        throw .notFound("profile '\(name)' has no aws_access_key_id, role_arn, sso_session, login_session or credential_process")
+        throw .notFound("profile '\(name)' has no aws_access_key_id, role_arn, sso_session, saml_session, login_session or credential_process")
     }
 
     /// `duration_seconds`, `external_id` and, with `mfa_serial`, the device's current code.

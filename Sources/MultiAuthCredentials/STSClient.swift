@@ -53,6 +53,13 @@ struct STSClient {
             "AssumeRoleWithWebIdentity", [("RoleArn", roleArn), ("RoleSessionName", sessionName), ("WebIdentityToken", token)], signWith: nil)
     }
 
+    /// AssumeRoleWithSAML, unsigned: the identity provider's signed assertion is the proof.
+    func assumeRoleWithSAML(_ role: SAMLRole, assertion: String, durationSeconds: Int?) async throws(CredentialsError) -> ExpiringCredentials {
+        var parameters = [("RoleArn", role.roleArn), ("PrincipalArn", role.principalArn), ("SAMLAssertion", assertion)]
+        if let durationSeconds { parameters.append(("DurationSeconds", String(durationSeconds))) }
+        return try await request("AssumeRoleWithSAML", parameters, signWith: nil)
+    }
+
     private func request(
         _ action: String, _ parameters: [(String, String)], signWith source: AWSCredentials?
     ) async throws(CredentialsError) -> ExpiringCredentials {

@@ -8,6 +8,17 @@ public protocol SessionCache: Sendable {
     func session(
         for key: SessionKey, obtain: () async throws(CredentialsError) -> ExpiringCredentials
     ) async throws(CredentialsError) -> ExpiringCredentials
+
+    /// The session a person signed in for and kept under `name` (`multiauth login saml
+    /// --name NAME`), which a profile names with `saml_session = NAME`.
+    func signedInSession(named name: String, profile: String) async throws(CredentialsError) -> ExpiringCredentials
+}
+
+extension SessionCache {
+    /// A cache that keeps no signed-in sessions has none to give.
+    public func signedInSession(named name: String, profile: String) async throws(CredentialsError) -> ExpiringCredentials {
+        throw .incompleteProfile(profile: profile, problem: "saml_session \(name) is kept in the credential store, which is not open here")
+    }
 }
 
 /// What a cached session belongs to: a profile, and the settings that shaped its session.

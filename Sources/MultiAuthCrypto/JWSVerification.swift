@@ -43,7 +43,8 @@ package enum JWSPublicKey: Sendable, Equatable {
         } == 1
     }
 
-    private static func derSignature(r: [UInt8], s: [UInt8]) -> [UInt8]? {
+    /// A DER `ECDSA-Sig-Value` from the raw `r` and `s` that JWS and XML signatures carry.
+    package static func derSignature(r: [UInt8], s: [UInt8]) -> [UInt8]? {
         guard let signature = ECDSA_SIG_new() else { return nil }
         defer { ECDSA_SIG_free(signature) }
         guard let rNumber = BN_bin2bn(r, 32, nil) else { return nil }

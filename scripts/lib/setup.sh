@@ -32,7 +32,7 @@ run_as_root() {
 ensure_system_packages() {
     local missing=()
     for package in libssl-dev libcurl4-openssl-dev libsqlite3-dev pkg-config curl openssl postgresql postgresql-client \
-        libp11-kit-dev softhsm2 opensc swtpm swtpm-tools tpm2-openssl keyutils pass gnupg gnome-keyring libsecret-tools dbus-daemon; do
+        libp11-kit-dev softhsm2 opensc swtpm swtpm-tools tpm2-openssl keyutils pass gnupg gnome-keyring libsecret-tools dbus-daemon xmlsec1; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
     done
     command -v python3 >/dev/null || missing+=(python3)
@@ -237,7 +237,8 @@ start_peers() {
     start_peer STS sts_server.py "/_peer/calls?action=none" "STS stand-in" "$logs" --key "$key" \
         --mfa "arn:aws:iam::123456789012:mfa/tester=123456" --roles-anywhere-port "$roles_anywhere_port" \
         --tls-cert "$logs/tls-cert.pem" --tls-key "$logs/tls-key.pem" \
-        --trust-anchor "$MULTIAUTH_TEST_RA_TRUST_ANCHOR_ARN=$MULTIAUTH_TEST_RA_CA_CERT"
+        --trust-anchor "$MULTIAUTH_TEST_RA_TRUST_ANCHOR_ARN=$MULTIAUTH_TEST_RA_CA_CERT" \
+        --saml-provider "arn:aws:iam::123456789012:saml-provider/nanoidp=$MULTIAUTH_TEST_OIDC_ISSUER/saml/metadata"
     export MULTIAUTH_TEST_ROLESANYWHERE_URL="https://127.0.0.1:$roles_anywhere_port"
     start_peer COGNITO cognito_server.py "/_peer/devices?username=none" "Cognito device server" "$logs"
     start_peer UPSTREAM upstream_server.py "/_peer/count" "gateway upstream" "$logs"

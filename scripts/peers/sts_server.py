@@ -8,6 +8,9 @@ GetCallerIdentity over STS's query API (form POST, XML answers, STS's error code
 random ASIA session keys that expire after DurationSeconds (900 to 43200, default 3600; up to
 129600 and by default 43200 for GetFederationToken), and records every call, refused ones too.
 
+AssumeRoleWithSAML is served unsigned, as STS does, by saml_peer.py: the assertion's XML
+signature is verified by xmlsec1 against the metadata of --saml-provider ARN=METADATA_URL.
+
 GET /federation is the sign-in service's federation endpoint (federation_peer.py): sign-in
 tokens for the sessions issued here, and the console login redirect.
 
@@ -41,6 +44,7 @@ from botocore.credentials import Credentials
 
 import federation_peer
 import rolesanywhere_peer
+import saml_peer
 import signin_peer
 from cryptography import x509
 from peer_http import QuietHandler
@@ -84,6 +88,8 @@ class Handler(QuietHandler):
             "serial": form.get("SerialNumber"), "duration": form.get("DurationSeconds"), "external_id": form.get("ExternalId"),
             "federated_name": form.get("Name"), "policy": form.get("Policy"),
         }
+        if call["action"] == "AssumeRoleWithSAML":
+            return self.assume_role_with_saml(form, call)
         caller, problem = self.check_signature(body)
         call["key_id"] = caller[0] if caller else None
         if problem is None:
@@ -112,6 +118,25 @@ class Handler(QuietHandler):
             role = form.get("RoleArn", "")
             arn = f"arn:aws:sts::{ACCOUNT}:assumed-role/{role.rsplit('/', 1)[-1]}/{form.get('RoleSessionName')}"
         self.xml(action, self.issue(int(call["duration"] or 3600), arn))
+
+    def assume_role_with_saml(self, form, call):
+        call.update(role_arn=form.get("RoleArn"), key_id=None)
+        try:
+            with _lock:
+                role, session_name, duration = saml_peer.assume_role_with_saml(
+                    form, self.server.saml_providers, self.server.saml_used, datetime.datetime.now(datetime.timezone.utc))
+            if not 900 <= duration <= 43200:
+                raise saml_peer.Refusal(400, "ValidationError", "DurationSeconds must be between 900 and 43200")
+        except saml_peer.Refusal as refusal:
+            call["outcome"] = refusal.code
+            with _lock:
+                self.server.calls.append(call)
+            return self.error(refusal.status, refusal.code, refusal.message)
+        call.update(outcome="ok", session_name=session_name, duration=str(duration))
+        with _lock:
+            self.server.calls.append(call)
+        arn = f"arn:aws:sts::{ACCOUNT}:assumed-role/{role.rsplit('/', 1)[-1]}/{session_name}"
+        self.xml("AssumeRoleWithSAML", self.issue(duration, arn))
 
     def sign_in_refresh(self, body):
         with _lock:
@@ -300,6 +325,7 @@ def main():
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
     parser.add_argument("--trust-anchor", action="append", default=[], help="ARN=CA_PEM_PATH (repeatable)")
+    parser.add_argument("--saml-provider", action="append", default=[], help="PROVIDER_ARN=METADATA_URL (repeatable)")
     args = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.keys = {key_id: (secret, None, None, None) for key_id, secret in (pair.split(":", 1) for pair in args.key)}
@@ -307,6 +333,8 @@ def main():
     server.calls = []
     server.signin_tokens = {}
     server.signin = signin_peer.SignIn()
+    server.saml_providers = dict(pair.split("=", 1) for pair in args.saml_provider)
+    server.saml_used = set()
     if args.roles_anywhere_port:
         serve_roles_anywhere(server, args)
     print(f"listening {server.server_address[1]}", flush=True)

@@ -11,8 +11,8 @@ import Darwin
 #endif
 
 /// The loopback redirect of RFC 8252 §7.3: listens on 127.0.0.1 (a random port unless one is
-/// given) for the browser's one request to `/callback`, answers it with a short page, and
-/// hands back its query parameters. Waiting happens on a dispatch thread, never on a
+/// given) for the browser's one request to `/callback` (a redirect, or a form an identity
+/// provider posts), answers it with a short page, and hands back its parameters. Waiting happens on a dispatch thread, never on a
 /// cooperative one.
 public final class LoopbackRedirectServer: Sendable {
     /// The listening port.
@@ -56,48 +56,100 @@ public final class LoopbackRedirectServer: Sendable {
 
     /// Waits up to `timeout` (whole seconds) for the redirect and returns its query parameters.
     public func waitForRedirect(timeout: Duration) async throws(TokenError) -> [String: String] {
-        let seconds = Int(max(0, timeout.components.seconds))
-        return try await runBlocking { self.acceptRedirect(timeout: seconds) }
+        try await wait(for: "GET", timeout: timeout, maxBytes: 0)
     }
 
-    private func acceptRedirect(timeout: Int) -> Result<[String: String], TokenError> {
+    /// Waits up to `timeout` (whole seconds) for a form posted to the path (SAML's HTTP-POST
+    /// binding) and returns its fields. A body longer than `maxBytes` is answered 413 and
+    /// refused without being read.
+    public func waitForFormPost(timeout: Duration, maxBytes: Int) async throws(TokenError) -> [String: String] {
+        try await wait(for: "POST", timeout: timeout, maxBytes: maxBytes)
+    }
+
+    private func wait(for method: String, timeout: Duration, maxBytes: Int) async throws(TokenError) -> [String: String] {
+        let seconds = Int(max(0, timeout.components.seconds))
+        return try await runBlocking { self.receive(method, timeout: seconds, maxBytes: maxBytes) }
+    }
+
+    private func receive(_ method: String, timeout: Int, maxBytes: Int) -> Result<[String: String], TokenError> {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout) * 1_000_000_000
+        let what = method == "GET" ? "the browser's redirect" : "the identity provider's post"
         while true {
             let now = DispatchTime.now().uptimeNanoseconds
-            guard now < deadline else { return .failure(.timedOut(what: "the browser's redirect", seconds: timeout)) }
+            guard now < deadline else { return .failure(.timedOut(what: what, seconds: timeout)) }
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             guard poll(&descriptor, 1, Int32((deadline - now) / 1_000_000)) > 0 else { continue }
             let client = accept(socket, nil, nil)
             guard client >= 0 else { continue }
             defer { close(client) }
-            guard let target = Self.readRequestTarget(client) else { continue }
-            guard target == path || target.hasPrefix(path + "?") else {
+            guard let request = Self.readRequest(client), request.method == method else { continue }
+            guard request.target == path || request.target.hasPrefix(path + "?") else {
                 Self.respond(client, status: "404 Not Found", text: "Not found.")
                 continue
             }
+            var form = String(request.target.split(separator: "?", maxSplits: 1).dropFirst().first ?? "")
+            if method == "POST" {
+                guard request.contentLength <= maxBytes else {
+                    Self.respond(client, status: "413 Content Too Large", text: "The sign-in response is too large.")
+                    return .failure(.local("\(what) is \(request.contentLength) bytes; at most \(maxBytes) are read"))
+                }
+                guard let body = Self.readBody(client, after: request.rest, length: request.contentLength) else {
+                    Self.respond(client, status: "400 Bad Request", text: "The sign-in response was cut short.")
+                    return .failure(.local("\(what) was cut short"))
+                }
+                form = String(decoding: body, as: UTF8.self)
+            }
             Self.respond(client, status: "200 OK", text: "Sign-in finished. You can close this window and return to the terminal.")
-            let query = target.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""
             var parameters: [String: String] = [:]
-            for (name, value) in FormURLEncoding.decode(query) where parameters[name] == nil { parameters[name] = value }
+            for (name, value) in FormURLEncoding.decode(form) where parameters[name] == nil { parameters[name] = value }
             return .success(parameters)
         }
     }
 
-    /// The request target of `GET TARGET HTTP/1.1`, read with a 5-second limit and 8 KiB cap.
-    private static func readRequestTarget(_ client: Int32) -> String? {
+    private struct RequestHead {
+        let method: String
+        let target: String
+        let contentLength: Int
+        let rest: [UInt8]
+    }
+
+    /// The request line, `Content-Length` and the bytes read past the head, with a 5-second
+    /// limit and a 16 KiB cap on the head.
+    private static func readRequest(_ client: Int32) -> RequestHead? {
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var buffer: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 2048)
-        while buffer.count < 8192, !buffer.contains(UInt8(ascii: "\n")) {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let end = Array("\r\n\r\n".utf8)
+        while buffer.count < 16_384, buffer.firstRange(of: end) == nil {
             let count = recv(client, &chunk, chunk.count, 0)
             guard count > 0 else { break }
             buffer += chunk[0..<count]
         }
-        let line = buffer.prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
-        let parts = line.split(separator: UInt8(ascii: " "))
-        guard parts.count == 3, parts[0].elementsEqual("GET".utf8) else { return nil }
-        return String(decoding: parts[1], as: UTF8.self)
+        guard let headEnd = buffer.firstRange(of: end) else { return nil }
+        let lines = String(decoding: buffer[..<headEnd.lowerBound], as: UTF8.self).split(separator: "\r\n")
+        let parts = lines.first?.split(separator: " ") ?? []
+        guard parts.count == 3 else { return nil }
+        var length = 0
+        for line in lines.dropFirst() {
+            let field = line.split(separator: ":", maxSplits: 1)
+            if field.count == 2, field[0].lowercased() == "content-length" {
+                guard let value = Int(field[1].trimmingPrefix(" ")), value >= 0 else { return nil }
+                length = value
+            }
+        }
+        return RequestHead(method: String(parts[0]), target: String(parts[1]), contentLength: length, rest: Array(buffer[headEnd.upperBound...]))
+    }
+
+    private static func readBody(_ client: Int32, after rest: [UInt8], length: Int) -> [UInt8]? {
+        var body = Array(rest.prefix(length))
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while body.count < length {
+            let count = recv(client, &chunk, min(chunk.count, length - body.count), 0)
+            guard count > 0 else { return nil }
+            body += chunk[0..<count]
+        }
+        return body
     }
 
     private static func respond(_ client: Int32, status: String, text: String) {
