@@ -25,7 +25,12 @@ extension LoginCommand {
                 posts only to AWS, give the response with --saml-response-file. A profile with saml_session = NAME uses the \
                 session until it expires; AWS_ENDPOINT_URL_STS overrides STS.
                 """)
-        @Option(name: .customLong("idp-url"), help: "The identity provider's SAML SSO URL.") var idpURL: String?
+        @Option(name: .customLong("idp-url"), help: "The identity provider's SAML SSO URL (default: the metadata's).") var idpURL: String?
+        @Option(help: """
+            The identity provider's SAML metadata (a file, or an https URL), as the IAM SAML provider was made from: the \
+            response must then carry its signature, checked here before STS sees it.
+            """)
+        var idpMetadata: String?
         @Option(help: "A file holding the base64 SAMLResponse (- for standard input), instead of the browser.") var samlResponseFile: String?
         @Option(help: "The role to assume (needed when the assertion offers several).") var roleArn: String?
         @Option(help: "The role's IAM SAML provider, when the role is offered with several.") var principalArn: String?
@@ -38,7 +43,9 @@ extension LoginCommand {
 
         func validate() throws {
             try ArgumentChecks.seconds(timeout, "--timeout", in: 1...3_600)
-            if idpURL == nil, samlResponseFile == nil { throw CLIError(message: "give --idp-url or --saml-response-file", exitCode: 2) }
+            if idpURL == nil, idpMetadata == nil, samlResponseFile == nil {
+                throw CLIError(message: "give --idp-url, --idp-metadata or --saml-response-file", exitCode: 2)
+            }
             if let duration, !(900...43_200).contains(duration) { throw CLIError("--duration", "must be 900 to 43200 seconds") }
         }
 
@@ -48,12 +55,14 @@ extension LoginCommand {
             let region = try region ?? SAMLSignIn.defaultRegion()
             let signIn = SAMLSignIn(timeout: timeout, openBrowser: !noBrowser)
             try await SAMLSignIn.reporting {
-                let response = try await receivedResponse(signIn)
+                let provider = try await SAMLSignIn.identityProvider(idpMetadata)
+                let idpURL = idpURL ?? provider?.singleSignOnURL
+                let response = try await receivedResponse(signIn, idpURL: idpURL, provider: provider)
                 guard await !sessions.wasObtained(with: response.assertionID, name: login.name) else {
                     throw CredentialsError.samlResponse("it was used already for the SAML session \(login.name) (a replay)")
                 }
                 let role = try SAMLSignIn.choose(in: response, roleArn: roleArn, principalArn: principalArn)
-                let settings = SAMLSignInSettings(idpURL: idpURL ?? "", role: role, durationSeconds: duration, region: region)
+                let settings = SAMLSignInSettings(idpURL: idpURL ?? "", role: role, durationSeconds: duration, region: region, metadata: idpMetadata)
                 let result = try await signIn.assume(response, settings: settings)
                 try await sessions.save(result, settings: settings, name: login.name)
                 let expiry = result.credentials.expiration.map { " until \($0.formatted(.iso8601))" } ?? ""
@@ -61,9 +70,15 @@ extension LoginCommand {
             }
         }
 
-        private func receivedResponse(_ signIn: SAMLSignIn) async throws -> SAMLResponse {
-            if let samlResponseFile { return try SAMLResponse(encoded: try SAMLSignIn.read(samlResponseFile), now: Date()) }
-            return try await signIn.response(idpURL: idpURL ?? "")
+        private func receivedResponse(_ signIn: SAMLSignIn, idpURL: String?, provider: SAMLIdentityProvider?) async throws -> SAMLResponse {
+            if provider == nil {
+                StandardError.emit("multiauth: the response's signature is left to STS (give --idp-metadata to check it here)")
+            }
+            if let samlResponseFile {
+                return try SAMLResponse(encoded: try SAMLSignIn.read(samlResponseFile), now: Date(), identityProvider: provider)
+            }
+            guard let idpURL else { throw CLIError(message: "--idp-metadata names no HTTP-Redirect SingleSignOnService: give --idp-url", exitCode: 2) }
+            return try await signIn.response(idpURL: idpURL, provider: provider)
         }
     }
 }
@@ -79,7 +94,7 @@ struct SAMLSignIn: Sendable {
     let openBrowser: Bool
 
     /// The identity provider's response, posted to a one-use loopback address.
-    func response(idpURL: String) async throws -> SAMLResponse {
+    func response(idpURL: String, provider: SAMLIdentityProvider?) async throws -> SAMLResponse {
         let path = "/saml/" + UUID().uuidString.lowercased()
         let loopback = try LoopbackRedirectServer(path: path)
         let request = try SAMLAuthnRequest(idpURL: idpURL, assertionConsumerServiceURL: loopback.redirectURI)
@@ -87,14 +102,19 @@ struct SAMLSignIn: Sendable {
         // The whole URL (an AuthnRequest is no secret), escaped; the IdP URL was checked to be plain ASCII.
         StandardError.emit("To sign in, open \(Redaction.quoted(url, limit: 16_384))")
         if openBrowser { await BrowserLauncher.open(url) }
-        let fields = try await loopback.waitForFormPost(timeout: .seconds(timeout), maxBytes: Self.maxPost)
+        let fields: [String: String]
+        do { fields = try await loopback.waitForFormPost(timeout: .seconds(timeout), maxBytes: Self.maxPost) } catch {
+            // Waiting too long stays a timeout; a post that cannot be read is a bad response.
+            if error.exitCode == 28 { throw error }
+            throw CredentialsError.samlResponse(error.description)
+        }
         guard let encoded = fields["SAMLResponse"], !encoded.isEmpty else { throw CredentialsError.samlResponse("the identity provider posted no SAMLResponse") }
-        return try SAMLResponse(encoded: encoded, now: Date(), requestID: request.id, recipient: loopback.redirectURI)
+        return try SAMLResponse(encoded: encoded, now: Date(), identityProvider: provider, requestID: request.id, recipient: loopback.redirectURI)
     }
 
     /// ``response(idpURL:)`` with every failure as a ``CredentialsError``.
-    private func checkedResponse(idpURL: String) async throws(CredentialsError) -> SAMLResponse {
-        do { return try await response(idpURL: idpURL) } catch {
+    private func checkedResponse(idpURL: String, provider: SAMLIdentityProvider?) async throws(CredentialsError) -> SAMLResponse {
+        do { return try await response(idpURL: idpURL, provider: provider) } catch {
             if let error = error as? CredentialsError { throw error }
             throw .samlResponse("\(error)")
         }
@@ -112,7 +132,14 @@ struct SAMLSignIn: Sendable {
         guard !settings.idpURL.isEmpty else {
             throw .samlResponse("the session was made from a saved response, and signing in again needs an identity provider URL")
         }
-        return try await assume(try await checkedResponse(idpURL: settings.idpURL), settings: settings)
+        let provider = try await Self.identityProvider(settings.metadata)
+        return try await assume(try await checkedResponse(idpURL: settings.idpURL, provider: provider), settings: settings)
+    }
+
+    /// The provider the metadata at `location` describes, when one is given.
+    static func identityProvider(_ location: String?) async throws(CredentialsError) -> SAMLIdentityProvider? {
+        guard let location else { return nil }
+        return try await SAMLIdentityProvider.load(location, http: CommandTimeout.transport())
     }
 
     /// The chosen pair; several offered and none chosen prints them and exits 2.

@@ -10,7 +10,7 @@ import Foundation
 #endif
 
 /// What signing in through a SAML identity provider again needs: its SSO URL, the role
-/// chosen, the session's length and STS's region.
+/// chosen, the session's length, STS's region and where the provider's metadata is.
 public struct SAMLSignInSettings: Sendable, Codable, Equatable {
     /// The identity provider's SSO endpoint.
     public var idpURL: String
@@ -20,13 +20,16 @@ public struct SAMLSignInSettings: Sendable, Codable, Equatable {
     public var durationSeconds: Int?
     /// STS's region.
     public var region: String
+    /// Where the identity provider's metadata is (a file or URL), when its signature is checked here.
+    public var metadata: String?
 
     /// Settings.
-    public init(idpURL: String, role: SAMLRole, durationSeconds: Int?, region: String) {
+    public init(idpURL: String, role: SAMLRole, durationSeconds: Int?, region: String, metadata: String? = nil) {
         self.idpURL = idpURL
         self.role = role
         self.durationSeconds = durationSeconds
         self.region = region
+        self.metadata = metadata
     }
 }
 

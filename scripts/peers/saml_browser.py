@@ -6,12 +6,17 @@ auto-submit form would. Each run appends a line to SAML_BROWSER_COUNT (when set)
 browsers opened. SAML_BROWSER_MODE changes what it does after signing in:
   post (default)   post the response
   never            post nothing (a browser that never returns)
-  tamper           change the Role attribute's role name in the signed assertion, then post
+  tamper           rename the Role attribute's role (SAMLTampered) in the signed assertion, then post
   save:PATH        write the SAMLResponse to PATH instead of posting (IdPs that post only to AWS)
   big              post a 10 MB SAMLResponse
   slow             wait SAML_BROWSER_DELAY seconds before posting
+
+With --fetch IDP_SSO_URL ISSUER ACS USER PASSWORD it is an identity provider's client of its own instead: it
+sends its own AuthnRequest (zlib's DEFLATE) with that Issuer and ACS, signs in, and prints the
+SAMLResponse (tests use it for responses MultiAuth did not ask for).
 """
 import base64
+import datetime
 import html
 import os
 import re
@@ -20,6 +25,8 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
+import zlib
 
 
 def hidden_inputs(page):
@@ -37,7 +44,23 @@ def fetch(url, form=None):
         return answer.read().decode()
 
 
+def own_request(sso, issuer, acs):
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    xml = (f'<samlp:AuthnRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" '
+           f'ID="_{uuid.uuid4().hex}" Version="2.0" IssueInstant="{now}" AssertionConsumerServiceURL="{html.escape(acs)}">'
+           f"<saml:Issuer>{html.escape(issuer)}</saml:Issuer></samlp:AuthnRequest>")
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+    compressed = deflate.compress(xml.encode()) + deflate.flush()
+    return sso + "?" + urllib.parse.urlencode({"SAMLRequest": base64.b64encode(compressed).decode()})
+
+
 def main():
+    if sys.argv[1] == "--fetch":
+        url = own_request(*sys.argv[2:5])
+        login = hidden_inputs(fetch(url))
+        login.update(username=sys.argv[5], password=sys.argv[6])
+        print(hidden_inputs(fetch(url, login))["SAMLResponse"])
+        return 0
     url = sys.argv[1]
     if os.environ.get("SAML_BROWSER_COUNT"):
         with open(os.environ["SAML_BROWSER_COUNT"], "a") as count:
@@ -56,7 +79,7 @@ def main():
         return 0
     if mode == "tamper":
         xml = base64.b64decode(answer["SAMLResponse"]).decode()
-        answer["SAMLResponse"] = base64.b64encode(xml.replace("role/SAMLDeveloper", "role/SAMLAdmin").encode()).decode()
+        answer["SAMLResponse"] = base64.b64encode(xml.replace("role/SAMLDeveloper", "role/SAMLTampered").encode()).decode()
     if mode == "big":
         answer["SAMLResponse"] = "A" * (10 << 20)
     if mode == "slow":
