@@ -382,7 +382,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                .product(name: "ArgumentParser", package: "swift-argument-parser"), "MultiAuthAWSClient", "MultiAuthHTTP", "MultiAuthKMSStoreKeys", "MultiAuthSigningVectors", "MultiAuthCLI", "MultiAuthStore", "MultiAuthCredentials", "MultiAuthAuthorization", "MultiAuthCurl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), "MultiAuthAWSClient", "MultiAuthHTTP", "MultiAuthKMSStoreKeys", "MultiAuthSigningVectors", "MultiAuthCLI", "MultiAuthStore", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthAuthorization", "MultiAuthCurl",
                 "MultiAuthTokens", "MultiAuthLogins", "MultiAuthCrypto", "MultiAuthAppSync", "MultiAuthRealtime", "MultiAuthAppSyncEvents", "MultiAuthWebSocket",
                 "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", "MultiAuthCredentialsServer", "MultiAuthSigV4", "MultiAuthPostgresStore", "MultiAuthAWSStoreBackends", "MultiAuthServerCLI", "MultiAuthInboundAuthorization",
                 httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),

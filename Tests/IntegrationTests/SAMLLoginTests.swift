@@ -11,7 +11,7 @@ import Testing
     static let developer = "arn:aws:iam::123456789012:role/SAMLDeveloper"
     static let provider = "arn:aws:iam::123456789012:saml-provider/nanoidp"
 
-    struct Setup {
+    struct Setup: Sendable {
         let folder: ScratchFolder
         let browser: String
 
