@@ -115,15 +115,29 @@ struct StoreCommand: AsyncParsableCommand {
 
     struct Rekey: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "rekey", 
-            abstract: "Re-encrypt under a new passphrase (MULTIAUTH_STORE_NEW_PASSPHRASE, --new-passphrase-file or prompt) or key file.")
+            abstract: "Re-encrypt under a new passphrase (MULTIAUTH_STORE_NEW_PASSPHRASE, --new-passphrase-file or prompt), key file or keyring key.")
         @OptionGroup var options: StoreOptions
         @Option(help: "Read the new passphrase from this file (mode 0600).") var newPassphraseFile: String?
         @Option(help: "Switch to this key file (created when missing).") var newKeyFile: String?
+        @Option(help: "Switch to a new key made in this keyring: secret-service[:LABEL], pass:NAME or keyctl:NAME (an existing key there is never replaced).")
+        var newKeySource: String?
+
+        func validate() throws {
+            guard [newKeyFile, newPassphraseFile, newKeySource].compactMap({ $0 }).count <= 1 else {
+                throw CLIError("--new-key-source", "give one of --new-key-file, --new-passphrase-file and --new-key-source")
+            }
+            if let newKeySource { _ = try KeyringStoreKey(parsing: newKeySource) }
+        }
 
         func run() async throws {
-            let newSource = try PassphraseSource.keySource(
-                keyFile: newKeyFile, passphraseFile: newPassphraseFile, environmentVariable: "MULTIAUTH_STORE_NEW_PASSPHRASE",
-                prompt: "New passphrase: ", confirm: true)
+            let newSource: StoreKeySource
+            if let newKeySource {
+                newSource = .dataKey(try await KeyringStoreKey(parsing: newKeySource).key(creating: true))
+            } else {
+                newSource = try PassphraseSource.keySource(
+                    keyFile: newKeyFile, passphraseFile: newPassphraseFile, environmentVariable: "MULTIAUTH_STORE_NEW_PASSPHRASE",
+                    prompt: "New passphrase: ", confirm: true)
+            }
             try await options.run { store in try await store.rekey(to: newSource) }
         }
     }

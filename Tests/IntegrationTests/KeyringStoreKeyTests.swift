@@ -62,6 +62,31 @@ import Testing
         #expect(malformed.status == 1 && malformed.stderr.contains("not a store key") && !malformed.stderr.contains("not-a-key"), "\(malformed.stderr)")
     }
 
+    /// `store rekey` from a key file to a keyring key and back: the items survive, the old key
+    /// no longer opens the store, and the key `keyctl pipe` reads is the one that does.
+    @Test func rekeyToAndFromAKeyring() async throws {
+        let folder = try ScratchFolder("multiauth-rekey-keyring")
+        let name = "multiauth-test-\(UUID().uuidString.prefix(8))"
+        defer {
+            Self.cleanUp("keyctl unlink $(keyctl search @u user \(name)) @u")
+            folder.remove()
+        }
+        let path = ["--path", folder.path + "/s.store"], file = ["--key-file", folder.path + "/key"]
+        #expect(try await CLITests.run(["store"] + path + file + ["init"]).status == 0)
+        #expect(try await CLITests.run(["store"] + path + file + ["set", "svc", "acct"], input: "kept").status == 0)
+        let toKeyring = try await CLITests.run(["store"] + path + file + ["rekey", "--new-key-source", "keyctl:\(name)"])
+        #expect(toKeyring.status == 0, "\(toKeyring.stderr)")
+        #expect(try await CLITests.run(["store"] + path + file + ["get", "svc", "acct"]).status != 0, "the old key file must not open it")
+        let read = try await Self.shell("keyctl pipe $(keyctl search @u user \(name))")
+        #expect(read.status == 0 && Self.isStoreKey(read.stdout))
+        let viaKeyring = try await CLITests.run(["store"] + path + ["--key-source", "keyctl:\(name)", "get", "svc", "acct"])
+        #expect(viaKeyring.status == 0 && viaKeyring.stdout == "kept", "\(viaKeyring.stderr)")
+        let back = try await CLITests.run(["store"] + path + ["--key-source", "keyctl:\(name)", "rekey", "--new-key-file", folder.path + "/key2"])
+        #expect(back.status == 0, "\(back.stderr)")
+        let viaFile = try await CLITests.run(["store"] + path + ["--key-file", folder.path + "/key2", "get", "svc", "acct"])
+        #expect(viaFile.status == 0 && viaFile.stdout == "kept", "\(viaFile.stderr)")
+    }
+
     @Test func thePasswordStore() async throws {
         let folder = try ScratchFolder("multiauth-pass")
         let environment = ["GNUPGHOME": folder.path + "/gnupg", "PASSWORD_STORE_DIR": folder.path + "/pass", "HOME": folder.path + "/home"]
