@@ -74,7 +74,7 @@ import Testing
             "scripts/oracles/botocore_caller_identity.py", environment: setup.environment(["AWS_PROFILE": "tool"]))
         #expect(identity["arn"] == "arn:aws:sts::123456789012:assumed-role/SAMLDeveloper/samuel@example.org", "\(identity)")
         let calls = try await Peers.stsCalls("key_id", identity["access_key"] ?? "-")
-        #expect(calls.map { $0["action"] } == ["GetCallerIdentity"] && calls.first?["outcome"] == "ok", "\(calls)")
+        #expect(calls.map { $0["action"] } == ["AssumeRoleWithSAML", "GetCallerIdentity"] && calls.allSatisfy { $0["outcome"] == "ok" }, "\(calls)")
         let again = try await CLITests.run(["credentials", "--profile", "saml"] + setup.store, environment: setup.environment())
         #expect(again.stdout.contains("AssumeRoleWithSAML (cached)") && setup.browsersOpened == 1, "\(again.stdout)\(again.stderr)")
     }
@@ -84,13 +84,14 @@ import Testing
     @Test func aTamperedAssertionIsRefusedBeforeSTS() async throws {
         let setup = try await Setup()
         defer { setup.folder.remove() }
-        let tampered = ["SAML_BROWSER_MODE": "tamper"]
+        let role = "SAMLTampered-\(UUID().uuidString.prefix(8))"
+        let tampered = ["SAML_BROWSER_MODE": "tamper", "SAML_BROWSER_TAMPERED_ROLE": role]
         let ours = try await setup.login(["--idp-metadata", setup.metadata, "--name", "t"], tampered)
         #expect(ours.status == 6 && ours.stderr.contains("changed after it was signed"), "\(ours.stderr)")
-        #expect(try await Peers.stsCalls("role_arn", "arn:aws:iam::123456789012:role/SAMLTampered").isEmpty)
+        #expect(try await Peers.stsCalls("role_arn", "arn:aws:iam::123456789012:role/\(role)").isEmpty)
         let theirs = try await setup.login(["--idp-url", Peers.oidcIssuer + "/saml/sso", "--name", "t"], tampered)
         #expect(theirs.status == 3 && theirs.stderr.contains("InvalidIdentityToken"), "\(theirs.stderr)")
-        let refused = try await Peers.stsCalls("role_arn", "arn:aws:iam::123456789012:role/SAMLTampered")
+        let refused = try await Peers.stsCalls("role_arn", "arn:aws:iam::123456789012:role/\(role)")
         #expect(refused.map { $0["outcome"] } == ["InvalidIdentityToken"], "\(refused)")
     }
 
@@ -139,8 +140,12 @@ import Testing
             ["--idp-metadata", setup.metadata, "--role-arn", "arn:aws:iam::123456789012:role/SAMLReader", "--principal-arn", Self.provider],
             user: "bella")
         #expect(chosen.status == 0, "\(chosen.stderr)")
-        let calls = try await Peers.stsCalls("session_name", "bella")
-        #expect(calls.contains { $0["role_arn"] == "arn:aws:iam::123456789012:role/SAMLReader" && $0["duration"] == "1800" }, "\(calls)")
+        try Data("[profile bella]\nsaml_session = default\n".utf8).write(to: setup.folder.url.appendingPathComponent("config"))
+        let process = try await CLITests.run(["credentials", "--profile", "bella", "--format", "process"] + setup.store, environment: setup.environment())
+        let session = try JSONSerialization.jsonObject(with: Data(process.stdout.utf8)) as? [String: Any]
+        let calls = try await Peers.stsCalls("key_id", session?["AccessKeyId"] as? String ?? "-")
+        #expect(calls.map { "\($0["action"] ?? "") \($0["role_arn"] ?? "") \($0["duration"] ?? "")" }
+            == ["AssumeRoleWithSAML arn:aws:iam::123456789012:role/SAMLReader 1800"], "\(calls)")
     }
 
     /// A browser that never posts ends at --timeout (exit 28); a 10 MB post is refused unread

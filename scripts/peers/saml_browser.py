@@ -6,7 +6,7 @@ auto-submit form would. Each run appends a line to SAML_BROWSER_COUNT (when set)
 browsers opened. SAML_BROWSER_MODE changes what it does after signing in:
   post (default)   post the response
   never            post nothing (a browser that never returns)
-  tamper           rename the Role attribute's role (SAMLTampered) in the signed assertion, then post
+  tamper           rename the Role attribute's role (to SAML_BROWSER_TAMPERED_ROLE) in the signed assertion, then post
   save:PATH        write the SAMLResponse to PATH instead of posting (IdPs that post only to AWS)
   big              post a 10 MB SAMLResponse
   slow             wait SAML_BROWSER_DELAY seconds before posting
@@ -79,7 +79,7 @@ def main():
         return 0
     if mode == "tamper":
         xml = base64.b64decode(answer["SAMLResponse"]).decode()
-        answer["SAMLResponse"] = base64.b64encode(xml.replace("role/SAMLDeveloper", "role/SAMLTampered").encode()).decode()
+        answer["SAMLResponse"] = base64.b64encode(xml.replace("role/SAMLDeveloper", "role/" + os.environ.get("SAML_BROWSER_TAMPERED_ROLE", "SAMLTampered")).encode()).decode()
     if mode == "big":
         answer["SAMLResponse"] = "A" * (10 << 20)
     if mode == "slow":

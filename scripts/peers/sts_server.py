@@ -132,11 +132,13 @@ class Handler(QuietHandler):
             with _lock:
                 self.server.calls.append(call)
             return self.error(refusal.status, refusal.code, refusal.message)
-        call.update(outcome="ok", session_name=session_name, duration=str(duration))
+        arn = f"arn:aws:sts::{ACCOUNT}:assumed-role/{role.rsplit('/', 1)[-1]}/{session_name}"
+        issued = self.issue(duration, arn)
+        call.update(outcome="ok", session_name=session_name, duration=str(duration),
+                    key_id=issued.split("<AccessKeyId>", 1)[1].split("<", 1)[0])
         with _lock:
             self.server.calls.append(call)
-        arn = f"arn:aws:sts::{ACCOUNT}:assumed-role/{role.rsplit('/', 1)[-1]}/{session_name}"
-        self.xml("AssumeRoleWithSAML", self.issue(duration, arn))
+        self.xml("AssumeRoleWithSAML", issued)
 
     def sign_in_refresh(self, body):
         with _lock:
