@@ -34,7 +34,20 @@ package struct ProfileSessionOptions: ParsableArguments {
         let logger = TraceLog.logger(verbose: false)
         return DefaultCredentialsChain.make(
             profile: profile, http: CommandTimeout.transport(), mfaCode: mfaSource, sessionCache: sessionCache(store, logger: logger),
-            logger: logger)
+            ssoSignIn: Self.ssoSignIn, logger: logger)
+    }
+
+    /// With a browser to open, an expired SSO login is renewed by the command that needs it
+    /// (once for every process that needs it at the same time), as `login sso` would.
+    static var ssoSignIn: SSOSignIn? {
+        guard BrowserLauncher.isAvailable else { return nil }
+        return SSOSignIn { @Sendable configuration async throws(CredentialsError) in
+            let login = try SSODeviceLogin(configuration: configuration, environment: ProcessInfo.processInfo.environment, http: CommandTimeout.transport())
+            _ = try await login.run { prompt in
+                StandardError.emit("To sign in again, visit \(Redaction.quoted(prompt.verificationURI)) and enter the code \(Redaction.quoted(prompt.userCode))")
+                if let complete = prompt.verificationURIComplete { await BrowserLauncher.open(complete) }
+            }
+        }
     }
 
     private var mfaSource: MFACodeSource {

@@ -50,7 +50,8 @@ public struct SAMLSignInResult: Sendable {
 /// SAML sessions kept by name in a ``CredentialStore`` (service `multiauth.saml-session`), with
 /// what signing in again needs. When a session is spent and `renew` is given, one process signs
 /// in (one browser) under the store's lock while the others wait and then use its session; when
-/// that sign-in fails, the processes that waited for it fail too instead of each opening a browser.
+/// that sign-in fails, the processes that waited for it (and those asking within
+/// `SSOSignIn.failureHold` seconds after) fail too instead of each opening a browser.
 public struct SAMLSessions: Sendable {
     /// The store service sessions live under; the account is the session's name.
     public static let service = "multiauth.saml-session"
@@ -101,7 +102,7 @@ public struct SAMLSessions: Sendable {
             await read(name, through: lease)
         } refreshedMeanwhile: { (lookup: Lookup) -> Bool in
             guard case .found(let record) = lookup else { return false }
-            return record.session.isUsable(at: clock.now(), margin: 300) || (record.failedAt ?? 0) >= asked
+            return record.session.isUsable(at: clock.now(), margin: 300) || (record.failedAt ?? 0) >= asked - SSOSignIn.failureHold
         } refresh: { (lookup: Lookup) async throws(CredentialsError) -> Lookup in
             let current = if case .found(let record) = lookup { record } else { spent }
             do throws(CredentialsError) {

@@ -16,12 +16,12 @@ import Foundation
 /// environment keys and web identity variables, as botocore does. The result is cached and
 /// refreshed ahead of expiry.
 public enum DefaultCredentialsChain {
-    /// Builds the chain. `mfaCode` and `sessionCache` go to the profile's provider
-    /// (``ProfileCredentialsProvider``): codes for `mfa_serial`, and sessions kept between
-    /// processes.
+    /// Builds the chain. `mfaCode`, `sessionCache` and `ssoSignIn` go to the profile's provider
+    /// (``ProfileCredentialsProvider``): codes for `mfa_serial`, sessions kept between
+    /// processes, and a person's sign-in when an SSO login has expired.
     public static func make(
         profile: String? = nil, environment: [String: String]? = nil, http: any HTTPSender, mfaCode: MFACodeSource? = nil,
-        sessionCache: (any SessionCache)? = nil, logger: Logger = .disabled
+        sessionCache: (any SessionCache)? = nil, ssoSignIn: SSOSignIn? = nil, logger: Logger = .disabled
     ) -> CachingCredentialsProvider {
         let environment = environment ?? ProcessInfo.processInfo.environment
         var providers: [any CredentialsProvider] = []
@@ -30,7 +30,8 @@ public enum DefaultCredentialsChain {
             providers.append(WebIdentityEnvironmentProvider(roleArn: roleArn, tokenFile: tokenFile, environment: environment, http: http))
         }
         providers.append(
-            ProfileCredentialsProvider(profile: profile, environment: environment, http: http, mfaCode: mfaCode, sessionCache: sessionCache))
+            ProfileCredentialsProvider(
+                profile: profile, environment: environment, http: http, mfaCode: mfaCode, sessionCache: sessionCache, ssoSignIn: ssoSignIn))
         if ContainerCredentialsProvider.isConfigured(environment) {
             providers.append(ContainerCredentialsProvider(environment: environment, http: http))
         }

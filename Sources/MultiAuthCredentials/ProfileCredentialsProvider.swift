@@ -26,13 +26,15 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
     let http: any HTTPSender
     let mfaCode: MFACodeSource?
     let sessionCache: (any SessionCache)?
+    let ssoSignIn: SSOSignIn?
 
     /// The profile `profile`, else `AWS_PROFILE`, else `default`. `mfaCode` answers a profile
     /// with `mfa_serial` (without it, such a profile fails unless its session is cached);
-    /// `sessionCache` keeps the sessions obtained.
+    /// `sessionCache` keeps the sessions obtained; `ssoSignIn` signs a person in again when an
+    /// SSO login has expired.
     public init(
         profile: String? = nil, environment: [String: String]? = nil, http: any HTTPSender, mfaCode: MFACodeSource? = nil,
-        sessionCache: (any SessionCache)? = nil
+        sessionCache: (any SessionCache)? = nil, ssoSignIn: SSOSignIn? = nil
     ) {
         let environment = environment ?? ProcessInfo.processInfo.environment
         self.profile = profile ?? nonEmpty(environment["AWS_PROFILE"]) ?? "default"
@@ -40,6 +42,7 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         self.http = http
         self.mfaCode = mfaCode
         self.sessionCache = sessionCache
+        self.ssoSignIn = ssoSignIn
     }
 
     public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
@@ -111,7 +114,7 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
             let endpoints = try SSOEndpoints(region: sso.region, environment: environment, profile: name, files: files, http: http)
             return try await SSOCredentialsProvider(
                 configuration: sso, accountId: account, roleName: role, loginCommand: "multiauth login sso --profile \(name)",
-                environment: environment, endpoints: endpoints, http: http
+                environment: environment, endpoints: endpoints, http: http, signIn: ssoSignIn
             ).credentials()
         }
         if let samlSession = nonEmpty(settings["saml_session"]) {

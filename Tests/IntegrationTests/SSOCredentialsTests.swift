@@ -47,6 +47,7 @@ struct SSOHome {
         [
             "HOME": home, "AWS_CONFIG_FILE": home + "/.aws/config", "AWS_SHARED_CREDENTIALS_FILE": home + "/.aws/none",
             "AWS_ENDPOINT_URL_SSO_OIDC": Peers.sso, "AWS_ENDPOINT_URL_SSO": Peers.sso, "AWS_EC2_METADATA_DISABLED": "true",
+            "BROWSER": "", "DISPLAY": "", "WAYLAND_DISPLAY": "",
         ]
     }
 

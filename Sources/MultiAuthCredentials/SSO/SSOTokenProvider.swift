@@ -23,32 +23,47 @@ public struct SSOTokenProvider: Sendable {
     let clock: TimeSource
     /// What renews the login, for messages (`multiauth login sso --profile dev`).
     let loginCommand: String
+    /// Signs a person in again when the login cannot be refreshed; nil: that is an error.
+    let signIn: SSOSignIn?
 
     /// A provider for `configuration`'s login; `loginCommand` is named when the login must be
     /// renewed by hand. `profile` (if any) may name endpoints for SSO OIDC.
     public init(
         configuration: SSOSessionConfiguration, loginCommand: String, environment: [String: String], profile: String? = nil,
-        http: any HTTPSender, clock: TimeSource = .system
+        http: any HTTPSender, clock: TimeSource = .system, signIn: SSOSignIn? = nil
     ) throws(CredentialsError) {
         let endpoints = try SSOEndpoints(region: configuration.region, environment: environment, profile: profile, http: http)
         self.init(
             configuration: configuration, loginCommand: loginCommand, cache: SSOTokenCache(environment: environment),
-            oidc: SSOOIDCClient(client: endpoints.oidc), clock: clock)
+            oidc: SSOOIDCClient(client: endpoints.oidc), clock: clock, signIn: signIn)
     }
 
-    init(configuration: SSOSessionConfiguration, loginCommand: String, cache: SSOTokenCache, oidc: SSOOIDCClient, clock: TimeSource) {
+    init(
+        configuration: SSOSessionConfiguration, loginCommand: String, cache: SSOTokenCache, oidc: SSOOIDCClient, clock: TimeSource,
+        signIn: SSOSignIn? = nil
+    ) {
         self.configuration = configuration
         self.loginCommand = loginCommand
         self.cache = cache
         self.oidc = oidc
         self.clock = clock
+        self.signIn = signIn
     }
 
-    /// A valid access token.
+    /// A valid access token; with a ``SSOSignIn``, a person signs in again when the login
+    /// is missing or cannot be refreshed.
     /// - Throws: ``CredentialsError/ssoLoginNeeded(what:command:)`` when there is no login,
-    ///   or it expired and cannot be refreshed; ``CredentialsError/ssoCache(path:problem:)``
-    ///   for an unusable cache file.
+    ///   or it expired and cannot be refreshed (or signing in again failed);
+    ///   ``CredentialsError/ssoCache(path:problem:)`` for an unusable cache file.
     public func accessToken() async throws(CredentialsError) -> String {
+        do throws(CredentialsError) { return try await cachedToken() } catch {
+            guard let signIn, case .ssoLoginNeeded = error.kind else { throw error }
+            return try await signedInAgain(with: signIn)
+        }
+    }
+
+    /// The cached login's access token, refreshed when it can be.
+    private func cachedToken() async throws(CredentialsError) -> String {
         guard let token = try cache.read(configuration) else {
             throw .ssoLoginNeeded(what: "no SSO login for \(configuration.startURL) in \(cache.path(for: configuration))", command: loginCommand)
         }
@@ -64,7 +79,7 @@ public struct SSOTokenProvider: Sendable {
         }
     }
 
-    private func remaining(_ token: SSOToken) -> Double {
+    func remaining(_ token: SSOToken) -> Double {
         (token.expiresAt?.timeIntervalSince1970 ?? 0) - clock.now()
     }
 
@@ -137,11 +152,11 @@ public struct SSOCredentialsProvider: CredentialsProvider {
     /// The same, with endpoints already resolved (the profile provider has the files loaded).
     init(
         configuration: SSOSessionConfiguration, accountId: String, roleName: String, loginCommand: String,
-        environment: [String: String], endpoints: SSOEndpoints, http: any HTTPSender, clock: TimeSource = .system
+        environment: [String: String], endpoints: SSOEndpoints, http: any HTTPSender, clock: TimeSource = .system, signIn: SSOSignIn? = nil
     ) {
         tokens = SSOTokenProvider(
             configuration: configuration, loginCommand: loginCommand, cache: SSOTokenCache(environment: environment),
-            oidc: SSOOIDCClient(client: endpoints.oidc), clock: clock)
+            oidc: SSOOIDCClient(client: endpoints.oidc), clock: clock, signIn: signIn)
         portal = SSOPortalClient(client: endpoints.portal)
         self.accountId = accountId
         self.roleName = roleName
