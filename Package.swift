@@ -71,6 +71,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // Bottom: OpenSSL's libcrypto through a system-library target.
@@ -167,6 +169,13 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict),
+        // An API Gateway definition (OpenAPI 3.0 with API Gateway's extensions) read into routes, schemes and integrations.
+        .target(
+            name: "MultiAuthAPIDefinition",
+            dependencies: [
+                "MultiAuthCore", httpTypes, .product(name: "OpenAPIKit30", package: "OpenAPIKit"), .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict),
         // The verifying gateway and the signing proxy: one SwiftNIO pipeline that decides and forwards every request.
@@ -328,6 +337,7 @@ let package = Package(
             name: "MultiAuthTokensTests",
             dependencies: ["MultiAuthTokens", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
+        .testTarget(name: "MultiAuthAPIDefinitionTests", dependencies: ["MultiAuthAPIDefinition", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthJSONWebTokensTests", dependencies: ["MultiAuthJSONWebTokens", "MultiAuthCore"], swiftSettings: strict),
         .testTarget(
             name: "MultiAuthServerGuardsTests",

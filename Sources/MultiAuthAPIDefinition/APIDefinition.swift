@@ -1,0 +1,116 @@
+public import HTTPTypes
+
+/// An API Gateway definition as the gateway serves it: routes with their authorization and
+/// integration, the security schemes they name, and CORS. Made by ``APIDefinition/load(_:name:)``
+/// from an OpenAPI 3.0 document with API Gateway's extensions.
+public struct APIDefinition: Sendable {
+    /// The routes, in the document's order.
+    public let routes: [APIRoute]
+    /// The schemes by the name the document gives them.
+    public let schemes: [String: APISecurityScheme]
+    /// `x-amazon-apigateway-cors`, when the document has it.
+    public let cors: CORSConfiguration?
+    /// The base path of the first server (`servers[0].url`'s path), a prefix of every route.
+    public let basePath: String
+    let table: RouteTable
+
+    /// The route `method` and `path` (without the query) reach, with its path parameters; nil
+    /// when none does (API Gateway answers 403 `Missing Authentication Token`).
+    public func route(_ method: HTTPRequest.Method, _ path: Substring) -> (route: APIRoute, parameters: [String: String])? {
+        guard path.hasPrefix(basePath) else { return nil }
+        let rest = basePath.isEmpty ? path : path.dropFirst(basePath.count)
+        guard rest.isEmpty || rest.hasPrefix("/") else { return nil }
+        return table.match(method, rest.isEmpty ? "/" : rest).map { (routes[$0.index], $0.parameters) }
+    }
+}
+
+/// One operation of the definition.
+public struct APIRoute: Sendable {
+    /// The method, or nil for `x-amazon-apigateway-any-method`.
+    public let method: HTTPRequest.Method?
+    /// The path template (`/pets/{id}`, `/files/{proxy+}`).
+    public let template: String
+    /// Alternatives (any one suffices), each a set of schemes that must all pass with their
+    /// scopes; empty: no authorization.
+    public let security: [[SecurityRequirement]]
+    /// Where allowed requests go.
+    public let integration: HTTPProxyIntegration
+
+    /// `GET /pets/{id}`, `ANY /{proxy+}`: how logs and metrics name the route (never the raw path).
+    public var name: String { "\(method?.rawValue ?? "ANY") \(template)" }
+}
+
+/// A scheme an operation requires, with the scopes a token must carry for it.
+public struct SecurityRequirement: Sendable, Equatable {
+    /// The scheme's name in `components.securitySchemes`.
+    public let scheme: String
+    /// The OAuth scopes required (JWT and Cognito schemes).
+    public let scopes: [String]
+}
+
+/// The ways a request proves itself, as API Gateway's extensions name them.
+public enum APISecurityScheme: Sendable, Equatable {
+    /// `x-amazon-apigateway-authtype: awsSigv4`: SigV4 or SigV4a.
+    case sigv4
+    /// An API key in `x-api-key` (`type: apiKey, in: header`); `fromAuthorizer` when the
+    /// definition takes the key from a request authorizer (`x-amazon-apigateway-api-key-source: AUTHORIZER`).
+    case apiKey(fromAuthorizer: Bool)
+    /// A JWT from `issuer` for one of `audiences` (HTTP APIs' `jwt` authorizer; Cognito user
+    /// pools give their pool's issuer and, as API Gateway does, no audience check).
+    case jwt(issuer: String, audiences: [String])
+    /// A Lambda-style authorizer reached over HTTP.
+    case requestAuthorizer(RequestAuthorizerSettings)
+}
+
+/// `x-amazon-apigateway-authorizer` of type `request` or `token`, its Lambda over HTTP.
+public struct RequestAuthorizerSettings: Sendable, Equatable {
+    /// `request` or `token`.
+    public let type: String
+    /// The authorizer's HTTP(S) URL.
+    public let uri: String
+    /// Where the identity comes from (`method.request.header.Auth`, `$request.header.Auth`).
+    public let identitySources: [String]
+    /// How long a decision is kept (0: not kept).
+    public let ttlSeconds: Int
+    /// `1.0` or `2.0`.
+    public let payloadFormat: String
+    /// 2.0's `{"isAuthorized": …}` answers.
+    public let simpleResponses: Bool
+}
+
+/// `x-amazon-apigateway-integration` of type `http_proxy`.
+public struct HTTPProxyIntegration: Sendable, Equatable {
+    /// The upstream URL, with `{param}` path parameters to fill.
+    public let uri: String
+    /// `requestParameters`: each integration target (`integration.request.header.X`) and its
+    /// source (`context.authorizer.claims.email`, `method.request.header.Y`, `'literal'`).
+    public let requestParameters: [ParameterMapping]
+}
+
+/// One `requestParameters` entry.
+public struct ParameterMapping: Sendable, Equatable {
+    /// Where the value goes.
+    public enum Target: Sendable, Equatable {
+        case header(String), querystring(String), path(String)
+    }
+    /// Where the value goes.
+    public let target: Target
+    /// Where it comes from, as written.
+    public let source: String
+}
+
+/// `x-amazon-apigateway-cors`.
+public struct CORSConfiguration: Sendable, Equatable {
+    /// Origins allowed (`*` for any).
+    public let allowOrigins: [String]
+    /// Methods allowed (`*` for any).
+    public let allowMethods: [String]
+    /// Request headers allowed (`*` for any).
+    public let allowHeaders: [String]
+    /// Response headers exposed.
+    public let exposeHeaders: [String]
+    /// `Access-Control-Max-Age`, when given.
+    public let maxAge: Int?
+    /// `Access-Control-Allow-Credentials: true`.
+    public let allowCredentials: Bool
+}

@@ -1,0 +1,130 @@
+import HTTPTypes
+import MultiAuthAPIDefinition
+import MultiAuthCore
+import Testing
+
+/// Definitions written by hand from API Gateway's documentation of its OpenAPI extensions:
+/// what is served, in which order routes match, and what is refused with its place.
+struct APIDefinitionTests {
+    static func definition(_ paths: String, schemes: String = "", root: String = "") throws -> APIDefinition {
+        let yaml = """
+            openapi: 3.0.1
+            info: {title: test, version: "1"}
+            \(root)
+            paths:
+            \(paths)
+            components:
+              securitySchemes:
+                sigv4: {type: apiKey, name: Authorization, in: header, x-amazon-apigateway-authtype: awsSigv4}
+                api_key: {type: apiKey, name: x-api-key, in: header}
+            \(schemes)
+            """
+        return try APIDefinition.load(Array(yaml.utf8), name: "test.yaml")
+    }
+
+    static let responses = "responses: {\"200\": {description: ok}}"
+
+    static func proxy(_ uri: String = "http://127.0.0.1:9/x") -> String {
+        "\(responses), x-amazon-apigateway-integration: {type: http_proxy, httpMethod: ANY, uri: \"\(uri)\"}"
+    }
+
+    @Test func literalsWinOverParametersWhichWinOverGreedyAndMethodsOverANY() throws {
+        let api = try Self.definition("""
+              /pets/{id}:
+                get: {\(Self.proxy("http://u/pets/{id}"))}
+              /pets/mine:
+                get: {\(Self.proxy())}
+              /{proxy+}:
+                x-amazon-apigateway-any-method: {security: [], \(Self.proxy("http://u/{proxy}"))}
+                get: {\(Self.proxy())}
+            """)
+        #expect(api.route(.get, "/pets/mine")?.route.name == "GET /pets/mine")
+        let pet = try #require(api.route(.get, "/pets/caf%C3%A9"))
+        #expect(pet.route.name == "GET /pets/{id}" && pet.parameters == ["id": "café"])
+        #expect(api.route(.post, "/pets/7")?.route.name == "ANY /{proxy+}")
+        #expect(api.route(.get, "/pets/7/toys")?.route.name == "GET /{proxy+}")
+        #expect(api.route(.delete, "/a/b/c")?.parameters == ["proxy": "a/b/c"])
+        #expect(api.route(.get, "/") == nil, "a greedy parameter needs a segment")
+    }
+
+    @Test func securityIsPerOperationWithTheDocumentsAsDefault() throws {
+        let api = try Self.definition("""
+              /open:
+                get: {security: [], \(Self.proxy())}
+              /either:
+                get: {security: [{sigv4: []}, {api_key: []}], \(Self.proxy())}
+              /both:
+                get: {security: [{sigv4: [], api_key: []}], \(Self.proxy())}
+              /default:
+                get: {\(Self.proxy())}
+            """, root: "security: [{api_key: []}]")
+        #expect(api.route(.get, "/open")?.route.security == [])
+        #expect(api.route(.get, "/either")?.route.security.map { $0.map(\.scheme) } == [["sigv4"], ["api_key"]])
+        #expect(api.route(.get, "/both")?.route.security.map { $0.map(\.scheme) } == [["api_key", "sigv4"]])
+        #expect(api.route(.get, "/default")?.route.security.map { $0.map(\.scheme) } == [["api_key"]])
+        #expect(api.schemes["sigv4"] == .sigv4 && api.schemes["api_key"] == .apiKey(fromAuthorizer: false))
+    }
+
+    @Test func aBasePathPrefixesEveryRoute() throws {
+        let api = try Self.definition("  /items:\n    get: {\(Self.proxy())}", root: "servers: [{url: \"https://api.example.com/prod/\"}]")
+        #expect(api.basePath == "/prod" && api.route(.get, "/prod/items") != nil && api.route(.get, "/items") == nil)
+    }
+
+    @Test func mappingsAndCORSAreRead() throws {
+        let api = try Self.definition("""
+              /me:
+                get:
+                  responses: {"200": {description: ok}}
+                  x-amazon-apigateway-integration:
+                    type: http_proxy
+                    uri: http://u/me
+                    requestParameters:
+                      integration.request.header.x-user: context.authorizer.claims.email
+                      integration.request.querystring.src: context.identity.sourceIp
+                      integration.request.header.x-fixed: "'v1'"
+            """, root: "x-amazon-apigateway-cors: {allowOrigins: [\"https://app.example\"], allowMethods: [GET], allowHeaders: [Authorization], maxAge: 600}")
+        let mappings = try #require(api.route(.get, "/me")?.route.integration.requestParameters)
+        #expect(mappings.map(\.target) == [.header("x-fixed"), .header("x-user"), .querystring("src")])
+        let cors = try #require(api.cors)
+        #expect(cors.allowOrigins == ["https://app.example"] && cors.allowMethods == ["GET"] && cors.allowHeaders == ["authorization"])
+        #expect(cors.exposeHeaders.isEmpty && cors.maxAge == 600 && !cors.allowCredentials)
+    }
+
+    /// Each refused value names its place: a Lambda integration and authorizer, VTL, an unknown
+    /// auth type, an unknown scheme, a route conflict, two names at one position, a $ref cycle.
+    @Test(arguments: [
+        ("  /a:\n    get: {\(responses), x-amazon-apigateway-integration: {type: aws_proxy, uri: \"arn:aws:lambda:us-east-1:1:function:f\"}}", "", "paths./a.get: integration type aws_proxy"),
+        ("  /a:\n    get: {\(responses), x-amazon-apigateway-integration: {type: http, uri: \"http://u\", requestTemplates: {}}}", "", "VTL mapping templates"),
+        ("  /a:\n    get: {\(responses)}", "", "no x-amazon-apigateway-integration"),
+        ("  /a:\n    get: {security: [{nope: []}], \(proxy())}", "", "parsing `nope` in Document.paths"),
+        ("  /a:\n    get: {\(proxy())}", "    odd: {type: apiKey, name: X, in: header, x-amazon-apigateway-authtype: weird}", "components.securitySchemes.odd"),
+        ("  /a:\n    get: {\(proxy())}",
+         "    lam: {type: apiKey, name: A, in: header, x-amazon-apigateway-authtype: custom, x-amazon-apigateway-authorizer: {type: request, authorizerUri: \"arn:aws:apigateway:us-east-1:lambda:path/f\"}}",
+         "Lambda functions are not called"),
+        ("  /a/{x}:\n    get: {\(proxy())}\n  /a/{y}:\n    get: {\(proxy())}", "", "{y} sits where another route has {x}"),
+        ("  /a/{x}:\n    get: {\(proxy())}\n  /a/{x}/:\n    get: {\(proxy())}", "", "would answer the same requests"),
+    ])
+    func refusedValuesAreNamed(paths: String, schemes: String, expected: String) {
+        #expect { try Self.definition(paths, schemes: schemes) } throws: { "\($0)".contains(expected) }
+    }
+
+    @Test func aReferenceCycleAndAHugeFileAreRefused() {
+        let cycle = """
+            openapi: 3.0.1
+            info: {title: t, version: "1"}
+            paths:
+              /a:
+                get:
+                  x-amazon-apigateway-integration: {type: http_proxy, uri: "http://u"}
+                  responses: {"200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/A"}}}}}
+            components:
+              schemas:
+                A: {type: object, properties: {b: {$ref: "#/components/schemas/B"}}}
+                B: {type: object, properties: {a: {$ref: "#/components/schemas/A"}}}
+            """
+        #expect { try APIDefinition.load(Array(cycle.utf8), name: "cycle.yaml") } throws: { "\($0)".contains("cycle") }
+        #expect { try APIDefinition.load([UInt8](repeating: 0x20, count: 50 << 20), name: "huge.yaml") } throws: {
+            ($0 as? APIDefinitionError)?.code == "APIDefinition.tooLarge"
+        }
+    }
+}
