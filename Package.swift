@@ -183,6 +183,7 @@ let package = Package(
             name: "MultiAuthReverseProxy",
             dependencies: [
                 "MultiAuthCrypto", "MultiAuthAWSClient", "MultiAuthInboundAuthorization", "MultiAuthAuthorization", "MultiAuthServerGuards", "MultiAuthHTTP", "MultiAuthSigV4", "MultiAuthCore", "MultiAuthNIOBodies",
+                "MultiAuthAPIDefinition", "MultiAuthJSONWebTokens",
                 httpTypes, logging,
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -269,6 +270,7 @@ let package = Package(
                 "MultiAuthStore", "MultiAuthSigV4", .product(name: "NIOCore", package: "swift-nio"), "MultiAuthAWSClient", "MultiAuthCLI", "MultiAuthPostgresStore", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCurl", "MultiAuthTokens", "MultiAuthLogins", "MultiAuthAppSync",
                 "MultiAuthRealtime", "MultiAuthAppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes, logging, "MultiAuthInboundAuthorization",
                 "MultiAuthReverseProxy", "MultiAuthCredentialsServer", "MultiAuthServerGuards", "MultiAuthCachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
+                "MultiAuthAPIDefinition", "MultiAuthJSONWebTokens",
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -119,7 +119,15 @@ public struct InboundAuthorizer: Sendable {
 
     /// The principal of a valid JWT: its subject, in its issuer's mode.
     private func principal(_ claims: JWTClaims) -> Principal {
-        Principal(mode: tokenMode ?? .openIDConnect, name: claims.subject ?? "(no sub)")
+        var strings: [String: String] = [:]
+        for (name, value) in claims.members {
+            switch value {
+            case .string(let text): strings[name] = text
+            case .array(let values): strings[name] = values.compactMap(\.stringValue).joined(separator: " ")
+            default: break
+            }
+        }
+        return Principal(mode: tokenMode ?? .openIDConnect, name: claims.subject ?? "(no sub)", claims: strings)
     }
 
     /// The principal a bearer `token` proves under `validator`'s keys, or why it is refused.

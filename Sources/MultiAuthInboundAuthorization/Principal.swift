@@ -8,11 +8,15 @@ public struct Principal: Sendable, Equatable, CustomStringConvertible {
     public let mode: AuthMode
     /// The access key id, the API key's name, or the JWT's `sub`.
     public let name: String
+    /// A JWT's claims that are strings (an array of strings joined by spaces), for a gateway
+    /// that maps them upstream or checks `scope`; empty for other modes.
+    public let claims: [String: String]
 
     /// Creates a principal.
-    public init(mode: AuthMode, name: String) {
+    public init(mode: AuthMode, name: String, claims: [String: String] = [:]) {
         self.mode = mode
         self.name = name
+        self.claims = claims
     }
 
     /// `AWS_IAM AKID…`: the mode and the name, neither of them a secret.

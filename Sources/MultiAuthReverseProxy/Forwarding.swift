@@ -23,7 +23,11 @@ package struct Forwarding: Sendable {
         /// With a `rejectionCheck`, a 400, 401 or 403 answer is read whole first (up to 64 KiB)
         /// and handed to it: a decision it returns replaces the answer (the request signed
         /// again for a corrected clock, say), nil passes the answer on.
-        case forward(HTTPRequest, body: UpstreamBody = .none, rejectionCheck: RejectionCheck? = nil)
+        /// `upstream` sends it somewhere other than the route's upstream (an API definition's
+        /// integration); `responseFields` are set on the upstream's response (CORS).
+        case forward(
+            HTTPRequest, body: UpstreamBody = .none, rejectionCheck: RejectionCheck? = nil, upstream: Upstream? = nil,
+            responseFields: HTTPFields = HTTPFields())
         /// Answer the client with this response and body; nothing goes upstream.
         case answer(HTTPResponse, body: [UInt8])
         /// Decide after something asynchronous (a token read, a credential refresh): the
@@ -34,12 +38,27 @@ package struct Forwarding: Sendable {
     /// Looks at an upstream's rejection (its head and whole body) before the client sees it.
     package typealias RejectionCheck = @Sendable (HTTPResponse, [UInt8]) -> Decision?
 
-    /// One upstream and how the requests sent to it are decided.
-    package struct Route: Sendable {
+    /// Where requests are sent: a host, a port, and TLS for an https upstream.
+    package struct Upstream: Sendable, Equatable {
         let host: String
         let port: Int
         /// TLS for an https upstream; nil for http.
         let tls: UpstreamTLS?
+
+        /// The upstream `url` names, over `tls` when it is https.
+        init(_ url: WireURL, tls: UpstreamTLS) {
+            let secure = url.scheme == "https"
+            host = url.host.hasPrefix("[") && url.host.hasSuffix("]") ? String(url.host.dropFirst().dropLast()) : url.host
+            port = url.port ?? (secure ? 443 : 80)
+            self.tls = secure ? tls : nil
+        }
+
+        package static func == (lhs: Upstream, rhs: Upstream) -> Bool { lhs.host == rhs.host && lhs.port == rhs.port && (lhs.tls == nil) == (rhs.tls == nil) }
+    }
+
+    /// One upstream and how the requests sent to it are decided.
+    package struct Route: Sendable {
+        let upstream: Upstream
         /// Decides on a body-less request head, on the event loop: it must not block.
         let decide: @Sendable (HTTPRequest) -> Decision
         /// Decides on a request with a body, in a task: it reads the body as it needs.
@@ -58,11 +77,7 @@ package struct Forwarding: Sendable {
             decideWithBytes: @escaping @Sendable (HTTPRequest, [UInt8]) -> Decision,
             decide: @escaping @Sendable (HTTPRequest) -> Decision
         ) {
-            let secure = forwarder.upstream.scheme == "https"
-            let host = forwarder.upstream.host
-            self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-            port = forwarder.upstream.port ?? (secure ? 443 : 80)
-            self.tls = secure ? tls : nil
+            upstream = Upstream(forwarder.upstream, tls: tls)
             self.decide = decide
             self.decideWithBody = decideWithBody
             self.decideWithBytes = decideWithBytes

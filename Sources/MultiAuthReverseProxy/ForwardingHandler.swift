@@ -49,6 +49,10 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         /// body streams to the decision, or when an answer came first).
         var heldBody: [UInt8]?
         var upstreamBody = UpstreamBody.none
+        /// Where the request went (the route's upstream unless the decision named another).
+        var upstream: Forwarding.Upstream?
+        /// Fields the decision sets on the upstream's response.
+        var responseFields = HTTPFields()
 
         init(number: Int, head: HTTPRequest, route: Forwarding.Route?, tracer: (any Tracer)?) {
             self.number = number
@@ -208,7 +212,8 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func carry(_ decision: Forwarding.Decision) {
         guard let context, let current = exchange?.number else { return }
         switch decision {
-        case .forward(let request, let body, let check): send(request, body: body, rejectionCheck: check)
+        case .forward(let request, let body, let check, let upstream, let responseFields):
+            send(request, body: body, rejectionCheck: check, upstream: upstream, responseFields: responseFields)
         case .answer(let head, let body): answer(head, body: body)
         case .later(let work):
             let promise = context.eventLoop.makePromise(of: Forwarding.Decision.self)
@@ -255,8 +260,13 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         finishIfDone()
     }
 
-    private func send(_ request: HTTPRequest, body: UpstreamBody, rejectionCheck: Forwarding.RejectionCheck?) {
-        guard let context, let target = exchange?.route else { return }
+    private func send(
+        _ request: HTTPRequest, body: UpstreamBody, rejectionCheck: Forwarding.RejectionCheck?, upstream named: Forwarding.Upstream? = nil,
+        responseFields: HTTPFields = HTTPFields()
+    ) {
+        guard let context, let target = named ?? exchange?.route?.upstream else { return }
+        exchange?.upstream = target
+        exchange?.responseFields = responseFields
         var request = request
         if case .empty = body.body, Self.bodyExpected.contains(request.method) { request.headerFields[.contentLength] = "0" }
         exchange?.upstreamBody = body
@@ -313,7 +323,8 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch part {
         case .head(let head):
             guard head.status.kind != .informational else { return }
-            let relayed = HTTPResponse(status: head.status, headerFields: UpstreamForwarder.forwardedFields(head.headerFields))
+            var relayed = HTTPResponse(status: head.status, headerFields: UpstreamForwarder.forwardedFields(head.headerFields))
+            for field in current.responseFields { relayed.headerFields[field.name] = field.value }
             if current.rejectionCheck != nil, Forwarding.checkedStatuses.contains(head.status.code) {
                 exchange?.heldRejection = (relayed, ByteBuffer())
             } else {
@@ -361,7 +372,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The upstream connection closed: an exchange waiting on it fails.
     func upstreamClosed() {
         guard let context, let current = exchange, current.sent, !current.responseEnded else { return }
-        if current.onReusedConnection, !current.responseStarted, let request = current.request, let route = current.route,
+        if current.onReusedConnection, !current.responseStarted, let request = current.request, let route = current.upstream,
             Self.idempotent.contains(request.method),
             current.upstreamBody.body.isReplayable {
             // The upstream closed a kept-alive connection as the request went out (its idle

@@ -35,7 +35,7 @@ final class UpstreamLink {
     /// upstream may have closed meanwhile: a request lost that way can be sent again).
     @discardableResult
     func send(
-        _ request: HTTPRequest, body: OutgoingBody, to route: Forwarding.Route, on loop: any EventLoop, owner: ForwardingHandler
+        _ request: HTTPRequest, body: OutgoingBody, to route: Forwarding.Upstream, on loop: any EventLoop, owner: ForwardingHandler
     ) -> Bool {
         if case .open(let handler) = state, handler.isReusable, route.host == host, route.port == port {
             handler.owner = owner

@@ -6,7 +6,8 @@ import MultiAuthInboundAuthorization
 
 /// The verifying gateway: an ``MultiAuthInboundAuthorization/InboundAuthorizer`` in front of an
 /// upstream. Only verified requests reach it, with the verified principal added
-/// (``UpstreamForwarder``).
+/// (``UpstreamForwarder``). With an API definition (``APIGatewayPolicy``), each request is
+/// first matched to its route, which names its authorization and its upstream.
 ///
 /// A body-less request, or one whose small body was gathered in memory, that the authorizer
 /// can decide at once (SigV4/SigV4a against a table of credentials, API keys, JWTs whose key
@@ -21,59 +22,100 @@ package struct VerifyingGateway: Sendable {
     let authorizers: CurrentAuthorizer
     let forwarder: UpstreamForwarder
     let metrics: ServerMetrics?
+    let api: CurrentAPIPolicy?
 
     /// A gateway to `forwarder`'s upstream, whose body limit is the gateway's. Each request is
-    /// decided by the authorizer current when it arrived; each decision is counted in `metrics`.
-    package init(authorizers: CurrentAuthorizer, forwarder: UpstreamForwarder, metrics: ServerMetrics? = nil) {
+    /// decided by the authorizer current when it arrived; each decision is counted in
+    /// `metrics`. With `api`, requests are routed, authorized and sent as its definition says.
+    package init(authorizers: CurrentAuthorizer, forwarder: UpstreamForwarder, metrics: ServerMetrics? = nil, api: CurrentAPIPolicy? = nil) {
         self.authorizers = authorizers
         self.forwarder = forwarder
         self.metrics = metrics
+        self.api = api
+    }
+
+    /// How one request is decided and sent: by whom (nil: anyone may call), what else an
+    /// allowed principal must satisfy, and how it goes upstream.
+    struct Plan: Sendable {
+        let authorizer: InboundAuthorizer?
+        let admit: @Sendable (HTTPRequest, Principal?) -> InboundRejection?
+        let forward: @Sendable (HTTPRequest, Principal?, UpstreamBody) -> Forwarding.Decision
+    }
+
+    /// The plan for `head`, or the answer that ends it at once (no route, a CORS preflight).
+    func plan(_ head: HTTPRequest) -> Result<Plan, AnswerNow> {
+        if let api { return api.current.plan(head, authorizers: authorizers.current, forwarder: forwarder) }
+        let forwarder = forwarder
+        return .success(Plan(authorizer: authorizers.current, admit: { _, _ in nil }) { head, principal, body in
+            .forward(forwarder.upstreamRequest(for: head, principal: principal), body: body)
+        })
+    }
+
+    /// An answer made without the upstream.
+    struct AnswerNow: Error {
+        let decision: Forwarding.Decision
     }
 
     /// Counts a decision on `head` under the mode its credential belongs to.
-    func count(_ head: HTTPRequest, by authorizer: InboundAuthorizer, passed: Bool) {
-        metrics?.record(mode: authorizer.presented(head).mode?.rawValue ?? "NONE", passed: passed)
+    func count(_ head: HTTPRequest, by authorizer: InboundAuthorizer?, passed: Bool) {
+        metrics?.record(mode: authorizer?.presented(head).mode?.rawValue ?? "NONE", passed: passed)
     }
 
     /// The gateway's route to its upstream, over `tls` for an https upstream.
     package func route(tls: UpstreamTLS, logger: Logger) -> Forwarding.Route {
         Forwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, inbound in
-            await verified(head, body: inbound, logger: logger)
+            switch plan(head) {
+            case .failure(let answer): return answer.decision
+            case .success(let plan): return await verified(head, body: inbound, plan: plan, logger: logger)
+            }
         }, decideWithBytes: { [self] head, bytes in
-            let authorizer = authorizers.current
-            let sha256 = authorizer.needsBody(head) ? SHA256Hasher.hash(bytes).hex : nil
+            let plan: Plan
+            switch self.plan(head) {
+            case .failure(let answer): return answer.decision
+            case .success(let found): plan = found
+            }
+            let sha256 = plan.authorizer?.needsBody(head) == true ? SHA256Hasher.hash(bytes).hex : nil
             let body = UpstreamForwarder.ReceivedBody(body: .bytes(bytes), spool: nil, sha256: sha256)
-            guard let decision = authorizer.authorizeWithoutSuspending(head, bodySHA256: sha256) else {
-                return .later { [self] in
-                    carried(await authorizer.authorize(head, bodySHA256: sha256), for: head, by: authorizer, body: body, logger: logger)
-                }
+            guard let decision = Self.decideWithoutSuspending(head, plan: plan, bodySHA256: sha256) else {
+                return .later { [self] in carried(await Self.decide(head, plan: plan, bodySHA256: sha256), for: head, plan: plan, body: body, logger: logger) }
             }
-            return carried(decision, for: head, by: authorizer, body: body, logger: logger)
+            return carried(decision, for: head, plan: plan, body: body, logger: logger)
         }) { [self] head in
-            let authorizer = authorizers.current
-            guard let decision = authorizer.authorizeWithoutSuspending(head) else {
-                return .later { [self] in
-                    let decision = await authorizer.authorize(head, bodySHA256: nil)
-                    return carried(decision, for: head, by: authorizer, body: .none, logger: logger)
-                }
+            let plan: Plan
+            switch self.plan(head) {
+            case .failure(let answer): return answer.decision
+            case .success(let found): plan = found
             }
-            return carried(decision, for: head, by: authorizer, body: .none, logger: logger)
+            guard let decision = Self.decideWithoutSuspending(head, plan: plan, bodySHA256: nil) else {
+                return .later { [self] in carried(await Self.decide(head, plan: plan, bodySHA256: nil), for: head, plan: plan, body: .none, logger: logger) }
+            }
+            return carried(decision, for: head, plan: plan, body: .none, logger: logger)
         }
+    }
+
+    /// The plan's authorizer's decision, when it needs no wait; a public route passes at once.
+    private static func decideWithoutSuspending(_ head: HTTPRequest, plan: Plan, bodySHA256: String?) -> Result<Principal?, InboundRejection>? {
+        guard let authorizer = plan.authorizer else { return .success(nil) }
+        return authorizer.authorizeWithoutSuspending(head, bodySHA256: bodySHA256).map { $0.map(Optional.some) }
+    }
+
+    private static func decide(_ head: HTTPRequest, plan: Plan, bodySHA256: String?) async -> Result<Principal?, InboundRejection> {
+        guard let authorizer = plan.authorizer else { return .success(nil) }
+        return await authorizer.authorize(head, bodySHA256: bodySHA256).map(Optional.some)
     }
 
     /// Verifies a request with a body (its head before a byte of the body is read), then
     /// forwards it with the body received.
-    private func verified(_ head: HTTPRequest, body inbound: InboundBody, logger: Logger) async -> Forwarding.Decision {
-        let authorizer = authorizers.current
-        let hashing = authorizer.needsBody(head)
-        if hashing, let rejection = await authorizer.rejectionBeforeBody(head) {
-            count(head, by: authorizer, passed: false)
+    private func verified(_ head: HTTPRequest, body inbound: InboundBody, plan: Plan, logger: Logger) async -> Forwarding.Decision {
+        let hashing = plan.authorizer?.needsBody(head) == true
+        if hashing, let rejection = await plan.authorizer?.rejectionBeforeBody(head) {
+            count(head, by: plan.authorizer, passed: false)
             return rejected(rejection, logger: logger)
         }
-        var early: Result<Principal, InboundRejection>?
+        var early: Result<Principal?, InboundRejection>?
         if !hashing {
-            let decision = await authorizer.authorize(head, bodySHA256: nil)
-            if case .failure = decision { return carried(decision, for: head, by: authorizer, body: .none, logger: logger) }
+            let decision = await Self.decide(head, plan: plan, bodySHA256: nil)
+            if case .failure = decision { return carried(decision, for: head, plan: plan, body: .none, logger: logger) }
             early = decision
         }
         inbound.proceed()
@@ -82,22 +124,23 @@ package struct VerifyingGateway: Sendable {
             let refusal = UpstreamForwarder.bodyRefusal(error, logger: logger)
             return .answer(refusal.head, body: refusal.body)
         }
-        let decision = if let early { early } else { await authorizer.authorize(head, bodySHA256: body.sha256) }
-        return carried(decision, for: head, by: authorizer, body: body, logger: logger)
+        let decision = if let early { early } else { await Self.decide(head, plan: plan, bodySHA256: body.sha256) }
+        return carried(decision, for: head, plan: plan, body: body, logger: logger)
     }
 
     /// Counts `decision` and forwards `head` with `body`, or answers the rejection (and drops the body).
     private func carried(
-        _ decision: Result<Principal, InboundRejection>, for head: HTTPRequest, by authorizer: InboundAuthorizer,
-        body: UpstreamForwarder.ReceivedBody, logger: Logger
+        _ decision: Result<Principal?, InboundRejection>, for head: HTTPRequest, plan: Plan, body: UpstreamForwarder.ReceivedBody, logger: Logger
     ) -> Forwarding.Decision {
-        count(head, by: authorizer, passed: (try? decision.get()) != nil)
+        var decision = decision
+        if case .success(let principal) = decision, let refusal = plan.admit(head, principal) { decision = .failure(refusal) }
+        count(head, by: plan.authorizer, passed: (try? decision.get()) != nil)
         switch decision {
         case .failure(let rejection):
             body.discard()
             return rejected(rejection, logger: logger)
         case .success(let principal):
-            return .forward(forwarder.upstreamRequest(for: head, principal: principal), body: UpstreamBody(body.body, spool: body.spool))
+            return plan.forward(head, principal, UpstreamBody(body.body, spool: body.spool))
         }
     }
 

@@ -49,6 +49,12 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "JWKS URL of the user pool or OIDC provider whose tokens pass (with --issuer and --audience).") var jwksUrl: String?
     @Option(help: "The accepted JWT issuer.") var issuer: String?
     @Option(help: "The accepted JWT audience (the app client id).") var audience: String?
+    @Option(help: """
+        An API Gateway definition to serve (OpenAPI 3.0, JSON or YAML, with x-amazon-apigateway-* extensions): routes, \
+        per-operation security, http_proxy integrations (each route's upstream), requestParameters and CORS; unknown \
+        routes get 403 Missing Authentication Token. The keys above are what its schemes check. Re-read on SIGHUP.
+        """)
+    var api: String?
     @Option(help: "Region signatures must be scoped to.", transform: regionArgument) var region = "us-east-1"
     @Option(help: "Service signatures must be scoped to.") var service = "execute-api"
     @Option(help: "The largest request body accepted, in bytes (API Gateway's 10 MiB by default; bodies over 1 MiB are hashed into a 0600 temporary file as they arrive, never held in memory).")
@@ -58,30 +64,38 @@ struct GatewayCommand: AsyncParsableCommand {
     func validate() throws {
         try ArgumentChecks.count(maxBody, "--max-body", in: 0...(5 << 30))
         if let refreshInterval { try ArgumentChecks.seconds(refreshInterval, "--refresh-interval", in: 0...86_400) }
-        if server.upstream == nil { throw ValidationError("--upstream is required") }
+        if server.upstream == nil, api == nil { throw ValidationError("--upstream is required (or --api, whose routes name theirs)") }
     }
 
     func run() async throws {
         server.sizeEventLoops()
         let logger = TraceLog.logger(verbose: verbose)
         let keyStore = iamStore == nil && apiKeyStore == nil ? nil : try await StoreOptions.reportingErrors { try await store.open() }
-        let authorizer = try await makeAuthorizer(keyStore, starting: true)
-        guard !authorizer.modes.isEmpty else {
+        let tls = try server.upstreamTLS()
+        let (authorizer, parts) = try await makeAuthorizer(keyStore, starting: true)
+        var policy: APIGatewayPolicy?
+        if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls) }
+        guard !authorizer.modes.isEmpty || policy != nil else {
             throw CLIError(message: "give at least one of --iam-credentials, --iam-store, --api-key, --api-key-file, --api-key-store, or --jwks-url with --issuer and --audience")
         }
         let authorizers = CurrentAuthorizer(authorizer)
+        let apiPolicy = policy.map { CurrentAPIPolicy($0) }
         let address = try ListenAddress(server.listen)
-        let modes = authorizer.modes.map(\.rawValue).joined(separator: ", ")
+        let modes = policy.map { "API \($0.routeCount) routes" } ?? authorizer.modes.map(\.rawValue).joined(separator: ", ")
         let observability = try Observability(server.observe, decision: .verification)
         let forwarder: UpstreamForwarder
-        do throws(ReverseProxyError) { forwarder = try UpstreamForwarder(upstream: server.upstream ?? "", maxBodySize: maxBody, spoolBudget: server.spoolBudget(maxBody: maxBody)) } catch {
+        do throws(ReverseProxyError) {
+            forwarder = try UpstreamForwarder(
+                upstream: server.upstream ?? policy?.firstUpstream ?? "", maxBodySize: maxBody, spoolBudget: server.spoolBudget(maxBody: maxBody))
+        } catch {
             throw CLIError("--upstream", error)
         }
-        let gateway = VerifyingGateway(authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics)
-        let forwarding = Forwarding(route: gateway.route(tls: try server.upstreamTLS(), logger: logger), timeout: server.upstreamTimeout, logger: logger)
+        let gateway = VerifyingGateway(authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics, api: apiPolicy)
+        let forwarding = Forwarding(route: gateway.route(tls: tls, logger: logger), timeout: server.upstreamTimeout, logger: logger)
         let interval = refreshInterval ?? store.defaultRefreshInterval
         let changes = keyStore.flatMap { opened in interval > 0 ? opened.backend.changes(pollingEvery: .clamped(seconds: interval)) : nil }
-        try await HangUpReload.whileServing(name: "multiauth gateway", watching: changes, reload: { try await reload(keyStore, into: authorizers) }) {
+        let reloading = { @Sendable in try await reload(keyStore, into: authorizers, api: apiPolicy, tls: tls) }
+        try await HangUpReload.whileServing(name: "multiauth gateway", watching: changes, reload: reloading) {
             try await LocalServer.run(
                 forwarding, listen: address, options: server, name: "multiauth-gateway", detail: "modes \(modes)", observability: observability,
                 identify: { head in
@@ -92,16 +106,22 @@ struct GatewayCommand: AsyncParsableCommand {
         }
     }
 
-    /// Builds the authorizer again from the files and swaps it in; what it holds, for the log.
-    private func reload(_ keyStore: CredentialStore?, into authorizers: CurrentAuthorizer) async throws -> String {
-        let fresh = try await makeAuthorizer(keyStore, starting: false)
+    /// Builds the authorizer (and the API definition's policy) again from the files and swaps
+    /// them in together; what they hold, for the log. A definition that cannot be read keeps
+    /// both as they were.
+    private func reload(_ keyStore: CredentialStore?, into authorizers: CurrentAuthorizer, api current: CurrentAPIPolicy?, tls: UpstreamTLS) async throws -> String {
+        let (fresh, parts) = try await makeAuthorizer(keyStore, starting: false)
+        var policy: APIGatewayPolicy?
+        if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls) }
         authorizers.replace(with: fresh)
-        return "modes \(fresh.modes.map(\.rawValue).joined(separator: ", "))"
+        if let policy { current?.replace(with: policy) }
+        return policy.map { "API \($0.routeCount) routes" } ?? "modes \(fresh.modes.map(\.rawValue).joined(separator: ", "))"
     }
 
-    /// The authorizer from the options' files and store. At start, a store service with no
-    /// item is an error (a mistyped name); later, it is a table with every key revoked.
-    private func makeAuthorizer(_ keyStore: CredentialStore?, starting: Bool) async throws -> InboundAuthorizer {
+    /// The authorizer from the options' files and store, and its key pairs and API keys for an
+    /// API definition. At start, a store service with no item is an error (a mistyped name);
+    /// later, it is a table with every key revoked.
+    private func makeAuthorizer(_ keyStore: CredentialStore?, starting: Bool) async throws -> (InboundAuthorizer, InboundAuthorizerParts) {
         var secrets = try iamCredentials.map(Self.readCredentials) ?? [:]
         if let iamStore, let keyStore {
             try await secrets.merge(storedItems(service: iamStore, in: keyStore, flag: "--iam-store", required: starting)) { file, _ in file }
@@ -116,7 +136,7 @@ struct GatewayCommand: AsyncParsableCommand {
                 .filter { !$0.value.isEmpty }
             keys.merge(named.map { ($0.value, $0.key) }) { earlier, _ in earlier }
         }
-        return InboundAuthorizer(verifier: verifier, apiKeys: keys, tokenValidator: tokens?.0, keySet: tokens?.1)
+        return (InboundAuthorizer(verifier: verifier, apiKeys: keys, tokenValidator: tokens?.0, keySet: tokens?.1), InboundAuthorizerParts(verifier: verifier, apiKeys: keys))
     }
 
     /// The JWT check: the provider's key set, fetched now and again as it rotates its keys.

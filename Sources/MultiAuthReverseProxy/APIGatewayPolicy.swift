@@ -1,0 +1,159 @@
+import HTTPTypes
+package import MultiAuthAPIDefinition
+import MultiAuthCore
+import MultiAuthCrypto
+import MultiAuthInboundAuthorization
+package import MultiAuthJSONWebTokens
+package import MultiAuthSigV4
+import Synchronization
+
+/// How the gateway serves an API definition: each route's authorization built from the
+/// gateway's keys (SigV4 key pairs, API keys) and the definition's JWT issuers, and each
+/// route's upstream from its `http_proxy` integration. Built once per definition (at start
+/// and on each reload), so a request costs a route lookup and the checks its route names.
+package struct APIGatewayPolicy: Sendable {
+    /// What a JWT scheme of the definition checks tokens with.
+    package struct TokenCheck: Sendable {
+        let validator: IDTokenValidator
+        let keySet: JSONWebKeySetCache?
+
+        /// Tokens that `validator` accepts, with keys from `keySet` when given.
+        package init(validator: IDTokenValidator, keySet: JSONWebKeySetCache?) {
+            self.validator = validator
+            self.keySet = keySet
+        }
+    }
+
+    /// One route as served.
+    struct RouteAccess: Sendable {
+        let route: APIRoute
+        /// Nil for a route open to anyone (`security: []`).
+        let authorizer: InboundAuthorizer?
+        /// A key in `x-api-key` is required besides the other scheme (`{sigv4: [], api_key: []}`).
+        let requiresKey: Bool
+        /// Scopes a token must carry (every one).
+        let scopes: [String]
+        let integration: IntegrationTarget
+        /// `x-api-key` is taken by the gateway and never forwarded.
+        let consumesKey: Bool
+    }
+
+    let definition: APIDefinition
+    let access: [String: RouteAccess]
+    let apiKeys: [String: String]
+
+    /// The policy for `definition`, with the gateway's `verifier` and `apiKeys` (key → name)
+    /// and a token check for each JWT scheme (by the scheme's name).
+    /// - Throws: ``APIDefinitionError`` when a route needs what the gateway lacks (a scheme it
+    ///   was given no keys for, a request authorizer, a mapping source it cannot fill).
+    package init(
+        _ definition: APIDefinition, verifier: SigV4Verifier?, apiKeys: [String: String], tokenChecks: [String: TokenCheck], tls: UpstreamTLS
+    ) throws(APIDefinitionError) {
+        self.definition = definition
+        self.apiKeys = apiKeys.filter { !$0.key.isEmpty }
+        var access: [String: RouteAccess] = [:]
+        for route in definition.routes {
+            access[route.name] = try Self.access(
+                route, schemes: definition.schemes, verifier: verifier, apiKeys: self.apiKeys, tokenChecks: tokenChecks, tls: tls)
+        }
+        self.access = access
+    }
+
+    private static func access(
+        _ route: APIRoute, schemes: [String: APISecurityScheme], verifier: SigV4Verifier?, apiKeys: [String: String],
+        tokenChecks: [String: TokenCheck], tls: UpstreamTLS
+    ) throws(APIDefinitionError) -> RouteAccess {
+        let place = route.name
+        var usesSigV4 = false, usesKey = false, requiresKey = false
+        var token: TokenCheck?, scopes: [String] = []
+        for requirement in route.security {
+            let others = requirement.filter { if case .apiKey = schemes[$0.scheme] { false } else { true } }
+            if others.count < requirement.count { if others.isEmpty { usesKey = true } else { requiresKey = true } }
+            guard others.count <= 1 else { throw APIDefinitionError(.refused(place: place, problem: "one scheme besides an API key per security requirement is served")) }
+            for needed in others {
+                switch schemes[needed.scheme] {
+                case .sigv4: usesSigV4 = true
+                case .jwt:
+                    guard token == nil || tokenChecks[needed.scheme]?.validator.issuer == token?.validator.issuer else {
+                        throw APIDefinitionError(.refused(place: place, problem: "one JWT issuer per route is served"))
+                    }
+                    token = tokenChecks[needed.scheme]
+                    scopes = needed.scopes
+                case .requestAuthorizer: throw APIDefinitionError(.refused(place: place, problem: "request authorizers (\(needed.scheme)) are not served yet"))
+                case .apiKey, .none: break
+                }
+            }
+        }
+        if usesSigV4, verifier == nil { throw APIDefinitionError(.refused(place: place, problem: "it needs awsSigv4, and the gateway was given no key pairs")) }
+        if (usesKey || requiresKey), apiKeys.isEmpty { throw APIDefinitionError(.refused(place: place, problem: "it needs an API key, and the gateway was given none")) }
+        let authorizer = route.security.isEmpty ? nil : InboundAuthorizer(
+            verifier: usesSigV4 ? verifier : nil, apiKeys: usesKey ? apiKeys : [:], tokenValidator: token?.validator, keySet: token?.keySet)
+        return RouteAccess(
+            route: route, authorizer: authorizer, requiresKey: requiresKey, scopes: scopes,
+            integration: try IntegrationTarget(route.integration, place: place, tls: tls), consumesKey: usesKey || requiresKey)
+    }
+
+    /// The plan for `head`: its route's checks and upstream, or the answer without one.
+    func plan(_ head: HTTPRequest, authorizers _: InboundAuthorizer, forwarder: UpstreamForwarder) -> Result<VerifyingGateway.Plan, VerifyingGateway.AnswerNow> {
+        let target = head.path ?? "/"
+        let path = target.prefix { $0 != "?" }
+        if head.method == .options, let cors = definition.cors, let preflight = CORSAnswers.preflight(head, cors) {
+            return .failure(.init(decision: preflight))
+        }
+        guard let (route, parameters) = definition.route(head.method, path), let access = access[route.name] else {
+            let answer = UpstreamForwarder.errorResponse(.forbidden, "MissingAuthenticationTokenException", "Missing Authentication Token")
+            return .failure(.init(decision: .answer(answer.head, body: answer.body)))
+        }
+        let apiKeys = apiKeys
+        let responseFields = definition.cors.map { CORSAnswers.responseFields(head, $0) } ?? HTTPFields()
+        return .success(VerifyingGateway.Plan(authorizer: access.authorizer, admit: { head, principal in
+            Self.admit(head, principal, access: access, apiKeys: apiKeys)
+        }) { head, principal, body in
+            let request = access.integration.request(
+                for: forwarder.upstreamRequest(for: head, principal: principal), received: head, parameters: parameters, principal: principal,
+                dropKey: access.consumesKey)
+            return .forward(request, body: body, upstream: access.integration.upstream, responseFields: responseFields)
+        })
+    }
+
+    /// How many routes the definition has (for the log).
+    package var routeCount: Int { definition.routes.count }
+
+    /// The first route's upstream origin, for a gateway given no `--upstream`.
+    package var firstUpstream: String? {
+        definition.routes.first.map { route in
+            let uri = route.integration.uri
+            guard let end = uri.firstRange(of: "://") else { return uri }
+            return String(uri[..<end.upperBound]) + uri[end.upperBound...].prefix { $0 != "/" && $0 != "?" } + "/"
+        }
+    }
+
+    /// What an authorized request must also satisfy: the route's scopes, and its API key.
+    private static func admit(_ head: HTTPRequest, _ principal: Principal?, access: RouteAccess, apiKeys: [String: String]) -> InboundRejection? {
+        if !access.scopes.isEmpty, let principal {
+            let granted = Set((principal.claims["scope"] ?? principal.claims["scp"] ?? "").split(separator: " ").map(String.init))
+            guard access.scopes.allSatisfy(granted.contains) else {
+                return InboundRejection(status: .forbidden, errorType: "AccessDeniedException", message: "Forbidden", reason: "scopes missing on \(access.route.name)")
+            }
+        }
+        if access.requiresKey {
+            let key = head.headerFields[InboundAuthorizer.apiKeyField] ?? ""
+            guard !key.isEmpty, apiKeys.keys.contains(where: { ConstantTime.equals(Array($0.utf8), Array(key.utf8)) }) else { return .forbiddenKey }
+        }
+        return nil
+    }
+}
+
+/// The definition the gateway serves now; a reload swaps in a new one.
+package final class CurrentAPIPolicy: Sendable {
+    private let value: Mutex<APIGatewayPolicy>
+
+    /// Starts with `policy`.
+    package init(_ policy: APIGatewayPolicy) { value = Mutex(policy) }
+
+    /// The policy now.
+    package var current: APIGatewayPolicy { value.withLock { $0 } }
+
+    /// Replaces it; requests under way keep the one they took.
+    package func replace(with policy: APIGatewayPolicy) { value.withLock { $0 = policy } }
+}

@@ -1,0 +1,144 @@
+import HTTPTypes
+import MultiAuthAPIDefinition
+import MultiAuthCore
+import MultiAuthInboundAuthorization
+import MultiAuthSigV4
+
+/// An `http_proxy` integration as requests are sent to it: the upstream its URI names, its
+/// path with the route's parameters filled in, the client's query string passed on, and the
+/// `requestParameters` mappings applied. A mapped header replaces whatever the client sent
+/// under that name, even when the mapping's source is empty, so it cannot be spoofed.
+struct IntegrationTarget: Sendable {
+    let upstream: Forwarding.Upstream
+    let scheme: String
+    let authority: String
+    /// The URI's path, with `{name}` and `{name+}` placeholders.
+    let pathTemplate: String
+    let query: String?
+    let mappings: [ParameterMapping]
+
+    init(_ integration: HTTPProxyIntegration, place: String, tls: UpstreamTLS) throws(APIDefinitionError) {
+        let uri = integration.uri
+        guard let schemeEnd = uri.firstRange(of: "://") else { throw APIDefinitionError(.refused(place: place, problem: "uri \(uri.prefix(80)) is not absolute")) }
+        let rest = uri[schemeEnd.upperBound...]
+        let authority = String(rest.prefix { $0 != "/" && $0 != "?" })
+        let afterAuthority = rest.dropFirst(authority.count)
+        let pathPart = afterAuthority.prefix { $0 != "?" }
+        scheme = String(uri[..<schemeEnd.lowerBound]).lowercased()
+        self.authority = authority
+        pathTemplate = pathPart.isEmpty ? "/" : String(pathPart)
+        query = afterAuthority.count > pathPart.count ? String(afterAuthority.dropFirst(pathPart.count + 1)) : nil
+        do { upstream = Forwarding.Upstream(try WireURL("\(scheme)://\(authority)/"), tls: tls) } catch {
+            throw APIDefinitionError(.refused(place: place, problem: "uri \(uri.prefix(80)) has no usable host: \(error.reason)"))
+        }
+        for mapping in integration.requestParameters where mapping.source.hasPrefix("context.identity.") {
+            throw APIDefinitionError(.refused(place: place, problem: "requestParameters source \(mapping.source) is not served yet"))
+        }
+        mappings = integration.requestParameters
+    }
+
+    /// `base` (the client's request as the gateway forwards it) sent to this integration.
+    func request(for base: HTTPRequest, received head: HTTPRequest, parameters: [String: String], principal: Principal?, dropKey: Bool) -> HTTPRequest {
+        var request = base
+        var pathValues = parameters
+        var queryPairs: [(String, String)] = []
+        let receivedQuery = Self.query(of: head)
+        for mapping in mappings {
+            let value = Self.value(of: mapping.source, head: head, query: receivedQuery, parameters: parameters, principal: principal)
+            switch mapping.target {
+            case .header(let name):
+                guard let field = HTTPField.Name(name) else { continue }
+                request.headerFields[field] = nil
+                if let value, WireText.isSafe(value) { request.headerFields[field] = value }
+            case .querystring(let name): if let value { queryPairs.append((name, value)) }
+            case .path(let name): pathValues[name] = value ?? ""
+            }
+        }
+        if dropKey { request.headerFields[InboundAuthorizer.apiKeyField] = nil }
+        var target = Self.fill(pathTemplate, with: pathValues)
+        let mapped = queryPairs.map { "\(PathEncoding.component($0.0))=\(PathEncoding.component($0.1))" }
+        let clientQuery = (head.path ?? "").split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init)
+        let queries = [query, clientQuery].compactMap { $0 } + mapped
+        if !queries.isEmpty { target += "?" + queries.joined(separator: "&") }
+        request.scheme = scheme
+        request.authority = authority
+        request.path = target
+        return request
+    }
+
+    /// The template's `{name}` (one segment, encoded) and `{name+}` (slashes kept) filled in.
+    static func fill(_ template: String, with values: [String: String]) -> String {
+        var out = ""
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            out += rest[..<open]
+            var name = rest[rest.index(after: open)..<close]
+            let greedy = name.hasSuffix("+")
+            if greedy { name = name.dropLast() }
+            let value = values[String(name)] ?? ""
+            out += greedy ? value.split(separator: "/", omittingEmptySubsequences: false).map { PathEncoding.component(String($0)) }.joined(separator: "/")
+                : PathEncoding.component(value)
+            rest = rest[rest.index(after: close)...]
+        }
+        return out + rest
+    }
+
+    private static func value(
+        of source: String, head: HTTPRequest, query: [String: String], parameters: [String: String], principal: Principal?
+    ) -> String? {
+        if source.hasPrefix("'"), source.hasSuffix("'"), source.count >= 2 { return String(source.dropFirst().dropLast()) }
+        if let name = source.dropping("method.request.header.") { return HTTPField.Name(name).flatMap { head.headerFields[$0] } }
+        if let name = source.dropping("method.request.querystring.") { return query[name] }
+        if let name = source.dropping("method.request.path.") { return parameters[name] }
+        if source == "context.authorizer.principalId" { return principal?.name }
+        if let name = source.dropping("context.authorizer.claims.") { return principal?.claims[name] }
+        if let name = source.dropping("context.authorizer.") { return principal?.claims[name] }
+        return nil
+    }
+
+    private static func query(of head: HTTPRequest) -> [String: String] {
+        guard let query = (head.path ?? "").split(separator: "?", maxSplits: 1).dropFirst().first else { return [:] }
+        var found: [String: String] = [:]
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            let name = PathEncoding.decoded(String(parts[0]))
+            if found[name] == nil { found[name] = parts.count == 2 ? PathEncoding.decoded(String(parts[1])) : "" }
+        }
+        return found
+    }
+}
+
+/// RFC 3986 percent-encoding for values put into a path or query.
+enum PathEncoding {
+    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~".utf8)
+
+    static func component(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            if unreserved.contains(byte) { out.unicodeScalars.append(Unicode.Scalar(byte)) } else { out += "%" + String(byte, radix: 16, uppercase: true).leftPadded }
+        }
+        return out
+    }
+
+    static func decoded(_ text: String) -> String {
+        guard text.contains("%") || text.contains("+") else { return text }
+        var bytes: [UInt8] = []
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "+") { bytes.append(0x20); continue }
+            guard byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
+                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+            else { bytes.append(byte); continue }
+            bytes.append(value)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension String {
+    fileprivate var leftPadded: String { count == 1 ? "0" + self : self }
+
+    fileprivate func dropping(_ prefix: String) -> String? {
+        hasPrefix(prefix) && count > prefix.count ? String(dropFirst(prefix.count)) : nil
+    }
+}
