@@ -90,7 +90,7 @@ package struct APIGatewayPolicy: Sendable {
             verifier: usesSigV4 ? verifier : nil, apiKeys: usesKey ? apiKeys : [:], tokenValidator: token?.validator, keySet: token?.keySet)
         return RouteAccess(
             route: route, authorizer: authorizer, requiresKey: requiresKey, scopes: scopes,
-            integration: try IntegrationTarget(route.integration, place: place, tls: tls), consumesKey: usesKey || requiresKey)
+            integration: try IntegrationTarget(route.integration, routeTemplate: route.template, place: place, tls: tls), consumesKey: usesKey || requiresKey)
     }
 
     /// The plan for `head`: its route's checks and upstream, or the answer without one.

@@ -16,8 +16,11 @@ struct IntegrationTarget: Sendable {
     let pathTemplate: String
     let query: String?
     let mappings: [ParameterMapping]
+    /// The route's greedy parameter (`{proxy+}`), whose slashes are kept wherever it goes.
+    let greedy: String?
 
-    init(_ integration: HTTPProxyIntegration, place: String, tls: UpstreamTLS) throws(APIDefinitionError) {
+    init(_ integration: HTTPProxyIntegration, routeTemplate: String, place: String, tls: UpstreamTLS) throws(APIDefinitionError) {
+        greedy = routeTemplate.split(separator: "/").last.flatMap { $0.hasPrefix("{") && $0.hasSuffix("+}") ? String($0.dropFirst().dropLast(2)) : nil }
         let uri = integration.uri
         guard let schemeEnd = uri.firstRange(of: "://") else { throw APIDefinitionError(.refused(place: place, problem: "uri \(uri.prefix(80)) is not absolute")) }
         let rest = uri[schemeEnd.upperBound...]
@@ -55,7 +58,7 @@ struct IntegrationTarget: Sendable {
             }
         }
         if dropKey { request.headerFields[InboundAuthorizer.apiKeyField] = nil }
-        var target = Self.fill(pathTemplate, with: pathValues)
+        var target = Self.fill(pathTemplate, with: pathValues, greedy: greedy)
         let mapped = queryPairs.map { "\(PathEncoding.component($0.0))=\(PathEncoding.component($0.1))" }
         let clientQuery = (head.path ?? "").split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init)
         let queries = [query, clientQuery].compactMap { $0 } + mapped
@@ -66,15 +69,17 @@ struct IntegrationTarget: Sendable {
         return request
     }
 
-    /// The template's `{name}` (one segment, encoded) and `{name+}` (slashes kept) filled in.
-    static func fill(_ template: String, with values: [String: String]) -> String {
+    /// The template's `{name}` (one segment, encoded) and `{name+}` or the route's greedy
+    /// parameter (slashes kept) filled in.
+    static func fill(_ template: String, with values: [String: String], greedy greedyName: String? = nil) -> String {
         var out = ""
         var rest = template[...]
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
             out += rest[..<open]
             var name = rest[rest.index(after: open)..<close]
-            let greedy = name.hasSuffix("+")
+            var greedy = name.hasSuffix("+")
             if greedy { name = name.dropLast() }
+            if String(name) == greedyName { greedy = true }
             let value = values[String(name)] ?? ""
             out += greedy ? value.split(separator: "/", omittingEmptySubsequences: false).map { PathEncoding.component(String($0)) }.joined(separator: "/")
                 : PathEncoding.component(value)

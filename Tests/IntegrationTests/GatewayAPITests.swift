@@ -1,0 +1,139 @@
+import Foundation
+import HTTPTypes
+import MultiAuthCore
+import MultiAuthCurl
+import Testing
+
+/// `multiauth gateway --api` serving scripts/peers/api-definition.yaml, driven by clients we
+/// did not write: botocore-signed requests (signed_call.py), nanoidp's access tokens, and curl
+/// for CORS preflights. The upstream stand-in echoes what reached it and counts arrivals under
+/// the test's own prefix.
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available && Peers.oidcAvailable && !Peers.upstream.isEmpty, Peers.reason))
+struct GatewayAPITests {
+    struct Fixture {
+        let gateway: GatewayProcess
+        let prefix = "t/\(UUID().uuidString.lowercased())"
+        let folder: ScratchFolder
+
+        init() throws {
+            folder = try ScratchFolder("multiauth-gateway-api")
+            let template = try String(contentsOf: Paths.repository.appendingPathComponent("scripts/peers/api-definition.yaml"), encoding: .utf8)
+            let definition = template.replacingOccurrences(of: "@UPSTREAM@", with: Peers.upstream).replacingOccurrences(of: "@PREFIX@", with: prefix)
+                .replacingOccurrences(of: "@ISSUER@", with: Peers.oidcIssuer)
+            try Data(definition.utf8).write(to: folder.url.appendingPathComponent("api.yaml"))
+            try Data(#"{"\#(GatewayTests.keyId)": "\#(GatewayTests.secret)"}"#.utf8).write(to: folder.url.appendingPathComponent("keys.json"))
+            chmod(folder.path + "/keys.json", 0o600)
+            gateway = try GatewayProcess([
+                "gateway", "--listen", "127.0.0.1:0", "--api", folder.path + "/api.yaml", "--iam-credentials", folder.path + "/keys.json",
+                "--api-key", "ci=gw-key-123", "-v",
+            ])
+        }
+
+        func send(_ method: HTTPRequest.Method, _ path: String, _ named: [String: String] = [:]) async throws -> (status: Int, body: [String: Any], fields: HTTPFields) {
+            var fields = HTTPFields()
+            for (name, value) in named { fields[HTTPField.Name(name)!] = value }
+            let response = try await GatewayTests.send(method, gateway.url + path, fields: fields)
+            let body = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+            return (response.status, body, response.head.headerFields)
+        }
+
+        /// How many requests under this test's prefix reached the upstream.
+        func arrivals() async throws -> Int {
+            let response = try await GatewayTests.send(.get, Peers.upstream + "/_peer/count?prefix=/" + prefix)
+            return try #require((try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["count"] as? Int)
+        }
+    }
+
+    /// A client-credentials access token from nanoidp for `scope`.
+    static func token(scope: String) async throws -> String {
+        let basic = Data("\(Peers.oidcConfidentialClient):\(Peers.oidcClientSecret)".utf8).base64EncodedString()
+        var fields = HTTPFields()
+        fields[.authorization] = "Basic \(basic)"
+        fields[.contentType] = "application/x-www-form-urlencoded"
+        let response = try await CurlHTTPClient().send(
+            try HTTPRequest(method: .post, wireURL: Peers.oidcIssuer + "/token", headerFields: fields),
+            body: .bytes(Array("grant_type=client_credentials&scope=\(scope.replacingOccurrences(of: " ", with: "+"))".utf8)))
+        return try #require((try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["access_token"] as? String)
+    }
+
+    static func headers(_ echo: [String: Any]) -> [String: String] {
+        Dictionary((echo["headers"] as? [String: String] ?? [:]).map { ($0.key.lowercased(), $0.value) }) { $1 }
+    }
+
+    /// Unknown routes and methods get API Gateway's answer; a public route passes unsigned.
+    @Test func routesAreTheDefinitionsAndOthersAreMissingAuthenticationToken() async throws {
+        let fixture = try Fixture()
+        defer { fixture.folder.remove(); #expect(fixture.gateway.stop() == 0) }
+        for (method, path) in [(HTTPRequest.Method.get, "/nowhere"), (.delete, "/public"), (.get, "/files/")] {
+            let answer = try await fixture.send(method, path)
+            #expect(answer.status == 403 && answer.body["message"] as? String == "Missing Authentication Token", "\(method) \(path)")
+            #expect(answer.fields[HTTPField.Name("x-amzn-ErrorType")!] == "MissingAuthenticationTokenException")
+        }
+        let open = try await fixture.send(.get, "/public?x=1")
+        #expect(open.status == 200 && open.body["target"] as? String == "/\(fixture.prefix)/public?x=1", "\(open.body)")
+        #expect(try await fixture.arrivals() == 1)
+    }
+
+    /// SigV4 routes take botocore's signatures, fill path parameters, and refuse the unsigned;
+    /// a greedy route takes any method and depth; a route needing both a signature and a key
+    /// refuses either alone.
+    @Test func signedRoutesAndGreedyPaths() async throws {
+        let fixture = try Fixture()
+        defer { fixture.folder.remove(); #expect(fixture.gateway.stop() == 0) }
+        let signed = try await GatewayTests.signedCall(["--signer", "botocore", "--url", fixture.gateway.url + "/iam/items/a%20b"])
+        #expect(signed.status == 200 && signed.echo?["target"] as? String == "/\(fixture.prefix)/items/a%20b", "\(signed.echo ?? [:])")
+        #expect(Self.headers(signed.echo ?? [:])["x-multiauth-principal"] == GatewayTests.keyId)
+        #expect(try await fixture.send(.get, "/iam/items/a").status == 403)
+        let deep = try await GatewayTests.signedCall(
+            ["--signer", "botocore", "--method", "POST", "--body", "{}", "--url", fixture.gateway.url + "/files/a/b/c.txt"])
+        #expect(deep.status == 200 && deep.echo?["target"] as? String == "/\(fixture.prefix)/files/a/b/c.txt", "\(deep.echo ?? [:])")
+        let keyed = try await fixture.send(.delete, "/files/x", ["x-api-key": "gw-key-123"])
+        #expect(keyed.status == 200 && Self.headers(keyed.body)["x-api-key"] == nil, "the key is never forwarded")
+        let signedOnly = try await GatewayTests.signedCall(["--signer", "botocore", "--url", fixture.gateway.url + "/both"])
+        #expect(signedOnly.status == 403)
+        let bothPresent = try await GatewayTests.signedCall(["--signer", "botocore", "--url", fixture.gateway.url + "/both", "--header", "x-api-key:gw-key-123"])
+        #expect(bothPresent.status == 200, "\(bothPresent.errorType ?? "")")
+        #expect(try await fixture.arrivals() == 4)
+    }
+
+    /// Mapped headers come from the definition and replace what the client sent; a JWT route
+    /// needs its scopes; the query and mapped query parameters reach the upstream.
+    @Test func mappingsReplaceSpoofedHeadersAndScopesAreChecked() async throws {
+        let fixture = try Fixture()
+        defer { fixture.folder.remove(); #expect(fixture.gateway.stop() == 0) }
+        let keyed = try await fixture.send(.get, "/keyed?page=2", ["x-api-key": "gw-key-123", "x-plan": "platinum", "x-caller": "tests"])
+        #expect(keyed.status == 200 && Self.headers(keyed.body)["x-plan"] == "gold", "\(keyed.body)")
+        #expect(keyed.body["target"] as? String == "/\(fixture.prefix)/keyed?page=2&caller=tests")
+        #expect(try await fixture.send(.get, "/keyed", ["x-api-key": "wrong"]).status == 403)
+        let reader = try await Self.token(scope: "openid pets.read")
+        let pets = try await fixture.send(.get, "/pets", ["Authorization": "Bearer \(reader)", "x-user": "admin"])
+        #expect(pets.status == 200, "\(pets.body)")
+        #expect(Self.headers(pets.body)["x-user"] == Peers.oidcConfidentialClient && Self.headers(pets.body)["x-client"] == Peers.oidcConfidentialClient)
+        let write = try await fixture.send(.post, "/pets", ["Authorization": "Bearer \(reader)"])
+        #expect(write.status == 403 && write.body["message"] as? String == "Forbidden", "pets.write is missing: \(write.body)")
+        #expect(try await fixture.send(.get, "/pets").status == 401)
+        #expect(try await fixture.arrivals() == 2)
+    }
+
+    /// curl's preflight is answered by the gateway without authorization; an allowed origin's
+    /// response gets the CORS fields, another origin's does not.
+    @Test func corsPreflightsAreAnsweredHere() async throws {
+        let fixture = try Fixture()
+        defer { fixture.folder.remove(); #expect(fixture.gateway.stop() == 0) }
+        func preflight(_ origin: String) throws -> String {
+            let run = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), [
+                "-s", "-i", "-X", "OPTIONS", fixture.gateway.url + "/pets", "-H", "Origin: \(origin)", "-H", "Access-Control-Request-Method: GET",
+                "-H", "Access-Control-Request-Headers: authorization",
+            ], limit: 30)
+            return String(decoding: run.stdout, as: UTF8.self).lowercased()
+        }
+        let allowed = try preflight("https://app.example")
+        #expect(allowed.hasPrefix("http/1.1 204") && allowed.contains("access-control-allow-origin: https://app.example"), "\(allowed)")
+        #expect(allowed.contains("access-control-allow-methods: get,post") && allowed.contains("access-control-max-age: 300"))
+        let other = try preflight("https://evil.example")
+        #expect(other.hasPrefix("http/1.1 204") && !other.contains("access-control-allow-origin"), "\(other)")
+        let open = try await fixture.send(.get, "/public", ["Origin": "https://app.example"])
+        #expect(open.fields[.accessControlAllowOrigin] == "https://app.example" && open.fields[.accessControlExposeHeaders] == "x-request-id")
+        #expect(try await fixture.arrivals() == 1, "preflights never reach the upstream")
+    }
+}
