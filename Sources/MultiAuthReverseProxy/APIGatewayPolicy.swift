@@ -1,10 +1,11 @@
 import HTTPTypes
 package import MultiAuthAPIDefinition
-import MultiAuthCore
 import MultiAuthCrypto
 import MultiAuthInboundAuthorization
 package import MultiAuthJSONWebTokens
 package import MultiAuthSigV4
+package import MultiAuthCore
+package import MultiAuthHTTP
 import Synchronization
 
 /// How the gateway serves an API definition: each route's authorization built from the
@@ -27,8 +28,10 @@ package struct APIGatewayPolicy: Sendable {
     /// One route as served.
     struct RouteAccess: Sendable {
         let route: APIRoute
-        /// Nil for a route open to anyone (`security: []`).
+        /// Nil for a route open to anyone (`security: []`) or decided by a request authorizer.
         let authorizer: InboundAuthorizer?
+        /// The route's request authorizer, if that is its scheme.
+        let requestAuthorizer: RequestAuthorizerCall?
         /// A key in `x-api-key` is required besides the other scheme (`{sigv4: [], api_key: []}`).
         let requiresKey: Bool
         /// Scopes a token must carry (every one).
@@ -46,26 +49,35 @@ package struct APIGatewayPolicy: Sendable {
     /// and a token check for each JWT scheme (by the scheme's name).
     /// - Throws: ``APIDefinitionError`` when a route needs what the gateway lacks (a scheme it
     ///   was given no keys for, a request authorizer, a mapping source it cannot fill).
+    /// Request authorizers are called through `http` as deployed at `deployment` (their
+    /// method ARNs), their decisions kept by `clock`.
     package init(
-        _ definition: APIDefinition, verifier: SigV4Verifier?, apiKeys: [String: String], tokenChecks: [String: TokenCheck], tls: UpstreamTLS
+        _ definition: APIDefinition, verifier: SigV4Verifier?, apiKeys: [String: String], tokenChecks: [String: TokenCheck], tls: UpstreamTLS,
+        deployment: APIDeployment, http: any HTTPSender, clock: TimeSource = .system
     ) throws(APIDefinitionError) {
         self.definition = definition
         self.apiKeys = apiKeys.filter { !$0.key.isEmpty }
+        var callers: [String: RequestAuthorizerCall] = [:]
+        for (name, scheme) in definition.schemes {
+            guard case .requestAuthorizer(let settings) = scheme else { continue }
+            callers[name] = RequestAuthorizerCall(name: name, settings: settings, deployment: deployment, http: http, clock: clock)
+        }
         var access: [String: RouteAccess] = [:]
         for route in definition.routes {
             access[route.name] = try Self.access(
-                route, schemes: definition.schemes, verifier: verifier, apiKeys: self.apiKeys, tokenChecks: tokenChecks, tls: tls)
+                route, schemes: definition.schemes, verifier: verifier, apiKeys: self.apiKeys, tokenChecks: tokenChecks, callers: callers, tls: tls)
         }
         self.access = access
     }
 
     private static func access(
         _ route: APIRoute, schemes: [String: APISecurityScheme], verifier: SigV4Verifier?, apiKeys: [String: String],
-        tokenChecks: [String: TokenCheck], tls: UpstreamTLS
+        tokenChecks: [String: TokenCheck], callers: [String: RequestAuthorizerCall], tls: UpstreamTLS
     ) throws(APIDefinitionError) -> RouteAccess {
         let place = route.name
         var usesSigV4 = false, usesKey = false, requiresKey = false
         var token: TokenCheck?, scopes: [String] = []
+        var caller: RequestAuthorizerCall?
         for requirement in route.security {
             let others = requirement.filter { if case .apiKey = schemes[$0.scheme] { false } else { true } }
             if others.count < requirement.count { if others.isEmpty { usesKey = true } else { requiresKey = true } }
@@ -79,17 +91,21 @@ package struct APIGatewayPolicy: Sendable {
                     }
                     token = tokenChecks[needed.scheme]
                     scopes = needed.scopes
-                case .requestAuthorizer: throw APIDefinitionError(.refused(place: place, problem: "request authorizers (\(needed.scheme)) are not served yet"))
+                case .requestAuthorizer:
+                    guard route.security.count == 1, requirement.count == 1 else {
+                        throw APIDefinitionError(.refused(place: place, problem: "a request authorizer (\(needed.scheme)) is served as a route's only scheme"))
+                    }
+                    caller = callers[needed.scheme]
                 case .apiKey, .none: break
                 }
             }
         }
         if usesSigV4, verifier == nil { throw APIDefinitionError(.refused(place: place, problem: "it needs awsSigv4, and the gateway was given no key pairs")) }
         if (usesKey || requiresKey), apiKeys.isEmpty { throw APIDefinitionError(.refused(place: place, problem: "it needs an API key, and the gateway was given none")) }
-        let authorizer = route.security.isEmpty ? nil : InboundAuthorizer(
+        let authorizer = route.security.isEmpty || caller != nil ? nil : InboundAuthorizer(
             verifier: usesSigV4 ? verifier : nil, apiKeys: usesKey ? apiKeys : [:], tokenValidator: token?.validator, keySet: token?.keySet)
         return RouteAccess(
-            route: route, authorizer: authorizer, requiresKey: requiresKey, scopes: scopes,
+            route: route, authorizer: authorizer, requestAuthorizer: caller, requiresKey: requiresKey, scopes: scopes,
             integration: try IntegrationTarget(route.integration, routeTemplate: route.template, place: place, tls: tls), consumesKey: usesKey || requiresKey)
     }
 
@@ -106,7 +122,12 @@ package struct APIGatewayPolicy: Sendable {
         }
         let apiKeys = apiKeys
         let responseFields = definition.cors.map { CORSAnswers.responseFields(head, $0) } ?? HTTPFields()
-        return .success(VerifyingGateway.Plan(authorizer: access.authorizer, admit: { head, principal in
+        let external = access.requestAuthorizer.map { caller in
+            VerifyingGateway.Plan.External(
+                cached: { head in caller.cachedDecision(head, route: route, parameters: parameters) },
+                decide: { head in await caller.decide(head, route: route, parameters: parameters) })
+        }
+        return .success(VerifyingGateway.Plan(authorizer: access.authorizer, external: external, admit: { head, principal in
             Self.admit(head, principal, access: access, apiKeys: apiKeys)
         }) { head, principal, body in
             let request = access.integration.request(

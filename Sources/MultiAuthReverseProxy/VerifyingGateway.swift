@@ -38,8 +38,16 @@ package struct VerifyingGateway: Sendable {
     /// allowed principal must satisfy, and how it goes upstream.
     struct Plan: Sendable {
         let authorizer: InboundAuthorizer?
+        /// A decision made elsewhere (a request authorizer): what its cache says without
+        /// waiting (nil: ask), and the asking. Used when `authorizer` is nil.
+        var external: External? = nil
         let admit: @Sendable (HTTPRequest, Principal?) -> InboundRejection?
         let forward: @Sendable (HTTPRequest, Principal?, UpstreamBody) -> Forwarding.Decision
+
+        struct External: Sendable {
+            let cached: @Sendable (HTTPRequest) -> Result<Principal?, InboundRejection>?
+            let decide: @Sendable (HTTPRequest) async -> Result<Principal?, InboundRejection>
+        }
     }
 
     /// The plan for `head`, or the answer that ends it at once (no route, a CORS preflight).
@@ -95,12 +103,12 @@ package struct VerifyingGateway: Sendable {
 
     /// The plan's authorizer's decision, when it needs no wait; a public route passes at once.
     private static func decideWithoutSuspending(_ head: HTTPRequest, plan: Plan, bodySHA256: String?) -> Result<Principal?, InboundRejection>? {
-        guard let authorizer = plan.authorizer else { return .success(nil) }
+        guard let authorizer = plan.authorizer else { return plan.external.map { $0.cached(head) } ?? .success(nil) }
         return authorizer.authorizeWithoutSuspending(head, bodySHA256: bodySHA256).map { $0.map(Optional.some) }
     }
 
     private static func decide(_ head: HTTPRequest, plan: Plan, bodySHA256: String?) async -> Result<Principal?, InboundRejection> {
-        guard let authorizer = plan.authorizer else { return .success(nil) }
+        guard let authorizer = plan.authorizer else { return await plan.external?.decide(head) ?? .success(nil) }
         return await authorizer.authorize(head, bodySHA256: bodySHA256).map(Optional.some)
     }
 

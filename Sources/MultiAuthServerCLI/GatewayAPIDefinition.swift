@@ -13,7 +13,7 @@ import MultiAuthTokens
 /// (found through the issuer's discovery document, fetched again as the issuer rotates keys).
 enum GatewayAPIDefinition {
     /// The policy for the definition at `path`.
-    static func policy(_ path: String, authorizer: InboundAuthorizerParts, tls: UpstreamTLS) async throws -> APIGatewayPolicy {
+    static func policy(_ path: String, authorizer: InboundAuthorizerParts, tls: UpstreamTLS, deployment: APIDeployment) async throws -> APIGatewayPolicy {
         let bytes: [UInt8]
         switch BoundedFileRead.contents(atPath: path, limit: APIDefinition.maxBytes) {
         case .success(let read): bytes = read
@@ -26,7 +26,9 @@ enum GatewayAPIDefinition {
                 guard case .jwt(let issuer, let audiences) = scheme else { continue }
                 checks[name] = try await tokenCheck(issuer: issuer, audiences: audiences, scheme: name)
             }
-            return try APIGatewayPolicy(definition, verifier: authorizer.verifier, apiKeys: authorizer.apiKeys, tokenChecks: checks, tls: tls)
+            return try APIGatewayPolicy(
+                definition, verifier: authorizer.verifier, apiKeys: authorizer.apiKeys, tokenChecks: checks, tls: tls, deployment: deployment,
+                http: CurlHTTPClient(options: .bounded(total: .seconds(10))))
         } catch let error as APIDefinitionError {
             throw CLIError("--api", error)
         }

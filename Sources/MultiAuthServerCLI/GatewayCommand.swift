@@ -55,6 +55,9 @@ struct GatewayCommand: AsyncParsableCommand {
         routes get 403 Missing Authentication Token. The keys above are what its schemes check. Re-read on SIGHUP.
         """)
     var api: String?
+    @Option(help: "With --api: the account in method ARNs that request authorizers' policies are checked against.") var accountId = "123456789012"
+    @Option(help: "With --api: the API id in method ARNs.") var apiId = "multiauth"
+    @Option(help: "With --api: the stage in method ARNs.") var stage = "local"
     @Option(help: "Region signatures must be scoped to.", transform: regionArgument) var region = "us-east-1"
     @Option(help: "Service signatures must be scoped to.") var service = "execute-api"
     @Option(help: "The largest request body accepted, in bytes (API Gateway's 10 MiB by default; bodies over 1 MiB are hashed into a 0600 temporary file as they arrive, never held in memory).")
@@ -74,7 +77,7 @@ struct GatewayCommand: AsyncParsableCommand {
         let tls = try server.upstreamTLS()
         let (authorizer, parts) = try await makeAuthorizer(keyStore, starting: true)
         var policy: APIGatewayPolicy?
-        if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls) }
+        if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls, deployment: deployment) }
         guard !authorizer.modes.isEmpty || policy != nil else {
             throw CLIError(message: "give at least one of --iam-credentials, --iam-store, --api-key, --api-key-file, --api-key-store, or --jwks-url with --issuer and --audience")
         }
@@ -106,13 +109,16 @@ struct GatewayCommand: AsyncParsableCommand {
         }
     }
 
+    /// Where `--api`'s definition is deployed, for method ARNs.
+    private var deployment: APIDeployment { APIDeployment(region: region, account: accountId, apiId: apiId, stage: stage) }
+
     /// Builds the authorizer (and the API definition's policy) again from the files and swaps
     /// them in together; what they hold, for the log. A definition that cannot be read keeps
     /// both as they were.
     private func reload(_ keyStore: CredentialStore?, into authorizers: CurrentAuthorizer, api current: CurrentAPIPolicy?, tls: UpstreamTLS) async throws -> String {
         let (fresh, parts) = try await makeAuthorizer(keyStore, starting: false)
         var policy: APIGatewayPolicy?
-        if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls) }
+        if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls, deployment: deployment) }
         authorizers.replace(with: fresh)
         if let policy { current?.replace(with: policy) }
         return policy.map { "API \($0.routeCount) routes" } ?? "modes \(fresh.modes.map(\.rawValue).joined(separator: ", "))"

@@ -8,7 +8,7 @@ import Testing
 /// did not write: botocore-signed requests (signed_call.py), nanoidp's access tokens, and curl
 /// for CORS preflights. The upstream stand-in echoes what reached it and counts arrivals under
 /// the test's own prefix.
-@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available && Peers.oidcAvailable && !Peers.upstream.isEmpty, Peers.reason))
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available && Peers.oidcAvailable && !Peers.upstream.isEmpty && !Peers.authorizer.isEmpty, Peers.reason))
 struct GatewayAPITests {
     struct Fixture {
         let gateway: GatewayProcess
@@ -19,7 +19,7 @@ struct GatewayAPITests {
             folder = try ScratchFolder("multiauth-gateway-api")
             let template = try String(contentsOf: Paths.repository.appendingPathComponent("scripts/peers/api-definition.yaml"), encoding: .utf8)
             let definition = template.replacingOccurrences(of: "@UPSTREAM@", with: Peers.upstream).replacingOccurrences(of: "@PREFIX@", with: prefix)
-                .replacingOccurrences(of: "@ISSUER@", with: Peers.oidcIssuer)
+                .replacingOccurrences(of: "@ISSUER@", with: Peers.oidcIssuer).replacingOccurrences(of: "@AUTHORIZER@", with: Peers.authorizer)
             try Data(definition.utf8).write(to: folder.url.appendingPathComponent("api.yaml"))
             try Data(#"{"\#(GatewayTests.keyId)": "\#(GatewayTests.secret)"}"#.utf8).write(to: folder.url.appendingPathComponent("keys.json"))
             chmod(folder.path + "/keys.json", 0o600)
@@ -135,5 +135,69 @@ struct GatewayAPITests {
         let open = try await fixture.send(.get, "/public", ["Origin": "https://app.example"])
         #expect(open.fields[.accessControlAllowOrigin] == "https://app.example" && open.fields[.accessControlExposeHeaders] == "x-request-id")
         #expect(try await fixture.arrivals() == 1, "preflights never reach the upstream")
+    }
+
+    /// How many times the authorizer was asked about `token`, and the events it got.
+    static func authorizerCalls(_ token: String) async throws -> (count: Int, events: [[String: Any]]) {
+        let response = try await GatewayTests.send(.get, Peers.authorizer + "/_peer/calls?token=" + token)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        return (object["count"] as? Int ?? -1, object["events"] as? [[String: Any]] ?? [])
+    }
+
+    /// A 1.0 request authorizer's policy allows its route, is cached for the TTL (one call for
+    /// two requests), and is evaluated again for another route, which it does not open; its
+    /// principal and context are mapped upstream; the event is API Gateway's.
+    @Test func aCachedPolicyIsEvaluatedAgainForEachRoute() async throws {
+        let fixture = try Fixture()
+        defer { fixture.folder.remove(); #expect(fixture.gateway.stop() == 0) }
+        let token = "allow-pets-\(UUID().uuidString.prefix(8))"
+        let first = try await fixture.send(.get, "/authz/pets", ["x-token": token, "x-tier": "platinum"])
+        #expect(first.status == 200 && Self.headers(first.body)["x-tier"] == "gold" && Self.headers(first.body)["x-principal"] == "user-1", "\(first.body)")
+        #expect(try await fixture.send(.get, "/authz/pets", ["x-token": token]).status == 200)
+        let admin = try await fixture.send(.get, "/authz/admin", ["x-token": token])
+        #expect(admin.status == 403 && admin.body["message"] as? String == "User is not authorized to access this resource", "\(admin.body)")
+        let calls = try await Self.authorizerCalls(token)
+        #expect(calls.count == 1, "one call within the TTL, whatever the route")
+        let event = try #require(calls.events.first)
+        #expect(event["type"] as? String == "REQUEST" && event["methodArn"] as? String == "arn:aws:execute-api:us-east-1:123456789012:multiauth/local/GET/authz/pets")
+        #expect(event["resource"] as? String == "/authz/pets" && (event["headers"] as? [String: String])?["x-token"] == token)
+        #expect(try await fixture.arrivals() == 2)
+    }
+
+    /// Denials and failures: an explicit Deny, a policy for another account, no identity (no
+    /// call), a 401, garbage, 10 MB and a hang each answer as API Gateway does, and nothing
+    /// reaches the upstream.
+    @Test func authorizerDenialsAndFailuresFailClosed() async throws {
+        let fixture = try Fixture()
+        defer { fixture.folder.remove(); #expect(fixture.gateway.stop() == 0) }
+        let id = UUID().uuidString.prefix(8)
+        let cases: [(String, Int, String)] = [
+            ("deny-\(id)", 403, "User is not authorized to access this resource with an explicit deny"),
+            ("elsewhere-\(id)", 403, "User is not authorized to access this resource"),
+            ("unauthorized-\(id)", 401, "Unauthorized"),
+            ("garbage-\(id)", 500, "Internal server error"),
+            ("huge-\(id)", 500, "Internal server error"),
+            ("slow-\(id)", 500, "Internal server error"),
+        ]
+        for (token, status, message) in cases {
+            let answer = try await fixture.send(.get, "/authz/pets", ["x-token": token])
+            #expect(answer.status == status && answer.body["message"] as? String == message, "\(token): \(answer.status) \(answer.body)")
+        }
+        let none = try await fixture.send(.get, "/authz/pets")
+        #expect(none.status == 401 && none.body["message"] as? String == "Unauthorized")
+        #expect(try await fixture.arrivals() == 0)
+    }
+
+    /// A 2.0 simple response allows or denies, with no cache at TTL 0 (a call per request).
+    @Test func simpleResponsesAndNoCache() async throws {
+        let fixture = try Fixture()
+        defer { fixture.folder.remove(); #expect(fixture.gateway.stop() == 0) }
+        let yes = "yes-\(UUID().uuidString.prefix(8))", no = "no-\(UUID().uuidString.prefix(8))"
+        let allowed = try await fixture.send(.get, "/authz/simple", ["x-token": yes])
+        #expect(allowed.status == 200 && Self.headers(allowed.body)["x-tier"] == "silver")
+        #expect(try await fixture.send(.get, "/authz/simple", ["x-token": yes]).status == 200)
+        #expect(try await fixture.send(.get, "/authz/simple", ["x-token": no]).status == 403)
+        let calls = try await Self.authorizerCalls(yes)
+        #expect(calls.count == 2 && calls.events.first?["version"] as? String == "2.0" && calls.events.first?["routeKey"] as? String == "GET /authz/simple")
     }
 }

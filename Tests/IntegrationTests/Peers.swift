@@ -38,6 +38,8 @@ enum Peers {
 
     /// The trivial upstream behind the gateway tests (scripts/peers/upstream_server.py).
     static var upstream: String { environment["MULTIAUTH_TEST_UPSTREAM_URL"] ?? "" }
+    /// The Lambda-style request authorizer over HTTP (scripts/peers/authorizer_server.py).
+    static var authorizer: String { environment["MULTIAUTH_TEST_AUTHORIZER_URL"] ?? "" }
     /// The upstream stand-in over HTTPS, its self-signed certificate for 127.0.0.1 in ``tlsCA``.
     static var tlsUpstream: String { environment["MULTIAUTH_TEST_TLS_UPSTREAM_URL"] ?? "" }
     static var tlsCA: String { environment["MULTIAUTH_TEST_TLS_CA"] ?? "" }

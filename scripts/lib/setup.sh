@@ -242,6 +242,7 @@ start_peers() {
     export MULTIAUTH_TEST_ROLESANYWHERE_URL="https://127.0.0.1:$roles_anywhere_port"
     start_peer COGNITO cognito_server.py "/_peer/devices?username=none" "Cognito device server" "$logs"
     start_peer UPSTREAM upstream_server.py "/_peer/count" "gateway upstream" "$logs"
+    start_peer AUTHORIZER authorizer_server.py "/_peer/calls?token=none" "request authorizer" "$logs"
     start_tls_upstream "$logs"
     start_postgres
 
