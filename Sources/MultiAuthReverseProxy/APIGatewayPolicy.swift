@@ -44,6 +44,7 @@ package struct APIGatewayPolicy: Sendable {
     let definition: APIDefinition
     let access: [String: RouteAccess]
     let apiKeys: [String: String]
+    let usage: UsageLimits?
 
     /// The policy for `definition`, with the gateway's `verifier` and `apiKeys` (key → name)
     /// and a token check for each JWT scheme (by the scheme's name).
@@ -53,10 +54,11 @@ package struct APIGatewayPolicy: Sendable {
     /// method ARNs), their decisions kept by `clock`.
     package init(
         _ definition: APIDefinition, verifier: SigV4Verifier?, apiKeys: [String: String], tokenChecks: [String: TokenCheck], tls: UpstreamTLS,
-        deployment: APIDeployment, http: any HTTPSender, clock: TimeSource = .system
+        deployment: APIDeployment, http: any HTTPSender, usage: UsageLimits? = nil, clock: TimeSource = .system
     ) throws(APIDefinitionError) {
         self.definition = definition
         self.apiKeys = apiKeys.filter { !$0.key.isEmpty }
+        self.usage = usage
         var callers: [String: RequestAuthorizerCall] = [:]
         for (name, scheme) in definition.schemes {
             guard case .requestAuthorizer(let settings) = scheme else { continue }
@@ -120,7 +122,7 @@ package struct APIGatewayPolicy: Sendable {
             let answer = UpstreamForwarder.errorResponse(.forbidden, "MissingAuthenticationTokenException", "Missing Authentication Token")
             return .failure(.init(decision: .answer(answer.head, body: answer.body)))
         }
-        let apiKeys = apiKeys
+        let apiKeys = apiKeys, usage = usage
         let responseFields = definition.cors.map { CORSAnswers.responseFields(head, $0) } ?? HTTPFields()
         let external = access.requestAuthorizer.map { caller in
             VerifyingGateway.Plan.External(
@@ -128,7 +130,7 @@ package struct APIGatewayPolicy: Sendable {
                 decide: { head in await caller.decide(head, route: route, parameters: parameters) })
         }
         return .success(VerifyingGateway.Plan(authorizer: access.authorizer, external: external, admit: { head, principal in
-            Self.admit(head, principal, access: access, apiKeys: apiKeys)
+            Self.admit(head, principal, access: access, apiKeys: apiKeys, usage: usage)
         }) { head, principal, body in
             let request = access.integration.request(
                 for: forwarder.upstreamRequest(for: head, principal: principal), received: head, parameters: parameters, principal: principal,
@@ -149,19 +151,25 @@ package struct APIGatewayPolicy: Sendable {
         }
     }
 
-    /// What an authorized request must also satisfy: the route's scopes, and its API key.
-    private static func admit(_ head: HTTPRequest, _ principal: Principal?, access: RouteAccess, apiKeys: [String: String]) -> InboundRejection? {
+    /// What an authorized request must also satisfy: the route's scopes, its API key, and
+    /// the key's usage plan.
+    private static func admit(
+        _ head: HTTPRequest, _ principal: Principal?, access: RouteAccess, apiKeys: [String: String], usage: UsageLimits?
+    ) -> InboundRejection? {
         if !access.scopes.isEmpty, let principal {
             let granted = Set((principal.claims["scope"] ?? principal.claims["scp"] ?? "").split(separator: " ").map(String.init))
             guard access.scopes.allSatisfy(granted.contains) else {
                 return InboundRejection(status: .forbidden, errorType: "AccessDeniedException", message: "Forbidden", reason: "scopes missing on \(access.route.name)")
             }
         }
+        var keyName = principal?.mode == .apiKey ? principal?.name : nil
         if access.requiresKey {
             let key = head.headerFields[InboundAuthorizer.apiKeyField] ?? ""
-            guard !key.isEmpty, apiKeys.keys.contains(where: { ConstantTime.equals(Array($0.utf8), Array(key.utf8)) }) else { return .forbiddenKey }
+            guard !key.isEmpty, let name = apiKeys.first(where: { ConstantTime.equals(Array($0.key.utf8), Array(key.utf8)) })?.value else { return .forbiddenKey }
+            keyName = name
         }
-        return nil
+        guard let usage, let keyName else { return nil }
+        return usage.admit(key: keyName, route: access.route.name)
     }
 }
 

@@ -13,7 +13,9 @@ import MultiAuthTokens
 /// (found through the issuer's discovery document, fetched again as the issuer rotates keys).
 enum GatewayAPIDefinition {
     /// The policy for the definition at `path`.
-    static func policy(_ path: String, authorizer: InboundAuthorizerParts, tls: UpstreamTLS, deployment: APIDeployment) async throws -> APIGatewayPolicy {
+    static func policy(
+        _ path: String, authorizer: InboundAuthorizerParts, tls: UpstreamTLS, deployment: APIDeployment, usage: UsageLimits?
+    ) async throws -> APIGatewayPolicy {
         let bytes: [UInt8]
         switch BoundedFileRead.contents(atPath: path, limit: APIDefinition.maxBytes) {
         case .success(let read): bytes = read
@@ -28,9 +30,18 @@ enum GatewayAPIDefinition {
             }
             return try APIGatewayPolicy(
                 definition, verifier: authorizer.verifier, apiKeys: authorizer.apiKeys, tokenChecks: checks, tls: tls, deployment: deployment,
-                http: CurlHTTPClient(options: .bounded(total: .seconds(10))))
+                http: CurlHTTPClient(options: .bounded(total: .seconds(10))), usage: usage)
         } catch let error as APIDefinitionError {
             throw CLIError("--api", error)
+        }
+    }
+
+    /// The usage plans at `path`, their keys checked against the gateway's (`apiKeys`: key → name).
+    static func usagePlans(_ path: String, apiKeys: [String: String]) throws -> UsagePlans {
+        switch BoundedFileRead.contents(atPath: path, limit: 1 << 20) {
+        case .success(let bytes):
+            do { return try UsagePlans.load(bytes, name: path, knownKeys: Set(apiKeys.values)) } catch { throw CLIError("--usage-plans", error) }
+        case .failure(let failure): throw CLIError("--usage-plans", "'\(path)' \(failure)")
         }
     }
 

@@ -55,6 +55,14 @@ struct GatewayCommand: AsyncParsableCommand {
         routes get 403 Missing Authentication Token. The keys above are what its schemes check. Re-read on SIGHUP.
         """)
     var api: String?
+    @Option(help: """
+        With --api: usage plans (JSON or YAML, {"usagePlans": [{"name", "throttle": {"rateLimit", "burstLimit"}, "methodThrottles": \
+        {"GET /pets": …}, "quota": {"limit", "period": DAY|WEEK|MONTH, "offset"}, "apiKeys": [NAME, …]}]}): a token bucket per key \
+        and route (429 Too Many Requests), a quota per key (429 Limit Exceeded); a key in no plan is refused. Re-read on SIGHUP.
+        """)
+    var usagePlans: String?
+    @Option(help: "With --usage-plans: where quota counts are kept (0600), so they survive a restart; without it they start again at each start.")
+    var usageState: String?
     @Option(help: "With --api: the account in method ARNs that request authorizers' policies are checked against.") var accountId = "123456789012"
     @Option(help: "With --api: the API id in method ARNs.") var apiId = "multiauth"
     @Option(help: "With --api: the stage in method ARNs.") var stage = "local"
@@ -68,6 +76,7 @@ struct GatewayCommand: AsyncParsableCommand {
         try ArgumentChecks.count(maxBody, "--max-body", in: 0...(5 << 30))
         if let refreshInterval { try ArgumentChecks.seconds(refreshInterval, "--refresh-interval", in: 0...86_400) }
         if server.upstream == nil, api == nil { throw ValidationError("--upstream is required (or --api, whose routes name theirs)") }
+        if usagePlans != nil, api == nil { throw ValidationError("--usage-plans needs --api") }
     }
 
     func run() async throws {
@@ -76,8 +85,10 @@ struct GatewayCommand: AsyncParsableCommand {
         let keyStore = iamStore == nil && apiKeyStore == nil ? nil : try await StoreOptions.reportingErrors { try await store.open() }
         let tls = try server.upstreamTLS()
         let (authorizer, parts) = try await makeAuthorizer(keyStore, starting: true)
+        let limits = try usagePlans.map { UsageLimits(try GatewayAPIDefinition.usagePlans($0, apiKeys: parts.apiKeys), stateFile: usageState) }
+        if limits != nil, usageState == nil { StandardError.emit("multiauth gateway: warning: quota counts start again at each start (no --usage-state)") }
         var policy: APIGatewayPolicy?
-        if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls, deployment: deployment) }
+        if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls, deployment: deployment, usage: limits) }
         guard !authorizer.modes.isEmpty || policy != nil else {
             throw CLIError(message: "give at least one of --iam-credentials, --iam-store, --api-key, --api-key-file, --api-key-store, or --jwks-url with --issuer and --audience")
         }
@@ -97,7 +108,12 @@ struct GatewayCommand: AsyncParsableCommand {
         let forwarding = Forwarding(route: gateway.route(tls: tls, logger: logger), timeout: server.upstreamTimeout, logger: logger)
         let interval = refreshInterval ?? store.defaultRefreshInterval
         let changes = keyStore.flatMap { opened in interval > 0 ? opened.backend.changes(pollingEvery: .clamped(seconds: interval)) : nil }
-        let reloading = { @Sendable in try await reload(keyStore, into: authorizers, api: apiPolicy, tls: tls) }
+        let reloading = { @Sendable in try await reload(keyStore, into: authorizers, api: apiPolicy, limits: limits, tls: tls) }
+        let counting = Task { await limits?.keepWritten() }
+        defer {
+            counting.cancel()
+            limits?.flush()
+        }
         try await HangUpReload.whileServing(name: "multiauth gateway", watching: changes, reload: reloading) {
             try await LocalServer.run(
                 forwarding, listen: address, options: server, name: "multiauth-gateway", detail: "modes \(modes)", observability: observability,
@@ -115,10 +131,14 @@ struct GatewayCommand: AsyncParsableCommand {
     /// Builds the authorizer (and the API definition's policy) again from the files and swaps
     /// them in together; what they hold, for the log. A definition that cannot be read keeps
     /// both as they were.
-    private func reload(_ keyStore: CredentialStore?, into authorizers: CurrentAuthorizer, api current: CurrentAPIPolicy?, tls: UpstreamTLS) async throws -> String {
+    private func reload(
+        _ keyStore: CredentialStore?, into authorizers: CurrentAuthorizer, api current: CurrentAPIPolicy?, limits: UsageLimits?, tls: UpstreamTLS
+    ) async throws -> String {
         let (fresh, parts) = try await makeAuthorizer(keyStore, starting: false)
+        let plans = try usagePlans.map { try GatewayAPIDefinition.usagePlans($0, apiKeys: parts.apiKeys) }
         var policy: APIGatewayPolicy?
-        if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls, deployment: deployment) }
+        if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls, deployment: deployment, usage: limits) }
+        if let plans { limits?.update(plans) }
         authorizers.replace(with: fresh)
         if let policy { current?.replace(with: policy) }
         return policy.map { "API \($0.routeCount) routes" } ?? "modes \(fresh.modes.map(\.rawValue).joined(separator: ", "))"

@@ -15,8 +15,8 @@ struct GatewayAPITests {
         let prefix = "t/\(UUID().uuidString.lowercased())"
         let folder: ScratchFolder
 
-        init() throws {
-            folder = try ScratchFolder("multiauth-gateway-api")
+        init(_ extra: [String] = [], folder existing: ScratchFolder? = nil) throws {
+            folder = try existing ?? ScratchFolder("multiauth-gateway-api")
             let template = try String(contentsOf: Paths.repository.appendingPathComponent("scripts/peers/api-definition.yaml"), encoding: .utf8)
             let definition = template.replacingOccurrences(of: "@UPSTREAM@", with: Peers.upstream).replacingOccurrences(of: "@PREFIX@", with: prefix)
                 .replacingOccurrences(of: "@ISSUER@", with: Peers.oidcIssuer).replacingOccurrences(of: "@AUTHORIZER@", with: Peers.authorizer)
@@ -26,7 +26,7 @@ struct GatewayAPITests {
             gateway = try GatewayProcess([
                 "gateway", "--listen", "127.0.0.1:0", "--api", folder.path + "/api.yaml", "--iam-credentials", folder.path + "/keys.json",
                 "--api-key", "ci=gw-key-123", "-v",
-            ])
+            ] + extra)
         }
 
         func send(_ method: HTTPRequest.Method, _ path: String, _ named: [String: String] = [:]) async throws -> (status: Int, body: [String: Any], fields: HTTPFields) {
@@ -199,5 +199,48 @@ struct GatewayAPITests {
         #expect(try await fixture.send(.get, "/authz/simple", ["x-token": no]).status == 403)
         let calls = try await Self.authorizerCalls(yes)
         #expect(calls.count == 2 && calls.events.first?["version"] as? String == "2.0" && calls.events.first?["routeKey"] as? String == "GET /authz/simple")
+    }
+
+    static let plans = """
+        usagePlans:
+          - name: bronze
+            throttle: {rateLimit: 0.001, burstLimit: 2}
+            apiKeys: [ci]
+          - name: gold
+            quota: {limit: 3, period: MONTH}
+            apiKeys: [gold]
+        """
+
+    /// Throttling per key and route (a burst of 2, then 429 Too Many Requests, while another
+    /// route has its own bucket), a key in no plan refused, and a quota that holds across a
+    /// restart (429 Limit Exceeded); a plan naming an unknown key stops the start.
+    @Test func usagePlansThrottleAndCountAcrossARestart() async throws {
+        let folder = try ScratchFolder("multiauth-gateway-usage")
+        defer { folder.remove() }
+        try Data(Self.plans.utf8).write(to: folder.url.appendingPathComponent("plans.yaml"))
+        let extra = ["--usage-plans", folder.path + "/plans.yaml", "--usage-state", folder.path + "/counts.json",
+                     "--api-key", "gold=gw-key-gold", "--api-key", "stray=gw-key-stray"]
+        var fixture = try Fixture(extra, folder: folder)
+        let ci = ["x-api-key": "gw-key-123"]
+        #expect(try await fixture.send(.get, "/keyed", ci).status == 200)
+        #expect(try await fixture.send(.get, "/keyed", ci).status == 200)
+        let throttled = try await fixture.send(.get, "/keyed", ci)
+        #expect(throttled.status == 429 && throttled.body["message"] as? String == "Too Many Requests", "\(throttled.body)")
+        #expect(try await fixture.send(.get, "/files/x", ci).status == 200, "another route has its own bucket")
+        #expect(try await fixture.send(.get, "/keyed", ["x-api-key": "gw-key-stray"]).status == 403, "a key in no plan")
+        let gold = ["x-api-key": "gw-key-gold"]
+        for _ in 0..<3 { #expect(try await fixture.send(.get, "/keyed", gold).status == 200) }
+        let over = try await fixture.send(.get, "/keyed", gold)
+        #expect(over.status == 429 && over.body["message"] as? String == "Limit Exceeded", "\(over.body)")
+        #expect(fixture.gateway.stop() == 0)
+        fixture = try Fixture(extra, folder: folder)
+        defer { #expect(fixture.gateway.stop() == 0) }
+        #expect(try await fixture.send(.get, "/keyed", gold).status == 429, "the count survived the restart")
+        #expect(try await fixture.send(.get, "/keyed", ci).status == 200, "throttling starts full")
+
+        try Data((Self.plans + "\n  - {name: odd, apiKeys: [nobody]}\n").utf8).write(to: folder.url.appendingPathComponent("plans.yaml"))
+        let refused = try await CLITests.run(["gateway", "--listen", "127.0.0.1:0", "--api", folder.path + "/api.yaml", "--api-key", "ci=k", "--api-key", "gold=g",
+                                              "--iam-credentials", folder.path + "/keys.json", "--usage-plans", folder.path + "/plans.yaml"], limit: 30)
+        #expect(refused.status != 0 && refused.stderr.contains("names API key nobody"), "\(refused.stderr.replacingOccurrences(of: "\n", with: " | "))")
     }
 }

@@ -1,0 +1,120 @@
+import HTTPTypes
+package import MultiAuthAPIDefinition
+package import MultiAuthCore
+import MultiAuthInboundAuthorization
+import Synchronization
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Usage plans as the gateway enforces them: a token bucket per API key and route (429 `Too
+/// Many Requests`) and a quota per key and period (429 `Limit Exceeded`). A key in no plan is
+/// refused (403), as API Gateway refuses a key outside every usage plan. Quota counts are
+/// kept in `stateFile` (0600), written within a second of a change and when the gateway
+/// stops, so they survive a restart; throttling is per gateway and starts full.
+package final class UsageLimits: Sendable {
+    struct Count: Codable, Equatable {
+        var period: Double
+        var used: Int
+    }
+
+    private struct State {
+        var plans: [String: UsagePlans.Plan] = [:]
+        var buckets: [String: (tokens: Double, last: Double)] = [:]
+        var counts: [String: Count] = [:]
+        var dirty = false
+    }
+
+    private let state: Mutex<State>
+    let stateFile: String?
+    let clock: TimeSource
+
+    /// Limits for `plans`, counts read from `stateFile` when it exists.
+    package init(_ plans: UsagePlans, stateFile: String?, clock: TimeSource = .system) {
+        var initial = State()
+        if let stateFile, case .success(let bytes) = BoundedFileRead.contents(atPath: stateFile, limit: 16 << 20) {
+            initial.counts = (try? JSONDecoding.decode([String: Count].self, from: bytes, what: "usage counts")) ?? [:]
+        }
+        state = Mutex(initial)
+        self.stateFile = stateFile
+        self.clock = clock
+        update(plans)
+    }
+
+    /// New plans (a reload); counts and buckets are kept.
+    package func update(_ plans: UsagePlans) {
+        var byKey: [String: UsagePlans.Plan] = [:]
+        for plan in plans.usagePlans { for key in plan.apiKeys { byKey[key] = plan } }
+        state.withLock { $0.plans = byKey }
+    }
+
+    /// Counts one request of `key` on `route`, or says why it may not go.
+    func admit(key: String, route: String) -> InboundRejection? {
+        let now = clock.now()
+        return state.withLock { state -> InboundRejection? in
+            guard let plan = state.plans[key] else { return .forbiddenKey }
+            if let throttle = plan.methodThrottles?[route] ?? plan.throttle {
+                let id = key + " " + route
+                var bucket = state.buckets[id] ?? (Double(throttle.burstLimit), now)
+                bucket.tokens = min(Double(throttle.burstLimit), bucket.tokens + max(0, now - bucket.last) * throttle.rateLimit)
+                bucket.last = now
+                guard bucket.tokens >= 1 else {
+                    state.buckets[id] = bucket
+                    return Self.tooMany
+                }
+                bucket.tokens -= 1
+                state.buckets[id] = bucket
+            }
+            guard let quota = plan.quota else { return nil }
+            let period = Self.periodStart(quota.period, now: now)
+            var count = state.counts[key] ?? Count(period: period, used: quota.offset ?? 0)
+            if count.period != period { count = Count(period: period, used: 0) }
+            guard count.used < quota.limit else { return Self.limitExceeded }
+            count.used += 1
+            state.counts[key] = count
+            state.dirty = true
+            return nil
+        }
+    }
+
+    /// Writes the counts when they changed since the last write.
+    package func flush() {
+        guard let stateFile else { return }
+        let counts: [String: Count]? = state.withLock { state in
+            guard state.dirty else { return nil }
+            state.dirty = false
+            return state.counts
+        }
+        guard let counts, let bytes = try? JSONEncoder().encode(counts) else { return }
+        try? AtomicFileWrite.replace(path: stateFile, contents: Array(bytes))
+    }
+
+    /// Flushes every second until the task is cancelled, then once more.
+    package func keepWritten() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            flush()
+        }
+        flush()
+    }
+
+    /// The start of the period `now` falls in, UTC: midnight, Monday's midnight, or the first of the month.
+    static func periodStart(_ period: String, now: Double) -> Double {
+        let day = (now / 86_400).rounded(.down)
+        switch period {
+        case "WEEK": return (day - (day + 3).truncatingRemainder(dividingBy: 7)) * 86_400
+        case "MONTH":
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+            let parts = calendar.dateComponents([.year, .month], from: Date(timeIntervalSince1970: now))
+            return calendar.date(from: parts)?.timeIntervalSince1970 ?? day * 86_400
+        default: return day * 86_400
+        }
+    }
+
+    static let tooMany = InboundRejection(status: .tooManyRequests, errorType: "TooManyRequestsException", message: "Too Many Requests", reason: "throttled")
+    static let limitExceeded = InboundRejection(status: .tooManyRequests, errorType: "LimitExceededException", message: "Limit Exceeded", reason: "quota used up")
+}
