@@ -45,6 +45,7 @@ package struct APIGatewayPolicy: Sendable {
     let access: [String: RouteAccess]
     let apiKeys: [String: String]
     let usage: UsageLimits?
+    let metrics: ServerMetrics?
 
     /// The policy for `definition`, with the gateway's `verifier` and `apiKeys` (key → name)
     /// and a token check for each JWT scheme (by the scheme's name).
@@ -54,15 +55,16 @@ package struct APIGatewayPolicy: Sendable {
     /// method ARNs), their decisions kept by `clock`.
     package init(
         _ definition: APIDefinition, verifier: SigV4Verifier?, apiKeys: [String: String], tokenChecks: [String: TokenCheck], tls: UpstreamTLS,
-        deployment: APIDeployment, http: any HTTPSender, usage: UsageLimits? = nil, clock: TimeSource = .system
+        deployment: APIDeployment, http: any HTTPSender, usage: UsageLimits? = nil, metrics: ServerMetrics? = nil, clock: TimeSource = .system
     ) throws(APIDefinitionError) {
         self.definition = definition
         self.apiKeys = apiKeys.filter { !$0.key.isEmpty }
         self.usage = usage
+        self.metrics = metrics
         var callers: [String: RequestAuthorizerCall] = [:]
         for (name, scheme) in definition.schemes {
             guard case .requestAuthorizer(let settings) = scheme else { continue }
-            callers[name] = RequestAuthorizerCall(name: name, settings: settings, deployment: deployment, http: http, clock: clock)
+            callers[name] = RequestAuthorizerCall(name: name, settings: settings, deployment: deployment, http: http, metrics: metrics, clock: clock)
         }
         var access: [String: RouteAccess] = [:]
         for route in definition.routes {
@@ -119,6 +121,7 @@ package struct APIGatewayPolicy: Sendable {
             return .failure(.init(decision: preflight))
         }
         guard let (route, parameters) = definition.route(head.method, path), let access = access[route.name] else {
+            metrics?.recordRoute("NONE", mode: "NONE", result: "denied")
             let answer = UpstreamForwarder.errorResponse(.forbidden, "MissingAuthenticationTokenException", "Missing Authentication Token")
             return .failure(.init(decision: .answer(answer.head, body: answer.body)))
         }
@@ -129,7 +132,7 @@ package struct APIGatewayPolicy: Sendable {
                 cached: { head in caller.cachedDecision(head, route: route, parameters: parameters) },
                 decide: { head in await caller.decide(head, route: route, parameters: parameters) })
         }
-        return .success(VerifyingGateway.Plan(authorizer: access.authorizer, external: external, admit: { head, principal in
+        return .success(VerifyingGateway.Plan(authorizer: access.authorizer, external: external, routeName: route.name, admit: { head, principal in
             Self.admit(head, principal, access: access, apiKeys: apiKeys, usage: usage)
         }) { head, principal, body in
             let request = access.integration.request(

@@ -55,13 +55,15 @@ package final class RequestAuthorizerCall: Sendable {
     let settings: RequestAuthorizerSettings
     let deployment: APIDeployment
     let http: any HTTPSender
+    let metrics: ServerMetrics?
     let clock: TimeSource
     private let cache = Mutex<[String: (expires: Double, answer: Answer)]>([:])
     /// The most decisions kept; past it, expired ones go, then the cache starts again.
     static let cacheLimit = 10_000
     static let answerLimit = 64 << 10
 
-    init(name: String, settings: RequestAuthorizerSettings, deployment: APIDeployment, http: any HTTPSender, clock: TimeSource) {
+    init(name: String, settings: RequestAuthorizerSettings, deployment: APIDeployment, http: any HTTPSender, metrics: ServerMetrics?, clock: TimeSource) {
+        self.metrics = metrics
         self.name = name
         self.settings = settings
         self.deployment = deployment
@@ -95,6 +97,7 @@ package final class RequestAuthorizerCall: Sendable {
         guard settings.ttlSeconds > 0, let identity = identity(head, parameters: parameters) else { return nil }
         let now = clock.now()
         guard let kept = cache.withLock({ $0[identity.joined(separator: "\u{0}")] }), kept.expires > now else { return nil }
+        metrics?.recordAuthorizerCache(hit: true)
         return decision(kept.answer, head: head)
     }
 
@@ -102,6 +105,7 @@ package final class RequestAuthorizerCall: Sendable {
     func decide(_ head: HTTPRequest, route: APIRoute, parameters: [String: String]) async -> Result<Principal?, InboundRejection> {
         guard let identity = identity(head, parameters: parameters) else { return .failure(Self.unauthorized) }
         if let cached = cachedDecision(head, route: route, parameters: parameters) { return cached }
+        metrics?.recordAuthorizerCache(hit: false)
         let answer: Answer
         switch await call(head, route: route, parameters: parameters, identity: identity) {
         case .failure(let rejection): return .failure(rejection)

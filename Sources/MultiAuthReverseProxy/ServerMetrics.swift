@@ -72,6 +72,29 @@ package final class ServerMetrics: Sendable {
         counter.increment()
     }
 
+    /// One decision of an API definition's route (its template, never the raw path): `allowed`,
+    /// `denied`, `throttled` or `limit_exceeded` (`multiauth_api_decisions_total`).
+    package func recordRoute(_ route: String, mode: String, result: String) {
+        count("multiauth_api_decisions_total", [("route", route), ("mode", mode), ("result", result)])
+    }
+
+    /// A request authorizer's decision found in its cache, or asked for
+    /// (`multiauth_authorizer_cache_total`, `result` `hit` or `miss`).
+    package func recordAuthorizerCache(hit: Bool) {
+        count("multiauth_authorizer_cache_total", [("result", hit ? "hit" : "miss")])
+    }
+
+    private func count(_ label: String, _ dimensions: [(String, String)]) {
+        let key = label + dimensions.map { "\u{0}" + $0.1 }.joined()
+        let counter = decisions.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = Counter(label: label, dimensions: dimensions)
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+    }
+
     private func activeMeter(_ method: String) -> Meter {
         active.withLock { meters in
             if let meter = meters[method] { return meter }

@@ -41,6 +41,8 @@ package struct VerifyingGateway: Sendable {
         /// A decision made elsewhere (a request authorizer): what its cache says without
         /// waiting (nil: ask), and the asking. Used when `authorizer` is nil.
         var external: External? = nil
+        /// The API route's name (`GET /pets/{id}`), for metrics and logs.
+        var routeName: String? = nil
         let admit: @Sendable (HTTPRequest, Principal?) -> InboundRejection?
         let forward: @Sendable (HTTPRequest, Principal?, UpstreamBody) -> Forwarding.Decision
 
@@ -118,7 +120,7 @@ package struct VerifyingGateway: Sendable {
         let hashing = plan.authorizer?.needsBody(head) == true
         if hashing, let rejection = await plan.authorizer?.rejectionBeforeBody(head) {
             count(head, by: plan.authorizer, passed: false)
-            return rejected(rejection, logger: logger)
+            return rejected(rejection, route: plan.routeName, logger: logger)
         }
         var early: Result<Principal?, InboundRejection>?
         if !hashing {
@@ -143,17 +145,32 @@ package struct VerifyingGateway: Sendable {
         var decision = decision
         if case .success(let principal) = decision, let refusal = plan.admit(head, principal) { decision = .failure(refusal) }
         count(head, by: plan.authorizer, passed: (try? decision.get()) != nil)
+        if let route = plan.routeName { countRoute(route, head: head, plan: plan, decision: decision) }
         switch decision {
         case .failure(let rejection):
             body.discard()
-            return rejected(rejection, logger: logger)
+            return rejected(rejection, route: plan.routeName, logger: logger)
         case .success(let principal):
             return plan.forward(head, principal, UpstreamBody(body.body, spool: body.spool))
         }
     }
 
-    private func rejected(_ rejection: InboundRejection, logger: Logger) -> Forwarding.Decision {
-        logger.info("request rejected", metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.reason)"])
+    private func rejected(_ rejection: InboundRejection, route: String?, logger: Logger) -> Forwarding.Decision {
+        var metadata: Logger.Metadata = ["status": "\(rejection.status.code)", "reason": "\(rejection.reason)"]
+        if let route { metadata["route"] = "\(route)" }
+        logger.info("request rejected", metadata: metadata)
         return .answer(rejection.responseHead, body: rejection.body)
+    }
+
+    /// An API route's decision: allowed, denied, throttled or over its quota.
+    private func countRoute(_ route: String, head: HTTPRequest, plan: Plan, decision: Result<Principal?, InboundRejection>) {
+        let mode = (try? decision.get())??.mode.rawValue ?? plan.authorizer?.presented(head).mode?.rawValue ?? (plan.external == nil ? "NONE" : "AWS_LAMBDA")
+        let result = switch decision {
+        case .success: "allowed"
+        case .failure(let rejection) where rejection.errorType == "TooManyRequestsException": "throttled"
+        case .failure(let rejection) where rejection.errorType == "LimitExceededException": "limit_exceeded"
+        case .failure: "denied"
+        }
+        metrics?.recordRoute(route, mode: mode, result: result)
     }
 }

@@ -14,7 +14,7 @@ import MultiAuthTokens
 enum GatewayAPIDefinition {
     /// The policy for the definition at `path`.
     static func policy(
-        _ path: String, authorizer: InboundAuthorizerParts, tls: UpstreamTLS, deployment: APIDeployment, usage: UsageLimits?
+        _ path: String, authorizer: InboundAuthorizerParts, tls: UpstreamTLS, deployment: APIDeployment, usage: UsageLimits?, metrics: ServerMetrics?
     ) async throws -> APIGatewayPolicy {
         let bytes: [UInt8]
         switch BoundedFileRead.contents(atPath: path, limit: APIDefinition.maxBytes) {
@@ -30,7 +30,7 @@ enum GatewayAPIDefinition {
             }
             return try APIGatewayPolicy(
                 definition, verifier: authorizer.verifier, apiKeys: authorizer.apiKeys, tokenChecks: checks, tls: tls, deployment: deployment,
-                http: CurlHTTPClient(options: .bounded(total: .seconds(10))), usage: usage)
+                http: CurlHTTPClient(options: .bounded(total: .seconds(10))), usage: usage, metrics: metrics)
         } catch let error as APIDefinitionError {
             throw CLIError("--api", error)
         }

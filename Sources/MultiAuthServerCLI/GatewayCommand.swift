@@ -85,10 +85,12 @@ struct GatewayCommand: AsyncParsableCommand {
         let keyStore = iamStore == nil && apiKeyStore == nil ? nil : try await StoreOptions.reportingErrors { try await store.open() }
         let tls = try server.upstreamTLS()
         let (authorizer, parts) = try await makeAuthorizer(keyStore, starting: true)
+        let observability = try Observability(server.observe, decision: .verification)
+        let metrics = observability.metrics
         let limits = try usagePlans.map { UsageLimits(try GatewayAPIDefinition.usagePlans($0, apiKeys: parts.apiKeys), stateFile: usageState) }
         if limits != nil, usageState == nil { StandardError.emit("multiauth gateway: warning: quota counts start again at each start (no --usage-state)") }
         var policy: APIGatewayPolicy?
-        if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls, deployment: deployment, usage: limits) }
+        if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls, deployment: deployment, usage: limits, metrics: metrics) }
         guard !authorizer.modes.isEmpty || policy != nil else {
             throw CLIError(message: "give at least one of --iam-credentials, --iam-store, --api-key, --api-key-file, --api-key-store, or --jwks-url with --issuer and --audience")
         }
@@ -96,7 +98,6 @@ struct GatewayCommand: AsyncParsableCommand {
         let apiPolicy = policy.map { CurrentAPIPolicy($0) }
         let address = try ListenAddress(server.listen)
         let modes = policy.map { "API \($0.routeCount) routes" } ?? authorizer.modes.map(\.rawValue).joined(separator: ", ")
-        let observability = try Observability(server.observe, decision: .verification)
         let forwarder: UpstreamForwarder
         do throws(ReverseProxyError) {
             forwarder = try UpstreamForwarder(
@@ -108,7 +109,7 @@ struct GatewayCommand: AsyncParsableCommand {
         let forwarding = Forwarding(route: gateway.route(tls: tls, logger: logger), timeout: server.upstreamTimeout, logger: logger)
         let interval = refreshInterval ?? store.defaultRefreshInterval
         let changes = keyStore.flatMap { opened in interval > 0 ? opened.backend.changes(pollingEvery: .clamped(seconds: interval)) : nil }
-        let reloading = { @Sendable in try await reload(keyStore, into: authorizers, api: apiPolicy, limits: limits, tls: tls) }
+        let reloading = { @Sendable in try await reload(keyStore, into: authorizers, api: apiPolicy, limits: limits, tls: tls, metrics: metrics) }
         let counting = Task { await limits?.keepWritten() }
         defer {
             counting.cancel()
@@ -132,12 +133,13 @@ struct GatewayCommand: AsyncParsableCommand {
     /// them in together; what they hold, for the log. A definition that cannot be read keeps
     /// both as they were.
     private func reload(
-        _ keyStore: CredentialStore?, into authorizers: CurrentAuthorizer, api current: CurrentAPIPolicy?, limits: UsageLimits?, tls: UpstreamTLS
+        _ keyStore: CredentialStore?, into authorizers: CurrentAuthorizer, api current: CurrentAPIPolicy?, limits: UsageLimits?, tls: UpstreamTLS,
+        metrics: ServerMetrics?
     ) async throws -> String {
         let (fresh, parts) = try await makeAuthorizer(keyStore, starting: false)
         let plans = try usagePlans.map { try GatewayAPIDefinition.usagePlans($0, apiKeys: parts.apiKeys) }
         var policy: APIGatewayPolicy?
-        if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls, deployment: deployment, usage: limits) }
+        if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls, deployment: deployment, usage: limits, metrics: metrics) }
         if let plans { limits?.update(plans) }
         authorizers.replace(with: fresh)
         if let policy { current?.replace(with: policy) }

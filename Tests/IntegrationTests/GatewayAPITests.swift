@@ -148,7 +148,7 @@ struct GatewayAPITests {
     /// two requests), and is evaluated again for another route, which it does not open; its
     /// principal and context are mapped upstream; the event is API Gateway's.
     @Test func aCachedPolicyIsEvaluatedAgainForEachRoute() async throws {
-        let fixture = try Fixture()
+        let fixture = try Fixture(["--metrics-listen", "127.0.0.1:0"])
         defer { fixture.folder.remove(); #expect(fixture.gateway.stop() == 0) }
         let token = "allow-pets-\(UUID().uuidString.prefix(8))"
         let first = try await fixture.send(.get, "/authz/pets", ["x-token": token, "x-tier": "platinum"])
@@ -162,6 +162,16 @@ struct GatewayAPITests {
         #expect(event["type"] as? String == "REQUEST" && event["methodArn"] as? String == "arn:aws:execute-api:us-east-1:123456789012:multiauth/local/GET/authz/pets")
         #expect(event["resource"] as? String == "/authz/pets" && (event["headers"] as? [String: String])?["x-token"] == token)
         #expect(try await fixture.arrivals() == 2)
+        _ = try await fixture.send(.get, "/nowhere")
+        let samples = try await ObservabilityTests.samples(try await fixture.gateway.metricsURL())
+        let routes = samples.filter { $0.key.hasPrefix("multiauth_api_decisions_total{") || $0.key.hasPrefix("multiauth_authorizer_cache_total{") }
+        #expect(routes == [
+            "multiauth_api_decisions_total{mode=AWS_LAMBDA,result=allowed,route=GET /authz/pets}": 2,
+            "multiauth_api_decisions_total{mode=AWS_LAMBDA,result=denied,route=GET /authz/admin}": 1,
+            "multiauth_api_decisions_total{mode=NONE,result=denied,route=NONE}": 1,
+            "multiauth_authorizer_cache_total{result=hit}": 2, "multiauth_authorizer_cache_total{result=miss}": 1,
+        ], "\(routes)")
+        #expect(samples.keys.allSatisfy { !$0.contains(token) && !$0.contains("/nowhere") })
     }
 
     /// Denials and failures: an explicit Deny, a policy for another account, no identity (no
