@@ -17,10 +17,15 @@ public struct APIDefinition: Sendable {
     /// The route `method` and `path` (without the query) reach, with its path parameters; nil
     /// when none does (API Gateway answers 403 `Missing Authentication Token`).
     public func route(_ method: HTTPRequest.Method, _ path: Substring) -> (route: APIRoute, parameters: [String: String])? {
+        routeIndex(method, path).map { (routes[$0.index], $0.parameters) }
+    }
+
+    /// ``route(_:_:)`` as the route's position in ``routes``.
+    public func routeIndex(_ method: HTTPRequest.Method, _ path: Substring) -> (index: Int, parameters: [String: String])? {
         guard path.hasPrefix(basePath) else { return nil }
         let rest = basePath.isEmpty ? path : path.dropFirst(basePath.count)
         guard rest.isEmpty || rest.hasPrefix("/") else { return nil }
-        return table.match(method, rest.isEmpty ? "/" : rest).map { (routes[$0.index], $0.parameters) }
+        return table.match(method, rest.isEmpty ? "/" : rest).map { ($0.index, $0.parameters) }
     }
 }
 

@@ -16,4 +16,10 @@ package enum ConstantTime {
         let right = Array(rhs)
         return left.withUnsafeBytes { l in right.withUnsafeBytes { r in equals(l, r) } }
     }
+
+    /// True when both strings hold the same UTF-8 bytes, compared in constant time without copying them.
+    package static func equals(_ lhs: String, _ rhs: String) -> Bool {
+        var left = lhs, right = rhs
+        return left.withUTF8 { l in right.withUTF8 { r in equals(UnsafeRawBufferPointer(l), UnsafeRawBufferPointer(r)) } }
+    }
 }

@@ -11,7 +11,7 @@ extension InboundAuthorizer {
     package func presented(_ request: HTTPRequest) -> (mode: AuthMode?, principal: String?) {
         if verifier != nil, Self.isSigned(request) { return (.awsIAM, Self.signingKeyId(request)) }
         if !apiKeys.isEmpty, let key = request.headerFields[Self.apiKeyField] {
-            return (.apiKey, apiKeys.first { ConstantTime.equals(Array($0.key.utf8), Array(key.utf8)) }?.value)
+            return (.apiKey, apiKeys.first { ConstantTime.equals($0.key, key) }?.value)
         }
         if let tokenMode, Self.bearerToken(request) != nil { return (tokenMode, nil) }
         return (nil, nil)

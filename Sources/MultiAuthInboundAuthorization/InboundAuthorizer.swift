@@ -143,7 +143,7 @@ public struct InboundAuthorizer: Sendable {
     private func apiKeyDecision(_ request: HTTPRequest) -> Result<Principal, InboundRejection>? {
         guard !apiKeys.isEmpty, let key = request.headerFields[Self.apiKeyField] else { return nil }
         guard !key.isEmpty else { return .failure(.forbiddenKey) }
-        guard let name = apiKeys.first(where: { ConstantTime.equals(Array($0.key.utf8), Array(key.utf8)) })?.value else {
+        guard let name = apiKeys.first(where: { ConstantTime.equals($0.key, key) })?.value else {
             return .failure(.forbiddenKey)
         }
         return .success(Principal(mode: .apiKey, name: name))

@@ -39,10 +39,13 @@ package struct APIGatewayPolicy: Sendable {
         let integration: IntegrationTarget
         /// `x-api-key` is taken by the gateway and never forwarded.
         let consumesKey: Bool
+        /// The route's name, made once.
+        let name: String
     }
 
     let definition: APIDefinition
-    let access: [String: RouteAccess]
+    /// Each route's access, in the definition's order.
+    let access: [RouteAccess]
     let apiKeys: [String: String]
     let usage: UsageLimits?
     let metrics: ServerMetrics?
@@ -66,10 +69,10 @@ package struct APIGatewayPolicy: Sendable {
             guard case .requestAuthorizer(let settings) = scheme else { continue }
             callers[name] = RequestAuthorizerCall(name: name, settings: settings, deployment: deployment, http: http, metrics: metrics, clock: clock)
         }
-        var access: [String: RouteAccess] = [:]
+        var access: [RouteAccess] = []
         for route in definition.routes {
-            access[route.name] = try Self.access(
-                route, schemes: definition.schemes, verifier: verifier, apiKeys: self.apiKeys, tokenChecks: tokenChecks, callers: callers, tls: tls)
+            access.append(try Self.access(
+                route, schemes: definition.schemes, verifier: verifier, apiKeys: self.apiKeys, tokenChecks: tokenChecks, callers: callers, tls: tls))
         }
         self.access = access
     }
@@ -110,7 +113,8 @@ package struct APIGatewayPolicy: Sendable {
             verifier: usesSigV4 ? verifier : nil, apiKeys: usesKey ? apiKeys : [:], tokenValidator: token?.validator, keySet: token?.keySet)
         return RouteAccess(
             route: route, authorizer: authorizer, requestAuthorizer: caller, requiresKey: requiresKey, scopes: scopes,
-            integration: try IntegrationTarget(route.integration, routeTemplate: route.template, place: place, tls: tls), consumesKey: usesKey || requiresKey)
+            integration: try IntegrationTarget(route.integration, routeTemplate: route.template, place: place, tls: tls), consumesKey: usesKey || requiresKey,
+            name: route.name)
     }
 
     /// The plan for `head`: its route's checks and upstream, or the answer without one.
@@ -120,11 +124,12 @@ package struct APIGatewayPolicy: Sendable {
         if head.method == .options, let cors = definition.cors, let preflight = CORSAnswers.preflight(head, cors) {
             return .failure(.init(decision: preflight))
         }
-        guard let (route, parameters) = definition.route(head.method, path), let access = access[route.name] else {
+        guard let (index, parameters) = definition.routeIndex(head.method, path) else {
             metrics?.recordRoute("NONE", mode: "NONE", result: "denied")
             let answer = UpstreamForwarder.errorResponse(.forbidden, "MissingAuthenticationTokenException", "Missing Authentication Token")
             return .failure(.init(decision: .answer(answer.head, body: answer.body)))
         }
+        let access = access[index], route = access.route
         let apiKeys = apiKeys, usage = usage
         let responseFields = definition.cors.map { CORSAnswers.responseFields(head, $0) } ?? HTTPFields()
         let external = access.requestAuthorizer.map { caller in
@@ -132,12 +137,10 @@ package struct APIGatewayPolicy: Sendable {
                 cached: { head in caller.cachedDecision(head, route: route, parameters: parameters) },
                 decide: { head in await caller.decide(head, route: route, parameters: parameters) })
         }
-        return .success(VerifyingGateway.Plan(authorizer: access.authorizer, external: external, routeName: route.name, admit: { head, principal in
+        return .success(VerifyingGateway.Plan(authorizer: access.authorizer, external: external, routeName: access.name, admit: { head, principal in
             Self.admit(head, principal, access: access, apiKeys: apiKeys, usage: usage)
         }) { head, principal, body in
-            let request = access.integration.request(
-                for: forwarder.upstreamRequest(for: head, principal: principal), received: head, parameters: parameters, principal: principal,
-                dropKey: access.consumesKey)
+            let request = access.integration.request(for: head, through: forwarder, parameters: parameters, principal: principal, dropKey: access.consumesKey)
             return .forward(request, body: body, upstream: access.integration.upstream, responseFields: responseFields)
         })
     }
@@ -168,11 +171,11 @@ package struct APIGatewayPolicy: Sendable {
         var keyName = principal?.mode == .apiKey ? principal?.name : nil
         if access.requiresKey {
             let key = head.headerFields[InboundAuthorizer.apiKeyField] ?? ""
-            guard !key.isEmpty, let name = apiKeys.first(where: { ConstantTime.equals(Array($0.key.utf8), Array(key.utf8)) })?.value else { return .forbiddenKey }
+            guard !key.isEmpty, let name = apiKeys.first(where: { ConstantTime.equals($0.key, key) })?.value else { return .forbiddenKey }
             keyName = name
         }
         guard let usage, let keyName else { return nil }
-        return usage.admit(key: keyName, route: access.route.name)
+        return usage.admit(key: keyName, route: access.name)
     }
 }
 

@@ -18,6 +18,10 @@ struct IntegrationTarget: Sendable {
     let mappings: [ParameterMapping]
     /// The route's greedy parameter (`{proxy+}`), whose slashes are kept wherever it goes.
     let greedy: String?
+    /// Whether the path has placeholders, and whether a mapping reads the query: work a
+    /// request is spared when not.
+    let fills: Bool
+    let readsQuery: Bool
 
     init(_ integration: HTTPProxyIntegration, routeTemplate: String, place: String, tls: UpstreamTLS) throws(APIDefinitionError) {
         greedy = routeTemplate.split(separator: "/").last.flatMap { $0.hasPrefix("{") && $0.hasSuffix("+}") ? String($0.dropFirst().dropLast(2)) : nil }
@@ -38,34 +42,31 @@ struct IntegrationTarget: Sendable {
             throw APIDefinitionError(.refused(place: place, problem: "requestParameters source \(mapping.source) is not served yet"))
         }
         mappings = integration.requestParameters
+        fills = pathTemplate.contains("{")
+        readsQuery = mappings.contains { $0.source.hasPrefix("method.request.querystring.") }
     }
 
-    /// `base` (the client's request as the gateway forwards it) sent to this integration.
-    func request(for base: HTTPRequest, received head: HTTPRequest, parameters: [String: String], principal: Principal?, dropKey: Bool) -> HTTPRequest {
-        var request = base
+    /// The client's request `head` as `forwarder` sends it to this integration.
+    func request(for head: HTTPRequest, through forwarder: UpstreamForwarder, parameters: [String: String], principal: Principal?, dropKey: Bool) -> HTTPRequest {
         var pathValues = parameters
         var queryPairs: [(String, String)] = []
-        let receivedQuery = Self.query(of: head)
+        var headers: [(HTTPField.Name, String?)] = []
+        let receivedQuery = readsQuery ? Self.query(of: head) : [:]
         for mapping in mappings {
             let value = Self.value(of: mapping.source, head: head, query: receivedQuery, parameters: parameters, principal: principal)
             switch mapping.target {
-            case .header(let name):
-                guard let field = HTTPField.Name(name) else { continue }
-                request.headerFields[field] = nil
-                if let value, WireText.isSafe(value) { request.headerFields[field] = value }
+            case .header(let name): if let field = HTTPField.Name(name) { headers.append((field, value.flatMap { WireText.isSafe($0) ? $0 : nil })) }
             case .querystring(let name): if let value { queryPairs.append((name, value)) }
             case .path(let name): pathValues[name] = value ?? ""
             }
         }
-        if dropKey { request.headerFields[InboundAuthorizer.apiKeyField] = nil }
-        var target = Self.fill(pathTemplate, with: pathValues, greedy: greedy)
-        let mapped = queryPairs.map { "\(PathEncoding.component($0.0))=\(PathEncoding.component($0.1))" }
+        var target = fills ? Self.fill(pathTemplate, with: pathValues, greedy: greedy) : pathTemplate
         let clientQuery = (head.path ?? "").split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init)
-        let queries = [query, clientQuery].compactMap { $0 } + mapped
+        let queries = [query, clientQuery].compactMap { $0 } + queryPairs.map { "\(PathEncoding.component($0.0))=\(PathEncoding.component($0.1))" }
         if !queries.isEmpty { target += "?" + queries.joined(separator: "&") }
-        request.scheme = scheme
-        request.authority = authority
-        request.path = target
+        var request = forwarder.upstreamRequest(for: head, principal: principal, target: (scheme, authority, target))
+        for (field, value) in headers { request.headerFields[field] = value }
+        if dropKey, request.headerFields.contains(InboundAuthorizer.apiKeyField) { request.headerFields[InboundAuthorizer.apiKeyField] = nil }
         return request
     }
 

@@ -169,7 +169,7 @@ package struct UpstreamForwarder: Sendable {
 
     /// The request as the upstream receives it: hop-by-hop fields dropped, with every field
     /// the client's `Connection` names (RFC 9110 §7.6.1), and the API key a gateway consumed.
-    func upstreamRequest(for head: HTTPRequest, principal: Principal?) -> HTTPRequest {
+    func upstreamRequest(for head: HTTPRequest, principal: Principal?, target: (scheme: String, authority: String, path: String)? = nil) -> HTTPRequest {
         var fields = HTTPFields()
         let connectionNamed = Set(head.headerFields[values: .connection].flatMap { $0.split(separator: ",") }.map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
@@ -184,6 +184,7 @@ package struct UpstreamForwarder: Sendable {
             fields[Self.principalField] = principal.name
             fields[Self.modeField] = principal.mode.rawValue
         }
+        if let target { return HTTPRequest(method: head.method, scheme: target.scheme, authority: target.authority, path: target.path, headerFields: fields) }
         return HTTPRequest(
             method: head.method, scheme: upstream.scheme, authority: upstream.hostHeader, path: basePath + (head.path ?? "/"),
             headerFields: fields)

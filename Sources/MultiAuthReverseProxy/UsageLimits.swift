@@ -23,9 +23,12 @@ package final class UsageLimits: Sendable {
 
     private struct State {
         var plans: [String: UsagePlans.Plan] = [:]
-        var buckets: [String: (tokens: Double, last: Double)] = [:]
+        /// Buckets by route, then by key.
+        var buckets: [String: [String: (tokens: Double, last: Double)]] = [:]
         var counts: [String: Count] = [:]
         var dirty = false
+        /// Each period kind's current start and end, worked out again only when `now` passes the end.
+        var periods: [String: (start: Double, end: Double)] = [:]
     }
 
     private let state: Mutex<State>
@@ -57,19 +60,24 @@ package final class UsageLimits: Sendable {
         return state.withLock { state -> InboundRejection? in
             guard let plan = state.plans[key] else { return .forbiddenKey }
             if let throttle = plan.methodThrottles?[route] ?? plan.throttle {
-                let id = key + " " + route
-                var bucket = state.buckets[id] ?? (Double(throttle.burstLimit), now)
+                var bucket = state.buckets[route]?[key] ?? (Double(throttle.burstLimit), now)
                 bucket.tokens = min(Double(throttle.burstLimit), bucket.tokens + max(0, now - bucket.last) * throttle.rateLimit)
                 bucket.last = now
                 guard bucket.tokens >= 1 else {
-                    state.buckets[id] = bucket
+                    state.buckets[route, default: [:]][key] = bucket
                     return Self.tooMany
                 }
                 bucket.tokens -= 1
-                state.buckets[id] = bucket
+                state.buckets[route, default: [:]][key] = bucket
             }
             guard let quota = plan.quota else { return nil }
-            let period = Self.periodStart(quota.period, now: now)
+            let period: Double
+            if let known = state.periods[quota.period], now >= known.start, now < known.end {
+                period = known.start
+            } else {
+                period = Self.periodStart(quota.period, now: now)
+                state.periods[quota.period] = (period, Self.periodEnd(quota.period, start: period))
+            }
             var count = state.counts[key] ?? Count(period: period, used: quota.offset ?? 0)
             if count.period != period { count = Count(period: period, used: 0) }
             guard count.used < quota.limit else { return Self.limitExceeded }
@@ -112,6 +120,15 @@ package final class UsageLimits: Sendable {
             let parts = calendar.dateComponents([.year, .month], from: Date(timeIntervalSince1970: now))
             return calendar.date(from: parts)?.timeIntervalSince1970 ?? day * 86_400
         default: return day * 86_400
+        }
+    }
+
+    /// The start of the period after the one starting at `start`.
+    static func periodEnd(_ period: String, start: Double) -> Double {
+        switch period {
+        case "WEEK": return start + 7 * 86_400
+        case "MONTH": return periodStart("MONTH", now: start + 32 * 86_400)
+        default: return start + 86_400
         }
     }
 

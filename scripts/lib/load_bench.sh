@@ -68,8 +68,8 @@ run_load_bench() {
     command -v wrk >/dev/null || { say "installing wrk"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq wrk >/dev/null; }
     MULTIAUTH_BENCHMARKS=1 swift build -c release --product UpstreamBench >/dev/null
     MULTIAUTH_BENCHMARKS=1 swift build -c release --product PassthroughBench >/dev/null
-    local up gw px pt js gj pids=() secrets keys upstream_pid proxy_pid gateway_pid passthrough_pid jwt_gateway_pid
-    read -r up px gw pt js gj < <(free_ports 6)
+    local up gw px pt js gj ga az pids=() secrets keys upstream_pid proxy_pid gateway_pid passthrough_pid jwt_gateway_pid api_gateway_pid
+    read -r up px gw pt js gj ga az < <(free_ports 8)
     .build/release/UpstreamBench "$up" >/dev/null 2>&1 & pids+=($!)
     upstream_pid=$!
     .build/release/PassthroughBench "$pt" "http://127.0.0.1:$up" >/dev/null 2>&1 & pids+=($!)
@@ -90,36 +90,66 @@ run_load_bench() {
     .build-static/release/multiauth gateway --listen "127.0.0.1:$gj" --upstream "http://127.0.0.1:$up" \
         --jwks-url "http://127.0.0.1:$js/jwks.json" --issuer https://issuer.bench --audience bench-client >/dev/null 2>&1 & pids+=($!)
     jwt_gateway_pid=$!
+    # The same SigV4 check on a route of a 1,000-route API definition, with an API key in a usage
+    # plan besides it, and a route decided by a request authorizer's cached policy.
+    .venv/bin/python3 scripts/peers/authorizer_server.py --port "$az" >/dev/null 2>&1 & pids+=($!)
+    .venv/bin/python3 - "$keys" "$up" "$az" <<'PY'
+import sys
+folder, up, az = sys.argv[1:4]
+lines = ["openapi: 3.0.1", "info: {title: bench, version: '1'}", "paths:"]
+proxy = lambda path: f"x-amazon-apigateway-integration: {{type: http_proxy, uri: 'http://127.0.0.1:{up}{path}'}}"
+for index in range(998):
+    lines += [f"  /r{index}/items/{{id}}:", f"    get: {{security: [{{sigv4: []}}], responses: {{'200': {{description: ok}}}}, {proxy('/bench/item')}}}"]
+lines += ["  /bench/item:", f"    get: {{security: [{{sigv4: [], key: []}}], responses: {{'200': {{description: ok}}}}, {proxy('/bench/item')}}}"]
+lines += ["  /bench/authz:", f"    get: {{security: [{{lambda: []}}], responses: {{'200': {{description: ok}}}}, {proxy('/bench/item')}}}"]
+lines += ["components:", "  securitySchemes:", "    sigv4: {type: apiKey, name: Authorization, in: header, x-amazon-apigateway-authtype: awsSigv4}",
+          "    key: {type: apiKey, name: x-api-key, in: header}",
+          "    lambda: {type: apiKey, name: x-token, in: header, x-amazon-apigateway-authtype: custom, x-amazon-apigateway-authorizer: "
+          f"{{type: request, identitySource: method.request.header.x-token, authorizerUri: 'http://127.0.0.1:{az}/', authorizerResultTtlInSeconds: 3600}}}}"]
+open(f"{folder}/api.yaml", "w").write("\n".join(lines) + "\n")
+open(f"{folder}/plans.yaml", "w").write("usagePlans:\n  - {name: bench, throttle: {rateLimit: 1000000, burstLimit: 1000000}, "
+                                       "quota: {limit: 1000000000, period: MONTH}, apiKeys: [bench]}\n")
+PY
+    .build-static/release/multiauth gateway --listen "127.0.0.1:$ga" --api "$keys/api.yaml" --iam-credentials "$secrets" --api-key bench=bench-key \
+        --usage-plans "$keys/plans.yaml" --stage local >/dev/null 2>&1 & pids+=($!)
+    api_gateway_pid=$!
     wait_for "http://127.0.0.1:$up/bench/item" "bench upstream"
     wait_for "http://127.0.0.1:$px/bench/item" "proxy"
     wait_for "http://127.0.0.1:$pt/bench/item" "pass-through"
     wait_for "http://127.0.0.1:$gj/bench/item" "JWT gateway"
+    wait_for "http://127.0.0.1:$ga/bench/item" "API definition gateway"
     sleep 1
     # A server that could not start (its port taken) must not let another answer in its place.
     for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null || { say "a load-bench server (pid $pid) exited at start"; exit 1; }; done
     local signed
     signed=$(.venv/bin/python3 scripts/oracles/signed_call.py --signer botocore --url "http://127.0.0.1:$gw/bench/item" \
         --key AKIDLOADBENCH --secret load-bench-secret-not-real --print-only)
-    local headers=()
+    local headers=() api_headers=()
     while IFS= read -r line; do headers+=(-H "$line"); done < <(.venv/bin/python3 -c 'import json, sys
 for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {value}")' "$signed")
+    signed=$(.venv/bin/python3 scripts/oracles/signed_call.py --signer botocore --url "http://127.0.0.1:$ga/bench/item" \
+        --key AKIDLOADBENCH --secret load-bench-secret-not-real --print-only)
+    while IFS= read -r line; do api_headers+=(-H "$line"); done < <(.venv/bin/python3 -c 'import json, sys
+for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {value}")' "$signed")
     say "load: direct, through the bare pass-through, the proxy and the gateway (wrk, ${LOAD_SECONDS:-5} s each, twice)"
-    local direct passed proxied gated jwted
+    local direct passed proxied gated jwted defined authorized
     for round in 1 2; do
         direct+="$(wrk_with_cpu "$upstream_pid $upstream_pid" "http://127.0.0.1:$up/bench/item")|"
         passed+="$(wrk_with_cpu "$passthrough_pid $upstream_pid" "http://127.0.0.1:$pt/bench/item")|"
         proxied+="$(wrk_with_cpu "$proxy_pid $upstream_pid" "http://127.0.0.1:$px/bench/item")|"
         gated+="$(wrk_with_cpu "$gateway_pid $upstream_pid" "${headers[@]}" "http://127.0.0.1:$gw/bench/item")|"
         jwted+="$(wrk_with_cpu "$jwt_gateway_pid $upstream_pid" -H "Authorization: Bearer $token" "http://127.0.0.1:$gj/bench/item")|"
+        defined+="$(wrk_with_cpu "$api_gateway_pid $upstream_pid" "${api_headers[@]}" -H "x-api-key: bench-key" "http://127.0.0.1:$ga/bench/item")|"
+        authorized+="$(wrk_with_cpu "$api_gateway_pid $upstream_pid" -H "x-token: open-bench" "http://127.0.0.1:$ga/bench/authz")|"
     done
     kill "${pids[@]}" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
     rm -rf "$secrets" "$keys"
-    .venv/bin/python3 - "$direct" "$proxied" "$gated" "$passed" "$jwted" <<'PY'
+    .venv/bin/python3 - "$direct" "$proxied" "$gated" "$passed" "$jwted" "$defined" "$authorized" <<'PY'
 import statistics, sys
 def rounds(text):
     return [tuple(float(x) for x in part.split()) for part in text.strip("|").split("|")]
-direct, proxied, gated, passed, jwted = (rounds(a) for a in sys.argv[1:6])
+direct, proxied, gated, passed, jwted, defined, authorized = (rounds(a) for a in sys.argv[1:8])
 d50, drps = statistics.median(r[0] for r in direct), statistics.median(r[1] for r in direct)
 p50, prps = statistics.median(r[0] for r in proxied), statistics.median(r[1] for r in proxied)
 g50, grps = statistics.median(r[0] for r in gated), statistics.median(r[1] for r in gated)
@@ -134,6 +164,11 @@ print(f"gateway with a JWT (RS256, the same token on every request, as a client 
 cpu = lambda rounds, i: statistics.median(r[i] for r in rounds)
 print(f"CPU per request: direct, the upstream {cpu(direct, 4):.0f} us; through the proxy, the proxy {cpu(proxied, 4):.0f} us "
       f"and the upstream {cpu(proxied, 5):.0f} us; through the gateway, the gateway {cpu(gated, 4):.0f} us and the upstream {cpu(gated, 5):.0f} us")
+single, api, lam = cpu(gated, 4), cpu(defined, 4), cpu(authorized, 4)
+print(f"gateway --api (1,000 routes): SigV4 and a usage-planned API key on /bench/item {api:.0f} us CPU per request "
+      f"({100 * (api - single) / single:+.0f}% beside the single-policy gateway's {single:.0f} us; target within 10%), "
+      f"{statistics.median(r[1] for r in defined):,.0f} req/s; a request authorizer's cached policy {lam:.0f} us, "
+      f"{statistics.median(r[1] for r in authorized):,.0f} req/s ({sum(r[2] for r in defined) + sum(r[2] for r in authorized):.0f} not 2xx)")
 t50, trps = statistics.median(r[0] for r in passed), statistics.median(r[1] for r in passed)
 print(f"a bare Hummingbird + AsyncHTTPClient pass-through (no authorization) {trps:,.0f} req/s "
       f"({100 * trps / drps:.0f}% of direct), p50 {t50:.2f} ms, {cpu(passed, 4):.0f} us CPU per request; "

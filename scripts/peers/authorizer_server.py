@@ -3,6 +3,7 @@
 POST / with API Gateway's event (payload 1.0 REQUEST or TOKEN, or 2.0). The decision comes
 from the identity token's first word (the rest makes a test's tokens its own):
   allow-pets-…   1.0 policy allowing GET /authz/pets only, principalId user-1, context tier=gold
+  open-…         1.0 policy allowing every route of the API (the load bench's)
   deny-…         1.0 policy with an explicit Deny of everything (and an Allow of everything)
   elsewhere-…    1.0 policy allowing another account's API
   garbage-…      200 with a body that is not JSON
@@ -55,6 +56,8 @@ class Handler(QuietHandler):
         if kind == "allow":
             return self.send_json(200, {"principalId": "user-1", "policyDocument": policy("Allow", prefix + "/*/GET/authz/pets"),
                                         "context": {"tier": "gold", "level": 3}})
+        if kind == "open":
+            return self.send_json(200, {"principalId": "bench", "policyDocument": policy("Allow", prefix + "/*")})
         if kind == "deny":
             document = policy("Allow", "*")
             document["Statement"].append({"Action": "execute-api:Invoke", "Effect": "Deny", "Resource": prefix + "/*"})
