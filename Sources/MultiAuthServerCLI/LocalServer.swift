@@ -75,6 +75,15 @@ enum LocalServer {
         do { key = try NIOSSLPrivateKey(file: keyPath, format: .pem) } catch { throw CLIError("--tls-key", "\(keyPath) holds no PEM private key") }
         var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12  // TLS 1.0 and 1.1 are deprecated (RFC 8996)
+        if let caPath = options.tlsClientCa {
+            let authorities: [NIOSSLCertificate]
+            do { authorities = try NIOSSLCertificate.fromPEMFile(caPath) } catch { throw CLIError("--tls-client-ca", "\(caPath) holds no PEM certificate") }
+            guard !authorities.isEmpty else { throw CLIError("--tls-client-ca", "\(caPath) holds no PEM certificate") }
+            // A server that verifies asks for the client's certificate and fails a handshake without one.
+            configuration.certificateVerification = .noHostnameVerification
+            configuration.trustRoots = .certificates(authorities)
+            configuration.sendCANameList = true
+        }
         return configuration
     }
 }

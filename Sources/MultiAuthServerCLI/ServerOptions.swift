@@ -14,6 +14,8 @@ struct ServerOptions: ParsableArguments {
     var tlsCert: String?
     @Option(help: ArgumentHelp("The PEM private key of --tls-cert (mode 0600)." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
     var tlsKey: String?
+    @Option(help: ArgumentHelp("With --tls-cert: require a client certificate that chains to a CA in this PEM file (mutual TLS); a client without one fails the handshake." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
+    var tlsClientCa: String?
     @Option(help: "Seconds the upstream has to answer before the client gets 504 (API Gateway's limit: 29).")
     var upstreamTimeout: Double = 29
     @Option(help: "Seconds a client has to send a whole request head, from connecting or from the last response (a client trickling its headers is cut off).")
@@ -63,6 +65,8 @@ struct ServerOptions: ParsableArguments {
         if let eventLoops { try ArgumentChecks.count(eventLoops, "--event-loops", in: 1...1_024) }
         try ArgumentChecks.readableFile(upstreamCaBundle, "--upstream-ca-bundle")
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if tlsClientCa != nil, tlsCert == nil { throw ValidationError("--tls-client-ca needs --tls-cert and --tls-key") }
+        try ArgumentChecks.readableFile(tlsClientCa, "--tls-client-ca")
         try ArgumentChecks.readableFile(tlsCert, "--tls-cert")
         try ArgumentChecks.readableFile(tlsKey, "--tls-key")
         if upstreamInsecure, upstreamCaBundle != nil {

@@ -253,4 +253,30 @@ struct GatewayAPITests {
                                               "--iam-credentials", folder.path + "/keys.json", "--usage-plans", folder.path + "/plans.yaml"], limit: 30)
         #expect(refused.status != 0 && refused.stderr.contains("names API key nobody"), "\(refused.stderr.replacingOccurrences(of: "\n", with: " | "))")
     }
+
+    /// Mutual TLS (`--tls-client-ca`): curl with a certificate the CA issued gets through; without
+    /// one, or with a certificate of its own, the handshake fails and nothing reaches the upstream.
+    @Test func mutualTLSNeedsACertificateFromTheCA() async throws {
+        let folder = try ScratchFolder("multiauth-gateway-mtls")
+        defer { folder.remove() }
+        let ca = Peers.environment["MULTIAUTH_TEST_RA_CA_CERT"] ?? "", caKey = Peers.environment["MULTIAUTH_TEST_RA_CA_KEY"] ?? ""
+        let issue = """
+            cd '\(folder.path)' && openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=client -keyout client-key.pem -out client.csr 2>/dev/null \
+            && openssl x509 -req -in client.csr -CA '\(ca)' -CAkey '\(caKey)' -CAcreateserial -days 1 -out client.pem 2>/dev/null \
+            && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=stranger -days 1 -keyout stranger-key.pem -out stranger.pem 2>/dev/null
+            """
+        #expect(try await KeyringStoreKeyTests.shell(issue).status == 0)
+        let fixture = try Fixture(["--tls-cert", Peers.tlsCA, "--tls-key", Peers.tlsKey, "--tls-client-ca", ca], folder: folder)
+        defer { #expect(fixture.gateway.stop() == 0) }
+        let url = fixture.gateway.url.replacingOccurrences(of: "http://", with: "https://") + "/public"
+        func curl(_ extra: [String]) throws -> (status: Int32, output: String) {
+            let run = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", Peers.tlsCA] + extra + [url], limit: 30)
+            return (run.status, String(decoding: run.stdout, as: UTF8.self))
+        }
+        let trusted = try curl(["--cert", folder.path + "/client.pem", "--key", folder.path + "/client-key.pem"])
+        #expect(trusted.status == 0 && trusted.output == "200", "\(trusted)")
+        #expect(try curl([]).status != 0, "no client certificate")
+        #expect(try curl(["--cert", folder.path + "/stranger.pem", "--key", folder.path + "/stranger-key.pem"]).status != 0, "a certificate the CA did not issue")
+        #expect(try await fixture.arrivals() == 1)
+    }
 }
