@@ -70,8 +70,8 @@ public struct UsagePlans: Sendable, Decodable {
                 guard throttle.rateLimit > 0, throttle.burstLimit > 0 else { throw .refused(place, "throttle rateLimit and burstLimit must be above 0") }
             }
             if let quota = plan.quota {
-                guard ["DAY", "WEEK", "MONTH"].contains(quota.period), quota.limit > 0, (quota.offset ?? 0) >= 0 else {
-                    throw .refused(place, "quota needs a limit above 0, a period of DAY, WEEK or MONTH and an offset of 0 or more")
+                guard ["DAY", "WEEK", "MONTH"].contains(quota.period), quota.limit > 0, (0..<quota.limit).contains(quota.offset ?? 0) else {
+                    throw .refused(place, "quota needs a limit above 0, a period of DAY, WEEK or MONTH and an offset from 0 to below the limit")
                 }
             }
         }

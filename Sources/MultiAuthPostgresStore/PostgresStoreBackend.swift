@@ -33,7 +33,7 @@ public import PostgresNIO
 public final class PostgresStoreBackend: StoreBackend {
     /// Where the store is.
     public let url: PostgresStoreURL
-    private let connections: PostgresConnections
+    let connections: PostgresConnections
 
     static let table = "multiauth_store"
     static let channel = "multiauth_store"

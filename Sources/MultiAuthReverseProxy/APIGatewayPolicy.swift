@@ -161,20 +161,20 @@ package struct APIGatewayPolicy: Sendable {
     /// the key's usage plan.
     private static func admit(
         _ head: HTTPRequest, _ principal: Principal?, access: RouteAccess, apiKeys: [String: String], usage: UsageLimits?
-    ) -> InboundRejection? {
+    ) -> UsageLimits.Admission {
         if !access.scopes.isEmpty, let principal {
             let granted = Set((principal.claims["scope"] ?? principal.claims["scp"] ?? "").split(separator: " ").map(String.init))
             guard access.scopes.allSatisfy(granted.contains) else {
-                return InboundRejection(status: .forbidden, errorType: "AccessDeniedException", message: "Forbidden", reason: "scopes missing on \(access.route.name)")
+                return .refuse(InboundRejection(status: .forbidden, errorType: "AccessDeniedException", message: "Forbidden", reason: "scopes missing on \(access.name)"))
             }
         }
         var keyName = principal?.mode == .apiKey ? principal?.name : nil
         if access.requiresKey {
             let key = head.headerFields[InboundAuthorizer.apiKeyField] ?? ""
-            guard !key.isEmpty, let name = apiKeys.first(where: { ConstantTime.equals($0.key, key) })?.value else { return .forbiddenKey }
+            guard !key.isEmpty, let name = apiKeys.first(where: { ConstantTime.equals($0.key, key) })?.value else { return .refuse(.forbiddenKey) }
             keyName = name
         }
-        guard let usage, let keyName else { return nil }
+        guard let usage, let keyName else { return .pass }
         return usage.admit(key: keyName, route: access.name)
     }
 }

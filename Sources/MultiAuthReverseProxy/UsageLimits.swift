@@ -31,18 +31,33 @@ package final class UsageLimits: Sendable {
         var periods: [String: (start: Double, end: Double)] = [:]
     }
 
+    /// Counts one request of a key in a period against a limit where every gateway of a fleet
+    /// counts (PostgreSQL): true when it was within the limit.
+    package typealias SharedCount = @Sendable (_ key: String, _ period: Double, _ offset: Int, _ limit: Int) async throws -> Bool
+
+    /// What a request's usage check says: go on, stop, or ask the shared count first.
+    enum Admission {
+        case pass
+        case refuse(InboundRejection)
+        case later(@Sendable () async -> InboundRejection?)
+    }
+
     private let state: Mutex<State>
     let stateFile: String?
+    let shared: SharedCount?
     let clock: TimeSource
 
-    /// Limits for `plans`, counts read from `stateFile` when it exists.
-    package init(_ plans: UsagePlans, stateFile: String?, clock: TimeSource = .system) {
+    /// Limits for `plans`, counts read from `stateFile` when it exists; with `shared`, quotas
+    /// are counted there instead (exact across gateways; a count that cannot be made refuses
+    /// the request, 503), and throttling stays per gateway.
+    package init(_ plans: UsagePlans, stateFile: String?, shared: SharedCount? = nil, clock: TimeSource = .system) {
         var initial = State()
         if let stateFile, case .success(let bytes) = BoundedFileRead.contents(atPath: stateFile, limit: 16 << 20) {
             initial.counts = (try? JSONDecoding.decode([String: Count].self, from: bytes, what: "usage counts")) ?? [:]
         }
         state = Mutex(initial)
         self.stateFile = stateFile
+        self.shared = shared
         self.clock = clock
         update(plans)
     }
@@ -55,22 +70,23 @@ package final class UsageLimits: Sendable {
     }
 
     /// Counts one request of `key` on `route`, or says why it may not go.
-    func admit(key: String, route: String) -> InboundRejection? {
+    func admit(key: String, route: String) -> Admission {
         let now = clock.now()
-        return state.withLock { state -> InboundRejection? in
-            guard let plan = state.plans[key] else { return .forbiddenKey }
+        let shared = shared
+        return state.withLock { state -> Admission in
+            guard let plan = state.plans[key] else { return .refuse(.forbiddenKey) }
             if let throttle = plan.methodThrottles?[route] ?? plan.throttle {
                 var bucket = state.buckets[route]?[key] ?? (Double(throttle.burstLimit), now)
                 bucket.tokens = min(Double(throttle.burstLimit), bucket.tokens + max(0, now - bucket.last) * throttle.rateLimit)
                 bucket.last = now
                 guard bucket.tokens >= 1 else {
                     state.buckets[route, default: [:]][key] = bucket
-                    return Self.tooMany
+                    return .refuse(Self.tooMany)
                 }
                 bucket.tokens -= 1
                 state.buckets[route, default: [:]][key] = bucket
             }
-            guard let quota = plan.quota else { return nil }
+            guard let quota = plan.quota else { return .pass }
             let period: Double
             if let known = state.periods[quota.period], now >= known.start, now < known.end {
                 period = known.start
@@ -78,13 +94,22 @@ package final class UsageLimits: Sendable {
                 period = Self.periodStart(quota.period, now: now)
                 state.periods[quota.period] = (period, Self.periodEnd(quota.period, start: period))
             }
+            if let shared {
+                return .later {
+                    do { return try await shared(key, period, quota.offset ?? 0, quota.limit) ? nil : Self.limitExceeded } catch {
+                        return InboundRejection(
+                            status: .serviceUnavailable, errorType: "ServiceUnavailableException", message: "Service Unavailable",
+                            reason: "the shared quota count failed: \(error)")
+                    }
+                }
+            }
             var count = state.counts[key] ?? Count(period: period, used: quota.offset ?? 0)
             if count.period != period { count = Count(period: period, used: 0) }
-            guard count.used < quota.limit else { return Self.limitExceeded }
+            guard count.used < quota.limit else { return .refuse(Self.limitExceeded) }
             count.used += 1
             state.counts[key] = count
             state.dirty = true
-            return nil
+            return .pass
         }
     }
 

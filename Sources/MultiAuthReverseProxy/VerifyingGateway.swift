@@ -43,7 +43,7 @@ package struct VerifyingGateway: Sendable {
         var external: External? = nil
         /// The API route's name (`GET /pets/{id}`), for metrics and logs.
         var routeName: String? = nil
-        let admit: @Sendable (HTTPRequest, Principal?) -> InboundRejection?
+        let admit: @Sendable (HTTPRequest, Principal?) -> UsageLimits.Admission
         let forward: @Sendable (HTTPRequest, Principal?, UpstreamBody) -> Forwarding.Decision
 
         struct External: Sendable {
@@ -56,7 +56,7 @@ package struct VerifyingGateway: Sendable {
     func plan(_ head: HTTPRequest) -> Result<Plan, AnswerNow> {
         if let api { return api.current.plan(head, authorizers: authorizers.current, forwarder: forwarder) }
         let forwarder = forwarder
-        return .success(Plan(authorizer: authorizers.current, admit: { _, _ in nil }) { head, principal, body in
+        return .success(Plan(authorizer: authorizers.current, admit: { _, _ in .pass }) { head, principal, body in
             .forward(forwarder.upstreamRequest(for: head, principal: principal), body: body)
         })
     }
@@ -143,7 +143,25 @@ package struct VerifyingGateway: Sendable {
         _ decision: Result<Principal?, InboundRejection>, for head: HTTPRequest, plan: Plan, body: UpstreamForwarder.ReceivedBody, logger: Logger
     ) -> Forwarding.Decision {
         var decision = decision
-        if case .success(let principal) = decision, let refusal = plan.admit(head, principal) { decision = .failure(refusal) }
+        if case .success(let principal) = decision {
+            switch plan.admit(head, principal) {
+            case .pass: break
+            case .refuse(let refusal): decision = .failure(refusal)
+            case .later(let check):
+                let allowed = decision
+                return .later { [self] in
+                    let refusal = await check()
+                    return finished(refusal.map { .failure($0) } ?? allowed, for: head, plan: plan, body: body, logger: logger)
+                }
+            }
+        }
+        return finished(decision, for: head, plan: plan, body: body, logger: logger)
+    }
+
+    /// Counts the final `decision` and carries it out.
+    private func finished(
+        _ decision: Result<Principal?, InboundRejection>, for head: HTTPRequest, plan: Plan, body: UpstreamForwarder.ReceivedBody, logger: Logger
+    ) -> Forwarding.Decision {
         count(head, by: plan.authorizer, passed: (try? decision.get()) != nil)
         if let route = plan.routeName { countRoute(route, head: head, plan: plan, decision: decision) }
         switch decision {

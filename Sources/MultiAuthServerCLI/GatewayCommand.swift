@@ -6,6 +6,7 @@ import MultiAuthCLI
 import MultiAuthCore
 import MultiAuthCurl
 import MultiAuthInboundAuthorization
+import MultiAuthPostgresStore
 import MultiAuthReverseProxy
 import MultiAuthSigV4
 import MultiAuthStore
@@ -61,7 +62,10 @@ struct GatewayCommand: AsyncParsableCommand {
         and route (429 Too Many Requests), a quota per key (429 Limit Exceeded); a key in no plan is refused. Re-read on SIGHUP.
         """)
     var usagePlans: String?
-    @Option(help: "With --usage-plans: where quota counts are kept (0600), so they survive a restart; without it they start again at each start.")
+    @Option(help: """
+        With --usage-plans: where quota counts are kept (0600), so they survive a restart; without it they start again at each \
+        start. With a PostgreSQL --store, quotas are counted there instead, shared exactly by every gateway of the fleet.
+        """)
     var usageState: String?
     @Option(help: "With --api: the account in method ARNs that request authorizers' policies are checked against.") var accountId = "123456789012"
     @Option(help: "With --api: the API id in method ARNs.") var apiId = "multiauth"
@@ -87,8 +91,11 @@ struct GatewayCommand: AsyncParsableCommand {
         let (authorizer, parts) = try await makeAuthorizer(keyStore, starting: true)
         let observability = try Observability(server.observe, decision: .verification)
         let metrics = observability.metrics
-        let limits = try usagePlans.map { UsageLimits(try GatewayAPIDefinition.usagePlans($0, apiKeys: parts.apiKeys), stateFile: usageState) }
-        if limits != nil, usageState == nil { StandardError.emit("multiauth gateway: warning: quota counts start again at each start (no --usage-state)") }
+        let shared = try sharedUsageCount()
+        let limits = try usagePlans.map { UsageLimits(try GatewayAPIDefinition.usagePlans($0, apiKeys: parts.apiKeys), stateFile: usageState, shared: shared) }
+        if limits != nil, usageState == nil, shared == nil {
+            StandardError.emit("multiauth gateway: warning: quota counts start again at each start (no --usage-state, no PostgreSQL --store)")
+        }
         var policy: APIGatewayPolicy?
         if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls, deployment: deployment, usage: limits, metrics: metrics) }
         guard !authorizer.modes.isEmpty || policy != nil else {
@@ -124,6 +131,15 @@ struct GatewayCommand: AsyncParsableCommand {
                 },
                 logger: logger)
         }
+    }
+
+    /// With usage plans and a PostgreSQL `--store`: quotas counted in its database.
+    private func sharedUsageCount() throws -> UsageLimits.SharedCount? {
+        guard usagePlans != nil, StoreOptions.isPostgres(store.storePath) else { return nil }
+        let opened: any StoreBackend
+        do { opened = try store.backend() } catch let error as StoreError { throw CLIError("--store", error) }
+        guard let backend = opened as? PostgresStoreBackend else { return nil }
+        return { key, period, offset, limit in try await backend.countUsage(key: key, period: period, offset: offset, limit: limit) }
     }
 
     /// Where `--api`'s definition is deployed, for method ARNs.

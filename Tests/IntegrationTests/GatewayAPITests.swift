@@ -15,7 +15,7 @@ struct GatewayAPITests {
         let prefix = "t/\(UUID().uuidString.lowercased())"
         let folder: ScratchFolder
 
-        init(_ extra: [String] = [], folder existing: ScratchFolder? = nil) throws {
+        init(_ extra: [String] = [], folder existing: ScratchFolder? = nil, environment: [String: String] = [:]) throws {
             folder = try existing ?? ScratchFolder("multiauth-gateway-api")
             let template = try String(contentsOf: Paths.repository.appendingPathComponent("scripts/peers/api-definition.yaml"), encoding: .utf8)
             let definition = template.replacingOccurrences(of: "@UPSTREAM@", with: Peers.upstream).replacingOccurrences(of: "@PREFIX@", with: prefix)
@@ -26,7 +26,7 @@ struct GatewayAPITests {
             gateway = try GatewayProcess([
                 "gateway", "--listen", "127.0.0.1:0", "--api", folder.path + "/api.yaml", "--iam-credentials", folder.path + "/keys.json",
                 "--api-key", "ci=gw-key-123", "-v",
-            ] + extra)
+            ] + extra, environment: environment)
         }
 
         func send(_ method: HTTPRequest.Method, _ path: String, _ named: [String: String] = [:]) async throws -> (status: Int, body: [String: Any], fields: HTTPFields) {
@@ -278,5 +278,29 @@ struct GatewayAPITests {
         #expect(try curl([]).status != 0, "no client certificate")
         #expect(try curl(["--cert", folder.path + "/stranger.pem", "--key", folder.path + "/stranger-key.pem"]).status != 0, "a certificate the CA did not issue")
         #expect(try await fixture.arrivals() == 1)
+    }
+
+    /// Two gateways on one PostgreSQL store share the quota exactly: three requests of a key
+    /// with a quota of 3, split between them, pass; the fourth is over the limit at either.
+    @Test(.enabled(if: Peers.postgresAvailable)) func twoGatewaysShareAQuotaThroughPostgreSQL() async throws {
+        let folder = try ScratchFolder("multiauth-gateway-shared-usage")
+        defer { folder.remove() }
+        try Data(Self.plans.utf8).write(to: folder.url.appendingPathComponent("plans.yaml"))
+        let database = try await PostgresStoreTests.freshDatabase()
+        let extra = ["--usage-plans", folder.path + "/plans.yaml", "--store", database, "--api-key", "gold=gw-key-gold"]
+        let environment = ["PGPASSWORD": Peers.postgresPassword]
+        let first = try Fixture(extra, folder: folder, environment: environment)
+        defer { #expect(first.gateway.stop() == 0) }
+        let second = try Fixture(extra, folder: folder, environment: environment)
+        defer { #expect(second.gateway.stop() == 0) }
+        let gold = ["x-api-key": "gw-key-gold"]
+        #expect(try await first.send(.get, "/keyed", gold).status == 200)
+        #expect(try await second.send(.get, "/keyed", gold).status == 200)
+        #expect(try await first.send(.get, "/keyed", gold).status == 200)
+        let over = try await second.send(.get, "/keyed", gold)
+        #expect(over.status == 429 && over.body["message"] as? String == "Limit Exceeded", "\(over.status) \(over.body)")
+        #expect(try await first.send(.get, "/keyed", gold).status == 429)
+        let used = try await PostgresStoreTests.psql("SELECT key || '=' || used FROM multiauth_usage", in: database)
+        #expect(used.trimmingCharacters(in: .whitespacesAndNewlines) == "gold=3", "\(used)")
     }
 }
