@@ -14,11 +14,7 @@ enum AuthorizerEvent {
         let arn = deployment.methodARN(head.method.rawValue, path[...])
         var headers: [String: JSONValue] = [:]
         for field in head.headerFields where headers[field.name.canonicalName] == nil { headers[field.name.canonicalName] = .string(field.value) }
-        var query: [String: JSONValue] = [:]
-        for pair in rawQuery.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            query[PathEncoding.decoded(String(parts[0]))] = .string(parts.count == 2 ? PathEncoding.decoded(String(parts[1])) : "")
-        }
+        let query = IntegrationTarget.query(of: head).mapValues { JSONValue.string($0) }
         let pathParameters = JSONValue.object(parameters.mapValues { .string($0) })
         let context: JSONValue = .object([
             "accountId": .string(deployment.account), "apiId": .string(deployment.apiId), "stage": .string(deployment.stage),

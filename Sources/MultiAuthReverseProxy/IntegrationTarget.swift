@@ -1,6 +1,7 @@
 import HTTPTypes
 import MultiAuthAPIDefinition
 import MultiAuthCore
+import MultiAuthHTTP
 import MultiAuthInboundAuthorization
 import MultiAuthSigV4
 
@@ -62,7 +63,7 @@ struct IntegrationTarget: Sendable {
         }
         var target = fills ? Self.fill(pathTemplate, with: pathValues, greedy: greedy) : pathTemplate
         let clientQuery = (head.path ?? "").split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init)
-        let queries = [query, clientQuery].compactMap { $0 } + queryPairs.map { "\(PathEncoding.component($0.0))=\(PathEncoding.component($0.1))" }
+        let queries = [query, clientQuery].compactMap { $0 } + queryPairs.map { "\(FormURLEncoding.escape($0.0))=\(FormURLEncoding.escape($0.1))" }
         if !queries.isEmpty { target += "?" + queries.joined(separator: "&") }
         var request = forwarder.upstreamRequest(for: head, principal: principal, target: (scheme, authority, target))
         for (field, value) in headers { request.headerFields[field] = value }
@@ -82,8 +83,8 @@ struct IntegrationTarget: Sendable {
             if greedy { name = name.dropLast() }
             if String(name) == greedyName { greedy = true }
             let value = values[String(name)] ?? ""
-            out += greedy ? value.split(separator: "/", omittingEmptySubsequences: false).map { PathEncoding.component(String($0)) }.joined(separator: "/")
-                : PathEncoding.component(value)
+            out += greedy ? value.split(separator: "/", omittingEmptySubsequences: false).map { FormURLEncoding.escape(String($0)) }.joined(separator: "/")
+                : FormURLEncoding.escape(value)
             rest = rest[rest.index(after: close)...]
         }
         return out + rest
@@ -102,48 +103,16 @@ struct IntegrationTarget: Sendable {
         return nil
     }
 
-    private static func query(of head: HTTPRequest) -> [String: String] {
+    /// The request's query parameters, decoded (the first of a repeated name).
+    static func query(of head: HTTPRequest) -> [String: String] {
         guard let query = (head.path ?? "").split(separator: "?", maxSplits: 1).dropFirst().first else { return [:] }
         var found: [String: String] = [:]
-        for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            let name = PathEncoding.decoded(String(parts[0]))
-            if found[name] == nil { found[name] = parts.count == 2 ? PathEncoding.decoded(String(parts[1])) : "" }
-        }
+        for (name, value) in FormURLEncoding.decode(query) where found[name] == nil { found[name] = value }
         return found
     }
 }
 
-/// RFC 3986 percent-encoding for values put into a path or query.
-enum PathEncoding {
-    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~".utf8)
-
-    static func component(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            if unreserved.contains(byte) { out.unicodeScalars.append(Unicode.Scalar(byte)) } else { out += "%" + String(byte, radix: 16, uppercase: true).leftPadded }
-        }
-        return out
-    }
-
-    static func decoded(_ text: String) -> String {
-        guard text.contains("%") || text.contains("+") else { return text }
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "+") { bytes.append(0x20); continue }
-            guard byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-            else { bytes.append(byte); continue }
-            bytes.append(value)
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
 extension String {
-    fileprivate var leftPadded: String { count == 1 ? "0" + self : self }
-
     fileprivate func dropping(_ prefix: String) -> String? {
         hasPrefix(prefix) && count > prefix.count ? String(dropFirst(prefix.count)) : nil
     }

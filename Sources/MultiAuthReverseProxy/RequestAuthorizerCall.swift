@@ -80,7 +80,7 @@ package final class RequestAuthorizerCall: Sendable {
             if source.contains(".header.") {
                 value = HTTPField.Name(name).flatMap { head.headerFields[$0] }
             } else if source.contains(".querystring.") {
-                value = Self.query(head)[name]
+                value = IntegrationTarget.query(of: head)[name]
             } else if source.contains(".path.") {
                 value = parameters[name]
             } else {
@@ -153,16 +153,6 @@ package final class RequestAuthorizerCall: Sendable {
             return .failure(Self.failed("answered something that is not an authorizer response"))
         }
         return .success(answer)
-    }
-
-    private static func query(_ head: HTTPRequest) -> [String: String] {
-        guard let query = (head.path ?? "").split(separator: "?", maxSplits: 1).dropFirst().first else { return [:] }
-        var found: [String: String] = [:]
-        for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            found[PathEncoding.decoded(String(parts[0]))] = parts.count == 2 ? PathEncoding.decoded(String(parts[1])) : ""
-        }
-        return found
     }
 
     static let unauthorized = InboundRejection(status: .unauthorized, errorType: "UnauthorizedException", message: "Unauthorized", reason: "no identity for the authorizer")

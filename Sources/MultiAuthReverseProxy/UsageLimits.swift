@@ -43,6 +43,8 @@ package final class UsageLimits: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Held while the counts are written, so a last write at a stop waits for one under way.
+    private let writing = Mutex(())
     let stateFile: String?
     let shared: SharedCount?
     let clock: TimeSource
@@ -116,22 +118,23 @@ package final class UsageLimits: Sendable {
     /// Writes the counts when they changed since the last write.
     package func flush() {
         guard let stateFile else { return }
-        let counts: [String: Count]? = state.withLock { state in
-            guard state.dirty else { return nil }
-            state.dirty = false
-            return state.counts
+        writing.withLock { _ in
+            let counts: [String: Count]? = state.withLock { state in
+                guard state.dirty else { return nil }
+                state.dirty = false
+                return state.counts
+            }
+            guard let counts, let bytes = try? JSONEncoder().encode(counts) else { return }
+            try? AtomicFileWrite.replace(path: stateFile, contents: Array(bytes))
         }
-        guard let counts, let bytes = try? JSONEncoder().encode(counts) else { return }
-        try? AtomicFileWrite.replace(path: stateFile, contents: Array(bytes))
     }
 
-    /// Flushes every second until the task is cancelled, then once more.
+    /// Flushes every second (off the cooperative pool) until the task is cancelled.
     package func keepWritten() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
-            flush()
+            await runBlocking { Result<Void, Never>.success(self.flush()) }
         }
-        flush()
     }
 
     /// The start of the period `now` falls in, UTC: midnight, Monday's midnight, or the first of the month.
