@@ -9,7 +9,7 @@ import Foundation
 /// How a command signs a person in to IAM Identity Center again (a device authorization in a
 /// browser, ``SSODeviceLogin``) when the cached login has expired and cannot be refreshed.
 /// Any number of processes that need the login at once make one sign-in: one of them signs in
-/// under the cache's lock file, the others wait (at most ``wait``) and read its login; when
+/// under the cache's lock file, the others wait (as long as the `wait` given) and read its login; when
 /// that sign-in fails, the processes that waited for it, and those that ask within
 /// ``failureHold`` after, fail with its reason instead of each opening a browser.
 public struct SSOSignIn: Sendable {
