@@ -303,4 +303,42 @@ struct GatewayAPITests {
         let used = try await PostgresStoreTests.psql("SELECT key || '=' || used FROM multiauth_usage", in: database)
         #expect(used.trimmingCharacters(in: .whitespacesAndNewlines) == "gold=3", "\(used)")
     }
+
+    /// A TOKEN authorizer gets the identity as `authorizationToken` with the method ARN.
+    @Test func aTokenAuthorizerGetsTheToken() async throws {
+        let fixture = try Fixture()
+        defer { fixture.folder.remove(); #expect(fixture.gateway.stop() == 0) }
+        let token = "open-\(UUID().uuidString.prefix(8))"
+        #expect(try await fixture.send(.get, "/authz/token", ["Authorization": token]).status == 200)
+        let calls = try await Self.authorizerCalls(token)
+        #expect(calls.count == 1 && calls.events.first?["type"] as? String == "TOKEN" && calls.events.first?["authorizationToken"] as? String == token)
+        #expect(calls.events.first?["methodArn"] as? String == "arn:aws:execute-api:us-east-1:123456789012:multiauth/local/GET/authz/token")
+    }
+
+    /// SIGHUP reads the definition again: one that does not load keeps the one served (and the
+    /// log says why); a good one adds its routes.
+    @Test func aReloadKeepsTheDefinitionUntilANewOneLoads() async throws {
+        let fixture = try Fixture()
+        defer { fixture.folder.remove(); #expect(fixture.gateway.stop() == 0) }
+        let path = fixture.folder.url.appendingPathComponent("api.yaml")
+        let served = try String(contentsOf: path, encoding: .utf8)
+        try Data("openapi: 3.0.1\npaths: [not, a, definition]\n".utf8).write(to: path)
+        fixture.gateway.send(signal: SIGHUP)
+        #expect(try await fixture.gateway.logShows("reload failed, still serving the previous table"))
+        #expect(try await fixture.send(.get, "/public").status == 200)
+        let added = served.replacingOccurrences(of: "paths:\n", with: """
+            paths:
+              /added:
+                get:
+                  security: []
+                  responses: {"200": {description: ok}}
+                  x-amazon-apigateway-integration: {type: http_proxy, uri: "\(Peers.upstream)/\(fixture.prefix)/added"}
+
+            """)
+        try Data(added.utf8).write(to: path)
+        #expect(try await fixture.send(.get, "/added").status == 403)
+        fixture.gateway.send(signal: SIGHUP)
+        #expect(try await fixture.gateway.logShows("reloaded, API"))
+        #expect(try await fixture.send(.get, "/added").status == 200)
+    }
 }
