@@ -60,6 +60,10 @@ extension APIDefinition {
             }
         }
         let table = try RouteTable(routes.map { ($0.method, $0.template) })
+        let keySource = document.underlyingDocument.underlyingDocument.vendorExtensions["x-amazon-apigateway-api-key-source"]?.value as? String
+        guard keySource == nil || keySource?.uppercased() == "HEADER" else {
+            throw .refused("x-amazon-apigateway-api-key-source", "\(keySource ?? "") is not served yet: API keys come from the x-api-key header")
+        }
         var cors: CORSConfiguration?
         if let value = document.underlyingDocument.underlyingDocument.vendorExtensions["x-amazon-apigateway-cors"] { cors = try APIExtensions.cors(value.value) }
         return APIDefinition(routes: routes, schemes: schemes, cors: cors, basePath: basePath(document.underlyingDocument.underlyingDocument.servers), table: table)

@@ -57,9 +57,8 @@ public struct SecurityRequirement: Sendable, Equatable {
 public enum APISecurityScheme: Sendable, Equatable {
     /// `x-amazon-apigateway-authtype: awsSigv4`: SigV4 or SigV4a.
     case sigv4
-    /// An API key in `x-api-key` (`type: apiKey, in: header`); `fromAuthorizer` when the
-    /// definition takes the key from a request authorizer (`x-amazon-apigateway-api-key-source: AUTHORIZER`).
-    case apiKey(fromAuthorizer: Bool)
+    /// An API key in `x-api-key` (`type: apiKey, in: header`).
+    case apiKey
     /// A JWT from `issuer` for one of `audiences` (HTTP APIs' `jwt` authorizer; Cognito user
     /// pools give their pool's issuer and, as API Gateway does, no audience check).
     case jwt(issuer: String, audiences: [String])

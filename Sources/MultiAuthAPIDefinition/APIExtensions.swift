@@ -28,7 +28,7 @@ enum APIExtensions {
         case (_, "request"), (_, "token"):
             return .requestAuthorizer(try requestAuthorizer(authorizer ?? [:], type: authorizerType ?? "request", place: place))
         case (nil, nil):
-            if case .apiKey(let name, let location) = scheme.type, name.lowercased() == "x-api-key", location == .header { return .apiKey(fromAuthorizer: false) }
+            if case .apiKey(let name, let location) = scheme.type, name.lowercased() == "x-api-key", location == .header { return .apiKey }
             throw .refused(place, "only awsSigv4, an x-api-key header key, jwt, cognito_user_pools and request or token authorizers are served")
         default:
             throw .refused(place, "x-amazon-apigateway-authtype \(authType ?? "none") with an authorizer of type \(authorizerType ?? "none") is not served")

@@ -67,7 +67,7 @@ package struct APIGatewayPolicy: Sendable {
         var callers: [String: RequestAuthorizerCall] = [:]
         for (name, scheme) in definition.schemes {
             guard case .requestAuthorizer(let settings) = scheme else { continue }
-            callers[name] = RequestAuthorizerCall(name: name, settings: settings, deployment: deployment, http: http, metrics: metrics, clock: clock)
+            callers[name] = RequestAuthorizerCall(settings: settings, deployment: deployment, http: http, metrics: metrics, clock: clock)
         }
         var access: [RouteAccess] = []
         for route in definition.routes {

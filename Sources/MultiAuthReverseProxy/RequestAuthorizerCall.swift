@@ -51,7 +51,6 @@ package final class RequestAuthorizerCall: Sendable {
         let usageIdentifierKey: String?
     }
 
-    let name: String
     let settings: RequestAuthorizerSettings
     let deployment: APIDeployment
     let http: any HTTPSender
@@ -62,9 +61,8 @@ package final class RequestAuthorizerCall: Sendable {
     static let cacheLimit = 10_000
     static let answerLimit = 64 << 10
 
-    init(name: String, settings: RequestAuthorizerSettings, deployment: APIDeployment, http: any HTTPSender, metrics: ServerMetrics?, clock: TimeSource) {
+    init(settings: RequestAuthorizerSettings, deployment: APIDeployment, http: any HTTPSender, metrics: ServerMetrics?, clock: TimeSource) {
         self.metrics = metrics
-        self.name = name
         self.settings = settings
         self.deployment = deployment
         self.http = http

@@ -62,7 +62,7 @@ struct APIDefinitionTests {
         #expect(api.route(.get, "/either")?.route.security.map { $0.map(\.scheme) } == [["sigv4"], ["api_key"]])
         #expect(api.route(.get, "/both")?.route.security.map { $0.map(\.scheme) } == [["api_key", "sigv4"]])
         #expect(api.route(.get, "/default")?.route.security.map { $0.map(\.scheme) } == [["api_key"]])
-        #expect(api.schemes["sigv4"] == .sigv4 && api.schemes["api_key"] == .apiKey(fromAuthorizer: false))
+        #expect(api.schemes["sigv4"] == .sigv4 && api.schemes["api_key"] == .apiKey)
     }
 
     @Test func aBasePathPrefixesEveryRoute() throws {
@@ -106,6 +106,12 @@ struct APIDefinitionTests {
     ])
     func refusedValuesAreNamed(paths: String, schemes: String, expected: String) {
         #expect { try Self.definition(paths, schemes: schemes) } throws: { "\($0)".contains(expected) }
+    }
+
+    @Test func keysFromAnAuthorizerAreRefusedNotIgnored() {
+        #expect { try Self.definition("  /a:\n    get: {\(Self.proxy())}", root: "x-amazon-apigateway-api-key-source: AUTHORIZER") } throws: {
+            "\($0)".contains("x-amazon-apigateway-api-key-source: AUTHORIZER is not served yet")
+        }
     }
 
     @Test func aReferenceCycleAndAHugeFileAreRefused() {
