@@ -27,5 +27,6 @@
 static const int multiauth_EVP_CTRL_GCM_SET_IVLEN = EVP_CTRL_GCM_SET_IVLEN;
 static const int multiauth_EVP_CTRL_GCM_GET_TAG = EVP_CTRL_GCM_GET_TAG;
 static const int multiauth_EVP_CTRL_GCM_SET_TAG = EVP_CTRL_GCM_SET_TAG;
+static const unsigned long multiauth_XN_FLAG_RFC2253 = XN_FLAG_RFC2253;
 
 #endif

@@ -136,13 +136,8 @@ package final class PrivateKey: @unchecked Sendable {
     /// The key in SEC1 PEM (`-----BEGIN EC PRIVATE KEY-----`), or PKCS#1 for RSA: the form
     /// the AWS CLI keeps a DPoP key in.
     package func traditionalPEM() throws(CryptoError) -> [UInt8] {
-        guard let bio = BIO_new(BIO_s_mem()) else { throw .cipherFailure }
-        defer { BIO_free(bio) }
-        guard PEM_write_bio_PrivateKey_traditional(bio, pointer, nil, nil, 0, nil, nil) == 1 else { throw .cipherFailure }
-        var data: UnsafeMutablePointer<CChar>?
-        let length = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &data)
-        guard length > 0, let data else { throw .cipherFailure }
-        return Array(UnsafeRawBufferPointer(start: data, count: length))
+        guard let pem = MemoryBIO.written({ PEM_write_bio_PrivateKey_traditional($0, pointer, nil, nil, 0, nil, nil) == 1 }) else { throw .cipherFailure }
+        return pem
     }
 
     /// An EC key's public point, 32-byte big-endian x and y (P-256); nil for other keys.

@@ -117,8 +117,8 @@ package struct APIGatewayPolicy: Sendable {
             name: route.name)
     }
 
-    /// The plan for `head`: its route's checks and upstream, or the answer without one.
-    func plan(_ head: HTTPRequest, authorizers _: InboundAuthorizer, forwarder: UpstreamForwarder) -> Result<VerifyingGateway.Plan, VerifyingGateway.AnswerNow> {
+    /// The plan for `head` from `client`: its route's checks and upstream, or the answer without one.
+    func plan(_ head: HTTPRequest, from client: ClientConnection, forwarder: UpstreamForwarder) -> Result<VerifyingGateway.Plan, VerifyingGateway.AnswerNow> {
         let target = head.path ?? "/"
         let path = target.prefix { $0 != "?" }
         if head.method == .options, let cors = definition.cors, let preflight = CORSAnswers.preflight(head, cors) {
@@ -135,12 +135,13 @@ package struct APIGatewayPolicy: Sendable {
         let external = access.requestAuthorizer.map { caller in
             VerifyingGateway.Plan.External(
                 cached: { head in caller.cachedDecision(head, route: route, parameters: parameters) },
-                decide: { head in await caller.decide(head, route: route, parameters: parameters) })
+                decide: { head in await caller.decide(head, from: client, route: route, parameters: parameters) })
         }
         return .success(VerifyingGateway.Plan(authorizer: access.authorizer, external: external, routeName: access.name, admit: { head, principal in
             Self.admit(head, principal, access: access, apiKeys: apiKeys, usage: usage)
         }) { head, principal, body in
-            let request = access.integration.request(for: head, through: forwarder, parameters: parameters, principal: principal, dropKey: access.consumesKey)
+            let request = access.integration.request(
+                for: head, from: client, through: forwarder, parameters: parameters, principal: principal, dropKey: access.consumesKey)
             return .forward(request, body: body, upstream: access.integration.upstream, responseFields: responseFields)
         })
     }

@@ -6,7 +6,8 @@ import MultiAuthCore
 /// format 1.0 (`REQUEST` or `TOKEN`) and 2.0.
 enum AuthorizerEvent {
     static func make(
-        _ head: HTTPRequest, route: APIRoute, parameters: [String: String], identity: [String], settings: RequestAuthorizerSettings, deployment: APIDeployment
+        _ head: HTTPRequest, from client: ClientConnection, route: APIRoute, parameters: [String: String], identity: [String],
+        settings: RequestAuthorizerSettings, deployment: APIDeployment
     ) -> [UInt8] {
         let target = head.path ?? "/"
         let path = String(target.prefix { $0 != "?" })
@@ -16,24 +17,31 @@ enum AuthorizerEvent {
         for field in head.headerFields where headers[field.name.canonicalName] == nil { headers[field.name.canonicalName] = .string(field.value) }
         let query = IntegrationTarget.query(of: head).mapValues { JSONValue.string($0) }
         let pathParameters = JSONValue.object(parameters.mapValues { .string($0) })
-        let context: JSONValue = .object([
+        var context: [String: JSONValue] = [
             "accountId": .string(deployment.account), "apiId": .string(deployment.apiId), "stage": .string(deployment.stage),
             "httpMethod": .string(head.method.rawValue), "resourcePath": .string(route.template), "path": .string(path),
-        ])
+        ]
+        let userAgent = JSONValue.string(head.headerFields[.userAgent] ?? "")
         let event: JSONValue
         if settings.payloadFormat == "2.0" {
+            context["http"] = .object([
+                "method": .string(head.method.rawValue), "path": .string(path), "protocol": .string("HTTP/1.1"),
+                "sourceIp": .string(client.sourceIp), "userAgent": userAgent,
+            ])
+            context["authentication"] = client.certificate == nil ? .null : .object(["clientCert": client.certificateJSON])
             event = .object([
                 "version": .string("2.0"), "type": .string("REQUEST"), "routeArn": .string(arn), "identitySource": .array(identity.map { .string($0) }),
                 "routeKey": .string(route.name), "rawPath": .string(path), "rawQueryString": .string(rawQuery), "headers": .object(headers),
-                "queryStringParameters": .object(query), "pathParameters": pathParameters, "requestContext": context,
+                "queryStringParameters": .object(query), "pathParameters": pathParameters, "requestContext": .object(context),
             ])
         } else if settings.type == "token" {
             event = .object(["type": .string("TOKEN"), "authorizationToken": .string(identity.first ?? ""), "methodArn": .string(arn)])
         } else {
+            context["identity"] = .object(["sourceIp": .string(client.sourceIp), "userAgent": userAgent, "clientCert": client.certificateJSON])
             event = .object([
                 "type": .string("REQUEST"), "methodArn": .string(arn), "resource": .string(route.template), "path": .string(path),
                 "httpMethod": .string(head.method.rawValue), "headers": .object(headers), "queryStringParameters": .object(query),
-                "pathParameters": pathParameters, "stageVariables": .object([:]), "requestContext": context,
+                "pathParameters": pathParameters, "stageVariables": .object([:]), "requestContext": .object(context),
             ])
         }
         return Array(event.description.utf8)

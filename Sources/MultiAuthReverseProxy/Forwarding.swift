@@ -59,13 +59,13 @@ package struct Forwarding: Sendable {
     /// One upstream and how the requests sent to it are decided.
     package struct Route: Sendable {
         let upstream: Upstream
-        /// Decides on a body-less request head, on the event loop: it must not block.
-        let decide: @Sendable (HTTPRequest) -> Decision
+        /// Decides on a body-less request head from a client, on the event loop: it must not block.
+        let decide: @Sendable (HTTPRequest, ClientConnection) -> Decision
         /// Decides on a request with a body, in a task: it reads the body as it needs.
-        let decideWithBody: @Sendable (HTTPRequest, InboundBody) async -> Decision
+        let decideWithBody: @Sendable (HTTPRequest, ClientConnection, InboundBody) async -> Decision
         /// Decides on a request whose whole body (at most ``heldBodyLimit`` bytes) has been
         /// gathered, on the event loop: it must not block.
-        let decideWithBytes: @Sendable (HTTPRequest, [UInt8]) -> Decision
+        let decideWithBytes: @Sendable (HTTPRequest, ClientConnection, [UInt8]) -> Decision
         /// The most bytes of a body gathered for ``decideWithBytes``: the forwarder's spool
         /// threshold and body limit, and 64 KiB, whichever is least.
         let heldBodyLimit: Int
@@ -73,9 +73,9 @@ package struct Forwarding: Sendable {
         /// A route to `forwarder`'s upstream, over `tls` when it is https.
         package init(
             forwarder: UpstreamForwarder, tls: UpstreamTLS,
-            decideWithBody: @escaping @Sendable (HTTPRequest, InboundBody) async -> Decision,
-            decideWithBytes: @escaping @Sendable (HTTPRequest, [UInt8]) -> Decision,
-            decide: @escaping @Sendable (HTTPRequest) -> Decision
+            decideWithBody: @escaping @Sendable (HTTPRequest, ClientConnection, InboundBody) async -> Decision,
+            decideWithBytes: @escaping @Sendable (HTTPRequest, ClientConnection, [UInt8]) -> Decision,
+            decide: @escaping @Sendable (HTTPRequest, ClientConnection) -> Decision
         ) {
             upstream = Upstream(forwarder.upstream, tls: tls)
             self.decide = decide

@@ -75,6 +75,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
     private var exchange: Exchange?
     private var exchangesStarted = 0
+    private var connection: ClientConnection?
     /// Parts of requests pipelined behind an exchange, and a read held meanwhile.
     private var heldParts: [HTTPRequestPart] = []
     private var heldRead = false
@@ -180,7 +181,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 exchange.body?.end()
                 if let held = exchange.heldBody, let route = exchange.route {
                     exchange.heldBody = nil
-                    carry(route.decideWithBytes(exchange.head, held))
+                    carry(route.decideWithBytes(exchange.head, client(context), held))
                 }
                 finishIfDone()
             }
@@ -195,7 +196,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard let route else {
             return carry(refusal ?? Forwarding.answer(.misdirectedRequest, "MisdirectedRequestException", "No route for this host"))
         }
-        if Forwarding.decidesAtOnce(head) { return carry(refusal ?? route.decide(head)) }
+        if Forwarding.decidesAtOnce(head) { return carry(refusal ?? route.decide(head, client(context))) }
         if let length = route.heldBodyLength(head) {
             // Decided once the body is in; a refusal now leaves the body to be read and dropped.
             if let refusal { return carry(refusal) }
@@ -206,7 +207,16 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let body = InboundBodyStream(loop: context.eventLoop, handler: self)
         exchange?.body = body
         let inbound = InboundBody(request: Request(head: head, body: body.body), channel: context.channel)
-        carry(refusal ?? .later { await route.decideWithBody(head, inbound) })
+        let client = client(context)
+        carry(refusal ?? .later { await route.decideWithBody(head, client, inbound) })
+    }
+
+    /// The connection's client, read at its first request (after any TLS handshake).
+    private func client(_ context: ChannelHandlerContext) -> ClientConnection {
+        if let connection { return connection }
+        let read = ClientConnection(context.channel)
+        connection = read
+        return read
     }
 
     private func carry(_ decision: Forwarding.Decision) {

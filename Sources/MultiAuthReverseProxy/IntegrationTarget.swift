@@ -39,8 +39,9 @@ struct IntegrationTarget: Sendable {
         do { upstream = Forwarding.Upstream(try WireURL("\(scheme)://\(authority)/"), tls: tls) } catch {
             throw APIDefinitionError(.refused(place: place, problem: "uri \(uri.prefix(80)) has no usable host: \(error.reason)"))
         }
-        for mapping in integration.requestParameters where mapping.source.hasPrefix("context.identity.") {
-            throw APIDefinitionError(.refused(place: place, problem: "requestParameters source \(mapping.source) is not served yet"))
+        for mapping in integration.requestParameters {
+            guard let name = mapping.source.dropping("context.identity."), !Self.identityNames.contains(name) else { continue }
+            throw APIDefinitionError(.refused(place: place, problem: "requestParameters source \(mapping.source) is not served (served: sourceIp, userAgent, accessKey, clientCert.*)"))
         }
         mappings = integration.requestParameters
         fills = pathTemplate.contains("{")
@@ -48,13 +49,15 @@ struct IntegrationTarget: Sendable {
     }
 
     /// The client's request `head` as `forwarder` sends it to this integration.
-    func request(for head: HTTPRequest, through forwarder: UpstreamForwarder, parameters: [String: String], principal: Principal?, dropKey: Bool) -> HTTPRequest {
+    func request(
+        for head: HTTPRequest, from client: ClientConnection, through forwarder: UpstreamForwarder, parameters: [String: String], principal: Principal?, dropKey: Bool
+    ) -> HTTPRequest {
         var pathValues = parameters
         var queryPairs: [(String, String)] = []
         var headers: [(HTTPField.Name, String?)] = []
         let receivedQuery = readsQuery ? Self.query(of: head) : [:]
         for mapping in mappings {
-            let value = Self.value(of: mapping.source, head: head, query: receivedQuery, parameters: parameters, principal: principal)
+            let value = Self.value(of: mapping.source, head: head, client: client, query: receivedQuery, parameters: parameters, principal: principal)
             switch mapping.target {
             case .header(let name): if let field = HTTPField.Name(name) { headers.append((field, value.flatMap { WireText.isSafe($0) ? $0 : nil })) }
             case .querystring(let name): if let value { queryPairs.append((name, value)) }
@@ -91,7 +94,7 @@ struct IntegrationTarget: Sendable {
     }
 
     private static func value(
-        of source: String, head: HTTPRequest, query: [String: String], parameters: [String: String], principal: Principal?
+        of source: String, head: HTTPRequest, client: ClientConnection, query: [String: String], parameters: [String: String], principal: Principal?
     ) -> String? {
         if source.hasPrefix("'"), source.hasSuffix("'"), source.count >= 2 { return String(source.dropFirst().dropLast()) }
         if let name = source.dropping("method.request.header.") { return HTTPField.Name(name).flatMap { head.headerFields[$0] } }
@@ -100,8 +103,16 @@ struct IntegrationTarget: Sendable {
         if source == "context.authorizer.principalId" { return principal?.name }
         if let name = source.dropping("context.authorizer.claims.") { return principal?.claims[name] }
         if let name = source.dropping("context.authorizer.") { return principal?.claims[name] }
-        return nil
+        switch source.dropping("context.identity.") {
+        case "userAgent": return head.headerFields[.userAgent]
+        case "accessKey": return principal?.mode == .awsIAM ? principal?.name : nil
+        case let name?: return client.identity(name)
+        case nil: return nil
+        }
     }
+
+    /// The `context.identity` names a mapping may read.
+    static let identityNames = ClientConnection.identityNames.union(["userAgent", "accessKey"])
 
     /// The request's query parameters, decoded (the first of a repeated name).
     static func query(of head: HTTPRequest) -> [String: String] {
@@ -112,8 +123,9 @@ struct IntegrationTarget: Sendable {
     }
 }
 
-extension String {
-    fileprivate func dropping(_ prefix: String) -> String? {
+extension StringProtocol {
+    /// The rest after `prefix`, when it starts with it and has more.
+    func dropping(_ prefix: String) -> String? {
         hasPrefix(prefix) && count > prefix.count ? String(dropFirst(prefix.count)) : nil
     }
 }

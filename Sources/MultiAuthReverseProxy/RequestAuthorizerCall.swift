@@ -100,12 +100,12 @@ package final class RequestAuthorizerCall: Sendable {
     }
 
     /// The decision for `head` on `route`: from the cache, else from the authorizer.
-    func decide(_ head: HTTPRequest, route: APIRoute, parameters: [String: String]) async -> Result<Principal?, InboundRejection> {
+    func decide(_ head: HTTPRequest, from client: ClientConnection, route: APIRoute, parameters: [String: String]) async -> Result<Principal?, InboundRejection> {
         guard let identity = identity(head, parameters: parameters) else { return .failure(Self.unauthorized) }
         if let cached = cachedDecision(head, route: route, parameters: parameters) { return cached }
         metrics?.recordAuthorizerCache(hit: false)
         let answer: Answer
-        switch await call(head, route: route, parameters: parameters, identity: identity) {
+        switch await call(head, from: client, route: route, parameters: parameters, identity: identity) {
         case .failure(let rejection): return .failure(rejection)
         case .success(let read): answer = read
         }
@@ -135,8 +135,11 @@ package final class RequestAuthorizerCall: Sendable {
         }
     }
 
-    private func call(_ head: HTTPRequest, route: APIRoute, parameters: [String: String], identity: [String]) async -> Result<Answer, InboundRejection> {
-        let event = AuthorizerEvent.make(head, route: route, parameters: parameters, identity: identity, settings: settings, deployment: deployment)
+    private func call(
+        _ head: HTTPRequest, from client: ClientConnection, route: APIRoute, parameters: [String: String], identity: [String]
+    ) async -> Result<Answer, InboundRejection> {
+        let event = AuthorizerEvent.make(
+            head, from: client, route: route, parameters: parameters, identity: identity, settings: settings, deployment: deployment)
         let request: HTTPRequest
         do { request = try HTTPRequest(method: .post, wireURL: settings.uri, headerFields: HTTPFields([HTTPField(name: .contentType, value: "application/json")])) } catch {
             return .failure(Self.failed("its URL cannot be used"))

@@ -58,7 +58,7 @@ extension SigningProxy {
         let iam = authorizer as? IAMAuthorizer
         // These authorize a request by its head alone, whatever its body.
         let headOnly = authorizer is APIKeyAuthorizer || authorizer is TokenAuthorizer || authorizer is NoAuthorizer
-        return Forwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, inbound in
+        return Forwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, _, inbound in
             if let refusal = sites.refusal(head) { return refusal }
             inbound.proceed()
             let received: UpstreamForwarder.ReceivedBody
@@ -68,12 +68,12 @@ extension SigningProxy {
             }
             let request = forwarder.upstreamRequest(for: head, principal: nil)
             return await authorized(request, body: received, correctingClock: true, logger: logger)
-        }, decideWithBytes: { [self] head, bytes in
+        }, decideWithBytes: { [self] head, _, bytes in
             if let refusal = sites.refusal(head) { return refusal }
             let request = forwarder.upstreamRequest(for: head, principal: nil)
             let received = UpstreamForwarder.ReceivedBody(body: .bytes(bytes), spool: nil, sha256: nil)
             return authorizedAtOnce(request, received: received, iam: iam, headOnly: headOnly, logger: logger)
-        }) { [self] head in
+        }) { [self] head, _ in
             if let refusal = sites.refusal(head) { return refusal }
             let request = forwarder.upstreamRequest(for: head, principal: nil)
             return authorizedAtOnce(request, received: .none, iam: iam, headOnly: true, logger: logger)

@@ -52,9 +52,9 @@ package struct VerifyingGateway: Sendable {
         }
     }
 
-    /// The plan for `head`, or the answer that ends it at once (no route, a CORS preflight).
-    func plan(_ head: HTTPRequest) -> Result<Plan, AnswerNow> {
-        if let api { return api.current.plan(head, authorizers: authorizers.current, forwarder: forwarder) }
+    /// The plan for `head` from `client`, or the answer that ends it at once (no route, a CORS preflight).
+    func plan(_ head: HTTPRequest, from client: ClientConnection) -> Result<Plan, AnswerNow> {
+        if let api { return api.current.plan(head, from: client, forwarder: forwarder) }
         let forwarder = forwarder
         return .success(Plan(authorizer: authorizers.current, admit: { _, _ in .pass }) { head, principal, body in
             .forward(forwarder.upstreamRequest(for: head, principal: principal), body: body)
@@ -73,14 +73,14 @@ package struct VerifyingGateway: Sendable {
 
     /// The gateway's route to its upstream, over `tls` for an https upstream.
     package func route(tls: UpstreamTLS, logger: Logger) -> Forwarding.Route {
-        Forwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, inbound in
-            switch plan(head) {
+        Forwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, client, inbound in
+            switch plan(head, from: client) {
             case .failure(let answer): return answer.decision
             case .success(let plan): return await verified(head, body: inbound, plan: plan, logger: logger)
             }
-        }, decideWithBytes: { [self] head, bytes in
+        }, decideWithBytes: { [self] head, client, bytes in
             let plan: Plan
-            switch self.plan(head) {
+            switch self.plan(head, from: client) {
             case .failure(let answer): return answer.decision
             case .success(let found): plan = found
             }
@@ -90,9 +90,9 @@ package struct VerifyingGateway: Sendable {
                 return .later { [self] in carried(await Self.decide(head, plan: plan, bodySHA256: sha256), for: head, plan: plan, body: body, logger: logger) }
             }
             return carried(decision, for: head, plan: plan, body: body, logger: logger)
-        }) { [self] head in
+        }) { [self] head, client in
             let plan: Plan
-            switch self.plan(head) {
+            switch self.plan(head, from: client) {
             case .failure(let answer): return answer.decision
             case .success(let found): plan = found
             }

@@ -112,7 +112,10 @@ struct GatewayAPITests {
         let write = try await fixture.send(.post, "/pets", ["Authorization": "Bearer \(reader)"])
         #expect(write.status == 403 && write.body["message"] as? String == "Forbidden", "pets.write is missing: \(write.body)")
         #expect(try await fixture.send(.get, "/pets").status == 401)
-        #expect(try await fixture.arrivals() == 2)
+        let open = try await fixture.send(.get, "/public", ["x-source-ip": "203.0.113.9", "x-client-subject": "CN=admin"])
+        let seen = Self.headers(open.body)
+        #expect(open.status == 200 && seen["x-source-ip"] == "127.0.0.1" && seen["x-client-subject"] == nil, "\(seen)")
+        #expect(try await fixture.arrivals() == 3)
     }
 
     /// curl's preflight is answered by the gateway without authorization; an allowed origin's
@@ -254,8 +257,10 @@ struct GatewayAPITests {
         #expect(refused.status != 0 && refused.stderr.contains("names API key nobody"), "\(refused.stderr.replacingOccurrences(of: "\n", with: " | "))")
     }
 
-    /// Mutual TLS (`--tls-client-ca`): curl with a certificate the CA issued gets through; without
-    /// one, or with a certificate of its own, the handshake fails and nothing reaches the upstream.
+    /// Mutual TLS (`--tls-client-ca`): curl with a certificate the CA issued gets through, and
+    /// the certificate is described to the integration (`context.identity.clientCert.*`) and to
+    /// a request authorizer as openssl describes it; without one, or with a certificate of its
+    /// own, the handshake fails and nothing reaches the upstream.
     @Test func mutualTLSNeedsACertificateFromTheCA() async throws {
         let folder = try ScratchFolder("multiauth-gateway-mtls")
         defer { folder.remove() }
@@ -268,16 +273,47 @@ struct GatewayAPITests {
         #expect(try await KeyringStoreKeyTests.shell(issue).status == 0)
         let fixture = try Fixture(["--tls-cert", Peers.tlsCA, "--tls-key", Peers.tlsKey, "--tls-client-ca", ca], folder: folder)
         defer { #expect(fixture.gateway.stop() == 0) }
-        let url = fixture.gateway.url.replacingOccurrences(of: "http://", with: "https://") + "/public"
-        func curl(_ extra: [String]) throws -> (status: Int32, output: String) {
-            let run = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", Peers.tlsCA] + extra + [url], limit: 30)
+        let base = fixture.gateway.url.replacingOccurrences(of: "http://", with: "https://")
+        func curl(_ extra: [String], _ path: String = "/public") throws -> (status: Int32, output: String) {
+            let run = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "--cacert", Peers.tlsCA] + extra + [base + path], limit: 30)
             return (run.status, String(decoding: run.stdout, as: UTF8.self))
         }
-        let trusted = try curl(["--cert", folder.path + "/client.pem", "--key", folder.path + "/client-key.pem"])
-        #expect(trusted.status == 0 && trusted.output == "200", "\(trusted)")
+        let certificate = ["--cert", folder.path + "/client.pem", "--key", folder.path + "/client-key.pem"]
+        let trusted = try curl(certificate)
+        #expect(trusted.status == 0, "\(trusted)")
+        let echo = try #require(JSONSerialization.jsonObject(with: Data(trusted.output.utf8)) as? [String: Any])
+        let described = try await Self.opensslDescription(folder.path + "/client.pem")
+        let seen = Self.headers(echo)
+        #expect(seen["x-client-subject"] == described["subjectDN"] && seen["x-client-issuer"] == described["issuerDN"], "\(seen) \(described)")
+        #expect(seen["x-client-serial"] == described["serialNumber"] && seen["x-client-not-after"] == described["notAfter"], "\(seen) \(described)")
+        let token = "allow-pets-\(UUID().uuidString.prefix(8))"
+        #expect(try curl(certificate + ["-H", "x-token: \(token)"], "/authz/pets").status == 0)
+        let event = try #require(try await Self.authorizerCalls(token).events.first)
+        let identity = (event["requestContext"] as? [String: Any])?["identity"] as? [String: Any]
+        let sent = identity?["clientCert"] as? [String: Any]
+        #expect(identity?["sourceIp"] as? String == "127.0.0.1" && sent?["subjectDN"] as? String == described["subjectDN"], "\(event)")
+        #expect((sent?["validity"] as? [String: String])?["notBefore"] == described["notBefore"])
+        let pem = try String(contentsOfFile: folder.path + "/client.pem", encoding: .utf8)
+        #expect(sent?["clientCertPem"] as? String == pem)
         #expect(try curl([]).status != 0, "no client certificate")
         #expect(try curl(["--cert", folder.path + "/stranger.pem", "--key", folder.path + "/stranger-key.pem"]).status != 0, "a certificate the CA did not issue")
-        #expect(try await fixture.arrivals() == 1)
+        #expect(try await fixture.arrivals() == 2)
+    }
+
+    /// How openssl describes the certificate at `path`, in API Gateway's `clientCert` terms: DNs
+    /// in RFC 2253 form, the serial as colon-separated lowercase hex pairs, dates as printed.
+    static func opensslDescription(_ path: String) async throws -> [String: String] {
+        let run = try await KeyringStoreKeyTests.shell("openssl x509 -in '\(path)' -noout -subject -issuer -serial -startdate -enddate -nameopt RFC2253")
+        var found: [String: String] = [:]
+        for line in run.stdout.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            found[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        var hex = Array((found["serial"] ?? "").lowercased())
+        if hex.count % 2 == 1 { hex.insert("0", at: 0) }
+        let serial = stride(from: 0, to: hex.count, by: 2).map { String(hex[$0..<$0 + 2]) }.joined(separator: ":")
+        return ["subjectDN": found["subject"] ?? "?", "issuerDN": found["issuer"] ?? "?", "serialNumber": serial,
+                "notBefore": found["notBefore"] ?? "?", "notAfter": found["notAfter"] ?? "?"]
     }
 
     /// Two gateways on one PostgreSQL store share the quota exactly: three requests of a key
