@@ -60,13 +60,35 @@ extension APIDefinition {
             }
         }
         let table = try RouteTable(routes.map { ($0.method, $0.template) })
-        let keySource = document.underlyingDocument.underlyingDocument.vendorExtensions["x-amazon-apigateway-api-key-source"]?.value as? String
-        guard keySource == nil || keySource?.uppercased() == "HEADER" else {
-            throw .refused("x-amazon-apigateway-api-key-source", "\(keySource ?? "") is not served yet: API keys come from the x-api-key header")
-        }
+        let keySource = try apiKeySource(document.underlyingDocument.underlyingDocument.vendorExtensions["x-amazon-apigateway-api-key-source"]?.value)
+        if keySource == .authorizer { try checkKeysComeFromAuthorizers(routes, schemes: schemes) }
         var cors: CORSConfiguration?
         if let value = document.underlyingDocument.underlyingDocument.vendorExtensions["x-amazon-apigateway-cors"] { cors = try APIExtensions.cors(value.value) }
-        return APIDefinition(routes: routes, schemes: schemes, cors: cors, basePath: basePath(document.underlyingDocument.underlyingDocument.servers), table: table)
+        return APIDefinition(
+            routes: routes, schemes: schemes, cors: cors, basePath: basePath(document.underlyingDocument.underlyingDocument.servers), apiKeySource: keySource,
+            table: table)
+    }
+
+    /// `x-amazon-apigateway-api-key-source`: `HEADER` (the default) or `AUTHORIZER`.
+    private static func apiKeySource(_ value: Any?) throws(APIDefinitionError) -> APIKeySource {
+        guard let value else { return .header }
+        switch (value as? String)?.uppercased() {
+        case "HEADER": return .header
+        case "AUTHORIZER": return .authorizer
+        default: throw .refused("x-amazon-apigateway-api-key-source", "\(String(describing: value).prefix(40)) is neither HEADER nor AUTHORIZER")
+        }
+    }
+
+    /// With keys from authorizers, each requirement that names an API key must name the
+    /// request authorizer that supplies it.
+    private static func checkKeysComeFromAuthorizers(_ routes: [APIRoute], schemes: [String: APISecurityScheme]) throws(APIDefinitionError) {
+        for route in routes {
+            for requirement in route.security where requirement.contains(where: { schemes[$0.scheme] == .apiKey }) {
+                guard requirement.contains(where: { if case .requestAuthorizer = schemes[$0.scheme] { true } else { false } }) else {
+                    throw .refused(route.name, "its API key would come from an authorizer (x-amazon-apigateway-api-key-source: AUTHORIZER), and it names none")
+                }
+            }
+        }
     }
 
     /// The path of the first server's URL, without a trailing slash (`/prod`, or empty).

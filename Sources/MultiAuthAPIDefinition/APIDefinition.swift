@@ -12,6 +12,8 @@ public struct APIDefinition: Sendable {
     public let cors: CORSConfiguration?
     /// The base path of the first server (`servers[0].url`'s path), a prefix of every route.
     public let basePath: String
+    /// Where API keys come from (`x-amazon-apigateway-api-key-source`).
+    public let apiKeySource: APIKeySource
     let table: RouteTable
 
     /// The route `method` and `path` (without the query) reach, with its path parameters; nil
@@ -27,6 +29,14 @@ public struct APIDefinition: Sendable {
         guard rest.isEmpty || rest.hasPrefix("/") else { return nil }
         return table.match(method, rest.isEmpty ? "/" : rest).map { ($0.index, $0.parameters) }
     }
+}
+
+/// Where a route's API key comes from.
+public enum APIKeySource: Sendable, Equatable {
+    /// The `x-api-key` header.
+    case header
+    /// The `usageIdentifierKey` of the route's request authorizer's answer.
+    case authorizer
 }
 
 /// One operation of the definition.

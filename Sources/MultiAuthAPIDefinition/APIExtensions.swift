@@ -24,7 +24,9 @@ enum APIExtensions {
             guard let issuer = configuration?["issuer"] as? String, issuer.hasPrefix("https://") || isLoopbackHTTP(issuer) else {
                 throw .refused(place, "a jwt authorizer needs jwtConfiguration.issuer, https (http only on a loopback host)")
             }
-            return .jwt(issuer: issuer, audiences: strings(configuration?["audience"]))
+            let audiences = strings(configuration?["audience"])
+            guard !audiences.isEmpty else { throw .refused(place, "a jwt authorizer needs at least one jwtConfiguration.audience, as API Gateway does") }
+            return .jwt(issuer: issuer, audiences: audiences)
         case (_, "request"), (_, "token"):
             return .requestAuthorizer(try requestAuthorizer(authorizer ?? [:], type: authorizerType ?? "request", place: place))
         case (nil, nil):

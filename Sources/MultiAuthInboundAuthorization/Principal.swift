@@ -11,6 +11,9 @@ public struct Principal: Sendable, Equatable, CustomStringConvertible {
     /// A JWT's claims that are strings (an array of strings joined by spaces), for a gateway
     /// that maps them upstream or checks `scope`; empty for other modes.
     public let claims: [String: String]
+    /// The API key a request authorizer named for usage plans (its `usageIdentifierKey`): a
+    /// secret, never in ``description``.
+    package var usageIdentifierKey: String?
 
     /// Creates a principal.
     public init(mode: AuthMode, name: String, claims: [String: String] = [:]) {

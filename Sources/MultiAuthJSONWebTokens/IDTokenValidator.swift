@@ -69,7 +69,7 @@ public struct IDTokenValidator: Sendable {
 
     /// The `iss` a token must carry.
     public let issuer: String
-    let clientId: String
+    let audience: AudienceRule
     var keys: JSONWebKeySet
     /// The leeway in whole seconds, as `exp` counts.
     let leeway: Int64
@@ -79,11 +79,53 @@ public struct IDTokenValidator: Sendable {
     ///   - leeway: clock difference tolerated on `exp` (default 60 s; whole seconds count).
     ///   - clock: the wall clock expiry is checked against.
     public init(issuer: String, clientId: String, keys: JSONWebKeySet, leeway: Duration = .seconds(60), clock: TimeSource = .system) {
+        self.init(issuer: issuer, audience: .client(clientId), keys: keys, leeway: leeway, clock: clock)
+    }
+
+    /// Access tokens as API Gateway's authorizers check them: with `audiences`, an `aud` among
+    /// them, or (a token without `aud`) a `client_id` among them, as HTTP APIs' JWT authorizers
+    /// do; with none, any audience, as Cognito user pool authorizers accept any app client of
+    /// the pool.
+    package init(issuer: String, audiences: [String], keys: JSONWebKeySet, leeway: Duration = .seconds(60), clock: TimeSource = .system) {
+        self.init(issuer: issuer, audience: audiences.isEmpty ? .any : .oneOf(Set(audiences)), keys: keys, leeway: leeway, clock: clock)
+    }
+
+    private init(issuer: String, audience: AudienceRule, keys: JSONWebKeySet, leeway: Duration, clock: TimeSource) {
         self.issuer = issuer
-        self.clientId = clientId
+        self.audience = audience
         self.keys = keys
         self.leeway = max(0, leeway.components.seconds)
         self.clock = clock
+    }
+
+    /// Which audiences a token may be for.
+    enum AudienceRule: Sendable {
+        /// An ID token: `aud` includes the client.
+        case client(String)
+        /// An access token: `aud`, or without one `client_id`, is one of these.
+        case oneOf(Set<String>)
+        /// Any audience.
+        case any
+
+        /// Why a token was not admitted.
+        var refusal: String {
+            switch self {
+            case .client(let id): "audience does not include client '\(id)'"
+            case .oneOf: "neither aud nor client_id is an accepted audience"
+            case .any: ""
+            }
+        }
+
+        func admits(_ claims: JWTClaims) -> Bool {
+            switch self {
+            case .client(let id): return claims.audiences.contains(id)
+            case .oneOf(let allowed):
+                let named = claims.audiences
+                guard named.isEmpty else { return named.contains(where: allowed.contains) }
+                return claims.members["client_id"]?.stringValue.map(allowed.contains) ?? false
+            case .any: return true
+            }
+        }
     }
 
     /// This validator with `keys` in place of its own (a key set fetched again).
@@ -110,7 +152,7 @@ public struct IDTokenValidator: Sendable {
         guard key.isValidSignature(jwt.signature, for: jwt.signingInput) else { throw .invalidToken(reason: "the signature does not verify") }
         let claims = jwt.claims
         guard claims.issuer == issuer else { throw .invalidToken(reason: "issuer '\(claims.issuer ?? "")' is not '\(issuer)'") }
-        guard claims.audiences.contains(clientId) else { throw .invalidToken(reason: "audience does not include client '\(clientId)'") }
+        guard audience.admits(claims) else { throw .invalidToken(reason: audience.refusal) }
         guard let expiry = claims.expiresAt else { throw .invalidToken(reason: "no exp claim") }
         guard expiry + leeway > now() else { throw .invalidToken(reason: "expired at \(expiry)") }
         if let nonce, claims.nonce != nonce { throw .invalidToken(reason: "the nonce does not match this login") }

@@ -99,8 +99,8 @@ package struct APIGatewayPolicy: Sendable {
                     token = tokenChecks[needed.scheme]
                     scopes = needed.scopes
                 case .requestAuthorizer:
-                    guard route.security.count == 1, requirement.count == 1 else {
-                        throw APIDefinitionError(.refused(place: place, problem: "a request authorizer (\(needed.scheme)) is served as a route's only scheme"))
+                    guard route.security.count == 1 else {
+                        throw APIDefinitionError(.refused(place: place, problem: "a request authorizer (\(needed.scheme)) is served as a route's only alternative"))
                     }
                     caller = callers[needed.scheme]
                 case .apiKey, .none: break
@@ -108,7 +108,7 @@ package struct APIGatewayPolicy: Sendable {
             }
         }
         if usesSigV4, verifier == nil { throw APIDefinitionError(.refused(place: place, problem: "it needs awsSigv4, and the gateway was given no key pairs")) }
-        if (usesKey || requiresKey), apiKeys.isEmpty { throw APIDefinitionError(.refused(place: place, problem: "it needs an API key, and the gateway was given none")) }
+        if usesKey || requiresKey, apiKeys.isEmpty { throw APIDefinitionError(.refused(place: place, problem: "it needs an API key, and the gateway was given none")) }
         let authorizer = route.security.isEmpty || caller != nil ? nil : InboundAuthorizer(
             verifier: usesSigV4 ? verifier : nil, apiKeys: usesKey ? apiKeys : [:], tokenValidator: token?.validator, keySet: token?.keySet)
         return RouteAccess(
@@ -130,7 +130,7 @@ package struct APIGatewayPolicy: Sendable {
             return .failure(.init(decision: .answer(answer.head, body: answer.body)))
         }
         let access = access[index], route = access.route
-        let apiKeys = apiKeys, usage = usage
+        let apiKeys = apiKeys, usage = usage, keysFromAuthorizer = definition.apiKeySource == .authorizer
         let responseFields = definition.cors.map { CORSAnswers.responseFields(head, $0) } ?? HTTPFields()
         let external = access.requestAuthorizer.map { caller in
             VerifyingGateway.Plan.External(
@@ -138,7 +138,7 @@ package struct APIGatewayPolicy: Sendable {
                 decide: { head in await caller.decide(head, from: client, route: route, parameters: parameters) })
         }
         return .success(VerifyingGateway.Plan(authorizer: access.authorizer, external: external, routeName: access.name, admit: { head, principal in
-            Self.admit(head, principal, access: access, apiKeys: apiKeys, usage: usage)
+            Self.admit(head, principal, access: access, apiKeys: apiKeys, keysFromAuthorizer: keysFromAuthorizer, usage: usage)
         }) { head, principal, body in
             let request = access.integration.request(
                 for: head, from: client, through: forwarder, parameters: parameters, principal: principal, dropKey: access.consumesKey)
@@ -158,10 +158,10 @@ package struct APIGatewayPolicy: Sendable {
         }
     }
 
-    /// What an authorized request must also satisfy: the route's scopes, its API key, and
-    /// the key's usage plan.
+    /// What an authorized request must also satisfy: the route's scopes, its API key (from
+    /// `x-api-key`, or from the authorizer's answer), and the key's usage plan.
     private static func admit(
-        _ head: HTTPRequest, _ principal: Principal?, access: RouteAccess, apiKeys: [String: String], usage: UsageLimits?
+        _ head: HTTPRequest, _ principal: Principal?, access: RouteAccess, apiKeys: [String: String], keysFromAuthorizer: Bool, usage: UsageLimits?
     ) -> UsageLimits.Admission {
         if !access.scopes.isEmpty, let principal {
             let granted = Set((principal.claims["scope"] ?? principal.claims["scp"] ?? "").split(separator: " ").map(String.init))
@@ -171,7 +171,7 @@ package struct APIGatewayPolicy: Sendable {
         }
         var keyName = principal?.mode == .apiKey ? principal?.name : nil
         if access.requiresKey {
-            let key = head.headerFields[InboundAuthorizer.apiKeyField] ?? ""
+            let key = (keysFromAuthorizer ? principal?.usageIdentifierKey : head.headerFields[InboundAuthorizer.apiKeyField]) ?? ""
             guard !key.isEmpty, let name = apiKeys.first(where: { ConstantTime.equals($0.key, key) })?.value else { return .refuse(.forbiddenKey) }
             keyName = name
         }

@@ -125,7 +125,8 @@ package final class RequestAuthorizerCall: Sendable {
 
     /// An answer applied to this request's method ARN.
     private func decision(_ answer: Answer, head: HTTPRequest) -> Result<Principal?, InboundRejection> {
-        let principal = Principal(mode: .awsLambda, name: answer.principalId, claims: answer.context)
+        var principal = Principal(mode: .awsLambda, name: answer.principalId, claims: answer.context)
+        principal.usageIdentifierKey = answer.usageIdentifierKey
         guard let policy = answer.policy else { return answer.authorized ? .success(principal) : .failure(Self.forbidden) }
         let arn = deployment.methodARN(head.method.rawValue, (head.path ?? "/").prefix { $0 != "?" })
         switch policy.evaluate(arn) {

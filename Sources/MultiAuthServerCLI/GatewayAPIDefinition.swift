@@ -45,18 +45,15 @@ enum GatewayAPIDefinition {
         }
     }
 
-    /// Tokens of `issuer` for the first of `audiences`, checked against its key set.
+    /// Tokens of `issuer` for one of `audiences` (any, when there are none), checked against its key set.
     private static func tokenCheck(issuer: String, audiences: [String], scheme: String) async throws -> APIGatewayPolicy.TokenCheck {
-        guard let audience = audiences.first else {
-            throw CLIError("--api", "securitySchemes.\(scheme): a JWT scheme without an audience (Cognito's any-client rule) is not served yet")
-        }
         let http = CurlHTTPClient(options: .bounded(total: .seconds(30)))
         do {
-            let provider = try await OpenIDConnectClient.discover(OIDCConfiguration(issuer: issuer, clientId: audience), http: http)
+            let provider = try await OpenIDConnectClient.discover(OIDCConfiguration(issuer: issuer, clientId: audiences.first ?? ""), http: http)
             guard let jwks = provider.metadata.jwksURI else { throw CLIError("--api", "securitySchemes.\(scheme): \(issuer) publishes no jwks_uri") }
             let keySet = try await JSONWebKeySetCache(url: jwks, sender: http)
             return APIGatewayPolicy.TokenCheck(
-                validator: IDTokenValidator(issuer: provider.metadata.issuer, clientId: audience, keys: await keySet.keys(for: nil)), keySet: keySet)
+                validator: IDTokenValidator(issuer: provider.metadata.issuer, audiences: audiences, keys: await keySet.keys(for: nil)), keySet: keySet)
         } catch let error as TokenError {
             throw CLIError("--api", "securitySchemes.\(scheme): \(error)")
         }

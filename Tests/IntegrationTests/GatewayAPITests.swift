@@ -15,9 +15,10 @@ struct GatewayAPITests {
         let prefix = "t/\(UUID().uuidString.lowercased())"
         let folder: ScratchFolder
 
-        init(_ extra: [String] = [], folder existing: ScratchFolder? = nil, environment: [String: String] = [:]) throws {
+        /// A gateway serving `definition` (else scripts/peers/api-definition.yaml) with the placeholders filled in.
+        init(_ extra: [String] = [], folder existing: ScratchFolder? = nil, environment: [String: String] = [:], definition: String? = nil) throws {
             folder = try existing ?? ScratchFolder("multiauth-gateway-api")
-            let template = try String(contentsOf: Paths.repository.appendingPathComponent("scripts/peers/api-definition.yaml"), encoding: .utf8)
+            let template = try definition ?? String(contentsOf: Paths.repository.appendingPathComponent("scripts/peers/api-definition.yaml"), encoding: .utf8)
             let definition = template.replacingOccurrences(of: "@UPSTREAM@", with: Peers.upstream).replacingOccurrences(of: "@PREFIX@", with: prefix)
                 .replacingOccurrences(of: "@ISSUER@", with: Peers.oidcIssuer).replacingOccurrences(of: "@AUTHORIZER@", with: Peers.authorizer)
             try Data(definition.utf8).write(to: folder.url.appendingPathComponent("api.yaml"))
@@ -255,6 +256,46 @@ struct GatewayAPITests {
         let refused = try await CLITests.run(["gateway", "--listen", "127.0.0.1:0", "--api", folder.path + "/api.yaml", "--api-key", "ci=k", "--api-key", "gold=g",
                                               "--iam-credentials", folder.path + "/keys.json", "--usage-plans", folder.path + "/plans.yaml"], limit: 30)
         #expect(refused.status != 0 && refused.stderr.contains("names API key nobody"), "\(refused.stderr.replacingOccurrences(of: "\n", with: " | "))")
+    }
+
+    /// With `x-amazon-apigateway-api-key-source: AUTHORIZER`, the key is the authorizer's
+    /// `usageIdentifierKey` (kept with its cached decision) and counts against its plan; a key
+    /// the gateway lacks is refused, and a key in `x-api-key` counts for nothing.
+    @Test func keysFromTheAuthorizerCountAgainstTheirPlan() async throws {
+        let folder = try ScratchFolder("multiauth-gateway-authorizer-keys")
+        defer { folder.remove() }
+        try Data(Self.plans.utf8).write(to: folder.url.appendingPathComponent("plans.yaml"))
+        let definition = """
+            openapi: 3.0.1
+            info: {title: metered, version: "1.0"}
+            x-amazon-apigateway-api-key-source: AUTHORIZER
+            paths:
+              /metered:
+                get:
+                  security: [{lambda: [], api_key: []}]
+                  responses: {"200": {description: ok}}
+                  x-amazon-apigateway-integration: {type: http_proxy, httpMethod: GET, uri: "@UPSTREAM@/@PREFIX@/metered"}
+            components:
+              securitySchemes:
+                api_key: {type: apiKey, name: x-api-key, in: header}
+                lambda:
+                  type: apiKey
+                  name: x-token
+                  in: header
+                  x-amazon-apigateway-authorizer: {type: request, identitySource: method.request.header.x-token, authorizerUri: "@AUTHORIZER@", authorizerResultTtlInSeconds: 300}
+            """
+        let fixture = try Fixture(["--usage-plans", folder.path + "/plans.yaml", "--api-key", "gold=gw-key-gold"], folder: folder, definition: definition)
+        defer { #expect(fixture.gateway.stop() == 0) }
+        let metered = "metered-\(UUID().uuidString.prefix(8))"
+        for _ in 0..<3 { #expect(try await fixture.send(.get, "/metered", ["x-token": metered]).status == 200) }
+        let over = try await fixture.send(.get, "/metered", ["x-token": metered])
+        #expect(over.status == 429 && over.body["message"] as? String == "Limit Exceeded", "\(over.status) \(over.body)")
+        #expect(try await Self.authorizerCalls(metered).count == 1, "the key is kept with the cached decision")
+        let unknown = try await fixture.send(.get, "/metered", ["x-token": "unmetered-\(UUID().uuidString.prefix(8))"])
+        #expect(unknown.status == 403 && unknown.body["message"] as? String == "Forbidden", "\(unknown.body)")
+        let header = try await fixture.send(.get, "/metered", ["x-token": "open-\(UUID().uuidString.prefix(8))", "x-api-key": "gw-key-gold"])
+        #expect(header.status == 403, "x-api-key is not where keys come from: \(header.body)")
+        #expect(try await fixture.arrivals() == 3)
     }
 
     /// Mutual TLS (`--tls-client-ca`): curl with a certificate the CA issued gets through, and

@@ -151,6 +151,29 @@ import Testing
         }
     }
 
+    /// Access tokens as API Gateway's authorizers judge their audience: an HTTP API's JWT
+    /// authorizer takes `aud` among its audiences, or without `aud` a `client_id` among them;
+    /// a Cognito user pool authorizer takes any (joserfc signs the tokens).
+    @Test func accessTokenAudiencesAreAPIGateways() async throws {
+        struct Output: Decodable {
+            struct Case: Decodable { let name: String, token: String, valid: Bool, validForAny: Bool }
+            let jwks: JSONWebKeySet
+            let cases: [Case]
+        }
+        let now: Int64 = 1_800_000_000
+        let output = try JSONDecoder().decode(
+            Output.self,
+            from: Data(try await Peers.python("scripts/oracles/jose_tokens.py", ["https://issuer.example", "client-1", "n", String(now), "access"]).utf8))
+        try #require(output.cases.count == 6)
+        let clock = TimeSource { Double(now) }
+        let listed = IDTokenValidator(issuer: "https://issuer.example", audiences: ["client-1", "second"], keys: output.jwks, clock: clock)
+        let any = IDTokenValidator(issuer: "https://issuer.example", audiences: [], keys: output.jwks, clock: clock)
+        for testCase in output.cases {
+            #expect(((try? listed.validate(testCase.token)) != nil) == testCase.valid, "listed audiences: \(testCase.name)")
+            #expect(((try? any.validate(testCase.token)) != nil) == testCase.validForAny, "any audience: \(testCase.name)")
+        }
+    }
+
     /// The gateway's cache of validated tokens gives joserfc's verdicts, cold and warm, and
     /// stops passing a remembered token once its expiry (with the leeway) has gone by or its
     /// key has left the key set.

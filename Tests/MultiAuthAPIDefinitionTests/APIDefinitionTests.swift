@@ -108,9 +108,19 @@ struct APIDefinitionTests {
         #expect { try Self.definition(paths, schemes: schemes) } throws: { "\($0)".contains(expected) }
     }
 
-    @Test func keysFromAnAuthorizerAreRefusedNotIgnored() {
-        #expect { try Self.definition("  /a:\n    get: {\(Self.proxy())}", root: "x-amazon-apigateway-api-key-source: AUTHORIZER") } throws: {
-            "\($0)".contains("x-amazon-apigateway-api-key-source: AUTHORIZER is not served yet")
+    /// Keys from an authorizer need the authorizer beside every key requirement; a source
+    /// that is neither HEADER nor AUTHORIZER is refused.
+    @Test func keysFromAnAuthorizerNeedTheAuthorizer() throws {
+        let lambda = "    lam: {type: apiKey, name: A, in: header, x-amazon-apigateway-authorizer: {type: request, authorizerUri: \"http://127.0.0.1:9/\"}}"
+        let root = "x-amazon-apigateway-api-key-source: AUTHORIZER"
+        let served = try Self.definition("  /a:\n    get: {security: [{lam: [], api_key: []}], \(Self.proxy())}", schemes: lambda, root: root)
+        #expect(served.apiKeySource == .authorizer)
+        #expect(try Self.definition("  /a:\n    get: {\(Self.proxy())}").apiKeySource == .header)
+        #expect { try Self.definition("  /a:\n    get: {security: [{api_key: []}], \(Self.proxy())}", schemes: lambda, root: root) } throws: {
+            "\($0)".contains("GET /a: its API key would come from an authorizer")
+        }
+        #expect { try Self.definition("  /a:\n    get: {\(Self.proxy())}", root: "x-amazon-apigateway-api-key-source: QUERY") } throws: {
+            "\($0)".contains("x-amazon-apigateway-api-key-source: QUERY is neither HEADER nor AUTHORIZER")
         }
     }
 

@@ -2,8 +2,11 @@
 """ID-token oracle: joserfc (an independent JOSE implementation) makes signing keys, a JWKS
 and tokens, each labelled with whether an OpenID client must accept it.
 
-Usage: jose_tokens.py ISSUER CLIENT_ID NONCE NOW
-Prints {"jwks": {...}, "cases": [{"name", "token", "valid"}]}.
+Usage: jose_tokens.py ISSUER CLIENT_ID NONCE NOW [access]
+Prints {"jwks": {...}, "cases": [{"name", "token", "valid"}]}. With `access`, the cases are
+access tokens labelled as API Gateway's authorizers judge their audience: `valid` for an HTTP
+API JWT authorizer whose audiences are CLIENT_ID and "second" (aud among them, or without aud
+a client_id among them), `validForAny` for a Cognito user pool authorizer (any audience).
 """
 import base64
 import json
@@ -50,6 +53,20 @@ cases = [
     ("rs256 token naming the EC key", sign("RS256", "ec1", rsa, claims()), False),
     ("HS256 (never accepted)", sign("HS256", "rs1", OctKey.import_key(b"k" * 32), claims()), False),
 ]
+if sys.argv[5:] == ["access"]:
+    def access(**changes):
+        return claims(**{"nonce": None, "aud": None, **changes})
+    rules = [
+        ("aud is the second audience", access(aud="second"), True, True),
+        ("aud list naming one audience", access(aud=["x", "second"]), True, True),
+        ("no aud, client_id an audience", access(client_id=client), True, True),
+        ("no aud, client_id another", access(client_id="other"), False, True),
+        ("aud another, client_id an audience", access(aud="other", client_id=client), False, True),
+        ("neither aud nor client_id", access(), False, True),
+    ]
+    print(json.dumps({"jwks": jwks, "cases": [
+        {"name": n, "token": sign("ES256", "ec1", ec, body), "valid": v, "validForAny": a} for n, body, v, a in rules]}))
+    sys.exit(0)
 valid = cases[0][1].split(".")
 cases.append(("payload swapped after signing", ".".join([valid[0], b64(json.dumps(claims(sub="mallory")).encode()), valid[2]]), False))
 cases.append(("alg none", ".".join([b64(b'{"alg":"none","kid":"rs1"}'), valid[1], ""]), False))

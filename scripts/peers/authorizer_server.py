@@ -4,6 +4,8 @@ POST / with API Gateway's event (payload 1.0 REQUEST or TOKEN, or 2.0). The deci
 from the identity token's first word (the rest makes a test's tokens its own):
   allow-pets-…   1.0 policy allowing GET /authz/pets only, principalId user-1, context tier=gold
   open-…         1.0 policy allowing every route of the API (the load bench's)
+  metered-…      as open-, with usageIdentifierKey gw-key-gold (a key the tests give the gateway)
+  unmetered-…    as open-, with usageIdentifierKey gw-key-unknown (a key it does not have)
   deny-…         1.0 policy with an explicit Deny of everything (and an Allow of everything)
   elsewhere-…    1.0 policy allowing another account's API
   garbage-…      200 with a body that is not JSON
@@ -58,6 +60,9 @@ class Handler(QuietHandler):
                                         "context": {"tier": "gold", "level": 3}})
         if kind == "open":
             return self.send_json(200, {"principalId": "bench", "policyDocument": policy("Allow", prefix + "/*")})
+        if kind in ("metered", "unmetered"):
+            key = "gw-key-gold" if kind == "metered" else "gw-key-unknown"
+            return self.send_json(200, {"principalId": "meter", "policyDocument": policy("Allow", prefix + "/*"), "usageIdentifierKey": key})
         if kind == "deny":
             document = policy("Allow", "*")
             document["Statement"].append({"Action": "execute-api:Invoke", "Effect": "Deny", "Resource": prefix + "/*"})
