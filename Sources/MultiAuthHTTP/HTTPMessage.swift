@@ -134,7 +134,8 @@ extension HTTPTransportError {
             case .cancelled: "the request was cancelled"
             case .body(let error): error.description
             case .unwritableResponseFile(let path, let reason): "cannot write '\(path)': \(reason)"
-            case .responseTooLarge(let host, let limit): "the response from \(host) is larger than \(limit >> 20) MiB, the most kept in memory"
+            case .responseTooLarge(let host, let limit):
+                "the response from \(host) is larger than \(limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"), the most kept in memory"
             case .interrupted(let host, let delivered, let reason): "the response from \(host) broke off after \(delivered) bytes: \(reason)"
             }
         }

@@ -146,11 +146,12 @@ package final class RequestAuthorizerCall: Sendable {
             return .failure(Self.failed("its URL cannot be used"))
         }
         let response: ReceivedResponse
-        do { response = try await http.send(request, body: .bytes(event)) } catch { return .failure(Self.failed("unreachable: \(error.code)")) }
-        if response.status == 401 { return .failure(Self.unauthorized) }
-        guard response.status == 200, response.body.count <= Self.answerLimit else {
-            return .failure(Self.failed("answered HTTP \(response.status) with \(response.body.count) bytes"))
+        do { response = try await http.send(request, body: .bytes(event), responseBody: .memory(limit: Self.answerLimit)) } catch {
+            if case .responseTooLarge = error.kind { return .failure(Self.failed("answered more than \(Self.answerLimit >> 10) KiB")) }
+            return .failure(Self.failed("unreachable: \(error.code)"))
         }
+        if response.status == 401 { return .failure(Self.unauthorized) }
+        guard response.status == 200 else { return .failure(Self.failed("answered HTTP \(response.status)")) }
         guard let answer = AuthorizerEvent.answer(response.body, simple: settings.payloadFormat == "2.0" && settings.simpleResponses) else {
             return .failure(Self.failed("answered something that is not an authorizer response"))
         }

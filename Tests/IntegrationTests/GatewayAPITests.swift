@@ -199,6 +199,7 @@ struct GatewayAPITests {
         }
         let none = try await fixture.send(.get, "/authz/pets")
         #expect(none.status == 401 && none.body["message"] as? String == "Unauthorized")
+        #expect(try await fixture.gateway.logShows("authorizer answered more than 64 KiB"), "the 10 MB answer is cut off at the limit")
         #expect(try await fixture.arrivals() == 0)
     }
 
