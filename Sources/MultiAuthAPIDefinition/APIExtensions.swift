@@ -21,7 +21,7 @@ enum APIExtensions {
             return .jwt(issuer: issuer, audiences: [])
         case (_, "jwt"):
             let configuration = authorizer?["jwtConfiguration"] as? [String: Any]
-            guard let issuer = configuration?["issuer"] as? String, issuer.hasPrefix("https://") || isLoopbackHTTP(issuer) else {
+            guard let issuer = configuration?["issuer"] as? String, issuer.hasPrefix("https://") || LoopbackAddress.isPlainHTTPOnLoopback(issuer) else {
                 throw .refused(place, "a jwt authorizer needs jwtConfiguration.issuer, https (http only on a loopback host)")
             }
             let audiences = strings(configuration?["audience"])
@@ -147,10 +147,4 @@ enum APIExtensions {
         return (value as? [Any] ?? []).compactMap { $0 as? String }
     }
 
-    static func isLoopbackHTTP(_ url: String) -> Bool {
-        guard url.hasPrefix("http://") else { return false }
-        let authority = url.dropFirst(7).prefix { $0 != "/" }
-        let host = authority.hasPrefix("[") ? String(authority.prefix { $0 != "]" }.dropFirst()) : String(authority.prefix { $0 != ":" })
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
-    }
 }

@@ -67,8 +67,8 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
             throw .refusedEndpoint(source: source, url: url, rule: "it is not a valid URL")
         }
         if relative != nil || request.scheme == "https" { return (request, source) }
-        let host = Self.host(of: request.authority ?? "")
-        guard request.scheme == "http", Self.isLoopback(host) || Self.linkLocalHosts.contains(host) else {
+        let host = LoopbackAddress.host(of: request.authority ?? "")
+        guard request.scheme == "http", LoopbackAddress.contains(host) || Self.linkLocalHosts.contains(host) else {
             throw .refusedEndpoint(
                 source: source, url: url,
                 rule: "only https, a loopback address or one of 169.254.170.2, 169.254.170.23, fd00:ec2::23 is allowed")
@@ -118,23 +118,6 @@ public struct ContainerCredentialsProvider: CredentialsProvider {
         return ExpiringCredentials(
             AWSCredentials(accessKeyId: answer.AccessKeyId, secretAccessKey: answer.SecretAccessKey, sessionToken: answer.Token),
             expiration: answer.Expiration.flatMap(ISO8601.parse), source: service)
-    }
-
-    /// `[::1]:80` → `::1`, `127.0.0.1:8080` → `127.0.0.1`.
-    static func host(of authority: String) -> String {
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-            return String(authority[authority.index(after: authority.startIndex)..<close])
-        }
-        return String(authority.prefix { $0 != ":" })
-    }
-
-    /// 127.0.0.0/8 and ::1, as Python's `ip_address(host).is_loopback` says (names are not
-    /// resolved; `localhost` is on the host list).
-    static func isLoopback(_ host: String) -> Bool {
-        if host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil && ($0.count == 1 || !$0.hasPrefix("0")) }) else { return false }
-        return parts[0] == "127"
     }
 }
 

@@ -108,6 +108,22 @@ struct APIDefinitionTests {
         #expect { try Self.definition(paths, schemes: schemes) } throws: { "\($0)".contains(expected) }
     }
 
+    /// A JWT issuer over plain http is taken only on a loopback address or `localhost`; a name
+    /// that merely starts with 127 is not one.
+    @Test(arguments: [
+        ("http://127.0.0.1:9/issuer", true), ("http://[::1]:9", true), ("http://localhost:9", true), ("https://issuer.example", true),
+        ("http://127.evil.example/", false), ("http://127.0.0.1.evil.example:9", false), ("http://10.0.0.1", false),
+    ])
+    func plainHTTPIssuersOnlyOnLoopback(issuer: String, accepted: Bool) {
+        let scheme = "    jwt: {type: oauth2, flows: {}, x-amazon-apigateway-authorizer: {type: jwt, jwtConfiguration: {issuer: \"\(issuer)\", audience: [a]}}}"
+        let loaded = Result { try Self.definition("  /a:\n    get: {security: [{jwt: []}], \(Self.proxy())}", schemes: scheme) }
+        if accepted {
+            #expect((try? loaded.get()) != nil, "\(loaded)")
+        } else {
+            #expect(throws: APIDefinitionError.self) { try loaded.get() }
+        }
+    }
+
     /// Keys from an authorizer need the authorizer beside every key requirement; a source
     /// that is neither HEADER nor AUTHORIZER is refused.
     @Test func keysFromAnAuthorizerNeedTheAuthorizer() throws {

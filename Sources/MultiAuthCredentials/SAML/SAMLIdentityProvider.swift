@@ -45,8 +45,7 @@ public struct SAMLIdentityProvider: Sendable {
             case .failure(let failure): throw .invalidSetting(source: "the SAML metadata \(location)", problem: "\(failure)")
             }
         }
-        let authority = location.dropFirst("http://".count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard location.hasPrefix("https://") || ContainerCredentialsProvider.isLoopback(ContainerCredentialsProvider.host(of: String(authority))) else {
+        guard location.hasPrefix("https://") || LoopbackAddress.isPlainHTTPOnLoopback(location) else {
             throw .refusedEndpoint(source: "the SAML metadata", url: location, rule: "plain http is taken only from a loopback host")
         }
         let response: ReceivedResponse
