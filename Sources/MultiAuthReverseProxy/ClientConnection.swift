@@ -12,16 +12,10 @@ package struct ClientConnection: Sendable {
     /// The certificate the client presented under mutual TLS, described as API Gateway does.
     let certificate: ClientCertificate?
 
-    /// A connection from `sourceIp`, with `certificate` when the client presented one.
-    init(sourceIp: String, certificate: ClientCertificate? = nil) {
-        self.sourceIp = sourceIp
-        self.certificate = certificate
-    }
-
     /// The client of `channel`: its address, and its certificate when TLS verified one.
     init(_ channel: any Channel) {
-        let certificate = (try? channel.pipeline.syncOperations.nioSSL_peerCertificate()).flatMap { $0 }
-        self.init(sourceIp: channel.remoteAddress?.ipAddress ?? "", certificate: certificate.flatMap(ClientCertificate.init))
+        sourceIp = channel.remoteAddress?.ipAddress ?? ""
+        certificate = (try? channel.pipeline.syncOperations.nioSSL_peerCertificate()).flatMap { $0 }.flatMap(ClientCertificate.init)
     }
 
     /// The value of `context.identity.NAME` (`sourceIp`, `clientCert.subjectDN`); nil when
