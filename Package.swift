@@ -351,7 +351,10 @@ let package = Package(
         .testTarget(
             name: "MultiAuthReverseProxyTests",
             dependencies: [
-                "MultiAuthReverseProxy", "MultiAuthCore", httpTypes, .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                "MultiAuthReverseProxy", "MultiAuthAPIDefinition", "MultiAuthInboundAuthorization", "MultiAuthTesting", "MultiAuthCore", httpTypes, logging,
+                .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             swiftSettings: strict),

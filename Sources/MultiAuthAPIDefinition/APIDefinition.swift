@@ -1,4 +1,5 @@
 public import HTTPTypes
+import MultiAuthCore
 
 /// An API Gateway definition as the gateway serves it: routes with their authorization and
 /// integration, the security schemes they name, and CORS. Made by ``APIDefinition/load(_:name:)``
@@ -17,7 +18,9 @@ public struct APIDefinition: Sendable {
     let table: RouteTable
 
     /// The route `method` and `path` (without the query) reach, with its path parameters; nil
-    /// when none does (API Gateway answers 403 `Missing Authentication Token`).
+    /// when none does (API Gateway answers 403 `Missing Authentication Token`). The path is
+    /// read decoded, a `%2F` a separator like `/`, so the route is
+    /// the one for the path the upstream serves. Parameters are decoded.
     public func route(_ method: HTTPRequest.Method, _ path: Substring) -> (route: APIRoute, parameters: [String: String])? {
         routeIndex(method, path).map { (routes[$0.index], $0.parameters) }
     }
@@ -27,7 +30,7 @@ public struct APIDefinition: Sendable {
         guard path.hasPrefix(basePath) else { return nil }
         let rest = basePath.isEmpty ? path : path.dropFirst(basePath.count)
         guard rest.isEmpty || rest.hasPrefix("/") else { return nil }
-        return table.match(method, rest.isEmpty ? "/" : rest).map { ($0.index, $0.parameters) }
+        return table.match(method, RequestPath.segments(rest)).map { ($0.index, $0.parameters) }
     }
 }
 

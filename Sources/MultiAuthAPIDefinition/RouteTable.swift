@@ -68,49 +68,30 @@ struct RouteTable: Sendable {
         "\(route.method?.rawValue ?? "ANY") \(route.template)"
     }
 
-    /// The route for `method` at `path`; parameters are percent-decoded.
-    func match(_ method: HTTPRequest.Method, _ path: Substring) -> Match? {
+    /// The route for `method` at the path made of `segments` (``RequestPath/segments(_:)``:
+    /// decoded, split at every `/`); a greedy parameter's value is its segments joined by `/`.
+    func match(_ method: HTTPRequest.Method, _ segments: [String]) -> Match? {
         var parameters: [String: String] = [:]
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         guard let index = Self.find(root, segments[...], method.rawValue, &parameters) else { return nil }
         return Match(index: index, parameters: parameters)
     }
 
     /// Depth first, most specific first; parameters found on a dead end are taken back.
-    private static func find(_ node: Node, _ rest: ArraySlice<Substring>, _ method: String, _ parameters: inout [String: String]) -> Int? {
+    private static func find(_ node: Node, _ rest: ArraySlice<String>, _ method: String, _ parameters: inout [String: String]) -> Int? {
         guard let segment = rest.first else {
             if let found = node.routes[method] ?? node.routes[""] { return found }
             return nil
         }
-        if let next = node.literals[segment], let found = find(next, rest.dropFirst(), method, &parameters) { return found }
+        if let next = node.literals[Substring(segment)], let found = find(next, rest.dropFirst(), method, &parameters) { return found }
         if let (name, next) = node.parameter {
-            parameters[name] = decoded(segment)
+            parameters[name] = segment
             if let found = find(next, rest.dropFirst(), method, &parameters) { return found }
             parameters[name] = nil
         }
         if let (name, routes) = node.greedy, let found = routes[method] ?? routes[""] {
-            parameters[name] = rest.map { decoded($0) }.joined(separator: "/")
+            parameters[name] = rest.joined(separator: "/")
             return found
         }
         return nil
-    }
-
-    private static func decoded(_ segment: Substring) -> String { segment.removingPercentEncoding ?? String(segment) }
-}
-
-extension Substring {
-    /// `%XX` escapes decoded; nil when one is malformed or the result is not UTF-8.
-    fileprivate var removingPercentEncoding: String? {
-        guard contains("%") else { return String(self) }
-        var bytes: [UInt8] = []
-        var iterator = utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard let high = iterator.next(), let low = iterator.next(), let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else {
-                return nil
-            }
-            bytes.append(value)
-        }
-        return String(validating: bytes, as: UTF8.self)
     }
 }

@@ -26,6 +26,42 @@ public enum Redaction {
         Mirror(subject, children: KeyValuePairs<String, Any>())
     }
 
+    /// How a message names a malformed part of an input that may hold a secret (a PKCS#11 URI,
+    /// a key file's line, a connection string): by its name when that is one of the `known`
+    /// names, else by its position (from 1), never by its text, which may be the secret itself
+    /// mistyped.
+    package static func part(named name: String?, position: Int, of input: String, known: Set<String> = []) -> String {
+        if let name, known.contains(name) { return "the \(input)'s attribute '\(name)'" }
+        return "the \(input)'s attribute \(position)"
+    }
+
+    /// What a failed helper (a `credential_process`, a keyring tool) said on standard error, as
+    /// a message may quote it: its first `lines` non-empty lines, joined by ` / ` and quoted
+    /// (at most 300 bytes), with every word that looks like a secret (20 or more characters of
+    /// a key's or token's alphabet, or the value of a sensitive `name=value`) replaced.
+    package static func said(_ standardError: [UInt8], lines: Int = 3) -> String {
+        let text = String(decoding: standardError.prefix(16 << 10), as: UTF8.self)
+        let kept = text.split(whereSeparator: \.isNewline).map { $0.trimmedWhitespace }.filter { !$0.isEmpty }.prefix(lines)
+        return quoted(kept.map(redactingSecretWords).joined(separator: " / "), limit: 300)
+    }
+
+    private static func redactingSecretWords(_ line: String) -> String {
+        line.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+            if let sign = word.firstIndex(where: { $0 == "=" || $0 == ":" }), sensitiveFields.contains(word[..<sign].lowercased()), word.index(after: sign) < word.endIndex {
+                return word[...sign] + placeholder
+            }
+            let core = word.trimmingPunctuation
+            let alphabet = core.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+                default: Set("+/=_-.".utf8).contains(byte)
+                }
+            }
+            let mixed = core.contains(where: \.isNumber) && core.contains(where: \.isLetter)
+            return core.utf8.count >= 20 && alphabet && mixed ? String(word).replacing(core, with: placeholder) : String(word)
+        }.joined(separator: " ")
+    }
+
     /// What a description shows for an optional secret: `none`, or the placeholder.
     public static func secret(_ value: String?) -> String { value == nil ? "none" : placeholder }
 
@@ -131,4 +167,15 @@ extension RedactedDescribing {
     public var debugDescription: String { description }
     /// No children: `dump` and debuggers show the description.
     public var customMirror: Mirror { Redaction.mirror(of: self) }
+}
+
+extension Substring {
+    /// Without quotes, brackets and sentence punctuation around it.
+    fileprivate var trimmingPunctuation: Substring {
+        let around: Set<Character> = ["\"", "'", "(", ")", "[", "]", "{", "}", ",", ";", ".", ":", "<", ">"]
+        var word = self
+        while let first = word.first, around.contains(first) { word = word.dropFirst() }
+        while let last = word.last, around.contains(last) { word = word.dropLast() }
+        return word
+    }
 }

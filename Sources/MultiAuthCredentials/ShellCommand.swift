@@ -3,7 +3,8 @@ import Subprocess
 import SystemPackage
 
 /// Why a command run for a secret (`credential_process`, a token command) gave none. Never
-/// carries the command's output.
+/// carries the command's standard output; a failure names the first lines of its standard
+/// error, with what looks like a secret taken out.
 public struct ShellCommandError: CodedError, Sendable, Equatable {
     /// The failure with its details.
     package let kind: Kind
@@ -54,8 +55,8 @@ extension ShellCommandError {
 }
 
 /// Runs `/bin/sh -c COMMAND` for a secret, the one runner behind `credential_process` and
-/// token commands: standard output is kept (at most 1 MiB), standard error is discarded,
-/// and the wait is bounded. The command runs in a process group of its own, so at the
+/// token commands: standard output is kept (at most 1 MiB), standard error only for a
+/// failure's message (its first lines, secrets taken out), and the wait is bounded. The command runs in a process group of its own, so at the
 /// deadline (or when the caller is cancelled) it is stopped with everything it started
 /// (SIGTERM, then SIGKILL 200 ms later). Such a command cannot prompt on the terminal.
 package enum ShellCommand {
@@ -75,7 +76,7 @@ package enum ShellCommand {
     /// The standard output of `program` (looked up in `PATH`) run with `arguments` and `input`
     /// on its standard input, which must exit 0 within `timeout` seconds: for a helper that
     /// takes a secret on standard input, never on its command line. A failure's status names
-    /// the first line the program wrote on standard error (at most 200 bytes).
+    /// the first lines the program wrote on standard error.
     package static func output(
         ofProgram program: String, _ arguments: [String], input: [UInt8] = [], timeout: Double
     ) async throws(ShellCommandError) -> [UInt8] {
@@ -87,10 +88,7 @@ package enum ShellCommand {
                 let result = try await Subprocess.run(
                     .name(program), arguments: Arguments(arguments), platformOptions: options, input: .array(input),
                     output: .bytes(limit: outputLimit), error: .bytes(limit: 64 << 10))
-                guard case .exited(0) = result.terminationStatus else {
-                    let said = String(decoding: result.standardError.prefix(200), as: UTF8.self).split(whereSeparator: \.isNewline).first ?? ""
-                    return .failure(.failed(status: "\(result.terminationStatus)" + (said.isEmpty ? "" : ": " + Redaction.quoted(String(said)))))
-                }
+                guard case .exited(0) = result.terminationStatus else { return .failure(failed(result.terminationStatus, said: result.standardError)) }
                 return .success(result.standardOutput)
             } catch let error as SubprocessError where error.code == .outputLimitExceeded {
                 return .failure(.outputTooLarge(limit: outputLimit))
@@ -111,14 +109,23 @@ package enum ShellCommand {
         do {
             let result = try await Subprocess.run(
                 .path("/bin/sh"), arguments: ["-c", command], environment: .inherit.updating(added), platformOptions: options,
-                output: .bytes(limit: outputLimit), error: .discarded)
-            guard case .exited(0) = result.terminationStatus else { return .failure(.failed(status: "\(result.terminationStatus)")) }
+                output: .bytes(limit: outputLimit), error: .bytes(limit: 64 << 10))
+            guard case .exited(0) = result.terminationStatus else { return .failure(failed(result.terminationStatus, said: result.standardError)) }
             return .success(result.standardOutput)
         } catch let error as SubprocessError where error.code == .outputLimitExceeded {
             return .failure(.outputTooLarge(limit: outputLimit))
         } catch {
             return .failure(.notStarted)
         }
+    }
+}
+
+extension ShellCommand {
+    /// The failure of a command that ended with `status`, naming what it said on standard
+    /// error (``Redaction/said(_:lines:)``), as botocore shows a `credential_process`'s.
+    static func failed(_ status: TerminationStatus, said standardError: [UInt8]) -> ShellCommandError {
+        let said = Redaction.said(standardError)
+        return .failed(status: "\(status)" + (said.isEmpty ? "" : ": " + said))
     }
 }
 

@@ -100,9 +100,13 @@ public final class PKCS11Key: X509KeySigner, @unchecked Sendable {
 }
 
 extension PKCS11URI: CustomStringConvertible {
-    /// The selecting part (path attributes), never the query that may hold a PIN.
+    /// The selecting part (path attributes), never the query that may hold a PIN; a path
+    /// attribute RFC 7512 does not name for selecting (a `pin-value` put in the path) shows
+    /// only its name.
     public var description: String {
-        "pkcs11:" + path.keys.sorted().map { "\($0)=\(Self.encoded(path[$0] ?? []))" }.joined(separator: ";")
+        "pkcs11:" + path.keys.sorted().map { name in
+            Self.attributeNames.contains(name) && !name.hasPrefix("pin-") ? "\(name)=\(Self.encoded(path[name] ?? []))" : "\(name)=\(Redaction.placeholder)"
+        }.joined(separator: ";")
     }
 
     /// A value as a URI writes it: printable ASCII as is, other bytes as `%XX`.

@@ -130,6 +130,11 @@ package struct APIGatewayPolicy: Sendable {
             return .failure(.init(decision: .answer(answer.head, body: answer.body)))
         }
         let access = access[index], route = access.route
+        // A path made with values known now is checked before any authorizer is asked; one
+        // made with the authorizer's context, once it has answered.
+        guard access.integration.path(for: head, from: client, parameters: parameters, principal: nil) != nil else {
+            return .failure(.init(decision: .answer(UpstreamForwarder.dotSegmentRefusal.head, body: UpstreamForwarder.dotSegmentRefusal.body)))
+        }
         let apiKeys = apiKeys, usage = usage, keysFromAuthorizer = definition.apiKeySource == .authorizer
         let responseFields = definition.cors.map { CORSAnswers.responseFields(head, $0) } ?? HTTPFields()
         let external = access.requestAuthorizer.map { caller in
@@ -140,8 +145,9 @@ package struct APIGatewayPolicy: Sendable {
         return .success(VerifyingGateway.Plan(authorizer: access.authorizer, external: external, routeName: access.name, admit: { head, principal in
             Self.admit(head, principal, access: access, apiKeys: apiKeys, keysFromAuthorizer: keysFromAuthorizer, usage: usage)
         }) { head, principal, body in
-            let request = access.integration.request(
+            guard let request = access.integration.request(
                 for: head, from: client, through: forwarder, parameters: parameters, principal: principal, dropKey: access.consumesKey)
+            else { return .answer(UpstreamForwarder.dotSegmentRefusal.head, body: UpstreamForwarder.dotSegmentRefusal.body) }
             return .forward(request, body: body, upstream: access.integration.upstream, responseFields: responseFields)
         })
     }

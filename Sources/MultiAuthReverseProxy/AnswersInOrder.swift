@@ -1,13 +1,20 @@
 import NIOCore
 import NIOHTTP1
 
-/// Holds a decoding error that follows a complete request until that request's answer has
-/// gone out. SwiftNIO's protocol error handler answers 400 at once when no answer has started,
-/// so a valid request followed by garbage got the 400 before its own answer. An error in the
-/// middle of a request goes on at once: that request can never be answered otherwise.
+/// Answers a malformed request (SwiftNIO's decoder failed on it: a bad head, a framing error
+/// such as `Content-Length` beside `Transfer-Encoding` or two lengths, a bad chunk) with 400
+/// and `Connection: close`, and closes the connection once that answer is out; the decoder
+/// reads nothing after the error, so the connection could serve nothing more.
 ///
-/// Goes right after the HTTP/1 decoder and before `HTTPServerProtocolErrorHandler`, one per
-/// connection, on the connection's event loop only.
+/// The 400 comes in its turn: an error that follows complete requests waits until their
+/// answers have gone out. An error in the middle of a request goes on at once: that request
+/// can never be answered otherwise (when its answer has begun, the connection just closes).
+/// After an answer that says `Connection: close`, no 400 follows: the client reads no answer
+/// after that one.
+///
+/// Goes right after the HTTP/1 decoder, one per connection, on the connection's event loop
+/// only; it takes the place of SwiftNIO's `HTTPServerProtocolErrorHandler`, which answered at
+/// once and left the connection open.
 final class AnswersInOrder: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -16,6 +23,10 @@ final class AnswersInOrder: ChannelDuplexHandler, RemovableChannelHandler {
 
     private var requestsEnded = 0
     private var answersEnded = 0
+    /// An answer has begun and not ended.
+    private var answering = false
+    /// An answer said `Connection: close`, or the 400 went out: nothing more is written.
+    private var finished = false
     private var held: (any Error)?
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -24,26 +35,46 @@ final class AnswersInOrder: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard error is HTTPParserError, requestsEnded > answersEnded, held == nil else {
-            context.fireErrorCaught(error)
-            return
+        guard error is HTTPParserError else { return context.fireErrorCaught(error) }
+        guard held == nil, !finished else { return }
+        if requestsEnded > answersEnded {
+            held = error
+        } else {
+            refuse(context, error)
         }
-        held = error
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard case .end = unwrapOutboundIn(data) else {
-            context.write(data, promise: promise)
-            return
+        switch unwrapOutboundIn(data) {
+        case .head(let head) where head.status.code >= 200:
+            answering = true
+            if head.headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "close" }) { finished = true }
+        case .end:
+            answering = false
+            answersEnded += 1
+            if let error = held, answersEnded >= requestsEnded {
+                held = nil
+                context.write(data, promise: promise)
+                return refuse(context, error)
+            }
+        default: break
         }
-        answersEnded += 1
-        guard let error = held, answersEnded >= requestsEnded else {
-            context.write(data, promise: promise)
-            return
+        context.write(data, promise: promise)
+    }
+
+    /// The 400 and the close, or only the close while an answer is under way or after one
+    /// that said `Connection: close`.
+    private func refuse(_ context: ChannelHandlerContext, _ error: any Error) {
+        let answer = !finished && !answering
+        finished = true
+        if answer {
+            let head = HTTPResponseHead(version: .http1_1, status: .badRequest, headers: ["Connection": "close", "Content-Length": "0"])
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        } else {
+            context.flush()
+            context.close(promise: nil)
         }
-        held = nil
-        let written = context.writeAndFlush(data)
-        written.cascade(to: promise)
-        written.assumeIsolated().whenComplete { _ in context.fireErrorCaught(error) }
+        context.fireErrorCaught(error)
     }
 }

@@ -7,7 +7,8 @@ import NIOHTTPTypesHTTP1
 
 /// The proxy's and gateway's HTTP/1.1 connections, a pipeline built here from public parts:
 /// SwiftNIO's HTTP/1 server codec (a malformed request is answered 400 and the connection
-/// closed, after the answer to a complete request before it: ``AnswersInOrder``), ``RequestHeadRules``, the conversion to swift-http-types, the `handlers` given (limits, observers),
+/// closed, after the answers to complete requests before it: ``AnswersInOrder``),
+/// ``RequestHeadRules``, the conversion to swift-http-types, the `handlers` given (limits, observers),
 /// and a ``ForwardingHandler`` that serves every request and ends the connection for a
 /// graceful shutdown. Served by Hummingbird's `Server`
 /// (a ServiceLifecycle service), plain or inside its TLS channel.
@@ -47,7 +48,6 @@ package struct ForwardingChannel: ServerChildChannel {
                 withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
                 withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
             try operations.addHandler(AnswersInOrder())
-            try operations.addHandler(HTTPServerProtocolErrorHandler())
             try operations.addHandler(RequestHeadRules())
             try operations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try operations.addHandlers(handlers())

@@ -76,13 +76,15 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var exchange: Exchange?
     private var exchangesStarted = 0
     private var connection: ClientConnection?
-    /// Parts of requests pipelined behind an exchange, and a read held meanwhile.
-    private var heldParts: [HTTPRequestPart] = []
+    /// What came of requests pipelined behind an exchange, and a read held meanwhile.
+    private var heldParts: [Held] = []
     private var heldRead = false
     /// The client closed its sending side: the connection ends once what it sent is answered.
     private var inputClosed = false
     /// The server is shutting down: the connection ends once what it received is answered.
     private var quiescing = false
+    /// An answer that ends the connection has gone out: nothing more is read or answered.
+    private var closing = false
     private let upstream: UpstreamLink
     /// The upstream timeout of the exchange sent.
     private var upstreamDeadline = ConnectionTimer()
@@ -121,6 +123,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ChannelShouldQuiesceEvent { return quiesce(context) }
+        if let refused = event as? RefusedHead { return refuse(refused) }
         guard let event = event as? ChannelEvent, event == .inputClosed else { return context.fireUserInboundEventTriggered(event) }
         inputClosed = true
         if exchange == nil, heldParts.isEmpty { return context.close(promise: nil) }
@@ -169,10 +172,36 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Requests
 
+    /// A part of a request pipelined behind the exchange under way, or a head refused there.
+    private enum Held {
+        case part(HTTPRequestPart)
+        case refused(RefusedHead)
+    }
+
+    /// A head refused before its conversion: answered 400 in its turn, then the connection
+    /// ends (nothing after it is read).
+    private func refuse(_ refused: RefusedHead) {
+        guard !closing else { return }
+        guard exchange == nil else { return heldParts.append(.refused(refused)) }
+        exchangesStarted += 1
+        let current = Exchange(number: exchangesStarted, head: Self.refusedHead, route: nil, tracer: nil)
+        current.requestEnded = true
+        current.closesConnection = true
+        exchange = current
+        let answer = UpstreamForwarder.errorResponse(.badRequest, "BadRequestException", refused.problem)
+        carry(.answer(answer.head, body: answer.body))
+    }
+
+    /// What a refused head is answered as: its own could not be read.
+    private static let refusedHead = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/")
+
     private func take(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
+        // What a client sends after an answer that closes the connection (the rest of a body
+        // that was never wanted, requests pipelined behind it) gets no answer.
+        guard !closing else { return }
         if let exchange {
             if exchange.requestEnded {
-                heldParts.append(part)
+                heldParts.append(.part(part))
             } else if case .body(let bytes) = part {
                 exchange.body?.take(bytes)
                 exchange.heldBody?.append(contentsOf: bytes.readableBytesView)
@@ -263,6 +292,8 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard let context, let exchange else { return }
         self.exchange?.responseEnded = true
         if exchange.closesConnection {
+            closing = true
+            heldParts = []
             context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         } else {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
@@ -299,7 +330,12 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard let context else { return }
         let held = heldParts
         heldParts = []
-        for part in held { take(part, context: context) }
+        for item in held {
+            switch item {
+            case .part(let part): take(part, context: context)
+            case .refused(let refused): refuse(refused)
+            }
+        }
         if !held.isEmpty { context.fireChannelReadComplete() }
         releaseHeldRead()
         if inputClosed || quiescing, exchange == nil { context.close(promise: nil) }

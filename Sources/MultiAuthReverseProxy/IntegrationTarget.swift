@@ -19,9 +19,10 @@ struct IntegrationTarget: Sendable {
     let mappings: [ParameterMapping]
     /// The route's greedy parameter (`{proxy+}`), whose slashes are kept wherever it goes.
     let greedy: String?
-    /// Whether the path has placeholders, and whether a mapping reads the query: work a
-    /// request is spared when not.
+    /// Whether the path has placeholders, whether a mapping fills one, and whether a mapping
+    /// reads the query: work a request is spared when not.
     let fills: Bool
+    let mapsPath: Bool
     let readsQuery: Bool
 
     init(_ integration: HTTPProxyIntegration, routeTemplate: String, place: String, tls: UpstreamTLS) throws(APIDefinitionError) {
@@ -43,28 +44,34 @@ struct IntegrationTarget: Sendable {
             guard let name = mapping.source.dropping("context.identity."), !Self.identityNames.contains(name) else { continue }
             throw APIDefinitionError(.refused(place: place, problem: "requestParameters source \(mapping.source) is not served (served: sourceIp, userAgent, accessKey, clientCert.*)"))
         }
+        if RequestPath.hasDotSegment(pathTemplate) { throw APIDefinitionError(.refused(place: place, problem: "uri \(uri.prefix(80)) has a . or .. segment")) }
         mappings = integration.requestParameters
         fills = pathTemplate.contains("{")
+        mapsPath = mappings.contains { if case .path = $0.target { true } else { false } }
         readsQuery = mappings.contains { $0.source.hasPrefix("method.request.querystring.") }
     }
 
-    /// The client's request `head` as `forwarder` sends it to this integration.
+    /// The client's request `head` as `forwarder` sends it to this integration; nil when its
+    /// path would hold a `.` or `..` segment (``path(for:from:parameters:principal:)``).
     func request(
         for head: HTTPRequest, from client: ClientConnection, through forwarder: UpstreamForwarder, parameters: [String: String], principal: Principal?, dropKey: Bool
-    ) -> HTTPRequest {
-        var pathValues = parameters
+    ) -> HTTPRequest? {
+        guard var target = path(for: head, from: client, parameters: parameters, principal: principal) else { return nil }
         var queryPairs: [(String, String)] = []
         var headers: [(HTTPField.Name, String?)] = []
         let receivedQuery = readsQuery ? Self.query(of: head) : [:]
         for mapping in mappings {
-            let value = Self.value(of: mapping.source, head: head, client: client, query: receivedQuery, parameters: parameters, principal: principal)
             switch mapping.target {
-            case .header(let name): if let field = HTTPField.Name(name) { headers.append((field, value.flatMap { WireText.isSafe($0) ? $0 : nil })) }
-            case .querystring(let name): if let value { queryPairs.append((name, value)) }
-            case .path(let name): pathValues[name] = value ?? ""
+            case .header(let name):
+                guard let field = HTTPField.Name(name) else { continue }
+                let value = Self.value(of: mapping.source, head: head, client: client, query: receivedQuery, parameters: parameters, principal: principal)
+                headers.append((field, value.flatMap { WireText.isSafe($0) ? $0 : nil }))
+            case .querystring(let name):
+                let value = Self.value(of: mapping.source, head: head, client: client, query: receivedQuery, parameters: parameters, principal: principal)
+                if let value { queryPairs.append((name, value)) }
+            case .path: continue
             }
         }
-        var target = fills ? Self.fill(pathTemplate, with: pathValues, greedy: greedy) : pathTemplate
         let clientQuery = (head.path ?? "").split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init)
         let queries = [query, clientQuery].compactMap { $0 } + queryPairs.map { "\(FormURLEncoding.escape($0.0))=\(FormURLEncoding.escape($0.1))" }
         if !queries.isEmpty { target += "?" + queries.joined(separator: "&") }
@@ -72,6 +79,25 @@ struct IntegrationTarget: Sendable {
         for (field, value) in headers { request.headerFields[field] = value }
         if dropKey, request.headerFields.contains(InboundAuthorizer.apiKeyField) { request.headerFields[InboundAuthorizer.apiKeyField] = nil }
         return request
+    }
+
+    /// The upstream path for `head` (without the query): the template with the route's
+    /// parameters and the mapped path parameters filled in. Nil when a value, however it got
+    /// there (a greedy or single parameter, a header, a query parameter, the authorizer's
+    /// context), makes a `.` or `..` segment as ``RequestPath`` reads one: no such path
+    /// reaches an upstream.
+    func path(for head: HTTPRequest, from client: ClientConnection, parameters: [String: String], principal: Principal?) -> String? {
+        guard fills else { return pathTemplate }
+        var values = parameters
+        if mapsPath {
+            let receivedQuery = readsQuery ? Self.query(of: head) : [:]
+            for mapping in mappings {
+                guard case .path(let name) = mapping.target else { continue }
+                values[name] = Self.value(of: mapping.source, head: head, client: client, query: receivedQuery, parameters: parameters, principal: principal) ?? ""
+            }
+        }
+        let path = Self.fill(pathTemplate, with: values, greedy: greedy)
+        return RequestPath.hasDotSegment(path) ? nil : path
     }
 
     /// The template's `{name}` (one segment, encoded) and `{name+}` or the route's greedy

@@ -27,9 +27,11 @@ package struct APIDeployment: Sendable {
         self.stage = stage
     }
 
-    /// The method ARN of `method` on `path` (the path as requested, without its query).
+    /// The method ARN of `method` on `path` (without its query), read as routes are matched
+    /// (``RequestPath/normalized(_:)``: decoded, `%2F` a separator), so a policy is applied to
+    /// the path the upstream serves.
     func methodARN(_ method: String, _ path: Substring) -> String {
-        "arn:aws:execute-api:\(region):\(account):\(apiId)/\(stage)/\(method)\(path)"
+        "arn:aws:execute-api:\(region):\(account):\(apiId)/\(stage)/\(method)\(RequestPath.normalized(path))"
     }
 }
 

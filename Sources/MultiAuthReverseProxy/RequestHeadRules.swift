@@ -1,4 +1,5 @@
 import HTTPTypes
+import MultiAuthCore
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypesHTTP1
@@ -8,32 +9,31 @@ import NIOHTTPTypesHTTP1
 /// non-empty `Host`; an origin-form target (`/…`; CONNECT and `OPTIONS *` are left to the
 /// forwarder's own refusals); and only the characters RFC 3986 allows in a target, so that every path is either
 /// forwarded or refused at once (a `\` or `"` once reached no upstream and left the client
-/// waiting for a 504). A request that breaks a rule is answered 400 and the connection closed.
+/// waiting for a 504). An upgrade request is served as a plain one whose answer closes the
+/// connection (nothing here upgrades, and the decoder reads nothing after it). A head that breaks a rule is not passed on: a ``RefusedHead`` goes in
+/// its place, which the ``ForwardingHandler`` answers 400 in its turn, after the answers owed
+/// to requests before it, and then closes the connection. Nothing the connection sends after
+/// it is read.
 ///
 /// Goes between SwiftNIO's HTTP/1 server handlers and the conversion, one per connection.
 final class RequestHeadRules: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
 
     /// After a refusal, the rest of the connection's input is dropped.
     private var refused = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
-        guard case .head(let head) = unwrapInboundIn(data), let problem = Self.problem(head) else {
-            context.fireChannelRead(data)
-            return
+        guard case .head(var head) = unwrapInboundIn(data) else { return context.fireChannelRead(data) }
+        guard let problem = Self.problem(head) else {
+            // SwiftNIO's decoder reads nothing after an upgrade request, waiting for an upgrader
+            // that is not there: the answer ends the connection instead of leaving it stalled.
+            if Self.asksUpgrade(head) { head.headers.replaceOrAdd(name: "Connection", value: "close") }
+            return context.fireChannelRead(wrapInboundOut(.head(head)))
         }
         refused = true
-        let answer = UpstreamForwarder.errorResponse(.badRequest, "BadRequestException", problem)
-        var fields = answer.head.headerFields
-        fields[.connection] = "close"
-        fields[.contentLength] = String(answer.body.count)
-        let responseHead = HTTPResponseHead(HTTPResponse(status: answer.head.status, headerFields: fields))
-        context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: answer.body)))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        context.fireUserInboundEventTriggered(RefusedHead(problem: problem))
     }
 
     /// What is wrong with `head`, or nil.
@@ -49,6 +49,12 @@ final class RequestHeadRules: ChannelInboundHandler, RemovableChannelHandler {
         return nil
     }
 
+    /// `Connection: upgrade` with an `Upgrade` field: what the decoder takes for an upgrade.
+    static func asksUpgrade(_ head: HTTPRequestHead) -> Bool {
+        head.headers.contains(name: "Upgrade")
+            && head.headers["Connection"].contains { $0.split(separator: ",").contains { $0.trimmedWhitespace.lowercased() == "upgrade" } }
+    }
+
     /// RFC 3986's unreserved, sub-delims, `:`, `@`, `/`, `?` and `%` (pct-encoded).
     private static func isTargetByte(_ byte: UInt8) -> Bool {
         switch byte {
@@ -58,4 +64,10 @@ final class RequestHeadRules: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private static let allowedPunctuation = Set("-._~!$&'()*+,;=:@/?%".utf8)
+}
+
+/// A request head ``RequestHeadRules`` refused, in the place of that head: answered 400 with
+/// `problem` once the requests before it are, and the connection closed after.
+struct RefusedHead: Sendable {
+    let problem: String
 }

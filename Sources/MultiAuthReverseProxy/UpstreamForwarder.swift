@@ -121,9 +121,9 @@ package struct UpstreamForwarder: Sendable {
     }
 
     /// The answer for a request target that cannot be forwarded, or nil: `CONNECT` (405; this
-    /// is no tunnel), the asterisk form of `OPTIONS *` (400), and a path with a dot segment,
-    /// raw or percent-encoded (400), which could take the request out of the upstream's base
-    /// path. Asked before any decision.
+    /// is no tunnel), the asterisk form of `OPTIONS *` (400), and a path with a dot segment
+    /// however it is spelled (``RequestPath/hasDotSegment(_:)``; 400), which could take the
+    /// request out of the upstream's base path. Asked before any decision.
     static func refusal(of head: HTTPRequest) -> (head: HTTPResponse, body: [UInt8])? {
         if head.method == .connect {
             // The HTTP/1 encoder sends any answer to CONNECT without a length: the connection's
@@ -135,36 +135,8 @@ package struct UpstreamForwarder: Sendable {
         guard let path = head.path, path.hasPrefix("/") else {
             return errorResponse(.badRequest, "BadRequestException", "only origin-form request targets (starting with /) are forwarded")
         }
-        if hasDotSegment(path) { return errorResponse(.badRequest, "BadRequestException", "the path holds a . or .. segment") }
+        if RequestPath.hasDotSegment(path) { return dotSegmentRefusal }
         return nil
-    }
-
-    /// True when a segment of `path`'s path part is `.` or `..`, spelled raw or with `%2e`.
-    /// Read byte by byte: every forwarded request is checked.
-    static func hasDotSegment(_ target: String) -> Bool {
-        var target = target
-        return target.withUTF8 { bytes in
-            var dots = 0  // the dots of the segment so far; -1 once it holds anything else
-            var index = 0
-            while index <= bytes.count {
-                let byte = index < bytes.count ? bytes[index] : UInt8(ascii: "/")
-                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
-                    if dots == 1 || dots == 2 { return true }
-                    if byte != UInt8(ascii: "/") { return false }
-                    dots = 0
-                } else if dots >= 0, byte == UInt8(ascii: ".") {
-                    dots += 1
-                } else if dots >= 0, byte == UInt8(ascii: "%"), index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "2"),
-                    bytes[index + 2] | 0x20 == UInt8(ascii: "e") {
-                    dots += 1
-                    index += 2
-                } else {
-                    dots = -1
-                }
-                index += 1
-            }
-            return false
-        }
     }
 
     /// The request as the upstream receives it: hop-by-hop fields dropped, with every field
@@ -203,6 +175,9 @@ package struct UpstreamForwarder: Sendable {
         return zip(name.utf8, identity.utf8).allSatisfy { $0 == $1 || ($0 == UInt8(ascii: "_") && $1 == UInt8(ascii: "-")) }
     }
 
+    /// The answer to a path with a `.` or `..` segment, as API Gateway gives it.
+    static let dotSegmentRefusal = errorResponse(.badRequest, "BadRequestException", "the path holds a . or .. segment")
+
     /// An error answer in API Gateway's form: the status, `x-amzn-ErrorType` and `{"message": …}`.
     static func errorResponse(_ status: HTTPResponse.Status, _ type: String, _ message: String) -> (head: HTTPResponse, body: [UInt8]) {
         let rejection = InboundRejection(status: status, errorType: type, message: message, reason: message)
@@ -231,10 +206,13 @@ final class RunningDigest: @unchecked Sendable {
 package enum ReverseProxyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The upstream is not an absolute http(s) URL.
     case invalidUpstream(String)
+    /// The usage state file exists and holds no usage counts.
+    case unreadableUsageState(path: String, reason: String)
 
     package var description: String {
         switch self {
         case .invalidUpstream(let url): "the upstream '\(url)' is not an absolute http:// or https:// URL"
+        case .unreadableUsageState(let path, let reason): "the usage state file \(path) \(reason)"
         }
     }
 }
@@ -244,6 +222,7 @@ extension ReverseProxyError: CodedError {
     package var code: ErrorCode {
         switch self {
         case .invalidUpstream: "ReverseProxy.invalidUpstream"
+        case .unreadableUsageState: "ReverseProxy.unreadableUsageState"
         }
     }
 }

@@ -1,4 +1,5 @@
 import HTTPTypes
+package import Logging
 package import MultiAuthAPIDefinition
 package import MultiAuthCore
 import MultiAuthInboundAuthorization
@@ -9,12 +10,20 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Usage plans as the gateway enforces them: a token bucket per API key and route (429 `Too
 /// Many Requests`) and a quota per key and period (429 `Limit Exceeded`). A key in no plan is
 /// refused (403), as API Gateway refuses a key outside every usage plan. Quota counts are
 /// kept in `stateFile` (0600), written within a second of a change and when the gateway
-/// stops, so they survive a restart; throttling is per gateway and starts full.
+/// stops, so they survive a restart; a state file that cannot be read stops the start rather
+/// than being overwritten. Throttling is per gateway and starts full.
 package final class UsageLimits: Sendable {
     struct Count: Codable, Equatable {
         var period: Double
@@ -45,23 +54,54 @@ package final class UsageLimits: Sendable {
     private let state: Mutex<State>
     /// Held while the counts are written, so a last write at a stop waits for one under way.
     private let writing = Mutex(())
+    /// The last write failed (logged once until one succeeds).
+    private let failing = Mutex(false)
     let stateFile: String?
     let shared: SharedCount?
     let clock: TimeSource
+    let logger: Logger
 
     /// Limits for `plans`, counts read from `stateFile` when it exists; with `shared`, quotas
     /// are counted there instead (exact across gateways; a count that cannot be made refuses
     /// the request, 503), and throttling stays per gateway.
-    package init(_ plans: UsagePlans, stateFile: String?, shared: SharedCount? = nil, clock: TimeSource = .system) {
+    /// - Throws: ``ReverseProxyError/unreadableUsageState(path:reason:)`` when `stateFile`
+    ///   exists and is not usage counts (unreadable, over 16 MiB, not this JSON), unless
+    ///   `resetState`: then it is renamed `<stateFile>.unreadable-<seconds since 1970>`, kept
+    ///   for whoever wants it, and counting starts from zero. Never overwritten unread.
+    package init(
+        _ plans: UsagePlans, stateFile: String?, resetState: Bool = false, shared: SharedCount? = nil, clock: TimeSource = .system,
+        logger: Logger = .disabled
+    ) throws(ReverseProxyError) {
         var initial = State()
-        if let stateFile, case .success(let bytes) = BoundedFileRead.contents(atPath: stateFile, limit: 16 << 20) {
-            initial.counts = (try? JSONDecoding.decode([String: Count].self, from: bytes, what: "usage counts")) ?? [:]
+        if let stateFile {
+            let read = Self.readCounts(stateFile)
+            initial.counts = read.counts
+            if let reason = read.problem {
+                guard resetState else { throw .unreadableUsageState(path: stateFile, reason: reason) }
+                let kept = "\(stateFile).unreadable-\(Int(clock.now()))"
+                guard rename(stateFile, kept) == 0 else { throw .unreadableUsageState(path: stateFile, reason: "\(reason), and it could not be renamed to \(kept)") }
+                logger.warning("usage counts start from zero", metadata: ["file": "\(stateFile)", "kept": "\(kept)", "reason": "\(reason)"])
+            }
         }
         state = Mutex(initial)
         self.stateFile = stateFile
         self.shared = shared
         self.clock = clock
+        self.logger = logger
         update(plans)
+    }
+
+    /// The counts in `path` (none when there is no such file), or why it holds none.
+    private static func readCounts(_ path: String) -> (counts: [String: Count], problem: String?) {
+        switch BoundedFileRead.contents(atPath: path, limit: 16 << 20) {
+        case .failure(let failure):
+            if case .unreadable = failure.kind, access(path, F_OK) != 0 { return ([:], nil) }
+            return ([:], failure.kind.description)
+        case .success(let bytes):
+            do { return (try JSONDecoding.decode([String: Count].self, from: bytes, what: "usage counts"), nil) } catch {
+                return ([:], "holds no usage counts: \(error)")
+            }
+        }
     }
 
     /// New plans (a reload); counts and buckets are kept.
@@ -115,7 +155,8 @@ package final class UsageLimits: Sendable {
         }
     }
 
-    /// Writes the counts when they changed since the last write.
+    /// Writes the counts when they changed since the last write. A write that fails is logged
+    /// (once, until one succeeds again) and tried again at the next flush.
     package func flush() {
         guard let stateFile else { return }
         writing.withLock { _ in
@@ -124,8 +165,20 @@ package final class UsageLimits: Sendable {
                 state.dirty = false
                 return state.counts
             }
-            guard let counts, let bytes = try? JSONEncoder().encode(counts) else { return }
-            try? AtomicFileWrite.replace(path: stateFile, contents: Array(bytes))
+            guard let counts else { return }
+            do {
+                try AtomicFileWrite.replace(path: stateFile, contents: Array(try JSONEncoder().encode(counts)))
+                if failing.withLock({ $0 }) {
+                    failing.withLock { $0 = false }
+                    logger.notice("usage counts written again", metadata: ["file": "\(stateFile)"])
+                }
+            } catch {
+                state.withLock { $0.dirty = true }
+                if !failing.withLock({ $0 }) {
+                    failing.withLock { $0 = true }
+                    logger.error("usage counts could not be written; trying again each second", metadata: ["file": "\(stateFile)", "error": "\(error)"])
+                }
+            }
         }
     }
 

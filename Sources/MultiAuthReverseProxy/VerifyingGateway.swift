@@ -109,7 +109,7 @@ package struct VerifyingGateway: Sendable {
         return authorizer.authorizeWithoutSuspending(head, bodySHA256: bodySHA256).map { $0.map(Optional.some) }
     }
 
-    private static func decide(_ head: HTTPRequest, plan: Plan, bodySHA256: String?) async -> Result<Principal?, InboundRejection> {
+    static func decide(_ head: HTTPRequest, plan: Plan, bodySHA256: String?) async -> Result<Principal?, InboundRejection> {
         guard let authorizer = plan.authorizer else { return await plan.external?.decide(head) ?? .success(nil) }
         return await authorizer.authorize(head, bodySHA256: bodySHA256).map(Optional.some)
     }

@@ -67,6 +67,11 @@ struct GatewayCommand: AsyncParsableCommand {
         start. With a PostgreSQL --store, quotas are counted there instead, shared exactly by every gateway of the fleet.
         """)
     var usageState: String?
+    @Flag(help: """
+        With --usage-state: when its file cannot be read as usage counts, keep it beside as FILE.unreadable-SECONDS and count \
+        from zero (without this flag such a file stops the start).
+        """)
+    var usageStateReset = false
     @Option(help: "With --api: the account in method ARNs that request authorizers' policies are checked against.") var accountId = "123456789012"
     @Option(help: "With --api: the API id in method ARNs.") var apiId = "multiauth"
     @Option(help: "With --api: the stage in method ARNs.") var stage = "local"
@@ -92,7 +97,12 @@ struct GatewayCommand: AsyncParsableCommand {
         let observability = try Observability(server.observe, decision: .verification)
         let metrics = observability.metrics
         let shared = try sharedUsageCount()
-        let limits = try usagePlans.map { UsageLimits(try GatewayAPIDefinition.usagePlans($0, apiKeys: parts.apiKeys), stateFile: usageState, shared: shared) }
+        let limits = try usagePlans.map { path in
+            let plans = try GatewayAPIDefinition.usagePlans(path, apiKeys: parts.apiKeys)
+            do throws(ReverseProxyError) {
+                return try UsageLimits(plans, stateFile: usageState, resetState: usageStateReset, shared: shared, logger: logger)
+            } catch { throw CLIError("--usage-state", "\(error); --usage-state-reset keeps it aside and counts from zero") }
+        }
         if limits != nil, usageState == nil, shared == nil {
             StandardError.emit("multiauth gateway: warning: quota counts start again at each start (no --usage-state, no PostgreSQL --store)")
         }

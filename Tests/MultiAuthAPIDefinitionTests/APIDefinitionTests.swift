@@ -47,6 +47,23 @@ struct APIDefinitionTests {
         #expect(api.route(.get, "/") == nil, "a greedy parameter needs a segment")
     }
 
+    /// A path is read as an upstream that decodes reads it: `%2F` separates like `/`, an
+    /// encoded literal is the literal, and a single parameter is one decoded segment.
+    @Test func anEncodedSlashSeparatesAndEscapesAreDecodedBeforeMatching() throws {
+        let api = try Self.definition("""
+              /items/{id}:
+                get: {\(Self.proxy())}
+              /items/{id}/secret:
+                get: {\(Self.proxy())}
+              /open/{proxy+}:
+                get: {\(Self.proxy())}
+            """)
+        #expect(api.route(.get, "/items/7%2Fsecret")?.route.name == "GET /items/{id}/secret")
+        #expect(api.route(.get, "/%69tems/7")?.parameters == ["id": "7"])
+        #expect(api.route(.get, "/open/a%2Fb//c")?.parameters == ["proxy": "a/b/c"])
+        #expect(api.route(.get, "/open/%252F")?.parameters == ["proxy": "%2F"], "decoded once, as the upstream decodes")
+    }
+
     @Test func securityIsPerOperationWithTheDocumentsAsDefault() throws {
         let api = try Self.definition("""
               /open:

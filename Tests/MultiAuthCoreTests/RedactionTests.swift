@@ -2,6 +2,28 @@ import MultiAuthCore
 import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct RedactionTests {
+    /// A helper's standard error as a message quotes it: the first three lines, with a
+    /// 40-character secret key, a token and `password=` values taken out, words kept.
+    @Test func whatAHelperSaidIsQuotedWithoutItsSecrets() {
+        let said = Array("""
+
+            Error when retrieving token from sso: Token has expired and refresh failed
+            key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY was rejected
+            password=hunter2 token:eyJhbGciOiJIUzI1NiJ9.e30.abc
+            fourth line is left out
+            """.utf8)
+        let quoted = Redaction.said(said)
+        #expect(quoted.hasPrefix("Error when retrieving token from sso: Token has expired and refresh failed / key <redacted> was rejected / "), "\(quoted)")
+        #expect(!quoted.contains("wJalrXUtnFEMI") && !quoted.contains("hunter2") && !quoted.contains("eyJhbGci") && !quoted.contains("fourth"), "\(quoted)")
+        #expect(Redaction.said(Array("profile 'a' is its own source_profile: recursion\n".utf8)) == "profile 'a' is its own source_profile: recursion")
+    }
+
+    @Test func aMalformedPartIsNamedByNameOrPosition() {
+        #expect(Redaction.part(named: "pin-value", position: 2, of: "URI query", known: ["pin-value"]) == "the URI query's attribute 'pin-value'")
+        #expect(Redaction.part(named: "pin-value:S3cret", position: 2, of: "URI query", known: ["pin-value"]) == "the URI query's attribute 2")
+        #expect(Redaction.part(named: nil, position: 2, of: "URI query") == "the URI query's attribute 2")
+    }
+
     @Test func secretQueryValuesAreReplaced() {
         let target = Redaction.target("/p?a=1&X-Amz-Security-Token=SECRET-TOKEN&X-Amz-Signature=abc")
         #expect(!target.contains("SECRET-TOKEN"))

@@ -26,6 +26,27 @@ import Testing
         #expect(uri.description == "pkcs11:id=%01;token=host")
     }
 
+    /// A malformed part is named by its attribute name or position, never echoed: each of
+    /// these holds the PIN `S3cretPIN` where a parser cannot take it for one.
+    @Test(arguments: [
+        ("pkcs11:token=t?pin-value:S3cretPIN", "query's attribute 1 has no name=value form"),
+        ("pkcs11:token=t?module-name=m&S3cretPIN", "query's attribute 2 has no name=value form"),
+        ("pkcs11:token=t;S3cretPIN", "path's attribute 2 has no name=value form"),
+        ("pkcs11:token=t?pin-value=S3cretPIN%zz", "query's attribute 'pin-value' has a '%'"),
+        ("pkcs11S3cretPIN", "is not a pkcs11: URI"),
+    ])
+    func aMalformedPartIsNamedNeverEchoed(text: String, message: String) {
+        #expect {
+            try PKCS11URI(text)
+        } throws: { error in
+            "\(error)".contains(message) && !"\(error)".contains("S3cretPIN")
+        }
+    }
+
+    @Test func aPINPutInThePathIsNotDescribed() throws {
+        #expect(try PKCS11URI("pkcs11:token=t;pin-value=S3cretPIN").description == "pkcs11:pin-value=<redacted>;token=t")
+    }
+
     @Test func malformedURIsAreRefused() {
         for text in ["file:/etc/key.pem", "pkcs11:token", "pkcs11:id=%0", "pkcs11:id=%zz"] {
             #expect(throws: X509IdentityError.self, "\(text)") { try PKCS11URI(text) }
