@@ -332,7 +332,8 @@ let package = Package(
         // Unit tests of the credential providers: a scripted sender, no peers.
         .testTarget(
             name: "MultiAuthCredentialsTests",
-            dependencies: ["MultiAuthCredentials", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", "MultiAuthSigV4", httpTypes], exclude: ["Fixtures"],
+            dependencies: ["MultiAuthCredentials", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", "MultiAuthCrypto", "MultiAuthSigV4", httpTypes],
+            exclude: ["Fixtures"],
             swiftSettings: strict),
         // Unit tests of Cognito's API calls: a scripted sender, no peers.
         .testTarget(

@@ -23,25 +23,32 @@ import Foundation
 /// from its `Date` header, the request is authorized again, and the offset is kept.
 /// The authorizer runs on every attempt, so a file body is re-read (and an `aws-chunked`
 /// upload re-signed) from the start; a body that cannot be replayed is sent at most once.
+/// A request whose method is not idempotent (RFC 9110 §9.2.2: POST, PATCH) is sent again
+/// after a timeout or a reset only when `retriesNonIdempotent` says so: it may have run
+/// already (a GraphQL mutation, say). It is still sent again when the connection could not
+/// be made, or when the server answered that it did not take it (5xx, 429, throttling).
 public final class AuthorizedHTTPClient: Sendable {
     private let transport: any HTTPSender
     /// The authorizer every request goes through.
     public let authorizer: any RequestAuthorizer
     private let retry: Backoff
+    private let retriesNonIdempotent: Bool
     private let quota = RetryQuota()
     private let logger: Logger
     /// The time requests are signed for, corrected when a server rejects it.
     public let clock: SigningClock
 
     /// Creates a client. `clock` is the local time signatures start from; `logger` gets a
-    /// debug line for every retry and re-signing, with its reason.
+    /// debug line for every retry and re-signing, with its reason. With
+    /// `retriesNonIdempotent`, a POST or PATCH is sent again after a timeout or a reset too.
     public init(
         transport: any HTTPSender, authorizer: any RequestAuthorizer, retry: Backoff = Backoff(),
-        clock: TimeSource = .system, logger: Logger = .disabled
+        clock: TimeSource = .system, logger: Logger = .disabled, retriesNonIdempotent: Bool = false
     ) {
         self.transport = transport
         self.authorizer = authorizer
         self.retry = retry
+        self.retriesNonIdempotent = retriesNonIdempotent
         self.clock = SigningClock(clock: clock, logger: logger)
         self.logger = logger
     }
@@ -83,7 +90,9 @@ public final class AuthorizedHTTPClient: Sendable {
                 return (response, authorized)
             case .failure(let error):
                 let cost = error.code == "HTTPTransport.timedOut" ? RetryQuota.timeoutRetryCost : RetryQuota.retryCost
-                if canRepeat, error.isTransient, try await retried(after: attempt, cost: cost) {
+                let mayHaveRun = error.code != "HTTPTransport.connectionFailed"
+                let repeatable = retriesNonIdempotent || !mayHaveRun || Self.idempotent.contains(request.method)
+                if canRepeat, repeatable, error.isTransient, try await retried(after: attempt, cost: cost) {
                     logger.debug("retrying", metadata: ["attempt": "\(attempt)", "reason": "\(error)"])
                     lastCost = cost
                     continue
@@ -92,6 +101,9 @@ public final class AuthorizedHTTPClient: Sendable {
             }
         }
     }
+
+    /// The methods RFC 9110 §9.2.2 calls idempotent.
+    private static let idempotent: Set<HTTPRequest.Method> = [.get, .head, .options, .trace, .put, .delete]
 
     /// Waits before another attempt when one is allowed: attempts left, `cost` taken from the
     /// quota, and the wait ending before the deadline. False when no retry may follow.

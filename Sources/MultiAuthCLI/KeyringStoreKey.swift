@@ -93,10 +93,24 @@ struct KeyringStoreKey: Sendable {
                     ofProgram: "secret-tool", ["store", "--label=MultiAuth store key (\(name))", "application", "multiauth", "key", name], input: key,
                     timeout: Self.timeout)
             case .pass: _ = try await ShellCommand.output(ofProgram: "pass", ["insert", "--multiline", "multiauth/" + name], input: key, timeout: Self.timeout)
-            case .keyctl: _ = try await ShellCommand.output(ofProgram: "keyctl", ["padd", "user", name, "@u"], input: key, timeout: Self.timeout)
+            case .keyctl: try await addToUserKeyring(key)
             }
         } catch { throw failure(error) }
     }
+
+    /// Adds the key to the user keyring readable by this user from any session: the kernel
+    /// gives a new key's read access only to its possessor, and a process whose session
+    /// keyring is not linked to the user keyring (a systemd service, cron, `keyctl session`)
+    /// does not possess what it added there. So the key is added inside a session keyring of
+    /// its own (where it is possessed, and its permissions may be set), given the user view,
+    /// read and search, and linked into the user keyring; the session ends with the command.
+    private func addToUserKeyring(_ key: [UInt8]) async throws(ShellCommandError) {
+        let script = "id=$(keyctl padd user \"$1\" @s) && keyctl setperm \"$id\" \(Self.keyPermissions) && keyctl link \"$id\" @u"
+        _ = try await ShellCommand.output(ofProgram: "keyctl", ["session", "-", "sh", "-c", script, "sh", name], input: key, timeout: Self.timeout)
+    }
+
+    /// Possessor: everything; user: view, read, search (keyctl(1)'s permission mask).
+    private static let keyPermissions = "0x3f0b0000"
 
     private func keyctlID() async throws(ShellCommandError) -> String? {
         do {

@@ -42,6 +42,24 @@ import Testing
         return digits.count == 64 && digits.allSatisfy(\.isHexDigit)
     }
 
+    /// A store keyed in the kernel keyring from a session whose keyring is not linked to the
+    /// user keyring (`keyctl session`, as under systemd or cron): each command reads the key
+    /// back, and a later session reads it too.
+    @Test func theKernelKeyringFromASessionOfItsOwn() async throws {
+        let folder = try ScratchFolder("multiauth-keyctl-session")
+        let name = "multiauth-test-\(UUID().uuidString.prefix(8))"
+        defer {
+            Self.cleanUp("keyctl unlink $(keyctl search @u user \(name)) @u")
+            folder.remove()
+        }
+        let store = "'\(Paths.multiauth.path)' store --path '\(folder.path)/s.store' --key-source keyctl:\(name)"
+        let script = "\(store) init && printf s3cret-value | \(store) set svc acct && \(store) get svc acct"
+        let run = try await Self.shell("keyctl session - sh -c \"\(script)\" 2>&1")
+        #expect(run.status == 0 && run.stdout.hasSuffix("s3cret-value"), "\(run.stdout)")
+        let later = try await Self.shell("keyctl session - sh -c \"\(store) get svc acct\" 2>&1")
+        #expect(later.status == 0 && later.stdout.hasSuffix("s3cret-value"), "\(later.stdout)")
+    }
+
     @Test func theKernelKeyring() async throws {
         let folder = try ScratchFolder("multiauth-keyctl")
         let name = "multiauth-test-\(UUID().uuidString.prefix(8))"

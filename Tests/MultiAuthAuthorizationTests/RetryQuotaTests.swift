@@ -24,6 +24,25 @@ struct RetryQuotaTests {
         AuthorizedHTTPClient(transport: sender, authorizer: NoAuthorizer(), retry: Backoff(maxAttempts: 3), clock: clock.source)
     }
 
+    /// RFC 9110 §9.2.2: a POST that timed out or was reset may have run, so it is not sent
+    /// again unless the caller says so; one whose connection was never made is.
+    @Test func aPostIsNotSentAgainAfterATimeoutOrAReset() async throws {
+        let post = HTTPRequest(method: .post, scheme: "https", authority: "api.example.com", path: "/graphql")
+        for failure in [HTTPTransportError.timedOut(host: "api.example.com"), .connectionReset(host: "api.example.com", reason: "reset")] {
+            let sender = ScriptedSender([.failure(failure), .answer(200, "ok")])
+            await #expect(throws: RequestError.self) { _ = try await Self.client(sender, CountingClock()).send(post, body: .bytes(Array("{}".utf8))) }
+            #expect(sender.sent.count == 1, "\(failure)")
+            let optedIn = ScriptedSender([.failure(failure), .answer(200, "ok")])
+            let client = AuthorizedHTTPClient(
+                transport: optedIn, authorizer: NoAuthorizer(), retry: Backoff(maxAttempts: 3), clock: CountingClock().source, retriesNonIdempotent: true)
+            #expect(try await client.send(post, body: .bytes(Array("{}".utf8))).response.status == 200 && optedIn.sent.count == 2)
+        }
+        let refused = ScriptedSender([.failure(.connectionFailed(host: "api.example.com", reason: "refused")), .answer(200, "ok")])
+        #expect(try await Self.client(refused, CountingClock()).send(post, body: .bytes(Array("{}".utf8))).response.status == 200 && refused.sent.count == 2)
+        let get = ScriptedSender([.failure(.timedOut(host: "api.example.com")), .answer(200, "ok")])
+        #expect(try await Self.client(get, CountingClock()).send(Self.request).response.status == 200 && get.sent.count == 2)
+    }
+
     @Test func aThrottledCallIsTriedThreeTimesThenAnswered() async throws {
         let sender = ScriptedSender([.answer(429, "{}"), .answer(503, ""), .answer(200, "ok")])
         let clock = CountingClock()
