@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # scripts/package --check: installs the package DEB in a minimal Debian root made with
 # debootstrap (its download cached in .build-package/debootstrap.tar), without any Swift,
-# and runs it there: --version, a signature on a fixed date (compared with the host's), the
-# official suites, the gateway's help, a bash completion of a gateway flag, a man page.
+# and runs it there: --version, a signature on a fixed date (compared with the host's), a
+# signed request sent with `multiauth request` (libcurl opened at run time) to a server on the
+# host's loopback, the official suites, the gateway's help, a bash completion of a gateway
+# flag, a man page.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/setup.sh
@@ -43,6 +45,18 @@ here=$(env -i "${export_keys[@]}" .build-static/release/multiauth "${fixed[@]}")
 there=$(in_root "${export_keys[@]}" multiauth "${fixed[@]}")
 [ "$here" = "$there" ] || { say "the signature in the root differs from the host's"; diff <(echo "$here") <(echo "$there") >&2; exit 1; }
 say "multiauth sign on a fixed date: the same output as on the host"
+# A signed request through libcurl, which only the package's Depends brings into the root.
+served=$(mktemp -d)
+echo "signed request arrived" >"$served/index.txt"
+python3 -u -m http.server --bind 127.0.0.1 --directory "$served" 0 >"$served/port.log" 2>&1 &
+server_pid=$!
+trap 'kill $server_pid 2>/dev/null || true; rm -rf "$served"; cleanup' EXIT
+for _ in $(seq 50); do grep -q 'port [0-9]' "$served/port.log" && break; sleep 0.1; done
+port=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$served/port.log" | head -n 1)
+[ -n "$port" ] || { say "the host's test server did not start"; exit 1; }
+answer=$(in_root "${export_keys[@]}" multiauth request --auth iam --region us-east-1 --service execute-api --fail "http://127.0.0.1:$port/index.txt")
+[ "$answer" = "signed request arrived" ] || { say "multiauth request in the root got '$answer'"; exit 1; }
+say "multiauth request sent a signed request from the root through libcurl"
 for suite in aws4_testsuite derived; do in_root multiauth vectors verify "$seen/vectors/$suite" | tail -n 1; done
 in_root multiauth-server gateway --help | sed -n 1p  # sed reads it all: head would end the writer with SIGPIPE
 completion=$(in_root bash -c 'source /usr/share/bash-completion/completions/multiauth
