@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HTTPTypes
 import MultiAuthCore
 import MultiAuthCurl
@@ -21,7 +22,9 @@ enum Peers {
     struct MotoSetup: Decodable {
         let userPoolId: String
         let clientId: String
-        let idToken: String
+        /// Alice's ID token, minted for this test process (``freshIDToken``): the one
+        /// `moto_setup.py` minted when the peers started expires an hour later.
+        var idToken: String
         let identityPoolId: String
         let secretClientId: String
         let clientSecret: String
@@ -83,7 +86,28 @@ enum Peers {
         guard let path = environment["MULTIAUTH_TEST_MOTO_SETUP"], let data = FileManager.default.contents(atPath: path) else { return nil }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try? decoder.decode(MotoSetup.self, from: data)
+        guard var setup = try? decoder.decode(MotoSetup.self, from: data) else { return nil }
+        setup.idToken = freshIDToken(setup) ?? setup.idToken
+        return setup
+    }
+
+    /// Alice's ID token from moto (USER_PASSWORD_AUTH), signed in once per test process.
+    private static let minted = Mutex<String?>(nil)
+
+    private static func freshIDToken(_ setup: MotoSetup) -> String? {
+        minted.withLock { token in
+            if let token { return token }
+            let body = #"{"AuthFlow": "USER_PASSWORD_AUTH", "ClientId": "\#(setup.clientId)", "AuthParameters": {"USERNAME": "alice", "PASSWORD": "Str0ng-Passw0rd!"}}"#
+            let run = try? ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), [
+                "-sf", "-X", "POST", moto + "/", "-H", "Content-Type: application/x-amz-json-1.1",
+                "-H", "X-Amz-Target: AWSCognitoIdentityProviderService.InitiateAuth", "--data-binary", body,
+            ], limit: 30)
+            guard let run, run.status == 0, let answer = try? JSONSerialization.jsonObject(with: run.stdout) as? [String: Any],
+                let result = answer["AuthenticationResult"] as? [String: Any], let fresh = result["IdToken"] as? String
+            else { return nil }
+            token = fresh
+            return fresh
+        }
     }
 
     /// The JSON echo of the API server.
