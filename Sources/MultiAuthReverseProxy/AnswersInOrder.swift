@@ -7,8 +7,9 @@ import NIOHTTP1
 /// reads nothing after the error, so the connection could serve nothing more.
 ///
 /// The 400 comes in its turn: an error that follows complete requests waits until their
-/// answers have gone out. An error in the middle of a request goes on at once: that request
-/// can never be answered otherwise (when its answer has begun, the connection just closes).
+/// answers have gone out. An error in the middle of a request (a bad chunk, the client
+/// closing before its body ended) is that request's: a ``BrokenRequest`` goes to the
+/// ``ForwardingHandler``, which answers the exchange it has under way and closes after.
 /// After an answer that says `Connection: close`, no 400 follows: the client reads no answer
 /// after that one.
 ///
@@ -22,6 +23,8 @@ final class AnswersInOrder: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private var requestsEnded = 0
+    /// A request's head has come and its end has not.
+    private var inRequest = false
     private var answersEnded = 0
     /// An answer has begun and not ended.
     private var answering = false
@@ -30,13 +33,24 @@ final class AnswersInOrder: ChannelDuplexHandler, RemovableChannelHandler {
     private var held: (any Error)?
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .end = unwrapInboundIn(data) { requestsEnded += 1 }
+        switch unwrapInboundIn(data) {
+        case .head: inRequest = true
+        case .body: break
+        case .end:
+            inRequest = false
+            requestsEnded += 1
+        }
         context.fireChannelRead(data)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard error is HTTPParserError else { return context.fireErrorCaught(error) }
         guard held == nil, !finished else { return }
+        if inRequest {
+            finished = true
+            context.fireUserInboundEventTriggered(BrokenRequest())
+            return context.fireErrorCaught(error)
+        }
         if requestsEnded > answersEnded {
             held = error
         } else {
@@ -78,3 +92,7 @@ final class AnswersInOrder: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireErrorCaught(error)
     }
 }
+
+/// The request under way can never end: the decoder failed in its middle. Its exchange is
+/// answered (a refusal when its body was still wanted) and the connection closed after.
+struct BrokenRequest: Sendable {}

@@ -124,17 +124,22 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ChannelShouldQuiesceEvent { return quiesce(context) }
         if let refused = event as? RefusedHead { return refuse(refused) }
+        if event is BrokenRequest { return bodyCannotEnd("the request is malformed in its middle (its framing or a chunk)") }
         guard let event = event as? ChannelEvent, event == .inputClosed else { return context.fireUserInboundEventTriggered(event) }
         inputClosed = true
         if exchange == nil, heldParts.isEmpty { return context.close(promise: nil) }
-        // The rest of a body being read can no longer come.
+        bodyCannotEnd("the client closed its sending side before the body ended")
+    }
+
+    /// The rest of the body being read can no longer come: a decision waiting for it fails,
+    /// one waiting for it whole is answered here, and the connection ends after the answer.
+    private func bodyCannotEnd(_ reason: String) {
         guard let exchange, !exchange.requestEnded else { return }
+        exchange.closesConnection = true
         exchange.body?.fail(ChannelError.inputClosed)
         if exchange.heldBody != nil {
             exchange.heldBody = nil
-            exchange.closesConnection = true
-            let refusal = UpstreamForwarder.bodyRefusal(
-                .unreadable(body: "the received body", reason: "the client closed its sending side before the body ended"), logger: forwarding.logger)
+            let refusal = UpstreamForwarder.bodyRefusal(.unreadable(body: "the received body", reason: reason), logger: forwarding.logger)
             carry(.answer(refusal.head, body: refusal.body))
         }
     }

@@ -68,7 +68,7 @@ struct SAMLTests {
     ])
     func exclusiveCanonicalForm(input: String, expected: String) throws {
         let element = try SAMLXML.parse(Array(input.utf8))
-        #expect(String(decoding: ExclusiveCanonicalXML.bytes(of: element), as: UTF8.self) == expected)
+        #expect(String(decoding: CanonicalXML.bytes(of: element), as: UTF8.self) == expected)
     }
 
     /// A subtree declares the namespaces it uses itself and none of its ancestors' others;
@@ -76,9 +76,9 @@ struct SAMLTests {
     @Test func aSubtreeCarriesOnlyTheNamespacesItUses() throws {
         let root = try SAMLXML.parse(Array(#"<p:r xmlns:p="urn:p" xmlns:q="urn:q" xmlns:xs="urn:xs"><p:s q:t="1"><p:u/></p:s></p:r>"#.utf8))
         let subtree = try #require(root.children.first)
-        #expect(String(decoding: ExclusiveCanonicalXML.bytes(of: subtree), as: UTF8.self)
+        #expect(String(decoding: CanonicalXML.bytes(of: subtree), as: UTF8.self)
             == #"<p:s xmlns:p="urn:p" xmlns:q="urn:q" q:t="1"><p:u></p:u></p:s>"#)
-        #expect(String(decoding: ExclusiveCanonicalXML.bytes(of: subtree, inclusivePrefixes: ["xs"]), as: UTF8.self)
+        #expect(String(decoding: CanonicalXML.bytes(of: subtree, inclusivePrefixes: ["xs"]), as: UTF8.self)
             == #"<p:s xmlns:p="urn:p" xmlns:q="urn:q" xmlns:xs="urn:xs" q:t="1"><p:u></p:u></p:s>"#)
     }
 

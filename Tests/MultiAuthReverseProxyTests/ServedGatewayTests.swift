@@ -85,6 +85,17 @@ import Testing
         }
     }
 
+    /// A chunk that cannot be read in the middle of a body: that request gets one answer, a
+    /// 400 naming the body, and the connection closes; nothing reaches the upstream whole.
+    @Test func aBrokenChunkGetsOneAnswerAndTheClose() async throws {
+        try await ServedGateway.with(Self.yaml) { port, _ in
+            let broken = "POST /open/a HTTP/1.1\r\nHost: gw\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\nzz\r\nxx\r\n0\r\n\r\n"
+            let answer = try await RawClient.exchange(port, broken + Self.get("/open/never"))
+            #expect(answer.text.statuses == ["400 Bad Request"], "\(answer.text)")
+            #expect(answer.closed)
+        }
+    }
+
     /// A request refused before its `100 Continue`, its body and another head sent anyway:
     /// one answer, marked `Connection: close`, and nothing after it.
     @Test func aRefusedExpectContinueGetsOneAnswerThenTheClose() async throws {

@@ -3,7 +3,8 @@ import MultiAuthCrypto
 
 /// Checks the enveloped XML signature (XML-DSig) of a SAML assertion or response against the
 /// identity provider's signing certificates, as STS does: one reference to the signed element
-/// itself, exclusive canonicalization, SHA-256 digests and RSA or ECDSA (P-256) SHA-256
+/// itself, exclusive canonicalization of what is signed (inclusive for a reference with only
+/// the enveloped transform), SHA-256 digests and RSA or ECDSA (P-256) SHA-256
 /// signatures. SHA-1 and other algorithms are refused, as is a key carried in the message
 /// (only the metadata's certificates are trusted).
 enum SAMLSignature {
@@ -40,7 +41,7 @@ enum SAMLSignature {
             }
             value = der
         }
-        let signed = ExclusiveCanonicalXML.bytes(of: signedInfo, inclusivePrefixes: prefixList(canonicalization))
+        let signed = CanonicalXML.bytes(of: signedInfo, inclusivePrefixes: prefixList(canonicalization))
         guard certificates.contains(where: { $0.verifies(signature: value, of: signed) }) else {
             throw .samlResponse("its signature is not the identity provider's (no certificate of its metadata verifies it)")
         }
@@ -57,7 +58,10 @@ enum SAMLSignature {
         guard digestMethod?.attributes["Algorithm"] == sha256 else { throw unsupported("digest", digestMethod) }
         var unsigned = element
         unsigned.content.removeAll { if case .element(let child) = $0 { child.namespace == ds && child.name == "Signature" } else { false } }
-        let canonical = ExclusiveCanonicalXML.bytes(of: unsigned, inclusivePrefixes: prefixList(transforms.last))
+        // With only the enveloped transform, the reference's octets are inclusive C14N's
+        // (XML-DSig §4.4.3.2: a node set is converted with Canonical XML 1.0).
+        let canonical = algorithms == [enveloped]
+            ? CanonicalXML.inclusiveBytes(of: unsigned) : CanonicalXML.bytes(of: unsigned, inclusivePrefixes: prefixList(transforms.last))
         return SHA256Hasher.hash(canonical).bytes
     }
 

@@ -1,21 +1,31 @@
-/// Exclusive XML Canonicalization 1.0 without comments (W3C, 2002), the form XML signatures
-/// in SAML digest and sign: namespace declarations only where an element or attribute uses
-/// them (and for the `InclusiveNamespaces` prefixes), sorted declarations and attributes,
-/// start and end tags for empty elements, and the standard escapes.
-enum ExclusiveCanonicalXML {
-    /// The canonical bytes of `element` and its content. `inclusivePrefixes` is the
+/// XML Canonicalization without comments, the forms XML signatures in SAML digest and sign:
+/// sorted declarations and attributes, start and end tags for empty elements, and the
+/// standard escapes. Exclusive (W3C, 2002) declares a namespace only where an element or
+/// attribute uses it (and for the `InclusiveNamespaces` prefixes); inclusive (Canonical XML
+/// 1.0, 2001), what a reference with no canonicalization transform gets, declares every
+/// namespace in scope where an output ancestor has not. Inherited `xml:` attributes, which
+/// inclusive canonicalization copies onto a subtree's top, are not: SAML messages carry none.
+enum CanonicalXML {
+    /// The exclusive canonical bytes of `element` and its content. `inclusivePrefixes` is the
     /// `PrefixList` (`#default` names the default namespace).
     static func bytes(of element: SAMLElement, inclusivePrefixes: Set<String> = []) -> [UInt8] {
         var out: [UInt8] = []
         let inclusive = Set(inclusivePrefixes.map { $0 == "#default" ? "" : $0 })
-        write(element, rendered: [:], inclusive: inclusive, to: &out)
+        write(element, rendered: [:], inclusive: inclusive, all: false, to: &out)
         return out
     }
 
-    private static func write(_ element: SAMLElement, rendered: [String: String], inclusive: Set<String>, to out: inout [UInt8]) {
+    /// The inclusive canonical bytes of `element` and its content.
+    static func inclusiveBytes(of element: SAMLElement) -> [UInt8] {
+        var out: [UInt8] = []
+        write(element, rendered: [:], inclusive: [], all: true, to: &out)
+        return out
+    }
+
+    private static func write(_ element: SAMLElement, rendered: [String: String], inclusive: Set<String>, all: Bool, to out: inout [UInt8]) {
         var used: Set<String> = [element.prefix]
         for attribute in element.allAttributes where !attribute.prefix.isEmpty { used.insert(attribute.prefix) }
-        used.formUnion(inclusive.filter { element.namespacesInScope[$0] != nil })
+        used.formUnion(all ? Set(element.namespacesInScope.keys) : inclusive.filter { element.namespacesInScope[$0] != nil })
         var now = rendered
         var declarations: [(prefix: String, uri: String)] = []
         for prefix in used.sorted() where prefix != "xml" {
@@ -42,7 +52,7 @@ enum ExclusiveCanonicalXML {
         for node in element.content {
             switch node {
             case .text(let text): out += escaped(text, attribute: false)
-            case .element(let child): write(child, rendered: now, inclusive: inclusive, to: &out)
+            case .element(let child): write(child, rendered: now, inclusive: inclusive, all: all, to: &out)
             }
         }
         out += Array("</\(element.qualifiedName)>".utf8)
