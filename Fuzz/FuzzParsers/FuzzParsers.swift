@@ -1,7 +1,7 @@
 // libFuzzer entry point for the parsers that read untrusted input: raw HTTP request text,
 // wire URLs, the canonicalization stages (by signing whatever parsed), the verifier, the
-// shared AWS config files, JWTs (decoding and ID-token validation), JWK sets and
-// awsconfiguration.json. The first
+// shared AWS config files, JWTs (decoding and ID-token validation), JWK sets,
+// awsconfiguration.json and SAML responses and metadata. The first
 // input byte picks the target, unless MULTIAUTH_FUZZ_TARGET names one (scripts/fuzz TARGET).
 // scripts/fuzz builds it with -sanitize=fuzzer,address -DFUZZING (libFuzzer supplies main).
 // A plain build replays files instead: `FuzzParsers INPUT...` (crash reproduction).
@@ -34,7 +34,7 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
 /// The targets, in selector order (the first input byte modulo their count).
 let fuzzTargets: [(name: String, run: @Sendable ([UInt8]) -> Void)] = [
     ("request", fuzzRequestText), ("url", fuzzURL), ("verifier", fuzzVerifier), ("config", fuzzConfigFile),
-    ("jwt", fuzzJWT), ("jwks", fuzzJWKS), ("awsconfig", fuzzAWSConfiguration),
+    ("jwt", fuzzJWT), ("jwks", fuzzJWKS), ("awsconfig", fuzzAWSConfiguration), ("saml", fuzzSAML),
 ]
 
 /// MULTIAUTH_FUZZ_TARGET pins every input to one target.
