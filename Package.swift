@@ -267,7 +267,8 @@ let package = Package(
         .target(
             name: "MultiAuthServerCLI",
             dependencies: [
-                "MultiAuthStore", "MultiAuthSigV4", .product(name: "NIOCore", package: "swift-nio"), "MultiAuthAWSClient", "MultiAuthCLI", "MultiAuthPostgresStore", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCurl", "MultiAuthTokens", "MultiAuthLogins", "MultiAuthAppSync",
+                "MultiAuthStore", "MultiAuthSigV4", .product(name: "NIOCore", package: "swift-nio"), "MultiAuthAWSClient", "MultiAuthCLI", "MultiAuthPostgresStore",
+                "MultiAuthAsyncHTTPClient", "MultiAuthHTTP", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCurl", "MultiAuthTokens", "MultiAuthLogins", "MultiAuthAppSync",
                 "MultiAuthRealtime", "MultiAuthAppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes, logging, "MultiAuthInboundAuthorization",
                 "MultiAuthReverseProxy", "MultiAuthCredentialsServer", "MultiAuthServerGuards", "MultiAuthCachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
                 "MultiAuthAPIDefinition", "MultiAuthJSONWebTokens",

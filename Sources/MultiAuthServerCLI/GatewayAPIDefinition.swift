@@ -1,7 +1,6 @@
 import MultiAuthAPIDefinition
 import MultiAuthCLI
 import MultiAuthCore
-import MultiAuthCurl
 import MultiAuthInboundAuthorization
 import MultiAuthJSONWebTokens
 import MultiAuthReverseProxy
@@ -30,7 +29,7 @@ enum GatewayAPIDefinition {
             }
             return try APIGatewayPolicy(
                 definition, verifier: authorizer.verifier, apiKeys: authorizer.apiKeys, tokenChecks: checks, tls: tls, deployment: deployment,
-                http: CurlHTTPClient(options: .bounded(total: .seconds(10))), usage: usage, metrics: metrics)
+                http: ServerSenders.authorizers, usage: usage, metrics: metrics)
         } catch let error as APIDefinitionError {
             throw CLIError("--api", error)
         }
@@ -47,7 +46,7 @@ enum GatewayAPIDefinition {
 
     /// Tokens of `issuer` for one of `audiences` (any, when there are none), checked against its key set.
     private static func tokenCheck(issuer: String, audiences: [String], scheme: String) async throws -> APIGatewayPolicy.TokenCheck {
-        let http = CurlHTTPClient(options: .bounded(total: .seconds(30)))
+        let http = ServerSenders.keySets
         do {
             let provider = try await OpenIDConnectClient.discover(OIDCConfiguration(issuer: issuer, clientId: audiences.first ?? ""), http: http)
             guard let jwks = provider.metadata.jwksURI else { throw CLIError("--api", "securitySchemes.\(scheme): \(issuer) publishes no jwks_uri") }

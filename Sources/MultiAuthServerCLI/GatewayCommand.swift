@@ -4,7 +4,6 @@ import Hummingbird
 import Logging
 import MultiAuthCLI
 import MultiAuthCore
-import MultiAuthCurl
 import MultiAuthInboundAuthorization
 import MultiAuthPostgresStore
 import MultiAuthReverseProxy
@@ -201,7 +200,7 @@ struct GatewayCommand: AsyncParsableCommand {
         }
         guard let issuer, let audience else { throw CLIError("--jwks-url", "needs --issuer and --audience") }
         let keySet: JSONWebKeySetCache
-        do { keySet = try await JSONWebKeySetCache(url: jwksUrl, sender: CurlHTTPClient(options: .bounded(total: .seconds(30)))) } catch {
+        do { keySet = try await JSONWebKeySetCache(url: jwksUrl, sender: ServerSenders.keySets) } catch {
             throw CLIError("--jwks-url", error)
         }
         return (IDTokenValidator(issuer: issuer, clientId: audience, keys: await keySet.keys(for: nil)), keySet)
