@@ -394,7 +394,7 @@ let package = Package(
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(
             name: "MultiAuthStoreTests", dependencies: ["MultiAuthStore", "MultiAuthCrypto", "MultiAuthTesting"], swiftSettings: strict),
-        .testTarget(name: "MultiAuthPKCS11Tests", dependencies: ["MultiAuthPKCS11", "MultiAuthSigV4"], swiftSettings: strict),
+        .testTarget(name: "MultiAuthPKCS11Tests", dependencies: ["MultiAuthPKCS11", "CPKCS11", "MultiAuthSigV4"], swiftSettings: strict),
         .testTarget(name: "MultiAuthSigV4Tests", dependencies: ["MultiAuthSigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
         // Suites, oracles and the `multiauth` executable end to end.
         .testTarget(

@@ -13,26 +13,29 @@ import Synchronization
 /// let identity = try X509SigningIdentity(certificateDER: try await key.certificate() ?? [], key: key)
 /// ```
 ///
-/// One session is opened (and logged in) for the key's life; signatures take turns on it.
+/// One session is opened (and logged in) and signatures take turns on it. When the token
+/// loses it (reset, removed and put back, logged out: `CKR_SESSION_HANDLE_INVALID`,
+/// `CKR_DEVICE_REMOVED` and the like), a new session is opened and logged in once, and the
+/// call tried again; a second failure is the error. The PIN is kept for that, in memory only.
 public final class PKCS11Key: X509KeySigner, @unchecked Sendable {
     /// RSA or ECDSA, from the key's `CKA_KEY_TYPE`.
     public let algorithm: X509KeyAlgorithm
     let module: PKCS11Module
-    let session: ck_session_handle_t
-    let key: ck_object_handle_t
     let uri: PKCS11URI
-    /// The session allows one operation at a time.
-    private let turn = Mutex(())
+    private let pin: [UInt8]?
+    /// The session and the key's handle in it. The session allows one operation at a time, so
+    /// every call holds this lock.
+    let opened: Mutex<(session: ck_session_handle_t, key: ck_object_handle_t)>
 
-    private init(module: PKCS11Module, session: ck_session_handle_t, key: ck_object_handle_t, algorithm: X509KeyAlgorithm, uri: PKCS11URI) {
+    private init(module: PKCS11Module, session: ck_session_handle_t, key: ck_object_handle_t, algorithm: X509KeyAlgorithm, uri: PKCS11URI, pin: [UInt8]?) {
         self.module = module
-        self.session = session
-        self.key = key
+        opened = Mutex((session, key))
         self.algorithm = algorithm
         self.uri = uri
+        self.pin = pin
     }
 
-    deinit { _ = module.functions.pointee.C_CloseSession?(session) }
+    deinit { _ = module.functions.pointee.C_CloseSession?(opened.withLock { $0.session }) }
 
     /// The private key `uri` names, in `module` (default: the URI's `module-path`, else p11-kit's
     /// proxy), logged in with the URI's `pin-value` or `pin-source`, else `pin`.
@@ -41,25 +44,29 @@ public final class PKCS11Key: X509KeySigner, @unchecked Sendable {
         let pin = try uri.pin() ?? pin
         let modulePath = module ?? uri.queryText("module-path") ?? PKCS11Module.defaultPath
         return try await runBlocking { () -> Result<PKCS11Key, X509IdentityError> in
-            do throws(X509IdentityError) { return .success(try openWaiting(uri, modulePath: modulePath, pin: pin)) } catch { return .failure(error) }
+            do throws(X509IdentityError) {
+                let module = try PKCS11Module.named(modulePath)
+                let (session, key, algorithm) = try openSession(module: module, uri: uri, pin: pin)
+                return .success(PKCS11Key(module: module, session: session, key: key, algorithm: algorithm, uri: uri, pin: pin))
+            } catch { return .failure(error) }
         }
     }
 
-    private static func openWaiting(_ uri: PKCS11URI, modulePath: String, pin: [UInt8]?) throws(X509IdentityError) -> PKCS11Key {
-        let module = try PKCS11Module.named(modulePath)
+    /// A logged-in session on the token `uri` selects, and the key's handle and type in it.
+    private static func openSession(
+        module: PKCS11Module, uri: PKCS11URI, pin: [UInt8]?
+    ) throws(X509IdentityError) -> (ck_session_handle_t, ck_object_handle_t, X509KeyAlgorithm) {
         let token = PKCS11Token(module: module)
         let slot = try token.slot(matching: uri)
         let session = try token.openSession(slot: slot, pin: pin)
         do throws(X509IdentityError) {
             let key = try token.object(in: session, class: ck_object_class_t(CKO_PRIVATE_KEY), uri: uri, needsLogin: pin == nil)
             let type = try token.unsignedAttribute(ck_attribute_type_t(CKA_KEY_TYPE), of: key, in: session)
-            let algorithm: X509KeyAlgorithm
             switch type {
-            case UInt(CKK_RSA): algorithm = .rsa
-            case UInt(CKK_EC): algorithm = .ecdsa
+            case UInt(CKK_RSA): return (session, key, .rsa)
+            case UInt(CKK_EC): return (session, key, .ecdsa)
             default: throw .pkcs11("the key '\(PKCS11URI.shown(uri.description))' is neither RSA nor EC")
             }
-            return PKCS11Key(module: module, session: session, key: key, algorithm: algorithm, uri: uri)
         } catch {
             _ = module.functions.pointee.C_CloseSession?(session)
             throw error
@@ -69,11 +76,11 @@ public final class PKCS11Key: X509KeySigner, @unchecked Sendable {
     /// The DER certificate stored beside the key (the same `object` label or `id`), if any.
     public func certificate() async throws(X509IdentityError) -> [UInt8]? {
         try await runBlocking { () -> Result<[UInt8]?, X509IdentityError> in
-            self.turn.withLock { _ in
+            self.opened.withLock { opened in
                 let token = PKCS11Token(module: self.module)
                 do throws(X509IdentityError) {
-                    guard let object = try token.objectIfAny(in: self.session, class: ck_object_class_t(CKO_CERTIFICATE), uri: self.uri) else { return .success(nil) }
-                    return .success(try token.bytesAttribute(ck_attribute_type_t(CKA_VALUE), of: object, in: self.session))
+                    guard let object = try token.objectIfAny(in: opened.session, class: ck_object_class_t(CKO_CERTIFICATE), uri: self.uri) else { return .success(nil) }
+                    return .success(try token.bytesAttribute(ck_attribute_type_t(CKA_VALUE), of: object, in: opened.session))
                 } catch { return .failure(error) }
             }
         }
@@ -82,19 +89,32 @@ public final class PKCS11Key: X509KeySigner, @unchecked Sendable {
     /// The token's signature of `message`'s SHA-256: `CKM_SHA256_RSA_PKCS`, or `CKM_ECDSA`
     /// over the digest, re-encoded from `r || s` to DER.
     public func signature(for message: [UInt8]) async throws(X509IdentityError) -> [UInt8] {
-        let algorithm = algorithm
-        return try await runBlocking { () -> Result<[UInt8], X509IdentityError> in
-            self.turn.withLock { _ in
-                let token = PKCS11Token(module: self.module)
-                do throws(X509IdentityError) {
-                    switch algorithm {
-                    case .rsa: return .success(try token.sign(message, mechanism: ck_mechanism_type_t(CKM_SHA256_RSA_PKCS), key: self.key, in: self.session))
-                    case .ecdsa:
-                        let raw = try token.sign(SHA256Hasher.hash(message).bytes, mechanism: ck_mechanism_type_t(CKM_ECDSA), key: self.key, in: self.session)
-                        do { return .success(try ECDSASignature.der(raw: raw)) } catch { return .failure(.pkcs11("the token's ECDSA signature is malformed")) }
-                    }
-                } catch { return .failure(error) }
-            }
+        let (data, mechanism) = algorithm == .rsa
+            ? (message, ck_mechanism_type_t(CKM_SHA256_RSA_PKCS)) : (SHA256Hasher.hash(message).bytes, ck_mechanism_type_t(CKM_ECDSA))
+        let raw = try await runBlocking { () -> Result<[UInt8], X509IdentityError> in
+            self.opened.withLock { opened in self.sign(data, mechanism: mechanism, opened: &opened) }
+        }
+        guard algorithm == .ecdsa else { return raw }
+        do { return try ECDSASignature.der(raw: raw) } catch { throw .pkcs11("the token's ECDSA signature is malformed") }
+    }
+
+    /// Signs in the open session; when the token lost it, in a new one, once.
+    private func sign(
+        _ data: [UInt8], mechanism: ck_mechanism_type_t, opened: inout (session: ck_session_handle_t, key: ck_object_handle_t)
+    ) -> Result<[UInt8], X509IdentityError> {
+        let token = PKCS11Token(module: module)
+        do throws(PKCS11Token.CallFailure) { return .success(try token.sign(data, mechanism: mechanism, key: opened.key, in: opened.session)) } catch {
+            guard error.sessionLost else { return .failure(error.error) }
+        }
+        _ = module.functions.pointee.C_CloseSession?(opened.session)
+        do throws(X509IdentityError) {
+            let (session, key, _) = try Self.openSession(module: module, uri: uri, pin: pin)
+            opened = (session, key)
+        } catch {
+            return .failure(.pkcs11("the token lost its session, and a new one could not be opened: \(error)"))
+        }
+        do throws(PKCS11Token.CallFailure) { return .success(try token.sign(data, mechanism: mechanism, key: opened.key, in: opened.session)) } catch {
+            return .failure(.pkcs11("the token lost its session, and refused again in a new one: \(error.error)"))
         }
     }
 }

@@ -108,22 +108,37 @@ struct PKCS11Token {
     }
 
     /// `C_SignInit` and `C_Sign` of `data` with `mechanism` (no parameters).
-    func sign(_ data: [UInt8], mechanism type: ck_mechanism_type_t, key: ck_object_handle_t, in session: ck_session_handle_t) throws(X509IdentityError) -> [UInt8] {
+    func sign(_ data: [UInt8], mechanism type: ck_mechanism_type_t, key: ck_object_handle_t, in session: ck_session_handle_t) throws(CallFailure) -> [UInt8] {
         var mechanism = ck_mechanism(mechanism: type, parameter: nil, parameter_len: 0)
-        try check(f.C_SignInit?(session, &mechanism, key), "C_SignInit", signing: true)
+        if let failed = failure(f.C_SignInit?(session, &mechanism, key), "C_SignInit", signing: true) { throw failed }
         var input = data
         var length: UInt = 0
-        try check(f.C_Sign?(session, &input, UInt(input.count), nil, &length), "C_Sign", signing: true)
+        if let failed = failure(f.C_Sign?(session, &input, UInt(input.count), nil, &length), "C_Sign", signing: true) { throw failed }
         var signature = [UInt8](repeating: 0, count: Int(length))
-        try check(f.C_Sign?(session, &input, UInt(input.count), &signature, &length), "C_Sign", signing: true)
+        if let failed = failure(f.C_Sign?(session, &input, UInt(input.count), &signature, &length), "C_Sign", signing: true) { throw failed }
         return Array(signature.prefix(Int(length)))
     }
 
+    /// A failed call, with the token's return value.
+    struct CallFailure: Error {
+        let rv: ck_rv_t
+        let error: X509IdentityError
+
+        /// The session is gone (the token was reset, removed or logged out): a new one may work.
+        var sessionLost: Bool {
+            [CKR_SESSION_HANDLE_INVALID, CKR_SESSION_CLOSED, CKR_DEVICE_REMOVED, CKR_TOKEN_NOT_PRESENT, CKR_USER_NOT_LOGGED_IN].contains(UInt(rv))
+        }
+    }
+
     private func check(_ rv: ck_rv_t?, _ call: String, signing: Bool = false) throws(X509IdentityError) {
+        if let failure = failure(rv, call, signing: signing) { throw failure.error }
+    }
+
+    private func failure(_ rv: ck_rv_t?, _ call: String, signing: Bool = false) -> CallFailure? {
         let rv = rv ?? ck_rv_t(CKR_FUNCTION_NOT_SUPPORTED)
-        guard rv != CKR_OK else { return }
+        guard rv != CKR_OK else { return nil }
         let what = signing ? "the token refused to sign" : "\(call) failed"
-        throw .pkcs11("\(what) (\(module.path)): \(PKCS11Module.returnCode(rv))")
+        return CallFailure(rv: rv, error: .pkcs11("\(what) (\(module.path)): \(PKCS11Module.returnCode(rv))"))
     }
 
     /// A fixed-width, space-padded token field as text.
