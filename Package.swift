@@ -1,9 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// MULTIAUTH_SYMBOL_GRAPHS (set by scripts/test for DocC) names a folder where each of our
+// modules writes its symbol graph as it compiles: ours only, not the dependencies' hundreds.
+let symbolGraphs: [SwiftSetting] = Context.environment["MULTIAUTH_SYMBOL_GRAPHS"].map { folder in
+    [.unsafeFlags(["-emit-symbol-graph", "-emit-symbol-graph-dir", folder])]
+} ?? []
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("MemberImportVisibility"),
-]
+] + symbolGraphs
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 /// swift-subprocess's API speaks swift-system's `FilePath`.

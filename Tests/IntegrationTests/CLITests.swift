@@ -39,7 +39,7 @@ import Testing
         try #require(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: String])
     }
 
-    static let sharedSuiteMissing: Comment = "../shared/vectors/aws-signing-test-suite is not present"
+    static let sharedSuiteMissing: Comment = "the AWS signing suites are not present (MULTIAUTH_SIGNING_SUITES)"
 
     @Test(.enabled(if: Paths.exists(Paths.sharedSuite), sharedSuiteMissing))
     func jsonOutputHasEveryStageAndMatchesTheOfficialGetVanilla() async throws {

@@ -15,16 +15,16 @@ import Testing
     static let derived = cases(Paths.derived)
 
     @Test(
-        "aws-c-auth v4 suite (../shared/vectors)",
-        .enabled(if: Paths.exists(Paths.sharedSuite), "../shared/vectors/aws-signing-test-suite is not present"),
+        "aws-c-auth v4 suite (MULTIAUTH_SIGNING_SUITES)",
+        .enabled(if: Paths.exists(Paths.sharedSuite), "the AWS signing suites are not present (MULTIAUTH_SIGNING_SUITES)"),
         arguments: v4.map(\.name))
     func awsCAuthV4(name: String) throws {
         try check(Self.v4, name)
     }
 
     @Test(
-        "aws-c-auth v4a suite (../shared/vectors): canonical stages exact, signatures verified with public-key.json",
-        .enabled(if: Paths.exists(Paths.sharedSuite), "../shared/vectors/aws-signing-test-suite is not present"),
+        "aws-c-auth v4a suite (MULTIAUTH_SIGNING_SUITES): canonical stages exact, signatures verified with public-key.json",
+        .enabled(if: Paths.exists(Paths.sharedSuite), "the AWS signing suites are not present (MULTIAUTH_SIGNING_SUITES)"),
         arguments: v4a.map(\.name))
     func awsCAuthV4a(name: String) throws {
         try check(Self.v4a, name)

@@ -6,8 +6,10 @@ enum Paths {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// aws-c-auth's suite, shared beside the project (never copied into it).
-    static let sharedSuite = repository.appendingPathComponent("../shared/vectors/aws-signing-test-suite").standardizedFileURL
+    /// aws-c-auth's suite, outside the project (never copied into it): in the folder
+    /// `MULTIAUTH_SIGNING_SUITES` names (scripts/test sets it), else in ../shared/vectors.
+    static let sharedSuite = (ProcessInfo.processInfo.environment["MULTIAUTH_SIGNING_SUITES"].map { URL(fileURLWithPath: $0) }
+        ?? repository.appendingPathComponent("../shared/vectors")).appendingPathComponent("aws-signing-test-suite").standardizedFileURL
 
     /// botocore's suite, downloaded by scripts/vectors from botocore's source distribution.
     static let botocoreSuite = repository.appendingPathComponent("vectors/aws4_testsuite")

@@ -6,7 +6,7 @@ import Testing
 /// The verifier, independent of our signer's output: every signed request of aws-c-auth's
 /// v4 and v4a suites (header and presigned) is accepted, and rejected with another secret,
 /// whether the secret comes from a lookup function or a table.
-@Suite(.timeLimit(.minutes(5)), .enabled(if: Paths.exists(Paths.sharedSuite), "../shared/vectors/aws-signing-test-suite is not present"))
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Paths.exists(Paths.sharedSuite), "the AWS signing suites are not present (MULTIAUTH_SIGNING_SUITES)"))
 struct VerifierSuiteTests {
     static func folders(_ suite: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: Paths.sharedSuite.appendingPathComponent(suite).path)) ?? []).sorted().map {

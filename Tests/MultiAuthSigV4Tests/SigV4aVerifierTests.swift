@@ -7,8 +7,10 @@ import Testing
 /// suite runs in IntegrationTests.VerifierSuiteTests): ECDSA signatures are checked with the
 /// public key derived from the secret, never recomputed.
 @Suite(.timeLimit(.minutes(5))) struct SigV4aVerifierTests {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/vectors/aws-signing-test-suite/v4a/get-vanilla").standardizedFileURL
+    /// In the folder `MULTIAUTH_SIGNING_SUITES` names (scripts/test sets it), else ../shared/vectors.
+    static let folder = (ProcessInfo.processInfo.environment["MULTIAUTH_SIGNING_SUITES"].map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("../shared/vectors")).appendingPathComponent("aws-signing-test-suite/v4a/get-vanilla").standardizedFileURL
     static let now = SigningDate(secondsSince1970: 1_440_938_160 + 60)
 
     static func signed(_ mode: String) throws -> SignableRequest {

@@ -7,16 +7,16 @@ BOTOCORE_VERSION=1.43.11
 # Progress on standard error, with the seconds since the script started (where a run's time goes).
 say() { printf '==> [%ss] %s\n' "$SECONDS" "$*" >&2; }
 
-# The debug build's flags, shared by scripts/test, scripts/demo and scripts/fuzz (a build with
-# other flags compiles everything again): each module's symbol graph is written as it compiles,
-# so DocC needs no build of its own (SwiftPM's plugin planned one per catalog, two minutes).
+# The debug build of scripts/test, scripts/demo and scripts/fuzz (a build with other settings
+# compiles everything again): each of our modules writes its symbol graph as it compiles
+# (MULTIAUTH_SYMBOL_GRAPHS, read by Package.swift; the dependencies write none), so DocC needs
+# no build of its own (SwiftPM's plugin planned one per catalog, two minutes).
 SYMBOL_GRAPHS="$PWD/.build/symbol-graphs"
-DEBUG_BUILD_FLAGS=(-Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$SYMBOL_GRAPHS")
 
-# The debug build, with DEBUG_BUILD_FLAGS and any further arguments.
+# The debug build, with the symbol graphs and any further arguments.
 debug_build() {
     mkdir -p "$SYMBOL_GRAPHS"
-    swift build "${DEBUG_BUILD_FLAGS[@]}" "$@"
+    MULTIAUTH_SYMBOL_GRAPHS=$SYMBOL_GRAPHS swift build "$@"
 }
 
 run_as_root() {
