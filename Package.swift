@@ -358,7 +358,7 @@ let package = Package(
         .testTarget(
             name: "MultiAuthReverseProxyTests",
             dependencies: [
-                "MultiAuthReverseProxy", "MultiAuthAPIDefinition", "MultiAuthInboundAuthorization", "MultiAuthTesting", "MultiAuthCore", httpTypes, logging,
+                "MultiAuthReverseProxy", "MultiAuthAPIDefinition", "MultiAuthInboundAuthorization", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging,
                 .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -105,6 +105,12 @@ struct GatewayPathTests {
         #expect(try await Self.outcome(target) == .answered(400))
     }
 
+    @Test func aPathNoRouteTakesIsMissingAuthenticationToken() async throws {
+        #expect(try await Self.outcome("/nowhere") == .answered(403))
+        #expect(try await Self.outcome("/admin/more") == .answered(403))
+        #expect(try await Self.outcome("/open") == .answered(403), "a greedy parameter needs a segment")
+    }
+
     @Test func theProtectedRouteStillNeedsItsKey() async throws {
         #expect(try await Self.outcome("/admin") == .answered(403))
         #expect(try await Self.outcome("/admin", ["x-api-key": "gw-key"]) == .forwarded("/base/admin"))
