@@ -1,3 +1,5 @@
+import MultiAuthCore
+
 /// An element of a SAML message, its namespaces resolved, with what exclusive XML
 /// canonicalization needs to reproduce it.
 struct SAMLElement: Sendable {
@@ -286,7 +288,7 @@ enum SAMLXML {
             case "apos": return [UInt8(ascii: "'")]
             default:
                 let hex = reference.hasPrefix("#x"), digits = reference.dropFirst(hex ? 2 : 1)
-                let allDigits = !digits.isEmpty && digits.utf8.allSatisfy { hex ? $0.isHexDigit : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+                let allDigits = !digits.isEmpty && digits.utf8.allSatisfy { hex ? $0.hexDigitValue != nil : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
                 let scalar = reference.hasPrefix("#") && allDigits ? UInt32(digits, radix: hex ? 16 : 10) : nil
                 guard let scalar, SAMLXML.isCharacter(scalar), let character = Unicode.Scalar(scalar) else {
                     throw Malformed(problem: "an unknown entity or a reference to a non-character &\(reference.prefix(10));")
@@ -375,14 +377,6 @@ extension UInt8 {
         switch self {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
         case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"): true
-        default: false
-        }
-    }
-
-    /// A hexadecimal digit.
-    fileprivate var isHexDigit: Bool {
-        switch self {
-        case UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
         default: false
         }
     }
