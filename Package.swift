@@ -401,19 +401,50 @@ let package = Package(
             name: "MultiAuthStoreTests", dependencies: ["MultiAuthStore", "MultiAuthCrypto", "MultiAuthTesting"], swiftSettings: strict),
         .testTarget(name: "MultiAuthPKCS11Tests", dependencies: ["MultiAuthPKCS11", "CPKCS11", "MultiAuthSigV4"], swiftSettings: strict),
         .testTarget(name: "MultiAuthSigV4Tests", dependencies: ["MultiAuthSigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
-        // Suites, oracles and the `multiauth` executable end to end.
+        // What the suites that run the executables and peers share: the child-process runner,
+        // the peers' addresses, scratch folders, the gateway process, the CLI runner.
+        .target(
+            name: "IntegrationSupport",
+            dependencies: ["MultiAuthCore", "MultiAuthCurl", httpTypes],
+            path: "Tests/IntegrationSupport",
+            swiftSettings: strict),
+        // End to end, split by what they integrate (each under 120 tests).
+        // The proxy, the gateway and its API definitions, the credential servers, the fleet store.
         .testTarget(
-            name: "IntegrationTests",
+            name: "ServerTests",
             dependencies: [
-                .product(name: "ArgumentParser", package: "swift-argument-parser"), "MultiAuthAWSClient", "MultiAuthHTTP", "MultiAuthKMSStoreKeys", "MultiAuthSigningVectors", "MultiAuthCLI", "MultiAuthStore", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthAuthorization", "MultiAuthCurl",
-                "MultiAuthTokens", "MultiAuthLogins", "MultiAuthCrypto", "MultiAuthAppSync", "MultiAuthRealtime", "MultiAuthAppSyncEvents", "MultiAuthWebSocket",
-                "MultiAuthCore", "MultiAuthOpenAPI", "MultiAuthAsyncHTTPClient", "MultiAuthCredentialsServer", "MultiAuthSigV4", "MultiAuthPostgresStore", "MultiAuthAWSStoreBackends", "MultiAuthServerCLI", "MultiAuthInboundAuthorization",
-                httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                "IntegrationSupport", "MultiAuthAuthorization", "MultiAuthCore", "MultiAuthCredentials", "MultiAuthCrypto", "MultiAuthCurl", "MultiAuthHTTP",
+                "MultiAuthInboundAuthorization", "MultiAuthPostgresStore", "MultiAuthSigV4", "MultiAuthStore", httpTypes, logging,
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strict
-        ),
+            swiftSettings: strict),
+        // The AWS credential chain against moto, botocore and the SSO, SAML and container peers.
+        .testTarget(
+            name: "CredentialChainTests",
+            dependencies: [
+                "IntegrationSupport", "MultiAuthAWSStoreBackends", "MultiAuthAuthorization", "MultiAuthCachedSessions", "MultiAuthCore", "MultiAuthCredentials",
+                "MultiAuthCredentialsServer", "MultiAuthCurl", "MultiAuthLogins", "MultiAuthSigV4", "MultiAuthStore", "MultiAuthTokens", httpTypes,
+            ],
+            swiftSettings: strict),
+        // Clients, senders and tokens: AppSync and realtime, Cognito and OIDC, against their peers and oracles.
+        .testTarget(
+            name: "ClientAndTokenTests",
+            dependencies: [
+                "IntegrationSupport", "MultiAuthAWSClient", "MultiAuthAppSync", "MultiAuthAppSyncEvents", "MultiAuthAsyncHTTPClient", "MultiAuthAuthorization",
+                "MultiAuthCore", "MultiAuthCredentials", "MultiAuthCrypto", "MultiAuthCurl", "MultiAuthKMSStoreKeys", "MultiAuthLogins", "MultiAuthOpenAPI",
+                "MultiAuthRealtime", "MultiAuthSigV4", "MultiAuthStore", "MultiAuthTokens", "MultiAuthWebSocket", httpTypes,
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            swiftSettings: strict),
+        // The `multiauth` command line as a user runs it, and the official suites through it.
+        .testTarget(
+            name: "CommandLineTests",
+            dependencies: [
+                "IntegrationSupport", "MultiAuthAppSync", "MultiAuthAuthorization", "MultiAuthCLI", "MultiAuthCore", "MultiAuthCredentials", "MultiAuthCrypto",
+                "MultiAuthCurl", "MultiAuthHTTP", "MultiAuthServerCLI", "MultiAuthSigV4", "MultiAuthSigningVectors", "MultiAuthStore", "MultiAuthTokens", httpTypes,
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,7 +12,7 @@ import Testing
 /// services that speak their JSON 1.1 protocols (request and answer shapes from the two API
 /// references: `secretsmanager.GetSecretValue` with `SecretId` and `VersionStage`,
 /// `AmazonSSM.GetParameter` with `Name` and `WithDecryption`). Conditional writes need a
-/// stateful service: the IntegrationTests run them against moto.
+/// stateful service: CredentialChainTests run them against moto.
 struct AWSStoreBackendTests {
     static let credentials = StaticCredentialsProvider(
         AWSCredentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"))

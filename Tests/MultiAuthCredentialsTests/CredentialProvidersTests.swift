@@ -14,7 +14,7 @@ import Foundation
 
 /// Credential providers against a scripted sender: what they send (hand-derived wire forms)
 /// and how they read the answers, with no peer. End-to-end checks against moto and botocore
-/// stay in IntegrationTests.
+/// stay in CredentialChainTests.
 @Suite struct CredentialProvidersTests {
     static let source = AWSCredentials(accessKeyId: "AKIDSOURCEUNIT", secretAccessKey: "source-unit-secret")
     static let stsAnswer = """

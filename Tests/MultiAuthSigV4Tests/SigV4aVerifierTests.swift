@@ -4,7 +4,7 @@ import MultiAuthCore
 import Testing
 
 /// SigV4a verification on aws-c-auth's own signed `get-vanilla` requests (the whole v4a
-/// suite runs in IntegrationTests.VerifierSuiteTests): ECDSA signatures are checked with the
+/// suite runs in CommandLineTests.VerifierSuiteTests): ECDSA signatures are checked with the
 /// public key derived from the secret, never recomputed.
 @Suite(.timeLimit(.minutes(5))) struct SigV4aVerifierTests {
     /// In the folder `MULTIAUTH_SIGNING_SUITES` names (scripts/test sets it), else ../shared/vectors.

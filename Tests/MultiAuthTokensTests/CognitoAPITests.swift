@@ -7,7 +7,7 @@ import Testing
 
 /// Cognito's user-pool API calls against a scripted sender: the JSON 1.1 form they go in, and
 /// Cognito's refusals as typed errors with no secret quoted back. Sign-in flows end to end
-/// (SRP, MFA, devices) stay in IntegrationTests against moto and the Cognito stand-in.
+/// (SRP, MFA, devices) stay in ClientAndTokenTests against moto and the Cognito stand-in.
 @Suite struct CognitoAPITests {
     static func authenticator(_ sender: ScriptedSender, secret: String? = nil) throws -> CognitoUserPoolAuthenticator {
         let configuration = try CognitoUserPoolConfiguration(
