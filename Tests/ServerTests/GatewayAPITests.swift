@@ -260,6 +260,28 @@ struct GatewayAPITests {
         #expect(refused.status != 0 && refused.stderr.contains("names API key nobody"), "\(refused.stderr.replacingOccurrences(of: "\n", with: " | "))")
     }
 
+    /// A usage state file that holds no counts (a byte appended) stops the start, naming it and
+    /// leaving it as it was; `--usage-state-reset` keeps it aside and starts from zero.
+    @Test func anUnreadableUsageStateStopsTheStartUnlessReset() async throws {
+        let folder = try ScratchFolder("multiauth-gateway-usage-state")
+        defer { folder.remove() }
+        try Data(Self.plans.utf8).write(to: folder.url.appendingPathComponent("plans.yaml"))
+        let state = folder.path + "/counts.json"
+        let broken = Data(#"{"gold": {"period": 1798761600, "used": 1}}!"#.utf8)
+        try broken.write(to: URL(fileURLWithPath: state))
+        #expect(try Fixture([], folder: folder).gateway.stop() == 0, "the fixture writes api.yaml and keys.json")
+        let arguments = ["gateway", "--listen", "127.0.0.1:0", "--api", folder.path + "/api.yaml", "--api-key", "ci=gw-key-123", "--api-key", "gold=g",
+                         "--iam-credentials", folder.path + "/keys.json", "--usage-plans", folder.path + "/plans.yaml", "--usage-state", state]
+        let refused = try await CLI.run(arguments, limit: 30)
+        #expect(refused.status == 1 && refused.stderr.contains("--usage-state") && refused.stderr.contains(state), "\(refused.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: state)) == broken, "the file is left as it was")
+        let reset = try GatewayProcess(arguments + ["--usage-state-reset"])
+        defer { #expect(reset.stop() == 0) }
+        let kept = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("counts.json.unreadable-") }
+        #expect(kept.count == 1, "\(kept)")
+        #expect(try Data(contentsOf: folder.url.appendingPathComponent(kept.first ?? "none")) == broken)
+    }
+
     /// With `x-amazon-apigateway-api-key-source: AUTHORIZER`, the key is the authorizer's
     /// `usageIdentifierKey` (kept with its cached decision) and counts against its plan; a key
     /// the gateway lacks is refused, and a key in `x-api-key` counts for nothing.
