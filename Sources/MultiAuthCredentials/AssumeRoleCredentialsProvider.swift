@@ -1,4 +1,4 @@
-import MultiAuthCore
+public import MultiAuthCore
 public import MultiAuthHTTP
 
 #if canImport(FoundationEssentials)
@@ -18,13 +18,14 @@ public struct AssumeRoleCredentialsProvider: CredentialsProvider {
 
     /// Assumes `roleArn` as `sessionName` through STS in `region` (its endpoint resolved as
     /// botocore resolves it, `AWS_ENDPOINT_URL_STS` included), signing with `source`.
+    /// Without `sessionName`, the session is named `multiauth-` and the seconds of `clock`.
     /// - Throws: ``CredentialsError/invalidSetting(source:problem:)`` for a region that is not one.
     public init(
         roleArn: String, source: any CredentialsProvider, region: String, sessionName: String? = nil,
-        environment: [String: String]? = nil, http: any HTTPSender
+        environment: [String: String]? = nil, http: any HTTPSender, clock: TimeSource = .system
     ) throws(CredentialsError) {
         self.roleArn = roleArn
-        self.sessionName = sessionName ?? "multiauth-\(Int(Date().timeIntervalSince1970))"
+        self.sessionName = sessionName ?? "multiauth-\(Int(clock.now()))"
         self.source = source
         sts = try STSClient(region: region, environment: environment ?? ProcessInfo.processInfo.environment, http: http)
     }

@@ -179,14 +179,16 @@ extension CredentialsError {
 /// Fixed credentials.
 public struct StaticCredentialsProvider: CredentialsProvider {
     let value: ExpiringCredentials
+    let clock: TimeSource
 
-    /// Creates a provider that always returns `credentials`.
-    public init(_ credentials: AWSCredentials, expiration: Date? = nil) {
+    /// Creates a provider that always returns `credentials`, until `expiration` by `clock`.
+    public init(_ credentials: AWSCredentials, expiration: Date? = nil, clock: TimeSource = .system) {
         value = ExpiringCredentials(credentials, expiration: expiration)
+        self.clock = clock
     }
 
     public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
-        if let expiration = value.expiration, expiration <= Date() {
+        if let expiration = value.expiration, expiration.timeIntervalSince1970 <= clock.now() {
             throw .expired(source: "static credentials", at: expiration)
         }
         return value
@@ -197,10 +199,13 @@ public struct StaticCredentialsProvider: CredentialsProvider {
 /// `AWS_SECURITY_TOKEN`) and `AWS_CREDENTIAL_EXPIRATION` (ISO 8601).
 public struct EnvironmentCredentialsProvider: CredentialsProvider {
     let environment: [String: String]
+    let clock: TimeSource
 
-    /// Reads `environment` (default: the process environment) on every call.
-    public init(environment: [String: String]? = nil) {
+    /// Reads `environment` (default: the process environment) on every call; an
+    /// `AWS_CREDENTIAL_EXPIRATION` is compared with `clock`.
+    public init(environment: [String: String]? = nil, clock: TimeSource = .system) {
         self.environment = environment ?? ProcessInfo.processInfo.environment
+        self.clock = clock
     }
 
     public func credentials() async throws(CredentialsError) -> ExpiringCredentials {
@@ -216,7 +221,7 @@ public struct EnvironmentCredentialsProvider: CredentialsProvider {
         let token = nonEmpty(environment["AWS_SESSION_TOKEN"]) ?? nonEmpty(environment["AWS_SECURITY_TOKEN"])
         try checkWireSafe([("AWS_ACCESS_KEY_ID", keyId), ("AWS_SESSION_TOKEN", token)], source: "the environment")
         let expiration = environment["AWS_CREDENTIAL_EXPIRATION"].flatMap(ISO8601.parse)
-        if let expiration, expiration <= Date() {
+        if let expiration, expiration.timeIntervalSince1970 <= clock.now() {
             throw .expired(source: "AWS_CREDENTIAL_EXPIRATION", at: expiration)
         }
         return ExpiringCredentials(AWSCredentials(accessKeyId: keyId, secretAccessKey: secret, sessionToken: token),

@@ -86,7 +86,7 @@ public struct ProfileCredentialsProvider: CredentialsProvider {
         guard let settings = files.profiles[name] else { throw .profileNotFound(profile: name, files: files.paths) }
         let region = try profileRegion(settings, profile: name)
         let sts = STSClient(client: try files.client(for: "sts", profile: name, region: region, environment: environment, http: http))
-        let sessionName = settings["role_session_name"] ?? "multiauth-\(Int(Date().timeIntervalSince1970))"
+        let sessionName = settings["role_session_name"] ?? "multiauth-\(Int(TimeSource.system.now()))"
         if let roleArn = settings["role_arn"] {
             if let tokenFile = settings["web_identity_token_file"] {
                 return try await sts.assumeRoleWithWebIdentity(

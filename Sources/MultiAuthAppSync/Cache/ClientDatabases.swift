@@ -70,7 +70,7 @@ public struct ClientDatabases: Sendable {
             chmod(path, 0o600)
             return queue
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
-            let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+            let aside = path + ".corrupt-\(Int(TimeSource.system.now()))"
             do { try FileManager.default.moveItem(atPath: path, toPath: aside) } catch {
                 throw .database(entry: entry, file: path, reason: "damaged, and it could not be moved aside")
             }

@@ -87,7 +87,7 @@ public struct ConsoleSignIn: Sendable {
         }
         let pem: [UInt8]
         do { pem = try key.traditionalPEM() } catch { throw .invalidSetting(source: "aws login", problem: "cannot write the key: \(error)") }
-        let expires = ISOTime.text((Date().timeIntervalSince1970 + Double(answer.expiresIn)).rounded(.down))
+        let expires = ISOTime.text((TimeSource.system.now() + Double(answer.expiresIn)).rounded(.down))
         let session = LoginSession(fields: [
             "accessToken": .object([
                 "accessKeyId": .string(answer.accessToken.accessKeyId), "secretAccessKey": .string(answer.accessToken.secretAccessKey),

@@ -1,5 +1,5 @@
 import MultiAuthCrypto
-import MultiAuthCore
+public import MultiAuthCore
 import MultiAuthHTTP
 
 #if canImport(FoundationEssentials)
@@ -23,7 +23,7 @@ public struct SAMLAuthnRequest: Sendable {
 
     /// A request to `idpURL` (the identity provider's SSO endpoint) at `now`.
     /// - Throws: `Credentials.invalidSetting` when `idpURL` is not an http(s) URL.
-    public init(idpURL: String, assertionConsumerServiceURL: String, now: Date = Date()) throws(CredentialsError) {
+    public init(idpURL: String, assertionConsumerServiceURL: String, now: Date = Date(timeIntervalSince1970: TimeSource.system.now())) throws(CredentialsError) {
         guard let scheme = idpURL.split(separator: ":", maxSplits: 1).first?.lowercased(), ["https", "http"].contains(scheme),
             idpURL.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "#" })
         else { throw .invalidSetting(source: "the identity provider URL", problem: "\(Redaction.url(idpURL)) is not an http(s) URL") }
