@@ -10,14 +10,14 @@ import Foundation
 
 extension APIDefinition {
     /// The largest definition read: API Gateway imports at most 6 MB.
-    public static let maxBytes = 6 << 20
+    package static let maxBytes = 6 << 20
 
     /// The definition in `bytes` (JSON or YAML), named `name` in errors.
     /// - Throws: ``APIDefinitionError`` naming the place: a document OpenAPIKit refuses (a
     ///   `$ref` cycle, a missing component), an extension value that is not honoured (a Lambda
     ///   ARN, a non-proxy integration, an unknown auth type), a route conflict, or a file over
     ///   ``maxBytes``.
-    public static func load(_ bytes: [UInt8], name: String) throws(APIDefinitionError) -> APIDefinition {
+    package static func load(_ bytes: [UInt8], name: String) throws(APIDefinitionError) -> APIDefinition {
         guard bytes.count <= maxBytes else { throw APIDefinitionError(.tooLarge(bytes: bytes.count, limit: maxBytes)) }
         let resolved: ResolvedDocument
         do {

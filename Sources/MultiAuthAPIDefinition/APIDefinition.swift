@@ -1,32 +1,32 @@
-public import HTTPTypes
+package import HTTPTypes
 import MultiAuthCore
 
 /// An API Gateway definition as the gateway serves it: routes with their authorization and
 /// integration, the security schemes they name, and CORS. Made by ``APIDefinition/load(_:name:)``
 /// from an OpenAPI 3.0 document with API Gateway's extensions.
-public struct APIDefinition: Sendable {
+package struct APIDefinition: Sendable {
     /// The routes, in the document's order.
-    public let routes: [APIRoute]
+    package let routes: [APIRoute]
     /// The schemes by the name the document gives them.
-    public let schemes: [String: APISecurityScheme]
+    package let schemes: [String: APISecurityScheme]
     /// `x-amazon-apigateway-cors`, when the document has it.
-    public let cors: CORSConfiguration?
+    package let cors: CORSConfiguration?
     /// The base path of the first server (`servers[0].url`'s path), a prefix of every route.
-    public let basePath: String
+    package let basePath: String
     /// Where API keys come from (`x-amazon-apigateway-api-key-source`).
-    public let apiKeySource: APIKeySource
+    package let apiKeySource: APIKeySource
     let table: RouteTable
 
     /// The route `method` and `path` (without the query) reach, with its path parameters; nil
     /// when none does (API Gateway answers 403 `Missing Authentication Token`). The path is
     /// read decoded, a `%2F` a separator like `/`, so the route is
     /// the one for the path the upstream serves. Parameters are decoded.
-    public func route(_ method: HTTPRequest.Method, _ path: Substring) -> (route: APIRoute, parameters: [String: String])? {
+    package func route(_ method: HTTPRequest.Method, _ path: Substring) -> (route: APIRoute, parameters: [String: String])? {
         routeIndex(method, path).map { (routes[$0.index], $0.parameters) }
     }
 
     /// ``route(_:_:)`` as the route's position in ``routes``.
-    public func routeIndex(_ method: HTTPRequest.Method, _ path: Substring) -> (index: Int, parameters: [String: String])? {
+    package func routeIndex(_ method: HTTPRequest.Method, _ path: Substring) -> (index: Int, parameters: [String: String])? {
         guard path.hasPrefix(basePath) else { return nil }
         let rest = basePath.isEmpty ? path : path.dropFirst(basePath.count)
         guard rest.isEmpty || rest.hasPrefix("/") else { return nil }
@@ -35,7 +35,7 @@ public struct APIDefinition: Sendable {
 }
 
 /// Where a route's API key comes from.
-public enum APIKeySource: Sendable, Equatable {
+package enum APIKeySource: Sendable, Equatable {
     /// The `x-api-key` header.
     case header
     /// The `usageIdentifierKey` of the route's request authorizer's answer.
@@ -43,31 +43,31 @@ public enum APIKeySource: Sendable, Equatable {
 }
 
 /// One operation of the definition.
-public struct APIRoute: Sendable {
+package struct APIRoute: Sendable {
     /// The method, or nil for `x-amazon-apigateway-any-method`.
-    public let method: HTTPRequest.Method?
+    package let method: HTTPRequest.Method?
     /// The path template (`/pets/{id}`, `/files/{proxy+}`).
-    public let template: String
+    package let template: String
     /// Alternatives (any one suffices), each a set of schemes that must all pass with their
     /// scopes; empty: no authorization.
-    public let security: [[SecurityRequirement]]
+    package let security: [[SecurityRequirement]]
     /// Where allowed requests go.
-    public let integration: HTTPProxyIntegration
+    package let integration: HTTPProxyIntegration
 
     /// `GET /pets/{id}`, `ANY /{proxy+}`: how logs and metrics name the route (never the raw path).
-    public var name: String { "\(method?.rawValue ?? "ANY") \(template)" }
+    package var name: String { "\(method?.rawValue ?? "ANY") \(template)" }
 }
 
 /// A scheme an operation requires, with the scopes a token must carry for it.
-public struct SecurityRequirement: Sendable, Equatable {
+package struct SecurityRequirement: Sendable, Equatable {
     /// The scheme's name in `components.securitySchemes`.
-    public let scheme: String
+    package let scheme: String
     /// The OAuth scopes required (JWT and Cognito schemes).
-    public let scopes: [String]
+    package let scopes: [String]
 }
 
 /// The ways a request proves itself, as API Gateway's extensions name them.
-public enum APISecurityScheme: Sendable, Equatable {
+package enum APISecurityScheme: Sendable, Equatable {
     /// `x-amazon-apigateway-authtype: awsSigv4`: SigV4 or SigV4a.
     case sigv4
     /// An API key in `x-api-key` (`type: apiKey, in: header`).
@@ -80,54 +80,54 @@ public enum APISecurityScheme: Sendable, Equatable {
 }
 
 /// `x-amazon-apigateway-authorizer` of type `request` or `token`, its Lambda over HTTP.
-public struct RequestAuthorizerSettings: Sendable, Equatable {
+package struct RequestAuthorizerSettings: Sendable, Equatable {
     /// `request` or `token`.
-    public let type: String
+    package let type: String
     /// The authorizer's HTTP(S) URL.
-    public let uri: String
+    package let uri: String
     /// Where the identity comes from (`method.request.header.Auth`, `$request.header.Auth`).
-    public let identitySources: [String]
+    package let identitySources: [String]
     /// How long a decision is kept (0: not kept).
-    public let ttlSeconds: Int
+    package let ttlSeconds: Int
     /// `1.0` or `2.0`.
-    public let payloadFormat: String
+    package let payloadFormat: String
     /// 2.0's `{"isAuthorized": …}` answers.
-    public let simpleResponses: Bool
+    package let simpleResponses: Bool
 }
 
 /// `x-amazon-apigateway-integration` of type `http_proxy`.
-public struct HTTPProxyIntegration: Sendable, Equatable {
+package struct HTTPProxyIntegration: Sendable, Equatable {
     /// The upstream URL, with `{param}` path parameters to fill.
-    public let uri: String
+    package let uri: String
     /// `requestParameters`: each integration target (`integration.request.header.X`) and its
     /// source (`context.authorizer.claims.email`, `method.request.header.Y`, `'literal'`).
-    public let requestParameters: [ParameterMapping]
+    package let requestParameters: [ParameterMapping]
 }
 
 /// One `requestParameters` entry.
-public struct ParameterMapping: Sendable, Equatable {
+package struct ParameterMapping: Sendable, Equatable {
     /// Where the value goes.
-    public enum Target: Sendable, Equatable {
+    package enum Target: Sendable, Equatable {
         case header(String), querystring(String), path(String)
     }
     /// Where the value goes.
-    public let target: Target
+    package let target: Target
     /// Where it comes from, as written.
-    public let source: String
+    package let source: String
 }
 
 /// `x-amazon-apigateway-cors`.
-public struct CORSConfiguration: Sendable, Equatable {
+package struct CORSConfiguration: Sendable, Equatable {
     /// Origins allowed (`*` for any).
-    public let allowOrigins: [String]
+    package let allowOrigins: [String]
     /// Methods allowed (`*` for any).
-    public let allowMethods: [String]
+    package let allowMethods: [String]
     /// Request headers allowed (`*` for any).
-    public let allowHeaders: [String]
+    package let allowHeaders: [String]
     /// Response headers exposed.
-    public let exposeHeaders: [String]
+    package let exposeHeaders: [String]
     /// `Access-Control-Max-Age`, when given.
-    public let maxAge: Int?
+    package let maxAge: Int?
     /// `Access-Control-Allow-Credentials: true`.
-    public let allowCredentials: Bool
+    package let allowCredentials: Bool
 }

@@ -1,18 +1,18 @@
-public import MultiAuthCore
+package import MultiAuthCore
 
 /// Why an API definition cannot be served: where in the document, and what is wrong there.
-public struct APIDefinitionError: CodedError, Sendable, Equatable {
+package struct APIDefinitionError: CodedError, Sendable, Equatable {
     package let kind: Kind
 
     package init(_ kind: Kind) { self.kind = kind }
 
     /// What failed, as a stable name to switch on.
-    public var code: ErrorCode { kind.code }
+    package var code: ErrorCode { kind.code }
     /// What failed and where, in one line.
-    public var message: String { kind.description }
+    package var message: String { kind.description }
     /// The error that caused this one, when there is one.
-    public var underlying: (any Error & Sendable)? { nil }
-    public var description: String { message }
+    package var underlying: (any Error & Sendable)? { nil }
+    package var description: String { message }
 
     package enum Kind: Sendable, Equatable, CustomStringConvertible, ErrorKind {
         /// The file is larger than definitions are read.

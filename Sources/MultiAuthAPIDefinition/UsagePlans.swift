@@ -9,48 +9,48 @@ import Foundation
 /// API Gateway's usage plans as a file gives them (`{"usagePlans": [...]}`, JSON or YAML):
 /// per-key throttling (a token bucket per key and route) and quotas (requests per day, week or
 /// month), with the keys each plan covers named as the gateway names its API keys.
-public struct UsagePlans: Sendable, Decodable {
+package struct UsagePlans: Sendable, Decodable {
     /// A plan.
-    public struct Plan: Sendable, Decodable {
+    package struct Plan: Sendable, Decodable {
         /// The plan's name, for logs.
-        public let name: String
+        package let name: String
         /// The plan-wide rate and burst.
-        public let throttle: Throttle?
+        package let throttle: Throttle?
         /// Rates per route (`GET /pets`), replacing the plan's for that route.
-        public let methodThrottles: [String: Throttle]?
+        package let methodThrottles: [String: Throttle]?
         /// The quota.
-        public let quota: Quota?
+        package let quota: Quota?
         /// The API keys' names.
-        public let apiKeys: [String]
+        package let apiKeys: [String]
     }
 
     /// A token bucket: `rateLimit` requests a second on average, `burstLimit` at once.
-    public struct Throttle: Sendable, Decodable, Equatable {
+    package struct Throttle: Sendable, Decodable, Equatable {
         /// Requests a second.
-        public let rateLimit: Double
+        package let rateLimit: Double
         /// The bucket's size.
-        public let burstLimit: Int
+        package let burstLimit: Int
     }
 
     /// Requests per period, UTC: `DAY` from midnight, `WEEK` from Monday, `MONTH` from the
     /// first; `offset` requests count as used in the first period.
-    public struct Quota: Sendable, Decodable, Equatable {
+    package struct Quota: Sendable, Decodable, Equatable {
         /// Requests per period.
-        public let limit: Int
+        package let limit: Int
         /// `DAY`, `WEEK` or `MONTH`.
-        public let period: String
+        package let period: String
         /// Requests already used in the first period.
-        public let offset: Int?
+        package let offset: Int?
     }
 
     /// The plans.
-    public let usagePlans: [Plan]
+    package let usagePlans: [Plan]
 
     /// The plans in `bytes`, their keys checked against `knownKeys` (the names of the API
     /// keys the gateway accepts).
     /// - Throws: ``APIDefinitionError`` naming what is wrong: an unknown key, a key in two plans,
     ///   a bad period or rate, or a file that is not a usage-plan document.
-    public static func load(_ bytes: [UInt8], name: String, knownKeys: Set<String>) throws(APIDefinitionError) -> UsagePlans {
+    package static func load(_ bytes: [UInt8], name: String, knownKeys: Set<String>) throws(APIDefinitionError) -> UsagePlans {
         guard bytes.count <= 1 << 20 else { throw APIDefinitionError(.tooLarge(bytes: bytes.count, limit: 1 << 20)) }
         let plans: UsagePlans
         do {
