@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// The built `multiauth` executable, run as a user would.
 package enum CLI {

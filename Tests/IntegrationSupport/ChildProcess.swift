@@ -1,5 +1,5 @@
 package import Foundation
-package import Synchronization
+import Synchronization
 
 /// The one way these tests run a child process to its end: standard input written, and both
 /// output pipes read, each on its own thread (a child that fills one pipe never waits on us

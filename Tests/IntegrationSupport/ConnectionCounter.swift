@@ -1,5 +1,5 @@
-package import Foundation
-package import Synchronization
+import Foundation
+import Synchronization
 
 /// A TCP listener on 127.0.0.1 that accepts and closes every connection and counts them: a
 /// test that must send nothing to some host points that host here and checks the count is 0.

@@ -1,5 +1,5 @@
 package import Foundation
-package import Testing
+import Testing
 
 /// A `multiauth gateway` (or proxy, or an example service) running for one test: started on a
 /// free port, its URL read from the line it prints on standard error once listening, stopped

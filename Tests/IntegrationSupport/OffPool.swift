@@ -1,4 +1,4 @@
-package import MultiAuthCore
+import MultiAuthCore
 
 /// Runs blocking test work (waiting for a child process, reading its pipes) on a dispatch
 /// thread through ``MultiAuthCore/runBlocking(_:)``.

@@ -1,8 +1,8 @@
-package import Foundation
-package import Synchronization
-package import HTTPTypes
-package import MultiAuthCore
-package import MultiAuthCurl
+import Foundation
+import Synchronization
+import HTTPTypes
+import MultiAuthCore
+import MultiAuthCurl
 package import Testing
 
 /// The local peers `scripts/test` starts (moto and the verifying API servers). Tests that

@@ -1,8 +1,8 @@
 package import Foundation
-package import HTTPTypes
-package import MultiAuthCore
-package import MultiAuthCurl
-package import Testing
+import HTTPTypes
+import MultiAuthCore
+import MultiAuthCurl
+import Testing
 
 /// The AppSync peer's real-time side (scripts/peers/appsync_server.py): its per-tag paths and
 /// hooks, and a bounded wait for what it reports.

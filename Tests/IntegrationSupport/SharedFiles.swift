@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// A throwaway AWS config file with `config` as its text, and a credentials path that does
 /// not exist; `remove()` deletes them.

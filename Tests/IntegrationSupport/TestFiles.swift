@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// Files the end-to-end tests send.
 package enum TestFiles {
