@@ -45,14 +45,17 @@ package enum RequestPath {
         return containsDotSegment(bytes)
     }
 
+    /// Up to the first `?` or `#`, found byte by byte (no grapheme breaking on a hot path).
     private static func pathPart<S: StringProtocol>(_ target: S) -> S.SubSequence {
-        target.prefix { $0 != "?" && $0 != "#" }
+        let end = target.utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? target.endIndex
+        return target[..<end]
     }
 
     /// A piece between `/` or `\`, up to any `;`, that is `.` or `..`.
     private static func containsDotSegment(_ bytes: [UInt8]) -> Bool {
         var dots = 0  // the piece's dots so far; -1 once it holds anything else
-        for byte in bytes + [UInt8(ascii: "/")] {
+        for index in 0...bytes.count {
+            let byte = index < bytes.count ? bytes[index] : UInt8(ascii: "/")
             switch byte {
             case UInt8(ascii: "/"), UInt8(ascii: "\\"), UInt8(ascii: ";"):
                 if dots == 1 || dots == 2 { return true }
