@@ -168,14 +168,12 @@ package final class UsageLimits: Sendable {
             guard let counts else { return }
             do {
                 try AtomicFileWrite.replace(path: stateFile, contents: Array(try JSONEncoder().encode(counts)))
-                if failing.withLock({ $0 }) {
-                    failing.withLock { $0 = false }
+                if failing.withLock({ failed in defer { failed = false }; return failed }) {
                     logger.notice("usage counts written again", metadata: ["file": "\(stateFile)"])
                 }
             } catch {
                 state.withLock { $0.dirty = true }
-                if !failing.withLock({ $0 }) {
-                    failing.withLock { $0 = true }
+                if !failing.withLock({ failed in defer { failed = true }; return failed }) {
                     logger.error("usage counts could not be written; trying again each second", metadata: ["file": "\(stateFile)", "error": "\(error)"])
                 }
             }
