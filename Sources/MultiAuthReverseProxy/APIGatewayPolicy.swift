@@ -132,7 +132,7 @@ package struct APIGatewayPolicy: Sendable {
         let access = access[index], route = access.route
         // A path made with values known now is checked before any authorizer is asked; one
         // made with the authorizer's context, once it has answered.
-        guard access.integration.path(for: head, from: client, parameters: parameters, principal: nil) != nil else {
+        guard let earlyPath = access.integration.path(for: head, from: client, parameters: parameters, principal: nil) else {
             return .failure(.init(decision: .answer(UpstreamForwarder.dotSegmentRefusal.head, body: UpstreamForwarder.dotSegmentRefusal.body)))
         }
         let apiKeys = apiKeys, usage = usage, keysFromAuthorizer = definition.apiKeySource == .authorizer
@@ -146,7 +146,8 @@ package struct APIGatewayPolicy: Sendable {
             Self.admit(head, principal, access: access, apiKeys: apiKeys, keysFromAuthorizer: keysFromAuthorizer, usage: usage)
         }) { head, principal, body in
             guard let request = access.integration.request(
-                for: head, from: client, through: forwarder, parameters: parameters, principal: principal, dropKey: access.consumesKey)
+                for: head, from: client, through: forwarder, parameters: parameters, principal: principal, dropKey: access.consumesKey,
+                filled: access.integration.pathReadsPrincipal ? nil : earlyPath)
             else { return .answer(UpstreamForwarder.dotSegmentRefusal.head, body: UpstreamForwarder.dotSegmentRefusal.body) }
             return .forward(request, body: body, upstream: access.integration.upstream, responseFields: responseFields)
         })

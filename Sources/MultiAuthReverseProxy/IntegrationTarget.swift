@@ -23,6 +23,8 @@ struct IntegrationTarget: Sendable {
     /// reads the query: work a request is spared when not.
     let fills: Bool
     let mapsPath: Bool
+    /// A path parameter is mapped from what only the authorizer's answer gives.
+    let pathReadsPrincipal: Bool
     let readsQuery: Bool
 
     init(_ integration: HTTPProxyIntegration, routeTemplate: String, place: String, tls: UpstreamTLS) throws(APIDefinitionError) {
@@ -48,15 +50,22 @@ struct IntegrationTarget: Sendable {
         mappings = integration.requestParameters
         fills = pathTemplate.contains("{")
         mapsPath = mappings.contains { if case .path = $0.target { true } else { false } }
+        pathReadsPrincipal = mappings.contains { mapping in
+            guard case .path = mapping.target else { return false }
+            return mapping.source.hasPrefix("context.authorizer.") || mapping.source == "context.identity.accessKey"
+        }
         readsQuery = mappings.contains { $0.source.hasPrefix("method.request.querystring.") }
     }
 
     /// The client's request `head` as `forwarder` sends it to this integration; nil when its
     /// path would hold a `.` or `..` segment (``path(for:from:parameters:principal:)``).
+    /// `filled` is that path when the caller has it already and no principal changes it
+    /// (``pathReadsPrincipal``).
     func request(
-        for head: HTTPRequest, from client: ClientConnection, through forwarder: UpstreamForwarder, parameters: [String: String], principal: Principal?, dropKey: Bool
+        for head: HTTPRequest, from client: ClientConnection, through forwarder: UpstreamForwarder, parameters: [String: String], principal: Principal?, dropKey: Bool,
+        filled: String? = nil
     ) -> HTTPRequest? {
-        guard var target = path(for: head, from: client, parameters: parameters, principal: principal) else { return nil }
+        guard var target = filled ?? path(for: head, from: client, parameters: parameters, principal: principal) else { return nil }
         var queryPairs: [(String, String)] = []
         var headers: [(HTTPField.Name, String?)] = []
         let receivedQuery = readsQuery ? Self.query(of: head) : [:]
