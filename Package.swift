@@ -91,12 +91,8 @@ let package = Package(
             name: "CLibCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        // PKCS#11's types and constants (p11-kit's header): modules are opened with dlopen, nothing linked.
-        .systemLibrary(
-            name: "CPKCS11",
-            pkgConfig: "p11-kit-1",
-            providers: [.apt(["libp11-kit-dev"])]
-        ),
+        // PKCS#11's types and constants, our own header: modules are opened with dlopen, nothing linked.
+        .target(name: "CPKCS11"),
         // libcurl opened with dlopen at the first request, and typed wrappers for its variadic setopt/getinfo.
         .target(name: "CurlShims", dependencies: ["CLibCurl"]),
         .target(name: "MultiAuthCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
@@ -137,7 +133,7 @@ let package = Package(
             swiftSettings: strict),
         // AppSync Events: publish over HTTP, subscribe to channels over the Events WebSocket.
         .target(
-            name: "MultiAuthAppSyncEvents", dependencies: ["MultiAuthRealtime", "MultiAuthAuthorization", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging],
+            name: "MultiAuthAppSyncEvents", dependencies: ["MultiAuthRealtime", "MultiAuthAuthorization", "MultiAuthAWSClient", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging],
             swiftSettings: strict),
         // A Realtime WebSocketConnector on swift-websocket's client (SwiftNIO).
         .target(
@@ -247,7 +243,7 @@ let package = Package(
         .target(
             name: "MultiAuthAppSync",
             dependencies: [
-                "MultiAuthClientConfiguration", "MultiAuthSigV4", "MultiAuthHTTP", "MultiAuthCredentials", "MultiAuthTokens", "MultiAuthAuthorization", "MultiAuthRealtime", "MultiAuthCrypto",
+                "MultiAuthClientConfiguration", "MultiAuthSigV4", "MultiAuthHTTP", "MultiAuthCredentials", "MultiAuthTokens", "MultiAuthAuthorization", "MultiAuthAWSClient", "MultiAuthRealtime", "MultiAuthCrypto",
                 "MultiAuthCore", httpTypes, logging, .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
@@ -261,7 +257,7 @@ let package = Package(
         .target(
             name: "MultiAuthCLI",
             dependencies: [
-                "MultiAuthCrypto", "MultiAuthSigV4", "MultiAuthPKCS11", "MultiAuthHTTP", "MultiAuthSigningVectors", "MultiAuthStore", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthCurl",
+                "MultiAuthCrypto", "MultiAuthSigV4", "MultiAuthPKCS11", "MultiAuthHTTP", "MultiAuthSigningVectors", "MultiAuthStore", "MultiAuthAuthorization", "MultiAuthAWSClient", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthCurl",
                 "MultiAuthTokens", "MultiAuthLogins", "MultiAuthClientConfiguration", "MultiAuthAWSStoreBackends", "MultiAuthCore", httpTypes, logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + subprocess,
@@ -367,7 +363,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "MultiAuthAuthorizationTests",
-            dependencies: ["MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthSigV4", "MultiAuthCore", "MultiAuthHTTP", "MultiAuthTesting", httpTypes],
+            dependencies: ["MultiAuthAuthorization", "MultiAuthAWSClient", "MultiAuthCredentials", "MultiAuthSigV4", "MultiAuthCore", "MultiAuthHTTP", "MultiAuthTesting", httpTypes],
             swiftSettings: strict),
         .testTarget(name: "MultiAuthCurlTests", dependencies: ["MultiAuthCurl", httpTypes], swiftSettings: strict),
         .testTarget(

@@ -12,7 +12,7 @@ import Foundation
 
 /// The one way MultiAuth calls an AWS service: the endpoint botocore would use, the request
 /// signed with SigV4 (or sent unsigned, for the calls whose proof is in the body), botocore's
-/// standard retries (``AWSRetryPolicy``), clock-skew correction from the service's `Date`
+/// standard retries (``RetryStrategy``), clock-skew correction from the service's `Date`
 /// (``SigningClock``), and every failure as an ``AWSCallError``.
 ///
 /// A client is cheap to copy; copies share their retry quota and clock offset.
@@ -24,7 +24,7 @@ package struct AWSClient: Sendable {
     /// Where calls go.
     package let endpoint: ServiceEndpoint
     /// How failures are retried.
-    package let retry: AWSRetryPolicy
+    package let retry: RetryStrategy
     /// The time calls are signed for, corrected when the service rejects it.
     package let clock: SigningClock
     /// When the command this client serves must be done: no retry waits past it (nil: the
@@ -38,7 +38,7 @@ package struct AWSClient: Sendable {
     /// - Throws: ``AWSCallError`` (``AWSCallError/Kind/invalidSetting``) when `region` is not a
     ///   region name: it is signed into every call's scope, whatever the endpoint.
     package init(
-        service: String, region: String, endpoint: ServiceEndpoint, http: any HTTPSender, retry: AWSRetryPolicy = .standard,
+        service: String, region: String, endpoint: ServiceEndpoint, http: any HTTPSender, retry: RetryStrategy = .standard,
         clock: SigningClock = SigningClock(), logger: Logger = .disabled
     ) throws(AWSCallError) {
         do throws(InvalidRegionError) { try RegionName.validated(region, source: "the region for \(service)") } catch {
@@ -57,7 +57,7 @@ package struct AWSClient: Sendable {
     /// A client for `service` in `region` at the endpoint botocore resolves from `environment`
     /// (default: the process environment)
     /// and the profile's `endpoint_url` (see ``ServiceEndpoint/resolve(service:region:environment:profileEndpoint:)``),
-    /// retrying as `environment` says (``AWSRetryPolicy/resolve(environment:profile:)``).
+    /// retrying as `environment` says (``RetryStrategy/resolve(environment:profile:)``).
     package init(
         service: String, region: String, environment: [String: String]? = nil, profileEndpoint: String? = nil,
         http: any HTTPSender, logger: Logger = .disabled
@@ -100,53 +100,40 @@ package struct AWSClient: Sendable {
     }
 
     private func send(_ operation: AWSOperation, _ signing: Signing) async throws(AWSCallError) -> ReceivedResponse {
-        var attempt = 0
-        var correctedSkew = false
-        var lastCost: Int?
+        // An unsigned call has no signing time to correct.
+        let signed = if case .unsigned = signing { false } else { true }
+        var attempts = RetryAttempts(retry, quota: quota, clock: clock, method: operation.method, deadline: deadline ?? Deadline.current, correctsSkew: signed)
         while true {
-            attempt += 1
-            let request = try await prepare(operation, signing: signing, attempt: attempt)
-            let signed = if case .unsigned = signing { false } else { true }
-            // A signing-time refusal is answered by signing again (once); an unsigned call has no time to correct.
-            switch await exchange(request, operation, attempt: attempt, mayCorrectSkew: !correctedSkew && signed) {
-            case .answered(let response):
-                quota.release(lastCost ?? 1)
-                return response
-            case .signingTimeCorrected:
-                correctedSkew = true
-            case .failed(let failure, let retryable, let cost):
-                let wait = retry.delay(after: attempt)
-                guard retryable, attempt < retry.maxAttempts, (deadline ?? Deadline.current).map({ .now + wait < $0 }) ?? true, quota.acquire(cost) else { throw failure }
-                lastCost = cost
-                logger.debug(
-                    "retrying", metadata: ["service": "\(service)", "operation": "\(operation.name)", "attempt": "\(attempt)", "reason": "\(failure.serviceCode ?? failure.kind.rawValue)"])
-                do { try await clock.source.sleep(for: wait) } catch {
-                    throw AWSCallError(.cancelled, service: service, operation: operation.name, message: "cancelled", attempts: attempt)
+            attempts.begin()
+            let request = try await prepare(operation, signing: signing, attempt: attempts.count)
+            let outcome: Result<ReceivedResponse, AWSCallError>
+            let next: RetryAttempts.Next
+            do {
+                let response = try await http.send(request, body: .bytes(operation.body))
+                next = attempts.next(after: response)
+                outcome = (200..<300).contains(response.status) ? .success(response) : .failure(refusal(response, operation: operation, attempts: attempts.count))
+            } catch {
+                next = attempts.next(after: error)
+                outcome = .failure(transportFailure(error, operation: operation, attempts: attempts.count))
+            }
+            switch next {
+            case .finish: return try outcome.get()
+            case .signAgain: continue
+            case .retry(let wait):
+                let reason = if case .failure(let failure) = outcome { failure.serviceCode ?? failure.kind.rawValue } else { "" }
+                logger.debug("retrying", metadata: ["service": "\(service)", "operation": "\(operation.name)", "attempt": "\(attempts.count)", "reason": "\(reason)"])
+                do { try await attempts.sleep(wait) } catch {
+                    throw AWSCallError(.cancelled, service: service, operation: operation.name, message: "cancelled", attempts: attempts.count, underlying: error)
                 }
             }
         }
     }
 
-    private enum Outcome {
-        case answered(ReceivedResponse)
-        case signingTimeCorrected
-        case failed(AWSCallError, retryable: Bool, cost: Int)
-    }
-
-    /// One attempt: what came back, and whether botocore would try again.
-    private func exchange(_ request: HTTPRequest, _ operation: AWSOperation, attempt: Int, mayCorrectSkew: Bool) async -> Outcome {
-        do {
-            let response = try await http.send(request, body: .bytes(operation.body))
-            if (200..<300).contains(response.status) { return .answered(response) }
-            if mayCorrectSkew, clock.learn(from: response) { return .signingTimeCorrected }
-            let failure = refusal(response, operation: operation, attempts: attempt)
-            return .failed(failure, retryable: AWSRetryPolicy.isRetryable(status: response.status, code: failure.serviceCode), cost: RetryQuota.retryCost)
-        } catch {
-            let kind: AWSCallError.Kind = error == .cancelled ? .cancelled : .transport
-            let failure = AWSCallError(kind, service: service, operation: operation.name, message: error.description, attempts: attempt, underlying: error)
-            let timedOut = if case .timedOut = error.kind { true } else { false }
-            return .failed(failure, retryable: error.isTransient, cost: timedOut ? RetryQuota.timeoutRetryCost : RetryQuota.retryCost)
+    private func transportFailure(_ error: HTTPTransportError, operation: AWSOperation, attempts: Int) -> AWSCallError {
+        if error == .cancelled {
+            return AWSCallError(.cancelled, service: service, operation: operation.name, message: "cancelled", attempts: attempts, underlying: CancellationError())
         }
+        return AWSCallError(.transport, service: service, operation: operation.name, message: error.description, attempts: attempts, underlying: error)
     }
 
     /// Sends `operation` and decodes its JSON answer as `Answer`.

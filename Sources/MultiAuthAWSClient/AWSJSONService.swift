@@ -17,7 +17,7 @@ package struct AWSJSONService: Sendable {
     }
 
     /// The answer to `action` with `fields`, decoded as `Answer`. Failures are retried as
-    /// ``AWSRetryPolicy`` says, so callers make every action safe to repeat (an idempotency
+    /// ``RetryStrategy`` says, so callers make every action safe to repeat (an idempotency
     /// token, or a conditional write that reads back).
     package func send<Answer: Decodable>(_ action: String, _ fields: [String: JSONValue], as type: Answer.Type) async throws(AWSCallError) -> Answer {
         try await client.json(.json(action, targetPrefix: targetPrefix, fields: fields), as: type, signedWith: keys)

@@ -8,18 +8,12 @@ package import FoundationEssentials
 package import Foundation
 #endif
 
-/// Reading AWS error responses: the error code, retryability, and clock skew.
+/// Reading AWS error responses: the error code and clock skew.
 package enum ServerErrors {
     package static let skewCodes: Set<String> = ["RequestTimeTooSkewed", "RequestExpired", "RequestInTheFuture"]
 
     /// The error code, read by the one AWS error decoder.
     package static func code(_ response: ReceivedResponse) -> String? { AWSErrorResponse(response).code }
-
-    package static func isRetryable(_ response: ReceivedResponse) -> Bool {
-        if response.status >= 500 || response.status == 429 { return true }
-        guard response.status >= 400 else { return false }
-        return code(response).map(AWSRetryPolicy.throttlingCodes.contains) ?? false
-    }
 
     /// The server-minus-local offset when the response rejects the signing time.
     package static func skewOffset(_ response: ReceivedResponse, now: Double) -> Double? {

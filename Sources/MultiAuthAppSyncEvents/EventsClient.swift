@@ -1,6 +1,7 @@
 import HTTPTypes
 public import Logging
 public import MultiAuthAuthorization
+import MultiAuthAWSClient
 public import MultiAuthCore
 public import MultiAuthHTTP
 public import MultiAuthRealtime

@@ -2,6 +2,7 @@ import ArgumentParser
 import HTTPTypes
 import Logging
 package import MultiAuthAuthorization
+import MultiAuthAWSClient
 import MultiAuthCore
 import MultiAuthCredentials
 import MultiAuthCurl
@@ -48,7 +49,7 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "Whole-command time limit in seconds, retries and token or credential commands included (0: none); exit 28 when it passes.")
     var maxTime: Double = 0
     @Option(help: "Give up when no byte moves for this many seconds (curl's --speed-time; 0: never).") var speedTime: Double = 60
-    @Option(help: "Attempts for retryable failures (connection errors, 5xx, 429, throttling).") var retries: Int = 3
+    @Option(help: "Attempts for retryable failures (connection errors; 429, 500, 502, 503, 504; AWS throttling codes). A POST or PATCH that may have run is not sent again.") var retries: Int = 3
     @OptionGroup var upload: ChunkedUploadOptions
 
     /// Durations, counts, sizes and the scope's text are checked before anything runs: a
@@ -75,8 +76,9 @@ struct RequestCommand: AsyncParsableCommand {
         options.connectTimeout = .clamped(seconds: connectTimeout)
         options.totalTimeout = .clamped(seconds: maxTime)
         options.stallTimeout = .clamped(seconds: speedTime)
-        let client = AuthorizedHTTPClient(
-            transport: CurlHTTPClient(options: options), authorizer: authorizer, retry: Backoff(maxAttempts: retries), logger: logger)
+        var retry = RetryStrategy.httpStandard
+        retry.backoff.maxAttempts = retries
+        let client = AuthorizedHTTPClient(transport: CurlHTTPClient(options: options), authorizer: authorizer, retry: retry, logger: logger)
         let file = output.map(OutputFile.init)
         // The body goes out as it arrives; an error body (400 or more) comes back in memory.
         let destination: ResponseDestination =

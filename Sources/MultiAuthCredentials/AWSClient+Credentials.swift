@@ -45,7 +45,7 @@ extension AWSClient {
             }
         }
         do throws(AWSCallError) {
-            let retry = try AWSRetryPolicy.resolve(environment: environment, profile: settings)
+            let retry = try RetryStrategy.resolve(environment: environment, profile: settings)
             return try AWSClient(service: service, region: region, endpoint: resolved, http: http, retry: retry)
         } catch { throw CredentialsError(error) }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import IntegrationSupport
+import MultiAuthAWSClient
 import MultiAuthAuthorization
 import MultiAuthCore
 import MultiAuthCredentials
@@ -36,7 +37,7 @@ import Testing
         }
     }
 
-    let client = AuthorizedHTTPClient(transport: CurlHTTPClient(), authorizer: NoAuthorizer(), retry: Backoff(base: .zero, maxAttempts: 3))
+    let client = AuthorizedHTTPClient(transport: CurlHTTPClient(), authorizer: NoAuthorizer(), retry: RetryStrategy(base: .zero))
 
     @Test func aStreamThatCannotBeReplayedIsSentOnceEvenAfterA503() async throws {
         let opens = Opens()
@@ -80,7 +81,7 @@ import Testing
         defer { unlink(path) }
         let credentials = StaticCredentialsProvider(AWSCredentials(accessKeyId: Peers.keyId, secretAccessKey: Peers.secret))
         let signer = IAMAuthorizer(credentials: credentials, region: "us-east-1", service: "execute-api")
-        let removing = AuthorizedHTTPClient(transport: CurlHTTPClient(), authorizer: RemovingAuthorizer(inner: signer, path: path), retry: Backoff(base: .zero))
+        let removing = AuthorizedHTTPClient(transport: CurlHTTPClient(), authorizer: RemovingAuthorizer(inner: signer, path: path), retry: RetryStrategy(base: .zero))
         let request = try HTTPRequest(method: .put, wireURL: Peers.api + "/iam/vanishing")
         await #expect {
             try await removing.send(request, body: .file(path: path))

@@ -50,7 +50,7 @@ struct AWSServiceFakeTests {
         do {
             let client = try AWSClient(
                 service: test.service, region: "us-east-1", endpoint: ServiceEndpoint(url: "https://\(test.service).us-east-1.amazonaws.com/"),
-                http: fake, retry: AWSRetryPolicy(base: .zero), clock: SigningClock(clock: TimeSource { now }))
+                http: fake, retry: RetryStrategy(base: .zero, retriesNonIdempotent: true), clock: SigningClock(clock: TimeSource { now }))
             let keys = AWSCredentials(accessKeyId: "AKIDFAKE", secretAccessKey: "fake-secret")
             if test.signed {
                 _ = try await client.send(test.operation, signedWith: { @Sendable in keys })

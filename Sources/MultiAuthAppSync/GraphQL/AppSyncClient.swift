@@ -1,6 +1,7 @@
 import HTTPTypes
 import Logging
 import MultiAuthAuthorization
+import MultiAuthAWSClient
 public import MultiAuthCore
 import MultiAuthHTTP
 import MultiAuthRealtime
