@@ -334,13 +334,13 @@ let package = Package(
         // Unit tests of the credential providers: a scripted sender, no peers.
         .testTarget(
             name: "MultiAuthCredentialsTests",
-            dependencies: ["MultiAuthCredentials", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", "MultiAuthCrypto", "MultiAuthSigV4", httpTypes],
+            dependencies: ["MultiAuthCredentials", "MultiAuthAWSClient", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", "MultiAuthCrypto", "MultiAuthSigV4", httpTypes],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         // Unit tests of Cognito's API calls: a scripted sender, no peers.
         .testTarget(
             name: "MultiAuthTokensTests",
-            dependencies: ["MultiAuthTokens", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", httpTypes], swiftSettings: strict),
+            dependencies: ["MultiAuthTokens", "MultiAuthAWSClient", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthAPIDefinitionTests", dependencies: ["MultiAuthAPIDefinition", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthJSONWebTokensTests", dependencies: ["MultiAuthJSONWebTokens", "MultiAuthCore"], swiftSettings: strict),
@@ -375,7 +375,7 @@ let package = Package(
             dependencies: ["MultiAuthLogins", "MultiAuthTokens", "MultiAuthStore", "MultiAuthTesting", "MultiAuthCore"], swiftSettings: strict),
         .testTarget(
             name: "MultiAuthKMSStoreKeysTests",
-            dependencies: ["MultiAuthKMSStoreKeys", "MultiAuthCredentials", "MultiAuthStore", "MultiAuthTesting", "MultiAuthSigV4", "MultiAuthCore", httpTypes],
+            dependencies: ["MultiAuthKMSStoreKeys", "MultiAuthAWSClient", "MultiAuthCredentials", "MultiAuthStore", "MultiAuthTesting", "MultiAuthSigV4", "MultiAuthCore", httpTypes],
             swiftSettings: strict),
         .testTarget(
             name: "MultiAuthAWSStoreBackendsTests",

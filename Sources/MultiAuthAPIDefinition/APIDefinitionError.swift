@@ -24,6 +24,9 @@ package struct APIDefinitionError: CodedError, Sendable, Equatable {
         /// Two routes would answer the same requests.
         case conflict(String, String)
 
+        /// None of these cases keeps another error.
+        package var underlying: (any Error & Sendable)? { nil }
+
         package var description: String {
             switch self {
             case .tooLarge(let bytes, let limit): "the definition is \(bytes) bytes; at most \(limit) are read"

@@ -1,10 +1,12 @@
-package import MultiAuthCore
+public import MultiAuthCore
 import MultiAuthHTTP
 
-/// Why an AWS call failed: which service and operation, what kind of failure, and for a
-/// service's refusal its error code, message, HTTP status and request id. Messages never
-/// hold a credential or a request body.
-package struct AWSCallError: Error, Sendable, Equatable, CustomStringConvertible, CodedError {
+/// Why an AWS call failed: which service and operation, what kind of failure (``code``:
+/// `AWSClient.service`, `.transport`, `.cancelled`, ...), and for a service's refusal its
+/// error code (``awsCode``), message, HTTP status and request id. Every error a failed AWS
+/// call produces keeps it as its cause: find it with `error.cause(as: AWSCallError.self)`.
+/// Messages never hold a credential or a request body.
+public struct AWSCallError: Error, Sendable, Equatable, CustomStringConvertible, CodedError {
     /// The kinds of failure, to switch on.
     package enum Kind: String, Sendable, Equatable {
         /// A setting (region, endpoint, retry mode) cannot be used.
@@ -24,21 +26,21 @@ package struct AWSCallError: Error, Sendable, Equatable, CustomStringConvertible
     /// What kind of failure this is.
     package let kind: Kind
     /// The service's endpoint prefix (`sts`, `kms`).
-    package let service: String
+    public let service: String
     /// The operation (`AssumeRole`).
-    package let operation: String
-    /// The service's error code (`ThrottlingException`; `HTTP 500` when it named none).
+    public let operation: String
+    /// The service's error code (`ThrottlingException`), when it named one.
     package let serviceCode: String?
     /// What happened, in words (the service's message, at most 300 characters, or the cause's).
-    package let message: String
+    public let serviceMessage: String
     /// The HTTP status of the last answer, if one came.
-    package let status: Int?
+    public let status: Int?
     /// The service's request id, if it gave one.
-    package let requestId: String?
+    public let requestId: String?
     /// How many attempts were made.
-    package let attempts: Int
+    public let attempts: Int
     /// The cause (a transport or credentials error), kept whole.
-    package let underlying: UnderlyingError?
+    package let cause: UnderlyingError?
     /// The OAuth `error` field of a refusal that has one beside its code (the sign-in
     /// service's `TOKEN_EXPIRED` under `AccessDeniedException`).
     package var reason: String?
@@ -52,28 +54,50 @@ package struct AWSCallError: Error, Sendable, Equatable, CustomStringConvertible
         self.service = service
         self.operation = operation
         self.serviceCode = serviceCode
-        self.message = message
+        self.serviceMessage = message
         self.status = status
         self.requestId = requestId
         self.attempts = attempts
-        self.underlying = underlying.map { UnderlyingError($0) }
+        self.cause = underlying.map { UnderlyingError($0) }
     }
 
     /// `AWSClient.` and the kind, fixed once published.
-    package var code: ErrorCode { ErrorCode(rawValue: "AWSClient.\(kind.rawValue)") }
+    public var code: ErrorCode { ErrorCode(rawValue: "AWSClient.\(kind.rawValue)") }
 
-    package var description: String {
+    /// The service's error code as it named it (`ExpiredToken`, `AccessDeniedException`,
+    /// `ThrottlingException`), to switch on; nil when it named none or no answer came.
+    public var awsCode: ErrorCode? { serviceCode.map(ErrorCode.init(rawValue:)) }
+
+    /// What failed and where, in one line.
+    public var message: String { description }
+
+    /// The cause: a transport failure, the credentials' error, a `CancellationError`.
+    public var underlying: (any Error & Sendable)? { cause?.error }
+
+    public var description: String {
         let call = "\(service) \(operation)"
         let tries = attempts > 1 ? " (after \(attempts) attempts)" : ""
         switch kind {
         case .service:
             let id = requestId.map { ", request id \($0)" } ?? ""
-            return "\(call) refused: \(serviceCode ?? "HTTP \(status ?? 0)")" + (message.isEmpty ? "" : ": \(message)") + id + tries
-        case .transport: return "cannot reach \(service) (\(operation)): \(message)\(tries)"
-        case .malformedAnswer: return "\(call): malformed answer: \(message)"
-        case .credentials: return "\(call): no credentials to sign with: \(message)"
-        case .invalidSetting: return "\(service): \(message)"
+            return "\(call) refused: \(serviceCode ?? "HTTP \(status ?? 0)")" + (serviceMessage.isEmpty ? "" : ": \(serviceMessage)") + id + tries
+        case .transport: return "cannot reach \(service) (\(operation)): \(serviceMessage)\(tries)"
+        case .malformedAnswer: return "\(call): malformed answer: \(serviceMessage)"
+        case .credentials: return "\(call): no credentials to sign with: \(serviceMessage)"
+        case .invalidSetting: return "\(service): \(serviceMessage)"
         case .cancelled: return "\(call) was cancelled"
         }
+    }
+}
+
+extension AWSCallError {
+    /// This error with `secrets` (the values sent in the call) cleared from its message, for
+    /// keeping as another error's cause.
+    package func redacting(_ secrets: [String]) -> AWSCallError {
+        var copy = AWSCallError(
+            kind, service: service, operation: operation, serviceCode: serviceCode, message: Redaction.removing(secrets, from: serviceMessage), status: status,
+            requestId: requestId, attempts: attempts, underlying: cause?.error)
+        copy.reason = reason
+        return copy
     }
 }

@@ -183,7 +183,7 @@ package struct AWSClient: Sendable {
         let requestId = response.header("x-amzn-RequestId") ?? response.header("x-amz-request-id")
             ?? XMLText.value(of: "RequestId", in: String(decoding: response.body.prefix(64 * 1024), as: UTF8.self))
         var failure = AWSCallError(
-            .service, service: service, operation: operation.name, serviceCode: error.code ?? "HTTP \(response.status)", message: error.message ?? "",
+            .service, service: service, operation: operation.name, serviceCode: error.code, message: error.message ?? "",
             status: response.status, requestId: requestId, attempts: attempts)
         failure.reason = error.reason
         return failure

@@ -28,7 +28,7 @@ extension AWSCallError {
     var refusalCode: String? { kind == .service ? serviceCode : nil }
 
     /// What a message says of this failure.
-    var reason: String { operation.isEmpty ? message : description }
+    var reason: String { operation.isEmpty ? serviceMessage : description }
 
     /// A value the service cannot hold.
     static func invalidSetting(_ problem: String) -> AWSCallError {

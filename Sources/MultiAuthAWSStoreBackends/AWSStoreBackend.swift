@@ -127,8 +127,11 @@ public struct AWSStoreBackend: StoreBackend {
     }
 
     private func failure(_ error: AWSCallError, writing: Bool) -> StoreError {
-        if error.kind == .malformedAnswer { return .corrupted(path: location, reason: error.message) }
-        return writing ? .writeFailed(path: location, reason: error.reason) : .readFailed(path: location, reason: error.reason)
+        let failure: StoreError =
+            if error.kind == .malformedAnswer { .corrupted(path: location, reason: error.serviceMessage) } else if writing {
+                .writeFailed(path: location, reason: error.reason)
+            } else { .readFailed(path: location, reason: error.reason) }
+        return StoreError(failure.kind, cause: error)
     }
 
     private static func split(_ url: String) -> (scheme: String, region: String, name: String)? {

@@ -52,6 +52,15 @@ extension ClientFactoryError {
         case cache(CacheError)
         case missingProvider(entry: String, mode: AuthMode, need: String)
 
+        /// The error this case keeps as its cause.
+        package var underlying: (any Error & Sendable)? {
+            switch self {
+            case .configuration(let error): error
+            case .cache(let error): error
+            default: nil
+            }
+        }
+
         package var description: String {
             switch self {
             case .configuration(let error): error.description

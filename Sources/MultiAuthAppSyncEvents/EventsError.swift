@@ -53,6 +53,15 @@ extension EventsError {
         case noWebSocket(endpoint: String)
         case realtime(RealtimeError)
 
+        /// The error this case keeps as its cause.
+        package var underlying: (any Error & Sendable)? {
+            switch self {
+            case .request(_, let error): error
+            case .realtime(let error): error
+            default: nil
+            }
+        }
+
         package var description: String {
             switch self {
             case .invalidChannel(let channel, let reason): "channel '\(Redaction.quoted(channel, limit: 120))': \(reason)"

@@ -83,6 +83,15 @@ extension AuthorizationError {
         case tokenCommandTimedOut(seconds: Double)
         case invalidSecret(String)
 
+        /// The error this case keeps as its cause.
+        package var underlying: (any Error & Sendable)? {
+            switch self {
+            case .credentials(let error): error
+            case .signing(let error): error
+            default: nil
+            }
+        }
+
         package var description: String {
             switch self {
             case .credentials(let error): error.description

@@ -245,7 +245,7 @@ package struct LoginOptions: ParsableArguments {
 
 extension TokenError {
     /// Exit codes of the login commands: 3 refused, 4 log in again, 5 the provider failed,
-    /// 6 a token is invalid, 7 unreachable, 28 timed out, 1 otherwise.
+    /// 6 a token is invalid, 7 unreachable, 28 timed out, 130 cancelled, 1 otherwise.
     var exitCode: Int32 {
         switch self.kind {
         case .notAuthorized, .userNotFound, .passwordResetRequired, .userNotConfirmed, .accessDenied, .newPasswordRequired, .codeMismatch: 3
@@ -256,6 +256,7 @@ extension TokenError {
         case .unreachable: 7
         case .timedOut: 28
         case .storage, .local: 1
+        case .cancelled: 130
         }
     }
 }

@@ -51,6 +51,9 @@ extension ConfigurationError {
         case duplicatePrefix(file: String, prefix: String, entries: [String])
         case noSuchClient(file: String, what: String)
 
+        /// None of these cases keeps another error.
+        package var underlying: (any Error & Sendable)? { nil }
+
         package var description: String {
             switch self {
             case .unreadable(let file, let reason): "\(file): cannot read: \(reason)"

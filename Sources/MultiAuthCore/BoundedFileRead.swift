@@ -67,6 +67,9 @@ extension BoundedFileRead.Failure {
         case unreadable(reason: String)
         case tooLarge(limit: Int)
 
+        /// None of these cases keeps another error.
+        package var underlying: (any Error & Sendable)? { nil }
+
         package var description: String {
             switch self {
             case .unreadable(let reason): "cannot be read (\(reason))"

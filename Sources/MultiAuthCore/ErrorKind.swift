@@ -4,17 +4,6 @@
 package protocol ErrorKind: Sendable, CustomStringConvertible {
     /// The failure's stable name.
     var code: ErrorCode { get }
-}
-
-extension ErrorKind {
-    /// The error a case carries as its cause, if any: an ``UnderlyingError``'s original, or
-    /// another error kept whole (a transport failure inside a request failure).
-    package var underlying: (any Error & Sendable)? {
-        guard let payload = Mirror(reflecting: self).children.first?.value else { return nil }
-        for value in [payload] + Mirror(reflecting: payload).children.map(\.value) {
-            if let kept = value as? UnderlyingError { return kept.error }
-            if let error = value as? any Error & Sendable { return error }
-        }
-        return nil
-    }
+    /// The error a case keeps as its cause, written out per case.
+    var underlying: (any Error & Sendable)? { get }
 }

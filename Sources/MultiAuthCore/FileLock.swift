@@ -43,6 +43,9 @@ extension FileLockError {
         case failed(path: String, reason: String)
         case timedOut(path: String, waitedSeconds: Double)
 
+        /// None of these cases keeps another error.
+        package var underlying: (any Error & Sendable)? { nil }
+
         package var description: String {
             switch self {
             case .failed(let path, let reason): "cannot lock \(path): \(reason)"

@@ -140,6 +140,9 @@ extension BodyError {
         case tooLarge(body: String, limit: Int)
         case spoolFull(body: String, limit: Int)
 
+        /// None of these cases keeps another error.
+        package var underlying: (any Error & Sendable)? { nil }
+
         package var description: String {
             switch self {
             case .unreadable(let body, let reason): "cannot read \(body): \(reason)"

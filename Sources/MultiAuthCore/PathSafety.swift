@@ -47,6 +47,9 @@ extension PathSafetyError {
         case unreadable(path: String, reason: String)
         case uncreatable(path: String, reason: String)
 
+        /// None of these cases keeps another error.
+        package var underlying: (any Error & Sendable)? { nil }
+
         package var description: String {
             switch self {
             case .unsafe(let path, let problem, let fix): "'\(path)' \(problem) (\(fix))"

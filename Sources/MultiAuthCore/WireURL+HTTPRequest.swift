@@ -172,6 +172,9 @@ extension HTTPMessageError {
         case invalidHeaderName(String)
         case invalidHeaderValue(name: String)
 
+        /// None of these cases keeps another error.
+        package var underlying: (any Error & Sendable)? { nil }
+
         package var description: String {
             switch self {
             case .invalidURL(let url, let reason): "invalid URL '\(Redaction.url(url))': \(reason)"

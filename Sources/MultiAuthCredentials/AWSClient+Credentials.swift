@@ -6,25 +6,27 @@ package import MultiAuthSigV4
 /// The credential chain's calls (STS, SSO, Cognito Identity) go through the one AWS client;
 /// here is how a chain's settings make one and how its failures read as ``CredentialsError``.
 extension CredentialsError {
-    /// An AWS call's failure as the chain reports it: a refusal as
-    /// ``serviceError(service:code:message:)``, a transport failure as
-    /// ``transport(service:problem:)``, a credentials failure as itself.
+    /// An AWS call's failure as the chain reports it, the call kept as the cause: a refusal
+    /// as `Credentials.serviceError`, a transport failure as `Credentials.transport`, a
+    /// cancellation as `Credentials.cancelled`, a credentials failure as itself.
     package init(_ error: AWSCallError) {
         // The service and the operation, as people read them: "sts AssumeRole refused: …".
         let call = error.operation.isEmpty ? error.service : "\(error.service) \(error.operation)"
         switch error.kind {
-        case .service: self = .serviceError(service: call, code: error.serviceCode ?? "HTTP \(error.status ?? 0)", message: error.message)
-        case .malformedAnswer: self = .serviceError(service: call, code: "MalformedResponse", message: error.message)
-        case .transport, .cancelled: self = .transport(service: call, problem: error.message)
+        case .service:
+            self.init(.serviceError(service: call, code: error.awsCode?.rawValue ?? "HTTP \(error.status ?? 0)", message: error.serviceMessage), cause: error)
+        case .malformedAnswer: self.init(.serviceError(service: call, code: "MalformedResponse", message: error.serviceMessage), cause: error)
+        case .transport: self.init(.transport(service: call, problem: error.serviceMessage), cause: error)
+        case .cancelled: self.init(.cancelled(what: call), cause: error)
         case .credentials:
-            if let signing = error.underlying?.error as? SigningError, case .certificate(let certificate) = signing.kind {
+            if let signing = error.underlying as? SigningError, case .certificate(let certificate) = signing.kind {
                 self = .certificate(certificate)
             } else {
-                self = error.underlying?.error as? CredentialsError ?? .transport(service: call, problem: error.message)
+                self = error.underlying as? CredentialsError ?? CredentialsError(.transport(service: call, problem: error.serviceMessage), cause: error)
             }
         case .invalidSetting:
-            if let region = error.underlying?.error as? InvalidRegionError { self = CredentialsError(region) } else {
-                self = .invalidSetting(source: error.service, problem: error.message)
+            if let region = error.underlying as? InvalidRegionError { self = CredentialsError(region) } else {
+                self.init(.invalidSetting(source: error.service, problem: error.serviceMessage), cause: error)
             }
         }
     }

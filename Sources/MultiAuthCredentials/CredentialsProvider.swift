@@ -40,16 +40,25 @@ public protocol CredentialsProvider: Sendable {
 public struct CredentialsError: CodedError, Sendable, Equatable {
     /// The failure with its details.
     package let kind: Kind
+    /// The error behind a case that holds only words: the failed AWS call (an `AWSCallError`).
+    package var cause: UnderlyingError?
 
-    /// The error for `kind`.
-    package init(_ kind: Kind) { self.kind = kind }
+    /// The error for `kind`, caused by `cause`.
+    package init(_ kind: Kind, cause: (any Error & Sendable)? = nil) {
+        self.kind = kind
+        self.cause = cause.map { UnderlyingError($0) }
+    }
 
     /// What failed, as a stable name to switch on (an `ErrorCode`).
     public var code: ErrorCode { kind.code }
     /// What failed and where, in one line; never a secret.
     public var message: String { kind.description }
-    /// The error that caused this one, when there is one.
-    public var underlying: (any Error & Sendable)? { kind.underlying }
+    /// The error that caused this one, when there is one: for a failed AWS call, its
+    /// `AWSCallError` (service, operation, AWS error code, status, request id, attempts).
+    public var underlying: (any Error & Sendable)? { cause?.error ?? kind.underlying }
+
+    /// Two errors are equal when they report the same failure; their causes are not compared.
+    public static func == (lhs: CredentialsError, rhs: CredentialsError) -> Bool { lhs.kind == rhs.kind }
     public var description: String { message }
 }
 
@@ -119,6 +128,8 @@ extension CredentialsError {
     public static func samlResponse(_ problem: String) -> CredentialsError { CredentialsError(.samlResponse(problem)) }
     /// The SAML assertion offers several roles and none was chosen: `offered` lists them.
     public static func samlRoleNotChosen(offered: [String]) -> CredentialsError { CredentialsError(.samlRoleNotChosen(offered: offered)) }
+    /// The task was cancelled during `what` (the cause is a `CancellationError`).
+    public static func cancelled(what: String) -> CredentialsError { CredentialsError(.cancelled(what: what)) }
 }
 
 extension CredentialsError {
@@ -146,6 +157,16 @@ extension CredentialsError {
         case loginNeeded(what: String, command: String)
         case samlResponse(String)
         case samlRoleNotChosen(offered: [String])
+        case cancelled(what: String)
+
+        /// The error this case keeps as its cause.
+        package var underlying: (any Error & Sendable)? {
+            switch self {
+            case .certificate(let error): error
+            case .cancelled: CancellationError()
+            default: nil
+            }
+        }
 
         package var description: String {
             switch self {
@@ -170,6 +191,7 @@ extension CredentialsError {
             case .loginCache(let path, let problem): "login session cache \(path) \(problem)"
             case .loginNeeded(let what, let command): "\(what): run `\(command)` again"
             case .samlResponse(let problem): "the SAML response cannot be used: \(problem)"
+            case .cancelled(let what): "\(what) was cancelled"
             case .samlRoleNotChosen(let offered): "the SAML assertion offers \(offered.count) roles and none was chosen: \(offered.joined(separator: ", "))"
             }
         }
@@ -276,6 +298,7 @@ extension CredentialsError.Kind {
         case .loginNeeded: "Credentials.loginNeeded"
         case .samlResponse: "Credentials.samlResponse"
         case .samlRoleNotChosen: "Credentials.samlRoleNotChosen"
+        case .cancelled: "Credentials.cancelled"
         }
     }
 }

@@ -43,6 +43,9 @@ extension ShellCommandError {
         case outputTooLarge(limit: Int)
         case timedOut(seconds: Double)
 
+        /// None of these cases keeps another error.
+        package var underlying: (any Error & Sendable)? { nil }
+
         package var description: String {
             switch self {
             case .notStarted: "could not be started"

@@ -123,6 +123,15 @@ extension HTTPTransportError {
         case responseTooLarge(host: String, limit: Int)
         case interrupted(host: String, delivered: Int, reason: String)
 
+        /// The error this case keeps as its cause.
+        package var underlying: (any Error & Sendable)? {
+            switch self {
+            case .body(let error): error
+            case .cancelled: CancellationError()
+            default: nil
+            }
+        }
+
         package var description: String {
             switch self {
             case .invalidURL(let url): "invalid URL '\(Redaction.url(url))'"

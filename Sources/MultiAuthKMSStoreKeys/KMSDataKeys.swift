@@ -79,14 +79,17 @@ public struct KMSDataKeys: Sendable {
 }
 
 extension KMSKeyError {
+    /// KMS's failure, the call kept as the cause.
     init(_ error: AWSCallError) {
-        switch error.kind {
-        case .invalidSetting: self = .invalidSetting(error.message)
-        case .credentials: self = .credentials(error.underlying?.error as? CredentialsError ?? .notFound(error.message))
-        case .transport, .cancelled: self = .unreachable(error.message)
-        case .service: self = .refused(action: error.operation, code: error.serviceCode ?? "HTTP \(error.status ?? 0)", message: error.message)
-        case .malformedAnswer: self = .malformedAnswer(error.message)
+        let kind: Kind = switch error.kind {
+        case .invalidSetting: .invalidSetting(error.serviceMessage)
+        case .credentials: .credentials(error.underlying as? CredentialsError ?? .notFound(error.serviceMessage))
+        case .transport: .unreachable(error.serviceMessage)
+        case .cancelled: .cancelled(action: error.operation)
+        case .service: .refused(action: error.operation, code: error.awsCode?.rawValue ?? "HTTP \(error.status ?? 0)", message: error.serviceMessage)
+        case .malformedAnswer: .malformedAnswer(error.serviceMessage)
         }
+        self.init(kind, cause: error)
     }
 }
 
@@ -94,16 +97,25 @@ extension KMSKeyError {
 public struct KMSKeyError: CodedError, Sendable, Equatable {
     /// The failure with its details.
     package let kind: Kind
+    /// The failed KMS call (an `AWSCallError`).
+    package var cause: UnderlyingError?
 
-    /// The error for `kind`.
-    package init(_ kind: Kind) { self.kind = kind }
+    /// The error for `kind`, caused by `cause`.
+    package init(_ kind: Kind, cause: (any Error & Sendable)? = nil) {
+        self.kind = kind
+        self.cause = cause.map { UnderlyingError($0) }
+    }
 
     /// What failed, as a stable name to switch on (an `ErrorCode`).
     public var code: ErrorCode { kind.code }
     /// What failed and where, in one line; never a secret.
     public var message: String { kind.description }
-    /// The error that caused this one, when there is one.
-    public var underlying: (any Error & Sendable)? { kind.underlying }
+    /// The error that caused this one: the failed KMS call (an `AWSCallError`: its AWS error
+    /// code, status, request id and attempts), or the credentials' error.
+    public var underlying: (any Error & Sendable)? { cause?.error ?? kind.underlying }
+
+    /// Two errors are equal when they report the same failure; their causes are not compared.
+    public static func == (lhs: KMSKeyError, rhs: KMSKeyError) -> Bool { lhs.kind == rhs.kind }
     public var description: String { message }
 }
 
@@ -132,6 +144,16 @@ extension KMSKeyError {
         case unreachable(String)
         case refused(action: String, code: String, message: String)
         case malformedAnswer(String)
+        case cancelled(action: String)
+
+        /// The error this case keeps as its cause.
+        package var underlying: (any Error & Sendable)? {
+            switch self {
+            case .credentials(let error): error
+            case .cancelled: CancellationError()
+            default: nil
+            }
+        }
 
         package var description: String {
             switch self {
@@ -140,6 +162,7 @@ extension KMSKeyError {
             case .unreachable(let problem): "KMS: \(problem)"
             case .refused(let action, let code, let message): "KMS refused \(action): \(code)" + (message.isEmpty ? "" : ": \(message)")
             case .malformedAnswer(let problem): "KMS: malformed answer: \(problem)"
+            case .cancelled(let action): "KMS \(action) was cancelled"
             }
         }
 
@@ -150,6 +173,7 @@ extension KMSKeyError {
             case .unreachable: "KMSKey.unreachable"
             case .refused: "KMSKey.refused"
             case .malformedAnswer: "KMSKey.malformedAnswer"
+            case .cancelled: "KMSKey.cancelled"
             }
         }
     }

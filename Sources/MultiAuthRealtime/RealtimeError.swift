@@ -100,6 +100,14 @@ extension RealtimeError {
         case sendFailed(endpoint: String, reason: String)
         case subscriberBehind(endpoint: String, limit: Int)
 
+        /// The error this case keeps as its cause.
+        package var underlying: (any Error & Sendable)? {
+            switch self {
+            case .authorization(let error): error
+            default: nil
+            }
+        }
+
         package var description: String {
             switch self {
             case .connectFailed(let endpoint, let reason): "cannot connect to \(endpoint): \(Redaction.quoted(reason))"

@@ -87,6 +87,9 @@ extension VerificationFailure {
         case hostNotSigned
         case signatureMismatch
 
+        /// None of these cases keeps another error.
+        package var underlying: (any Error & Sendable)? { nil }
+
         package var description: String {
             switch self {
             case .missingAuthorization: "no Authorization header or X-Amz-Signature parameter"

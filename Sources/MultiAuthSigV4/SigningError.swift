@@ -93,6 +93,14 @@ extension SigningError {
         case controlCharacter(in: String)
         case certificate(X509IdentityError)
 
+        /// The error this case keeps as its cause.
+        package var underlying: (any Error & Sendable)? {
+            switch self {
+            case .certificate(let error): error
+            default: nil
+            }
+        }
+
         package var description: String {
             switch self {
             case .malformedURL(let url, let reason): "malformed URL '\(Redaction.url(url))': \(reason)"

@@ -67,6 +67,9 @@ extension X509IdentityError {
         case tpm(String)
         case loadFailed(String)
 
+        /// None of these cases keeps another error.
+        package var underlying: (any Error & Sendable)? { nil }
+
         package var description: String {
             switch self {
             case .malformedCertificate(let what): "\(what) is not a PEM X.509 certificate"

@@ -5,16 +5,24 @@ public import MultiAuthCore
 public struct StoreError: CodedError, Sendable, Equatable {
     /// The failure with its details.
     package let kind: Kind
+    /// The error behind a case that holds only words: the failed AWS call (an `AWSCallError`) behind a Secrets Manager or Parameter Store failure.
+    package var cause: UnderlyingError?
 
-    /// The error for `kind`.
-    package init(_ kind: Kind) { self.kind = kind }
+    /// The error for `kind`, caused by `cause`.
+    package init(_ kind: Kind, cause: (any Error & Sendable)? = nil) {
+        self.kind = kind
+        self.cause = cause.map { UnderlyingError($0) }
+    }
 
     /// What failed, as a stable name to switch on (an `ErrorCode`).
     public var code: ErrorCode { kind.code }
     /// What failed and where, in one line; never a secret.
     public var message: String { kind.description }
-    /// The error that caused this one, when there is one.
-    public var underlying: (any Error & Sendable)? { kind.underlying }
+    /// The error that caused this one, when there is one (the failed AWS call (an `AWSCallError`) behind a Secrets Manager or Parameter Store failure).
+    public var underlying: (any Error & Sendable)? { cause?.error ?? kind.underlying }
+
+    /// Two errors are equal when they report the same failure; their causes are not compared.
+    public static func == (lhs: StoreError, rhs: StoreError) -> Bool { lhs.kind == rhs.kind }
     public var description: String { message }
 }
 
@@ -90,6 +98,9 @@ extension StoreError {
         case writeFailed(path: String, reason: String)
         case keyUnavailable(String)
         case conflict(path: String)
+
+        /// None of these cases keeps another error.
+        package var underlying: (any Error & Sendable)? { nil }
 
         package var description: String {
             switch self {

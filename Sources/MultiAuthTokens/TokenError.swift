@@ -5,16 +5,24 @@ public import MultiAuthCore
 public struct TokenError: CodedError, Sendable, Equatable {
     /// The failure with its details.
     package let kind: Kind
+    /// The error behind a case that holds only words: the failed AWS call (an `AWSCallError`) behind a Cognito failure.
+    package var cause: UnderlyingError?
 
-    /// The error for `kind`.
-    package init(_ kind: Kind) { self.kind = kind }
+    /// The error for `kind`, caused by `cause`.
+    package init(_ kind: Kind, cause: (any Error & Sendable)? = nil) {
+        self.kind = kind
+        self.cause = cause.map { UnderlyingError($0) }
+    }
 
     /// What failed, as a stable name to switch on (an `ErrorCode`).
     public var code: ErrorCode { kind.code }
     /// What failed and where, in one line; never a secret.
     public var message: String { kind.description }
-    /// The error that caused this one, when there is one.
-    public var underlying: (any Error & Sendable)? { kind.underlying }
+    /// The error that caused this one, when there is one (the failed AWS call (an `AWSCallError`) behind a Cognito failure).
+    public var underlying: (any Error & Sendable)? { cause?.error ?? kind.underlying }
+
+    /// Two errors are equal when they report the same failure; their causes are not compared.
+    public static func == (lhs: TokenError, rhs: TokenError) -> Bool { lhs.kind == rhs.kind }
     public var description: String { message }
 }
 
@@ -90,6 +98,8 @@ extension TokenError {
     public static func storage(_ value: UnderlyingError) -> TokenError { TokenError(.storage(value)) }
     /// A local failure (randomness, sockets).
     public static func local(_ value: String) -> TokenError { TokenError(.local(value)) }
+    /// The task was cancelled while calling `provider` (the cause is a `CancellationError`).
+    public static func cancelled(provider: String) -> TokenError { TokenError(.cancelled(provider: provider)) }
 }
 
 extension TokenError {
@@ -118,6 +128,16 @@ extension TokenError {
         case stateMismatch
         case storage(UnderlyingError)
         case local(String)
+        case cancelled(provider: String)
+
+        /// The error this case keeps as its cause.
+        package var underlying: (any Error & Sendable)? {
+            switch self {
+            case .cancelled: CancellationError()
+            case .storage(let kept): kept.error
+            default: nil
+            }
+        }
 
         package var description: String {
             switch self {
@@ -143,6 +163,7 @@ extension TokenError {
             case .stateMismatch: "the authorization response's state does not match this login; it was ignored"
             case .storage(let underlying): underlying.description
             case .local(let message): message
+            case .cancelled(let provider): "the call to \(provider) was cancelled"
             }
         }
 
@@ -190,6 +211,7 @@ extension TokenError.Kind {
         case .stateMismatch: "Token.stateMismatch"
         case .storage: "Token.storage"
         case .local: "Token.local"
+        case .cancelled: "Token.cancelled"
         }
     }
 }

@@ -107,7 +107,7 @@ import Testing
     @Test func aTransportFailureKeepsItsCause() async throws {
         let tls = ScriptedSender([.failure(.tlsFailure(host: "kms", reason: "bad certificate")), Self.ok])
         let error = await #expect(throws: AWSCallError.self) { try await Self.client(tls).send(Self.operation, signedWith: nil) }
-        #expect(tls.sent.count == 1 && error?.kind == .transport && error?.underlying?.code == "HTTPTransport.tlsFailure")
+        #expect(tls.sent.count == 1 && error?.code == "AWSClient.transport" && error?.cause(as: HTTPTransportError.self)?.code == "HTTPTransport.tlsFailure")
     }
 
     @Test func theThreeProtocolsGoOnTheWireAsTheServicesExpect() async throws {
@@ -127,7 +127,7 @@ import Testing
         struct NoKeys: Error, CustomStringConvertible { var description: String { "the profile has no keys" } }
         let sender = ScriptedSender([Self.ok])
         let error = await #expect(throws: AWSCallError.self) { try await Self.client(sender).send(Self.operation, signedWith: { throw NoKeys() }) }
-        #expect(error?.kind == .credentials && error?.underlying?.error is NoKeys && sender.sent.isEmpty)
+        #expect(error?.code == "AWSClient.credentials" && error?.underlying is NoKeys && sender.sent.isEmpty)
         let refused = ScriptedSender([.answer(403, #"{"__type":"AccessDeniedException","message":"denied"}"#)])
         let denied = await #expect(throws: AWSCallError.self) { try await Self.client(refused).send(Self.operation, signedWith: { Self.keys }) }
         #expect(denied.map { !"\($0)".contains(Self.keys.secretAccessKey) } == true)

@@ -1,4 +1,5 @@
 import HTTPTypes
+import MultiAuthAWSClient
 import MultiAuthCore
 import MultiAuthCredentials
 import MultiAuthHTTP
@@ -53,6 +54,28 @@ import Foundation
         #expect(error == .serviceError(service: "sts AssumeRole", code: "AccessDenied", message: "not allowed"))
         #expect(error.map { "\($0)" } == "sts AssumeRole refused: AccessDenied: not allowed")
         #expect(sender.sent.count == 1, "AccessDenied is not retried")
+        let call = try #require(error?.cause(as: AWSCallError.self))
+        #expect(call.awsCode == "AccessDenied" && call.status == 403 && call.attempts == 1 && call.service == "sts" && call.operation == "AssumeRole")
+    }
+
+    /// A caller tells an expired source session from a denial by the AWS code the failure
+    /// keeps, without reading the message; a cancelled call is `Credentials.cancelled`.
+    @Test func theAWSCodeAndCancellationSurviveTheBoundary() async throws {
+        let expired = "<ErrorResponse><Error><Type>Sender</Type><Code>ExpiredToken</Code><Message>The security token included in the request is expired</Message></Error><RequestId>req-7</RequestId></ErrorResponse>"
+        let sender = ScriptedSender([.answer(400, expired)])
+        let provider = try AssumeRoleCredentialsProvider(
+            roleArn: "arn:aws:iam::123456789012:role/unit", source: StaticCredentialsProvider(Self.source), region: "us-east-1",
+            environment: ["AWS_ENDPOINT_URL_STS": "https://sts.unit.test/"], http: sender)
+        let error = await #expect(throws: CredentialsError.self) { try await provider.credentials() }
+        let call = try #require(error?.cause(as: AWSCallError.self))
+        #expect(call.awsCode == "ExpiredToken" && call.requestId == "req-7" && call.code == "AWSClient.service")
+
+        let cancelling = ScriptedSender([.failure(.cancelled)])
+        let cancelled = try AssumeRoleCredentialsProvider(
+            roleArn: "arn:aws:iam::123456789012:role/unit", source: StaticCredentialsProvider(Self.source), region: "us-east-1",
+            environment: ["AWS_ENDPOINT_URL_STS": "https://sts.unit.test/"], http: cancelling)
+        let stopped = await #expect(throws: CredentialsError.self) { try await cancelled.credentials() }
+        #expect(stopped?.code == "Credentials.cancelled" && stopped?.cause(as: CancellationError.self) != nil && cancelling.sent.count == 1)
     }
 
     /// GetId once (the identity is kept), then GetCredentialsForIdentity per call; both unsigned

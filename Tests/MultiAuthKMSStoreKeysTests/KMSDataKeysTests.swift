@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import MultiAuthAWSClient
 import MultiAuthCore
 import MultiAuthCredentials
 import MultiAuthKMSStoreKeys
@@ -58,7 +59,7 @@ struct KMSDataKeysTests {
         } throws: { error in
             let error = try #require(error as? KMSKeyError)
             return error.code == "KMSKey.refused" && error.message.contains("Decrypt") && error.message.contains("IncorrectKeyException")
-                && !error.message.contains("wJalrXUtnFEMI")
+                && !error.message.contains("wJalrXUtnFEMI") && error.cause(as: AWSCallError.self)?.awsCode == "IncorrectKeyException"
         }
         #expect(fake.attempts("Decrypt") == 1)
     }

@@ -1,4 +1,5 @@
 import HTTPTypes
+import MultiAuthAWSClient
 import MultiAuthCore
 import MultiAuthHTTP
 import MultiAuthTesting
@@ -39,6 +40,9 @@ import Testing
         }
         #expect(!message.contains("unit-refresh-token-value") && !"\(error!)".contains("unit-refresh-token-value"), "\(message)")
         #expect(sender.sent.count == 1, "NotAuthorizedException is not retried")
+        let call = try #require(error?.cause(as: AWSCallError.self), "the failed call is kept as the cause")
+        #expect(call.awsCode == "NotAuthorizedException" && call.status == 400 && call.operation == "InitiateAuth")
+        #expect(!"\(call)".contains("unit-refresh-token-value"), "the cause's message is redacted too")
     }
 
     @Test func aBodyThatIsNotJSONIsAMalformedResponse() async throws {

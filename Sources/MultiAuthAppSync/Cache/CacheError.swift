@@ -53,6 +53,9 @@ extension CacheError {
         case database(entry: String, file: String, reason: String)
         case alreadyInUse(file: String, ownerURL: String, ownerMode: String)
 
+        /// None of these cases keeps another error.
+        package var underlying: (any Error & Sendable)? { nil }
+
         package var description: String {
             switch self {
             case .unwritableDirectory(let entry, let path, let reason): "client '\(entry)': cannot use cache folder \(path): \(reason)"

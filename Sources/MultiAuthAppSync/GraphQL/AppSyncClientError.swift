@@ -69,6 +69,16 @@ extension AppSyncClientError {
         case notASubscription(entry: String)
         case realtime(entry: String, RealtimeError)
 
+        /// The error this case keeps as its cause.
+        package var underlying: (any Error & Sendable)? {
+            switch self {
+            case .request(_, _, let error): error
+            case .cache(let error): error
+            case .realtime(_, let error): error
+            default: nil
+            }
+        }
+
         package var description: String {
             switch self {
             case .request(let entry, let url, let error): "client '\(entry)' (\(url)): \(error)"

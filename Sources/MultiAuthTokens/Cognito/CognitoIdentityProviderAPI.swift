@@ -137,13 +137,16 @@ struct CognitoIdentityProviderAPI: Sendable {
 
     /// Maps an AWS call's failure to a typed error: Cognito's refusals
     /// (`{"__type": "...#NotAuthorizedException", "message": ...}`) by their code.
+    /// The call is kept as the cause, its message cleared of `secrets`.
     static func error(from error: AWSCallError, secrets: [String], endpoint: String) -> TokenError {
-        switch error.kind {
-        case .service: return refusal(code: error.serviceCode ?? "HTTP \(error.status ?? 0)", message: error.message.isEmpty ? "no message" : error.message, secrets: secrets)
-        case .malformedAnswer: return .malformedResponse(provider: provider, problem: error.message)
-        case .invalidSetting, .credentials: return .local("\(provider): \(error.message)")
-        case .transport, .cancelled: return .unreachable(provider: "\(provider) (\(Redaction.url(endpoint)))", problem: error.message)
+        let failure: TokenError = switch error.kind {
+        case .service: refusal(code: error.awsCode?.rawValue ?? "HTTP \(error.status ?? 0)", message: error.serviceMessage.isEmpty ? "no message" : error.serviceMessage, secrets: secrets)
+        case .malformedAnswer: .malformedResponse(provider: provider, problem: error.serviceMessage)
+        case .invalidSetting, .credentials: .local("\(provider): \(error.serviceMessage)")
+        case .transport: .unreachable(provider: "\(provider) (\(Redaction.url(endpoint)))", problem: error.serviceMessage)
+        case .cancelled: .cancelled(provider: provider)
         }
+        return TokenError(failure.kind, cause: error.redacting(secrets))
     }
 
     static func refusal(code type: String, message raw: String, secrets: [String]) -> TokenError {
