@@ -9,37 +9,32 @@ import Tracing
 
 /// One client connection's exchanges (``Forwarding``), one at a time.
 ///
-/// The last handler of the connection's pipeline. It also ends the connection for a
-/// graceful shutdown (Hummingbird's quiesce event) once what it received is answered; an idle
-/// connection is closed by the head deadline (``ExchangeGuards``). Responses go out in request order: while an exchange runs, the
-/// parts of requests pipelined behind it are held (and reading paused), then replayed. Each
-/// exchange is a server span (swift-distributed-tracing; a no-op until a tracer is bootstrapped)
-/// whose parent is the client's W3C `traceparent`.
+/// The last handler of the connection's pipeline. Where the connection is (an exchange's
+/// request and answer, what is held behind it, whether it closes) is an
+/// ``ExchangeStateMachine``; this handler does what its transitions ask. It also ends the
+/// connection for a graceful shutdown (Hummingbird's quiesce event) once what it received is
+/// answered; an idle connection is closed by the head deadline (``ExchangeGuards``). Responses
+/// go out in request order: while an exchange runs, the parts of requests pipelined behind it
+/// are held (and reading paused), then replayed. Each exchange is a server span
+/// (swift-distributed-tracing; a no-op until a tracer is bootstrapped) whose parent is the
+/// client's W3C `traceparent`.
 final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    /// The exchange under way: a class, so the handler's many looks at it copy nothing.
+    /// What the exchange under way works with (its state is the machine's): a class, so the
+    /// handler's many looks at it copy nothing.
     private final class Exchange {
         let number: Int
         let head: HTTPRequest
         let route: Forwarding.Route?
         /// Nil while no tracer is bootstrapped.
         let span: (any Span)?
-        /// The connection closes after this response: the client asked, or the answer came
-        /// before the request's body had been read.
-        var closesConnection: Bool
         var isHead: Bool { head.method == .head }
-        var requestEnded = false
-        var sent = false
-        var responseStarted = false
-        var responseEnded = false
-        /// The request as sent, while it may still be sent again: once, when a reused
-        /// connection turns out closed before any of the response came.
+        /// The request as sent upstream, for sending it once more (``ExchangeStateMachine/resendsAfterUpstreamClosed()``).
         var request: HTTPRequest?
-        var onReusedConnection = false
         /// What looks at a rejection before the client sees it, and the rejection held for it.
         var rejectionCheck: Forwarding.RejectionCheck?
         var heldRejection: (head: HTTPResponse, body: ByteBuffer)?
@@ -58,7 +53,6 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
             self.number = number
             self.head = head
             self.route = route
-            closesConnection = ExchangeGuards.saysClose(head.headerFields)
             guard let tracer else {
                 span = nil
                 return
@@ -73,18 +67,12 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let forwarding: Forwarding
     private var context: ChannelHandlerContext?
+    private var machine = ExchangeStateMachine()
+    /// What the exchange under way works with; nil between exchanges.
     private var exchange: Exchange?
-    private var exchangesStarted = 0
     private var connection: ClientConnection?
-    /// What came of requests pipelined behind an exchange, and a read held meanwhile.
-    private var heldParts: [Held] = []
+    /// A read held while requests are held behind an exchange.
     private var heldRead = false
-    /// The client closed its sending side: the connection ends once what it sent is answered.
-    private var inputClosed = false
-    /// The server is shutting down: the connection ends once what it received is answered.
-    private var quiescing = false
-    /// An answer that ends the connection has gone out: nothing more is read or answered.
-    private var closing = false
     private let upstream: UpstreamLink
     /// The upstream timeout of the exchange sent.
     private var upstreamDeadline = ConnectionTimer()
@@ -122,34 +110,42 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent { return quiesce(context) }
-        if let refused = event as? RefusedHead { return refuse(refused) }
-        if event is BrokenRequest { return bodyCannotEnd("the request is malformed in its middle (its framing or a chunk)") }
+        if event is ChannelShouldQuiesceEvent { return perform(machine.quiesce(), context: context) }
+        if let refused = event as? RefusedHead { return perform(machine.refused(refused.problem), context: context) }
+        if event is BrokenRequest { return perform(machine.requestBroke(), context: context) }
         guard let event = event as? ChannelEvent, event == .inputClosed else { return context.fireUserInboundEventTriggered(event) }
-        inputClosed = true
-        if exchange == nil, heldParts.isEmpty { return context.close(promise: nil) }
-        bodyCannotEnd("the client closed its sending side before the body ended")
+        perform(machine.inputClosed(), context: context)
     }
 
-    /// The rest of the body being read can no longer come: a decision waiting for it fails,
-    /// one waiting for it whole is answered here, and the connection ends after the answer.
-    private func bodyCannotEnd(_ reason: String) {
-        guard let exchange, !exchange.requestEnded else { return }
-        exchange.closesConnection = true
-        exchange.body?.fail(ChannelError.inputClosed)
-        if exchange.heldBody != nil {
-            exchange.heldBody = nil
-            let refusal = UpstreamForwarder.bodyRefusal(.unreadable(body: "the received body", reason: reason), logger: forwarding.logger)
-            carry(.answer(refusal.head, body: refusal.body))
+    /// Does what a transition of the machine asks.
+    private func perform(_ action: ExchangeStateMachine.Action, context: ChannelHandlerContext) {
+        switch action {
+        case .none: break
+        case .close: context.close(promise: nil)
+        case .start(let number, let head): start(number, head, context: context)
+        case .deliver(let bytes):
+            exchange?.body?.take(bytes)
+            exchange?.heldBody?.append(contentsOf: bytes.readableBytesView)
+        case .endRequest:
+            exchange?.body?.end()
+            if let exchange, let held = exchange.heldBody, let route = exchange.route {
+                exchange.heldBody = nil
+                carry(route.decideWithBytes(exchange.head, client(context), held))
+            }
+            finishIfDone()
+        case .answerRefusal(let problem):
+            exchange = Exchange(number: machine.current ?? 0, head: Self.refusedHead, route: nil, tracer: nil)
+            let answer = UpstreamForwarder.errorResponse(.badRequest, "BadRequestException", problem)
+            carry(.answer(answer.head, body: answer.body))
+        case .failBody(let reason):
+            // A decision waiting for the body fails; one waiting for it whole is answered here.
+            exchange?.body?.fail(ChannelError.inputClosed)
+            if let exchange, exchange.heldBody != nil {
+                exchange.heldBody = nil
+                let refusal = UpstreamForwarder.bodyRefusal(.unreadable(body: "the received body", reason: reason), logger: forwarding.logger)
+                carry(.answer(refusal.head, body: refusal.body))
+            }
         }
-    }
-
-    /// The server is shutting down gracefully: an idle connection closes now, a busy one once
-    /// what it received is answered (an answer not yet begun says `Connection: close`).
-    private func quiesce(_ context: ChannelHandlerContext) {
-        quiescing = true
-        guard let exchange else { return context.close(promise: nil) }
-        if !exchange.responseStarted { exchange.closesConnection = true }
     }
 
     /// Reading goes on while an exchange runs until a part of a request pipelined behind it
@@ -159,7 +155,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if readsNow { context.read() } else { heldRead = true }
     }
 
-    private var readsNow: Bool { exchange == nil || (heldParts.isEmpty && exchange?.body?.paused != true) }
+    private var readsNow: Bool { machine.readsNow(bodyPaused: exchange?.body?.paused == true) }
 
     /// Passes on a read held back, once reading may go on.
     private func releaseHeldRead() {
@@ -177,55 +173,18 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Requests
 
-    /// A part of a request pipelined behind the exchange under way, or a head refused there.
-    private enum Held {
-        case part(HTTPRequestPart)
-        case refused(RefusedHead)
-    }
-
-    /// A head refused before its conversion: answered 400 in its turn, then the connection
-    /// ends (nothing after it is read).
-    private func refuse(_ refused: RefusedHead) {
-        guard !closing else { return }
-        guard exchange == nil else { return heldParts.append(.refused(refused)) }
-        exchangesStarted += 1
-        let current = Exchange(number: exchangesStarted, head: Self.refusedHead, route: nil, tracer: nil)
-        current.requestEnded = true
-        current.closesConnection = true
-        exchange = current
-        let answer = UpstreamForwarder.errorResponse(.badRequest, "BadRequestException", refused.problem)
-        carry(.answer(answer.head, body: answer.body))
-    }
-
     /// What a refused head is answered as: its own could not be read.
     private static let refusedHead = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/")
 
     private func take(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
-        // What a client sends after an answer that closes the connection (the rest of a body
-        // that was never wanted, requests pipelined behind it) gets no answer.
-        guard !closing else { return }
-        if let exchange {
-            if exchange.requestEnded {
-                heldParts.append(.part(part))
-            } else if case .body(let bytes) = part {
-                exchange.body?.take(bytes)
-                exchange.heldBody?.append(contentsOf: bytes.readableBytesView)
-            } else if case .end = part {
-                exchange.requestEnded = true
-                exchange.body?.end()
-                if let held = exchange.heldBody, let route = exchange.route {
-                    exchange.heldBody = nil
-                    carry(route.decideWithBytes(exchange.head, client(context), held))
-                }
-                finishIfDone()
-            }
-            return
-        }
-        // Between exchanges only a head can come: the decoder ends each request before the next.
-        guard case .head(let head) = part else { return }
-        exchangesStarted += 1
+        perform(machine.received(part), context: context)
+    }
+
+    /// A new exchange: its route, then its decision (at once, once the body is in, or as the
+    /// body streams to it).
+    private func start(_ number: Int, _ head: HTTPRequest, context: ChannelHandlerContext) {
         let route = forwarding.route(for: head)
-        exchange = Exchange(number: exchangesStarted, head: head, route: route, tracer: tracer)
+        exchange = Exchange(number: number, head: head, route: route, tracer: tracer)
         let refusal = UpstreamForwarder.refusal(of: head).map { Forwarding.Decision.answer($0.head, body: $0.body) }
         guard let route else {
             return carry(refusal ?? Forwarding.answer(.misdirectedRequest, "MisdirectedRequestException", "No route for this host"))
@@ -254,7 +213,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func carry(_ decision: Forwarding.Decision) {
-        guard let context, let current = exchange?.number else { return }
+        guard let context, let current = machine.current else { return }
         switch decision {
         case .forward(let request, let body, let check, let upstream, let responseFields):
             send(request, body: body, rejectionCheck: check, upstream: upstream, responseFields: responseFields)
@@ -263,28 +222,26 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let promise = context.eventLoop.makePromise(of: Forwarding.Decision.self)
             promise.completeWithTask { await work() }
             promise.futureResult.assumeIsolated().whenSuccess { [self] decision in
-                if exchange?.number == current { carry(decision) }
+                if machine.current == current { carry(decision) }
             }
         }
     }
 
     /// Writes a whole response of our own.
     private func answer(_ head: HTTPResponse, body: [UInt8]) {
-        // A body not read whole is left on the connection: it ends with this answer.
-        if self.exchange?.body != nil, self.exchange?.requestEnded == false { self.exchange?.closesConnection = true }
         guard let context, let exchange else { return }
         var head = head
         head.headerFields[.contentLength] = String(body.count)
-        writeHead(head)
+        // A streamed body not read whole is left on the connection: it ends with this answer.
+        writeHead(head, relayed: false, leavesBodyUnread: exchange.body != nil)
         if !body.isEmpty, !exchange.isHead { context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil) }
         writeEnd()
     }
 
-    private func writeHead(_ head: HTTPResponse) {
+    private func writeHead(_ head: HTTPResponse, relayed: Bool, leavesBodyUnread: Bool = false) {
         guard let context, let exchange else { return }
         var head = head
-        if exchange.closesConnection { head.headerFields[.connection] = "close" }
-        self.exchange?.responseStarted = true
+        if machine.answerStarts(relayed: relayed, leavesBodyUnread: leavesBodyUnread) { head.headerFields[.connection] = "close" }
         exchange.span?.attributes["http.response.status_code"] = Int(head.status.code)
         forwarding.logger.debug(
             "request answered",
@@ -294,16 +251,13 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Ends the response, and the connection when the client asked for that.
     private func writeEnd() {
-        guard let context, let exchange else { return }
-        self.exchange?.responseEnded = true
-        if exchange.closesConnection {
-            closing = true
-            heldParts = []
+        guard let context, exchange != nil else { return }
+        if machine.answerEnds() {
             context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         } else {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            finishIfDone()
         }
-        finishIfDone()
     }
 
     private func send(
@@ -316,34 +270,31 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var request = request
         if case .empty = body.body, Self.bodyExpected.contains(request.method) { request.headerFields[.contentLength] = "0" }
         exchange?.upstreamBody = body
-        exchange?.sent = true
         exchange?.rejectionCheck = rejectionCheck
         upstreamDeadline.set(context.eventLoop.now + forwarding.timeout, on: context.eventLoop.assumeIsolated()) { [self] in checkUpstreamDeadline() }
         if let span = exchange?.span { tracer?.inject(span.context, into: &request.headerFields, using: HTTPFieldsCarrier()) }
         exchange?.request = request
-        exchange?.onReusedConnection = upstream.send(request, body: body.body, to: target, on: context.eventLoop, owner: self)
+        machine.sentUpstream(reused: upstream.send(request, body: body.body, to: target, on: context.eventLoop, owner: self))
     }
 
     /// Ends the exchange once both its request and its response have, and goes on with what
     /// was held behind it.
     private func finishIfDone() {
-        guard let current = exchange, current.requestEnded, current.responseEnded else { return }
+        guard let held = machine.finishIfDone() else { return }
         upstreamDeadline.clear()
-        current.upstreamBody.spool?.remove()
-        current.span?.end()
+        exchange?.upstreamBody.spool?.remove()
+        exchange?.span?.end()
         exchange = nil
         guard let context else { return }
-        let held = heldParts
-        heldParts = []
         for item in held {
             switch item {
-            case .part(let part): take(part, context: context)
-            case .refused(let refused): refuse(refused)
+            case .part(let part): perform(machine.received(part), context: context)
+            case .refused(let problem): perform(machine.refused(problem), context: context)
             }
         }
         if !held.isEmpty { context.fireChannelReadComplete() }
         releaseHeldRead()
-        if inputClosed || quiescing, exchange == nil { context.close(promise: nil) }
+        if machine.closesWhenIdle { context.close(promise: nil) }
     }
 
     private func endEverything() {
@@ -352,7 +303,6 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         exchange?.body?.fail(ChannelError.ioOnClosedChannel)
         exchange?.upstreamBody.spool?.remove()
         exchange = nil
-        heldParts = []
         upstream.close()
     }
 
@@ -370,7 +320,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func upstreamRead(_ part: HTTPResponsePart) {
-        guard let context, let current = exchange, current.sent, !current.responseEnded else { return }
+        guard let context, let current = exchange, machine.awaitsUpstream else { return }
         switch part {
         case .head(let head):
             guard head.status.kind != .informational else { return }
@@ -379,7 +329,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if current.rejectionCheck != nil, Forwarding.checkedStatuses.contains(head.status.code) {
                 exchange?.heldRejection = (relayed, ByteBuffer())
             } else {
-                writeHead(relayed)
+                writeHead(relayed, relayed: true)
             }
         case .body(var bytes):
             if current.heldRejection != nil {
@@ -398,7 +348,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 current.heldRejection = nil
                 current.rejectionCheck = nil
                 if let retry = check?(held.head, Array(held.body.readableBytesView)) {
-                    exchange?.sent = false
+                    machine.decidingAgain()
                     carry(retry)
                     return
                 }
@@ -412,24 +362,22 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// the check acts on); what follows of it is relayed as it arrives.
     private func relay(_ held: (head: HTTPResponse, body: ByteBuffer)) {
         guard let context, let exchange else { return }
-        writeHead(held.head)
+        writeHead(held.head, relayed: true)
         if !exchange.isHead, held.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(held.body)), promise: nil) }
     }
 
     func upstreamReadComplete() {
-        if exchange?.responseStarted == true { context?.flush() }
+        if machine.answerStarted { context?.flush() }
     }
 
     /// The upstream connection closed: an exchange waiting on it fails.
     func upstreamClosed() {
-        guard let context, let current = exchange, current.sent, !current.responseEnded else { return }
-        if current.onReusedConnection, !current.responseStarted, let request = current.request, let route = current.upstream,
-            Self.idempotent.contains(request.method),
-            current.upstreamBody.body.isReplayable {
+        guard let context, let current = exchange, machine.awaitsUpstream else { return }
+        if let request = current.request, let route = current.upstream, Self.idempotent.contains(request.method),
+            current.upstreamBody.body.isReplayable, machine.resendsAfterUpstreamClosed() {
             // The upstream closed a kept-alive connection as the request went out (its idle
             // timeout, most likely): an idempotent request goes once more, on a new connection.
-            exchange?.request = nil
-            exchange?.onReusedConnection = upstream.send(request, body: current.upstreamBody.body, to: route, on: context.eventLoop, owner: self)
+            _ = upstream.send(request, body: current.upstreamBody.body, to: route, on: context.eventLoop, owner: self)
             return
         }
         forwarding.logger.warning("upstream failed", metadata: ["error": "the upstream closed the connection before the response ended"])
@@ -451,12 +399,12 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// dropped either way, so no late response is taken for a later request.
     private func failExchange(timedOut: Bool) {
         upstream.close()
-        guard let context, let current = exchange else { return }
-        guard !current.responseStarted else {
+        guard let context, exchange != nil else { return }
+        guard !machine.answerStarted else {
             context.close(promise: nil)
             return
         }
-        exchange?.sent = false
+        machine.decidingAgain()
         if timedOut {
             carry(Forwarding.answer(.gatewayTimeout, "IntegrationTimeout", "Endpoint request timed out"))
         } else {
