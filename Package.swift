@@ -109,6 +109,7 @@ let package = Package(
             dependencies: [
                 "MultiAuthStore", "MultiAuthCore", logging, .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         // JWTs checked as a server checks them (key sets, signatures, claims): no transport, no sign-in.
@@ -161,7 +162,7 @@ let package = Package(
         // Request bodies (files, streams) read as NIO ByteBuffers in chunks, off the cooperative pool.
         .target(
             name: "MultiAuthNIOBodies",
-            dependencies: ["MultiAuthHTTP", "MultiAuthCore", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["MultiAuthHTTP", "MultiAuthCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict),
         .target(
             name: "MultiAuthAsyncHTTPClient",
@@ -269,7 +270,7 @@ let package = Package(
             name: "MultiAuthServerCLI",
             dependencies: [
                 "MultiAuthStore", "MultiAuthSigV4", .product(name: "NIOCore", package: "swift-nio"), "MultiAuthAWSClient", "MultiAuthCLI", "MultiAuthPostgresStore",
-                "MultiAuthAsyncHTTPClient", "MultiAuthHTTP", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCurl", "MultiAuthTokens", "MultiAuthLogins", "MultiAuthAppSync",
+                "MultiAuthAsyncHTTPClient", "MultiAuthHTTP", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthTokens", "MultiAuthLogins", "MultiAuthAppSync",
                 "MultiAuthRealtime", "MultiAuthAppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes, logging, "MultiAuthInboundAuthorization",
                 "MultiAuthReverseProxy", "MultiAuthCredentialsServer", "MultiAuthServerGuards", "MultiAuthCachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
                 "MultiAuthAPIDefinition", "MultiAuthJSONWebTokens",

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import HTTPTypes
 import MultiAuthCore
+import MultiAuthNIOBodies
 import MultiAuthHTTP
 import NIOCore
 import NIOHTTP1
@@ -39,7 +40,7 @@ final class ResponseSink {
         case .memory, .relay: break
         case .descriptor(let descriptor, _): sink.descriptor = descriptor
         case .file(let path):
-            sink.descriptor = try await runBlocking { () -> Result<Int32, HTTPTransportError> in
+            sink.descriptor = try await runOnThreadPool { () -> Result<Int32, HTTPTransportError> in
                 let descriptor = openFile(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
                 guard descriptor >= 0 else { return .failure(.unwritableResponseFile(path: path, reason: String(cString: strerror(errno)))) }
                 return .success(descriptor)
@@ -90,7 +91,7 @@ final class ResponseSink {
     private func write(_ chunk: ByteBuffer) async throws(HTTPTransportError) {
         let descriptor = descriptor
         let name = if case .file(let path) = destination { path } else { "standard output" }
-        try await runBlocking { () -> Result<Void, HTTPTransportError> in
+        try await runOnThreadPool { () -> Result<Void, HTTPTransportError> in
             guard let failure = chunk.withUnsafeReadableBytes({ writeFully(descriptor, $0) }) else { return .success(()) }
             return .failure(.unwritableResponseFile(path: name, reason: String(cString: strerror(failure))))
         }

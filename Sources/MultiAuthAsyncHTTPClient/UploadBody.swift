@@ -13,7 +13,7 @@ import NIOCore
 import Synchronization
 
 /// A ``MultiAuthCore/OutgoingBody`` as an AsyncHTTPClient body: bytes as they are; files and
-/// streams read in chunks on a dispatch thread (``MultiAuthCore/runBlocking(_:)``) while
+/// streams read in chunks on NIO's thread pool (`runOnThreadPool`) while
 /// they are sent, never held whole, and exactly the announced length.
 enum UploadBody {
     /// The body to send, opened now so an unreadable file fails before anything is sent,

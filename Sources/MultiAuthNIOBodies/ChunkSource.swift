@@ -27,7 +27,7 @@ package struct UploadChunks: AsyncSequence, Sendable {
 
         package func next() async throws -> ByteBuffer? {
             let source = source
-            return try await runBlocking { Result { () throws(BodyError) -> ByteBuffer? in try source.next() } }
+            return try await runOnThreadPool { Result { () throws(BodyError) -> ByteBuffer? in try source.next() } }
         }
     }
 }

@@ -15,27 +15,15 @@ final class PostgresConnections: Sendable {
     let timeout: Double
     let logger: Logger
     private let client: PostgresClient
-    /// Runs the pool when no caller's service group does; cancelled when the store is released.
-    private let runner: Task<Void, Never>?
     private let reached = Mutex(false)
 
-    /// The pool of at most four connections (a statement, the listener, and room for a
-    /// gateway's concurrent reads) is `client`, which the caller runs, or else one of its own.
-    init(url: PostgresStoreURL, timeout: Double, logger: Logger, client: PostgresClient? = nil) {
+    /// Statements run on `client`, the pool the caller's service group runs.
+    init(url: PostgresStoreURL, timeout: Double, logger: Logger, client: PostgresClient) {
         self.url = url
         self.timeout = timeout
         self.logger = logger
-        if let client {
-            self.client = client
-            runner = nil
-        } else {
-            let own = PostgresClient(configuration: url.clientConfiguration(connectTimeout: .clamped(seconds: timeout), maximumConnections: 4), backgroundLogger: logger)
-            self.client = own
-            runner = Task { await own.run() }
-        }
+        self.client = client
     }
-
-    deinit { runner?.cancel() }
 
     /// Runs `work` on a connection leased from the pool; waiting for it and the work together
     /// are bounded by ``timeout``.

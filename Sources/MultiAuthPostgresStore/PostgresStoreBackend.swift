@@ -27,9 +27,9 @@ public import PostgresNIO
 /// `lock_timeout`: a process that dies releases it with its connection. Every connect and
 /// statement is bounded by `timeout`.
 ///
-/// Statements and the listener share a pool, postgres-nio's `PostgresClient`: one the caller
-/// runs as a `Service` in its service group (``init(url:client:timeout:logger:)``), or one the
-/// backend runs itself until it is released (``init(url:timeout:logger:)``).
+/// Statements and the listener share a pool, postgres-nio's `PostgresClient`, which the caller
+/// runs as a `Service` in its service group: its own (``init(url:client:timeout:logger:)``),
+/// or one of ``PostgresStorePools`` (``init(url:pools:timeout:logger:)``).
 public final class PostgresStoreBackend: StoreBackend {
     /// Where the store is.
     public let url: PostgresStoreURL
@@ -39,11 +39,10 @@ public final class PostgresStoreBackend: StoreBackend {
     static let channel = "multiauth_store"
     static let format: Int32 = 1
 
-    /// The store `url` names, on a pool of its own that runs until the backend is released;
-    /// each connect and statement gives up after `timeout`.
-    public init(url: PostgresStoreURL, timeout: Duration = .seconds(10), logger: Logger = .disabled) {
-        self.url = url
-        connections = PostgresConnections(url: url, timeout: timeout.inSeconds, logger: logger)
+    /// The store `url` names, on its pool among `pools` (whose `run()` the caller's service
+    /// group runs); each connect and statement gives up after `timeout`.
+    public convenience init(url: PostgresStoreURL, pools: PostgresStorePools, timeout: Duration = .seconds(10), logger: Logger = .disabled) {
+        self.init(url: url, client: pools.pool(for: url, connectTimeout: timeout, logger: logger), timeout: timeout, logger: logger)
     }
 
     /// The store `url` names, its statements run on `client`, whose `run()` the caller runs
@@ -214,18 +213,22 @@ extension PostgresStoreBackend {
     /// `PGPASSWORD` in `environment`); the lock timeout is at least 10 s, the schema step's.
     public struct Opener: StoreBackendOpener {
         let environment: [String: String]
+        let pools: PostgresStorePools
         let logger: Logger
 
-        /// An opener reading connection settings from `environment`.
-        public init(environment: [String: String], logger: Logger = .disabled) {
+        /// An opener reading connection settings from `environment`, whose stores' pools are
+        /// among `pools` (which the caller runs).
+        public init(environment: [String: String], pools: PostgresStorePools, logger: Logger = .disabled) {
             self.environment = environment
+            self.pools = pools
             self.logger = logger
         }
 
         public func opens(_ location: String) -> Bool { PostgresStoreURL.isPostgres(location) }
 
         public func open(_ location: String, lockTimeout: Duration) throws(StoreError) -> any StoreBackend {
-            PostgresStoreBackend(url: try PostgresStoreURL(location, environment: environment), timeout: max(lockTimeout, .seconds(10)), logger: logger)
+            PostgresStoreBackend(
+                url: try PostgresStoreURL(location, environment: environment), pools: pools, timeout: max(lockTimeout, .seconds(10)), logger: logger)
         }
     }
 }

@@ -1,5 +1,6 @@
 package import HTTPTypes
 import MultiAuthCore
+import MultiAuthNIOBodies
 import Synchronization
 
 #if canImport(Glibc)
@@ -63,7 +64,7 @@ package final class AccessLog: Sendable {
         }
         let bytes = batch.bytes + (batch.dropped > 0 ? Array("{\"dropped_lines\":\(batch.dropped)}\n".utf8) : [])
         let descriptor = self.descriptor
-        await runBlocking { () -> Result<Void, Never> in
+        await runOnThreadPool { () -> Result<Void, Never> in
             Self.writeAll(bytes, to: descriptor)
             return .success(())
         }

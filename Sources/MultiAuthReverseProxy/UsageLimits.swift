@@ -3,6 +3,7 @@ package import Logging
 package import MultiAuthAPIDefinition
 package import MultiAuthCore
 import MultiAuthInboundAuthorization
+import MultiAuthNIOBodies
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -184,7 +185,7 @@ package final class UsageLimits: Sendable {
     package func keepWritten() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
-            await runBlocking { Result<Void, Never>.success(self.flush()) }
+            await runOnThreadPool { Result<Void, Never>.success(self.flush()) }
         }
     }
 

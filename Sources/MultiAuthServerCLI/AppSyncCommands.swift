@@ -4,7 +4,6 @@ import MultiAuthAuthorization
 import MultiAuthCLI
 import MultiAuthCore
 import MultiAuthCredentials
-import MultiAuthCurl
 import MultiAuthLogins
 import MultiAuthRealtime
 import MultiAuthTokens
@@ -34,7 +33,7 @@ struct ClientsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.load()
-        let factory = ClientFactory(configuration: configuration, cacheDirectory: options.cacheDir, useClientDatabasePrefix: !options.noDatabasePrefix, http: CurlHTTPClient())
+        let factory = ClientFactory(configuration: configuration, cacheDirectory: options.cacheDir, useClientDatabasePrefix: !options.noDatabasePrefix, http: ServerSenders.commands)
         var lines = ["ENTRY\tMODE\tURL\tPREFIX\tDATABASES"]
         for entry in configuration.appSync {
             let prefix = factory.useClientDatabasePrefix ? (entry.clientDatabasePrefix ?? entry.name) : "-"
@@ -136,7 +135,7 @@ struct ClearCachesCommand: AsyncParsableCommand {
         if queries { selected.insert(.queries) }
         if mutations { selected.insert(.mutations) }
         if subscriptions { selected.insert(.subscriptions) }
-        let factory = ClientFactory(configuration: try options.load(), cacheDirectory: options.cacheDir, useClientDatabasePrefix: !options.noDatabasePrefix, http: CurlHTTPClient())
+        let factory = ClientFactory(configuration: try options.load(), cacheDirectory: options.cacheDir, useClientDatabasePrefix: !options.noDatabasePrefix, http: ServerSenders.commands)
         let errors = await factory.clearCaches(entry: client, options: selected.isEmpty ? .all : selected)
         for error in errors { StandardError.emit("multiauth: error: \(error)") }
         if !errors.isEmpty { throw CLIError(message: "\(errors.count) cache(s) could not be cleared", exitCode: 1) }
@@ -151,8 +150,8 @@ struct RealtimeURLCommand: AsyncParsableCommand {
 
     func run() async throws {
         let factory = ClientFactory(
-            configuration: try graphql.options.load(), cacheDirectory: graphql.options.cacheDir, http: CommandTimeout.transport(),
-            credentials: graphql.profile.map { DefaultCredentialsChain.make(profile: $0, http: CommandTimeout.transport()) },
+            configuration: try graphql.options.load(), cacheDirectory: graphql.options.cacheDir, http: ServerSenders.commands,
+            credentials: graphql.profile.map { DefaultCredentialsChain.make(profile: $0, http: ServerSenders.commands) },
             tokenProviders: graphql.token.map { token in
                 Dictionary(uniqueKeysWithValues: [AuthMode.amazonCognitoUserPools, .openIDConnect, .awsLambda].map { ($0, StaticTokenProvider.fixed(token)) })
             } ?? [:])

@@ -51,10 +51,10 @@ struct ClientAccessOptions: ParsableArguments {
             let (record, provider) = try await loginOptions.provider(in: logins)
             providers[record.authMode] = provider
         }
-        let credentials: (any CredentialsProvider)? = profile.map { DefaultCredentialsChain.make(profile: $0, http: CommandTimeout.transport()) }
+        let credentials: (any CredentialsProvider)? = profile.map { DefaultCredentialsChain.make(profile: $0, http: ServerSenders.commands) }
         return ClientFactory(
             configuration: try options.load(), cacheDirectory: options.cacheDir, useClientDatabasePrefix: !options.noDatabasePrefix,
-            http: CommandTimeout.transport(), credentials: credentials, tokenProviders: providers,
+            http: ServerSenders.commands, credentials: credentials, tokenProviders: providers,
             apiKey: try apiKey.map { try CommandLineSecret.value($0, flag: "--api-key", alternative: nil) },
             webSocket: realtime.map { _ in NIOWebSocketConnector() }, realtimeSettings: realtime ?? RealtimeConnection.Settings(),
             logger: logger)

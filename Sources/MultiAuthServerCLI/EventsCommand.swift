@@ -40,7 +40,7 @@ struct EventsAccessOptions: ParsableArguments {
     /// The client; with a WebSocket connector when `subscribing`.
     func client(subscribing: Bool, logger: Logger) async throws -> EventsClient {
         EventsClient(
-            endpoint: endpoint, mode: mode, authorizer: try await authorizer(logger: logger), transport: CommandTimeout.transport(),
+            endpoint: endpoint, mode: mode, authorizer: try await authorizer(logger: logger), transport: ServerSenders.commands,
             webSocket: subscribing ? NIOWebSocketConnector() : nil, logger: logger)
     }
 

@@ -30,7 +30,13 @@ package struct MultiAuthServerCommand: AsyncParsableCommand {
     /// failures as `multiauth` does.
     package static func main(arguments: [String]) async -> Int32 {
         if let mismatch = ReleaseVersion.handOverMismatch() { return CommandProcess.report(mismatch) }
-        StoreOpeners.added.withLock { $0 = [PostgresStoreBackend.Opener(environment: ProcessInfo.processInfo.environment)] }
+        // The pools of the PostgreSQL stores a command opens run in the process's service group.
+        let pools = PostgresStorePools()
+        StoreOpeners.added.withLock { $0 = [PostgresStoreBackend.Opener(environment: ProcessInfo.processInfo.environment, pools: pools)] }
+        return await pools.serving(logger: TraceLog.logger(verbose: false)) { await command(arguments) }
+    }
+
+    private static func command(_ arguments: [String]) async -> Int32 {
         // A store command handed over for its PostgreSQL store runs as `multiauth` runs it.
         if let first = arguments.first, ServerCommand.describesEveryCommand.contains(first) {
             return await CommandProcess.run(EveryCommand.self) { try EveryCommand.parseAsRoot(arguments) }

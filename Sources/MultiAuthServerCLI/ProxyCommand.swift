@@ -6,7 +6,6 @@ import MultiAuthAWSClient
 import MultiAuthCLI
 import MultiAuthCore
 import MultiAuthCredentials
-import MultiAuthCurl
 import MultiAuthReverseProxy
 
 /// `multiauth proxy`: a local proxy that authorizes every request it forwards.
