@@ -61,15 +61,14 @@ public final class AuthorizedHTTPClient: Sendable {
             attempts.begin()
             let authorized: AuthorizedRequest
             do { authorized = try await authorizer.authorize(request, body: body, at: clock.signingDate()) } catch { throw .authorization(error) }
-            let canRepeat = !body.isConsumed && !authorized.body.isConsumed
             let outcome: Result<ReceivedResponse, RequestError>
             let next: RetryAttempts.Next
             do {
                 let response = try await transport.send(authorized.request, body: authorized.body, responseBody: responseBody)
-                next = attempts.next(after: response, canRepeat: canRepeat)
+                next = attempts.next(after: response, canRepeat: canRepeat(body, authorized))
                 outcome = .success(response)
             } catch {
-                next = attempts.next(after: error, canRepeat: canRepeat)
+                next = attempts.next(after: error, canRepeat: canRepeat(body, authorized))
                 outcome = .failure(error == .cancelled ? .cancelled : .transport(error))
             }
             switch next {
@@ -84,6 +83,12 @@ public final class AuthorizedHTTPClient: Sendable {
                 do { try await attempts.sleep(wait) } catch { throw .cancelled }
             }
         }
+    }
+
+    /// Whether the body can go again, read once the attempt was sent: a stream that cannot be
+    /// replayed is consumed by sending it.
+    private func canRepeat(_ body: OutgoingBody, _ authorized: AuthorizedRequest) -> Bool {
+        !body.isConsumed && !authorized.body.isConsumed
     }
 }
 

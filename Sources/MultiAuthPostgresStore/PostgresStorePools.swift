@@ -24,7 +24,8 @@ public final class PostgresStorePools: Service, Sendable {
     /// gateway's concurrent reads) for the database `url` names, made on first use.
     package func pool(for url: PostgresStoreURL, connectTimeout: Duration, logger: Logger) -> PostgresClient {
         pools.withLock { pools in
-            let key = "\(url.location) \(connectTimeout)"
+            // One pool per database and login: the stores (rows) in it share it.
+            let key = "\(url.user)@\(url.host):\(url.port)/\(url.database) \(url.sslMode) \(url.rootCertificates ?? "") \(connectTimeout)"
             if let pool = pools[key] { return pool }
             let pool = PostgresClient(configuration: url.clientConfiguration(connectTimeout: connectTimeout, maximumConnections: 4), backgroundLogger: logger)
             pools[key] = pool

@@ -15,14 +15,27 @@ import Testing
 /// scripts/test starts; psql, an independent client, shows what the database holds.
 @Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.postgresAvailable, "PostgreSQL is not running: use scripts/test"))
 struct PostgresStoreTests {
-    /// The pools of the backends these tests open themselves, run as a service for as long
-    /// as the test process lives (each test's store is a database or row of its own).
-    static let pools: PostgresStorePools = {
+    /// Runs `work` with pools of its own, served for as long as it runs (a host's process).
+    static func withPools<T: Sendable>(_ work: (PostgresStorePools) async throws -> T) async throws -> T {
         let pools = PostgresStorePools()
-        let group = ServiceGroup(services: [pools], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        Task { try await group.run() }
-        return pools
-    }()
+        let outcome: Result<T, any Error> = await pools.serving(logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })) {
+            do { return .success(try await work(pools)) } catch { return .failure(error) }
+        }
+        return try outcome.get()
+    }
+
+    /// Pools served until `stop()` (a test's `defer`).
+    struct ServedPools {
+        let pools = PostgresStorePools()
+        let group: ServiceGroup
+
+        init() {
+            group = ServiceGroup(services: [pools], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            Task { [group] in try await group.run() }
+        }
+
+        func stop() { Task { [group] in await group.triggerGracefulShutdown() } }
+    }
 
     /// A store of its own (`?store=NAME`) in a database of its own, so that no test sees
     /// another's rows or schema; a key file in `folder`.
@@ -106,8 +119,10 @@ struct PostgresStoreTests {
                 for host in 0..<16 {
                     group.addTask {
                         let url = try PostgresStoreURL(database + "&store=host\(host)", environment: SharedStore.environment)
-                        do { try await PostgresStoreBackend(url: url, pools: Self.pools).create([1, 2, 3]) } catch { return "host \(host): \(error)" }
-                        return nil
+                        return try await Self.withPools { pools in
+                            do { try await PostgresStoreBackend(url: url, pools: pools).create([1, 2, 3]) } catch { return "host \(host): \(error)" }
+                            return nil
+                        }
                     }
                 }
                 return try await group.reduce(into: [String]()) { if let failure = $1 { $0.append(failure) } }
@@ -168,7 +183,7 @@ struct PostgresStoreTests {
         _ = try await Self.psql("UPDATE multiauth_schema SET version = 2", in: store.database)
         let other = try PostgresStoreURL(store.database + "&store=another", environment: SharedStore.environment)
         await #expect(throws: StoreError.unsupportedVersion(path: other.location, version: 2)) {
-            try await PostgresStoreBackend(url: other, pools: Self.pools).create([1])
+            try await Self.withPools { try await PostgresStoreBackend(url: other, pools: $0).create([1]) }
         }
         #expect(try await Self.psql("SELECT version FROM multiauth_schema", in: store.database) == "2")
     }
@@ -198,7 +213,9 @@ struct PostgresStoreTests {
         #expect(try await Self.psql("SELECT version FROM multiauth_store WHERE name = '\(store.name)'", in: store.database) == "1")
         // A write at a version that is no longer current changes nothing (two hosts at once).
         _ = try await Self.psql("UPDATE multiauth_store SET format = 1 WHERE name = '\(store.name)'", in: store.database)
-        let backend = PostgresStoreBackend(url: try PostgresStoreURL(store.url, environment: SharedStore.environment), pools: Self.pools)
+        let served = ServedPools()
+        defer { served.stop() }
+        let backend = PostgresStoreBackend(url: try PostgresStoreURL(store.url, environment: SharedStore.environment), pools: served.pools)
         let read = try #require(try await backend.read())
         #expect(try await store.run(["store", "set", "svc", "acct"], input: "y\n").status == 0)
         await #expect(throws: StoreError.conflict(path: backend.location)) { try await backend.replace(read.bytes, expecting: read.version) }
@@ -232,7 +249,9 @@ struct PostgresStoreTests {
         let store = try await SharedStore()
         defer { store.folder.remove() }
         #expect(try await store.run(["store", "init"]).status == 0)
-        let backend = PostgresStoreBackend(url: try PostgresStoreURL(store.url, environment: SharedStore.environment), pools: Self.pools)
+        let served = ServedPools()
+        defer { served.stop() }
+        let backend = PostgresStoreBackend(url: try PostgresStoreURL(store.url, environment: SharedStore.environment), pools: served.pools)
         let held = try await backend.lock(timeout: .seconds(5))
         let blocked = try await store.run(["store", "--lock-timeout", "0.5", "set", "svc", "acct"], input: "z\n")
         #expect(blocked.status == 7 && blocked.stderr.contains("locked"), "\(blocked.stderr)")
@@ -370,7 +389,9 @@ struct PostgresStoreTests {
         let before = try await store.run(["token"])
         try #require(before.status == 0, "\(before.stderr)")
 
-        let backend = PostgresStoreBackend(url: try PostgresStoreURL(store.url, environment: SharedStore.environment), pools: Self.pools)
+        let served = ServedPools()
+        defer { served.stop() }
+        let backend = PostgresStoreBackend(url: try PostgresStoreURL(store.url, environment: SharedStore.environment), pools: served.pools)
         let held = try await backend.lock(timeout: .seconds(5))
         let waiting = """
             WITH k AS (SELECT hashtextextended('multiauth_store:\(store.name)', 0) AS v)
