@@ -508,7 +508,7 @@ let benchmarks: [Target] = [
     ),
     .executableTarget(
         name: "StoreBench",
-        dependencies: ["MultiAuthStore", "MultiAuthPostgresStore", "MultiAuthAWSStoreBackends", "MultiAuthCredentials", "MultiAuthCurl"],
+        dependencies: ["MultiAuthStore", "MultiAuthPostgresStore", "MultiAuthAWSStoreBackends", "MultiAuthCredentials", "MultiAuthCurl", logging],
         path: "Benchmarks/StoreBench",
         swiftSettings: strict
     ),

@@ -4,6 +4,7 @@
 // shared backends when their peers are given: PostgreSQL (MULTIAUTH_BENCH_POSTGRES_URL, with
 // PGPASSWORD) and Secrets Manager and SSM (MULTIAUTH_BENCH_MOTO_URL, through the signer).
 import Foundation
+import Logging
 import MultiAuthAWSStoreBackends
 import MultiAuthCredentials
 import MultiAuthCurl
@@ -50,8 +51,15 @@ let environment = ProcessInfo.processInfo.environment
 let name = "bench\(UUID().uuidString.prefix(8).lowercased())"
 var shared: [String: Any] = [:]
 if let url = environment["MULTIAUTH_BENCH_POSTGRES_URL"] {
-    let backend = PostgresStoreBackend(url: try PostgresStoreURL(url + "&store=" + name, environment: environment))
-    let measured = try await measure(CredentialStore(backend: backend, keySource: key), rounds: 200)
+    // The store's pool runs as a service for as long as the measuring does.
+    let storeURL = try PostgresStoreURL(url + "&store=" + name, environment: environment)
+    let pools = PostgresStorePools()
+    let outcome = await pools.serving(logger: Logger(label: "bench")) { () async -> Result<(gets: [String: Double], sets: [String: Double]), any Error> in
+        do { return .success(try await measure(CredentialStore(backend: PostgresStoreBackend(url: storeURL, pools: pools), keySource: key), rounds: 200)) } catch {
+            return .failure(error)
+        }
+    }
+    let measured = try outcome.get()
     shared["postgres"] = ["get": measured.gets, "set": measured.sets]
 }
 if environment["MULTIAUTH_BENCH_MOTO_URL"] != nil {

@@ -14,7 +14,7 @@ import Darwin
 /// protocol-conformance records that every first type lookup makes, which is most of what
 /// `sign` and `token` spend starting up.
 package enum ServerCommand: String, CaseIterable, Sendable {
-    case proxy, gateway, exec, clients, graphql, subscribe, events
+    case proxy, gateway, authz, exec, clients, graphql, subscribe, events
     case clearCaches = "clear-caches"
     case realtimeURL = "realtime-url"
 
@@ -23,6 +23,7 @@ package enum ServerCommand: String, CaseIterable, Sendable {
         switch self {
         case .proxy: "Forward every request received to an upstream, authorized in any mode (IAM, API key, user pools, OIDC, Lambda)."
         case .gateway: "Verify every request (SigV4/SigV4a, API keys, JWTs) and forward only verified ones to an upstream."
+        case .authz: "Decide for nginx, Caddy, Traefik or Envoy whether a request may pass (SigV4/SigV4a, API keys, JWTs), as the gateway would."
         case .exec: "Run a program with credentials from the default chain: in its environment, or from a local container or IMDSv2 endpoint."
         case .clients: "List the AppSync clients of an awsconfiguration.json: mode, URL, prefix, databases, problems."
         case .graphql: "Run a GraphQL query or mutation through the AppSync client of an entry or auth mode."

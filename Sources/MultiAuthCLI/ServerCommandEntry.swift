@@ -25,6 +25,7 @@ package struct ServerCommandEntry<Name: ServerCommandName>: ParsableCommand {
 extension ServerCommand {
     enum Proxy: ServerCommandName { static let command = ServerCommand.proxy }
     enum Gateway: ServerCommandName { static let command = ServerCommand.gateway }
+    enum Authz: ServerCommandName { static let command = ServerCommand.authz }
     enum Exec: ServerCommandName { static let command = ServerCommand.exec }
     enum Clients: ServerCommandName { static let command = ServerCommand.clients }
     enum GraphQL: ServerCommandName { static let command = ServerCommand.graphql }
@@ -35,7 +36,7 @@ extension ServerCommand {
 
     /// Every server command's entry, in the order `--help` lists them.
     static let entries: [any ParsableCommand.Type] = [
-        ServerCommandEntry<Proxy>.self, ServerCommandEntry<Gateway>.self, ServerCommandEntry<Exec>.self, ServerCommandEntry<Clients>.self,
+        ServerCommandEntry<Proxy>.self, ServerCommandEntry<Gateway>.self, ServerCommandEntry<Authz>.self, ServerCommandEntry<Exec>.self, ServerCommandEntry<Clients>.self,
         ServerCommandEntry<GraphQL>.self, ServerCommandEntry<Subscribe>.self, ServerCommandEntry<Events>.self,
         ServerCommandEntry<ClearCaches>.self, ServerCommandEntry<RealtimeURL>.self,
     ]

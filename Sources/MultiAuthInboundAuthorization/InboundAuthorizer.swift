@@ -191,7 +191,7 @@ public struct InboundAuthorizer: Sendable {
     public static let apiKeyField = HTTPField.Name("x-api-key")!
 
     /// True when the request carries a SigV4 or SigV4a signature, in a header or the query.
-    static func isSigned(_ request: HTTPRequest) -> Bool {
+    package static func isSigned(_ request: HTTPRequest) -> Bool {
         if let authorization = request.headerFields.firstValue(.authorization), authorization.hasPrefix("AWS4-") { return true }
         guard let path = request.path, let mark = path.firstIndex(of: "?") else { return false }
         return path[mark...].contains("X-Amz-Signature=") || path[mark...].contains("X-Amz-Algorithm=")

@@ -23,15 +23,51 @@ package struct VerifyingGateway: Sendable {
     let forwarder: UpstreamForwarder
     let metrics: ServerMetrics?
     let api: CurrentAPIPolicy?
+    /// As an auth service (`multiauth authz`): how the asking proxy names the request decided
+    /// on. Allowed requests are then answered 200 with the identity fields instead of sent on.
+    let authz: AuthzContract?
 
     /// A gateway to `forwarder`'s upstream, whose body limit is the gateway's. Each request is
     /// decided by the authorizer current when it arrived; each decision is counted in
     /// `metrics`. With `api`, requests are routed, authorized and sent as its definition says.
-    package init(authorizers: CurrentAuthorizer, forwarder: UpstreamForwarder, metrics: ServerMetrics? = nil, api: CurrentAPIPolicy? = nil) {
+    /// With `authz`, it is the auth service of a proxy: nothing is forwarded.
+    package init(
+        authorizers: CurrentAuthorizer, forwarder: UpstreamForwarder, metrics: ServerMetrics? = nil, api: CurrentAPIPolicy? = nil,
+        authz: AuthzContract? = nil
+    ) {
         self.authorizers = authorizers
         self.forwarder = forwarder
         self.metrics = metrics
         self.api = api
+        self.authz = authz
+    }
+
+    /// The request decided on: `head` itself, or for an auth service the client's request the
+    /// proxy asks about (a proxy that does not say is answered 400).
+    private func decided(_ head: HTTPRequest, logger: Logger) -> Result<HTTPRequest, AnswerNow> {
+        guard let authz else { return .success(head) }
+        return authz.original(of: head).mapError { AnswerNow(decision: rejected($0, route: nil, logger: logger)) }
+    }
+
+    /// The body hash of a request whose body did not come: none for a gateway (an empty
+    /// body), the contract's for an auth service.
+    private func unseenBodySHA256(_ head: HTTPRequest) -> Result<String?, InboundRejection> {
+        authz?.bodySHA256(unseen: head) ?? .success(nil)
+    }
+
+    /// An auth service's denial body and status, for a proxy that passes on neither (nginx).
+    static let errorBodyField = HTTPField.Name("X-MultiAuth-Error-Body")!
+    static let statusField = HTTPField.Name("X-MultiAuth-Status")!
+
+    /// What an auth service answers a request that may pass: 200, with the identity fields a
+    /// proxy copies to the upstream (`auth_request_set`, `copy_headers`, `authResponseHeaders`).
+    private static func allowed(_ principal: Principal?) -> Forwarding.Decision {
+        var fields = HTTPFields()
+        if let principal {
+            fields[UpstreamForwarder.principalField] = principal.name
+            fields[UpstreamForwarder.modeField] = principal.mode.rawValue
+        }
+        return .answer(HTTPResponse(status: .ok, headerFields: fields), body: [])
     }
 
     /// How one request is decided and sent: by whom (nil: anyone may call), what else an
@@ -73,12 +109,22 @@ package struct VerifyingGateway: Sendable {
 
     /// The gateway's route to its upstream, over `tls` for an https upstream.
     package func route(tls: UpstreamTLS, logger: Logger) -> Forwarding.Route {
-        Forwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] head, client, inbound in
+        Forwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] asked, client, inbound in
+            let head: HTTPRequest
+            switch decided(asked, logger: logger) {
+            case .failure(let answer): return answer.decision
+            case .success(let found): head = found
+            }
             switch plan(head, from: client) {
             case .failure(let answer): return answer.decision
             case .success(let plan): return await verified(head, body: inbound, plan: plan, logger: logger)
             }
-        }, decideWithBytes: { [self] head, client, bytes in
+        }, decideWithBytes: { [self] asked, client, bytes in
+            let head: HTTPRequest
+            switch decided(asked, logger: logger) {
+            case .failure(let answer): return answer.decision
+            case .success(let found): head = found
+            }
             let plan: Plan
             switch self.plan(head, from: client) {
             case .failure(let answer): return answer.decision
@@ -90,14 +136,26 @@ package struct VerifyingGateway: Sendable {
                 return .later { [self] in carried(await Self.decide(head, plan: plan, bodySHA256: sha256), for: head, plan: plan, body: body, logger: logger) }
             }
             return carried(decision, for: head, plan: plan, body: body, logger: logger)
-        }) { [self] head, client in
+        }) { [self] asked, client in
+            let head: HTTPRequest
+            switch decided(asked, logger: logger) {
+            case .failure(let answer): return answer.decision
+            case .success(let found): head = found
+            }
             let plan: Plan
             switch self.plan(head, from: client) {
             case .failure(let answer): return answer.decision
             case .success(let found): plan = found
             }
-            guard let decision = Self.decideWithoutSuspending(head, plan: plan, bodySHA256: nil) else {
-                return .later { [self] in carried(await Self.decide(head, plan: plan, bodySHA256: nil), for: head, plan: plan, body: .none, logger: logger) }
+            let sha256: String?
+            switch unseenBodySHA256(head) {
+            case .failure(let rejection):
+                count(head, by: plan.authorizer, passed: false)
+                return rejected(rejection, route: plan.routeName, logger: logger)
+            case .success(let hash): sha256 = hash
+            }
+            guard let decision = Self.decideWithoutSuspending(head, plan: plan, bodySHA256: sha256) else {
+                return .later { [self] in carried(await Self.decide(head, plan: plan, bodySHA256: sha256), for: head, plan: plan, body: .none, logger: logger) }
             }
             return carried(decision, for: head, plan: plan, body: .none, logger: logger)
         }
@@ -169,6 +227,10 @@ package struct VerifyingGateway: Sendable {
             body.discard()
             return rejected(rejection, route: plan.routeName, logger: logger)
         case .success(let principal):
+            if authz != nil {
+                body.discard()
+                return Self.allowed(principal)
+            }
             return plan.forward(head, principal, UpstreamBody(body.body, spool: body.spool))
         }
     }
@@ -177,7 +239,14 @@ package struct VerifyingGateway: Sendable {
         var metadata: Logger.Metadata = ["status": "\(rejection.status.code)", "reason": "\(rejection.reason)"]
         if let route { metadata["route"] = "\(route)" }
         logger.info("request rejected", metadata: metadata)
-        return .answer(rejection.responseHead, body: rejection.body)
+        var head = rejection.responseHead
+        // nginx's auth_request passes on a denial's status (401, 403) but not its body: the
+        // body goes in a field its config returns (docs/authz.md), as does a status it cannot pass.
+        if authz != nil {
+            head.headerFields[Self.errorBodyField] = String(decoding: rejection.body, as: UTF8.self)
+            head.headerFields[Self.statusField] = String(rejection.status.code)
+        }
+        return .answer(head, body: rejection.body)
     }
 
     /// An API route's decision: allowed, denied, throttled or over its quota.

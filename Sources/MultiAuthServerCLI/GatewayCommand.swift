@@ -18,19 +18,17 @@ import Foundation
 #endif
 
 /// `multiauth gateway`: a verifying gateway in front of one upstream, as API Gateway would stand.
-struct GatewayCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "gateway",
-        abstract: ServerCommand.gateway.abstract,
-        discussion: """
-            Rejections are answered as API Gateway answers them: 403 (401 for a missing JWT) with \
-            x-amzn-ErrorType and a JSON message. Verified requests reach the upstream with \
-            X-MultiAuth-Principal (access key id, API key name or JWT sub) and X-MultiAuth-Mode. \
-            Signatures are accepted within 5 minutes of the gateway's clock, as API Gateway accepts them. A presigned URL can \
-            be replayed until it expires: there is no replay cache. SIGINT or SIGTERM stops \
-            accepting and lets requests in flight finish.
-            """)
+typealias GatewayCommand = VerifyingCommand<GatewayRole>
 
+/// `multiauth authz`: the same verification as the auth service of a proxy that forwards itself.
+typealias AuthzCommand = VerifyingCommand<AuthzRole>
+
+/// The commands that verify requests as API Gateway does, with the same options: the gateway
+/// forwards what passes, the auth service answers its proxy.
+struct VerifyingCommand<Role: VerifyingRole>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration { Role.configuration }
+
+    @OptionGroup var role: Role.Options
     @OptionGroup var server: ServerOptions
     @Option(help: ArgumentHelp("A JSON file {\"ACCESS_KEY_ID\": \"secret\", …} of the key pairs whose signatures pass (mode 0600)." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
     var iamCredentials: String?
@@ -83,7 +81,7 @@ struct GatewayCommand: AsyncParsableCommand {
     func validate() throws {
         try ArgumentChecks.count(maxBody, "--max-body", in: 0...(5 << 30))
         if let refreshInterval { try ArgumentChecks.seconds(refreshInterval, "--refresh-interval", in: 0...86_400) }
-        if server.upstream == nil, api == nil { throw ValidationError("--upstream is required (or --api, whose routes name theirs)") }
+        if Role.forwards, server.upstream == nil, api == nil { throw ValidationError("--upstream is required (or --api, whose routes name theirs)") }
         if usagePlans != nil, api == nil { throw ValidationError("--usage-plans needs --api") }
     }
 
@@ -103,7 +101,7 @@ struct GatewayCommand: AsyncParsableCommand {
             } catch { throw CLIError("--usage-state", "\(error); --usage-state-reset keeps it aside and counts from zero") }
         }
         if limits != nil, usageState == nil, shared == nil {
-            StandardError.emit("multiauth gateway: warning: quota counts start again at each start (no --usage-state, no PostgreSQL --store)")
+            StandardError.emit("multiauth \(Role.name): warning: quota counts start again at each start (no --usage-state, no PostgreSQL --store)")
         }
         var policy: APIGatewayPolicy?
         if let api { policy = try await GatewayAPIDefinition.policy(api, authorizer: parts, tls: tls, deployment: deployment, usage: limits, metrics: metrics) }
@@ -117,11 +115,12 @@ struct GatewayCommand: AsyncParsableCommand {
         let forwarder: UpstreamForwarder
         do throws(ReverseProxyError) {
             forwarder = try UpstreamForwarder(
-                upstream: server.upstream ?? policy?.firstUpstream ?? "", maxBodySize: maxBody, spoolBudget: server.spoolBudget(maxBody: maxBody))
+                upstream: server.upstream ?? policy?.firstUpstream ?? Role.placeholderUpstream, maxBodySize: maxBody, spoolBudget: server.spoolBudget(maxBody: maxBody))
         } catch {
             throw CLIError("--upstream", error)
         }
-        let gateway = VerifyingGateway(authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics, api: apiPolicy)
+        let gateway = VerifyingGateway(
+            authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics, api: apiPolicy, authz: Role.contract(role))
         let forwarding = Forwarding(route: gateway.route(tls: tls, logger: logger), timeout: server.upstreamTimeout, logger: logger)
         let interval = refreshInterval ?? store.defaultRefreshInterval
         let changes = keyStore.flatMap { opened in interval > 0 ? opened.backend.changes(pollingEvery: .clamped(seconds: interval)) : nil }
@@ -131,9 +130,9 @@ struct GatewayCommand: AsyncParsableCommand {
             counting.cancel()
             limits?.flush()
         }
-        try await HangUpReload.whileServing(name: "multiauth gateway", watching: changes, reload: reloading) {
+        try await HangUpReload.whileServing(name: "multiauth \(Role.name)", watching: changes, reload: reloading) {
             try await LocalServer.run(
-                forwarding, listen: address, options: server, name: "multiauth-gateway", detail: "modes \(modes)", observability: observability,
+                forwarding, listen: address, options: server, name: "multiauth-\(Role.name)", detail: "modes \(modes)", observability: observability,
                 identify: { head in
                     let presented = authorizers.current.presented(head)
                     return (presented.mode?.rawValue ?? "NONE", presented.principal ?? "-")
@@ -228,7 +227,7 @@ struct GatewayCommand: AsyncParsableCommand {
     }
 
     /// API Gateway's window for a signing time: 5 minutes either way.
-    static let allowedSkew: Duration = .seconds(5 * 60)
+    static var allowedSkew: Duration { .seconds(5 * 60) }
 
     /// `{"AKID": "secret"}` from a file only its owner can read.
     static func readCredentials(_ path: String) throws -> [String: String] {

@@ -19,7 +19,7 @@ package struct MultiAuthServerCommand: AsyncParsableCommand {
         abstract: "The server and AppSync commands of multiauth.",
         version: ReleaseVersion.current,
         subcommands: [
-            ProxyCommand.self, GatewayCommand.self, ExecCommand.self, ClientsCommand.self, GraphQLCommand.self, SubscribeCommand.self,
+            ProxyCommand.self, GatewayCommand.self, AuthzCommand.self, ExecCommand.self, ClientsCommand.self, GraphQLCommand.self, SubscribeCommand.self,
             EventsCommand.self, ClearCachesCommand.self, RealtimeURLCommand.self, RolesAnywhereServerCommand.self,
         ]
     )

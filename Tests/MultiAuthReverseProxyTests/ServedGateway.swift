@@ -29,6 +29,21 @@ enum ServedGateway {
         let forwarder = try UpstreamForwarder(upstream: "http://127.0.0.1:\(upstream.port)/")
         let logger = Logger(label: "served-gateway", factory: { _ in SwiftLogNoOpLogHandler() })
         let gateway = VerifyingGateway(authorizers: CurrentAuthorizer(InboundAuthorizer()), forwarder: forwarder, api: CurrentAPIPolicy(policy))
+        try await serve(gateway, tls: tls, logger: logger) { try await body($0, upstream) }
+    }
+
+    /// Serves `multiauth authz` accepting `apiKeys` (key → name), in front of nothing (its
+    /// placeholder upstream is never called), while `body` runs with its port.
+    static func authz(apiKeys: [String: String], contract: AuthzContract, _ body: (Int) async throws -> Void) async throws {
+        let tls = try UpstreamTLS(caBundle: nil, verifies: true)
+        let logger = Logger(label: "served-authz", factory: { _ in SwiftLogNoOpLogHandler() })
+        let gateway = VerifyingGateway(
+            authorizers: CurrentAuthorizer(InboundAuthorizer(apiKeys: apiKeys)), forwarder: try UpstreamForwarder(upstream: "http://127.0.0.1:9/"),
+            authz: contract)
+        try await serve(gateway, tls: tls, logger: logger, body)
+    }
+
+    private static func serve(_ gateway: VerifyingGateway, tls: UpstreamTLS, logger: Logger, _ body: (Int) async throws -> Void) async throws {
         let forwarding = Forwarding(route: gateway.route(tls: tls, logger: logger), timeout: 30, logger: logger)
         let channel = ForwardingChannel(forwarding: forwarding) {
             [ExchangeGuards(headLimit: .seconds(30), bodyTimeout: .seconds(30), minimumRate: 1)]
@@ -41,7 +56,7 @@ enum ServedGateway {
             group.addTask { try await server.run() }
             var next = ports.makeAsyncIterator()
             guard let port = await next.next() else { throw ChannelError.ioOnClosedChannel }
-            do { try await body(port, upstream) } catch {
+            do { try await body(port) } catch {
                 group.cancelAll()
                 throw error
             }

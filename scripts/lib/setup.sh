@@ -27,12 +27,14 @@ run_as_root() {
 
 # apt packages: OpenSSL, libcurl and SQLite headers (CLibCrypto, CLibCurl, GRDB), pkg-config, the openssl
 # command (the test certificate, the bench's ECDSA floor); venv for Python; PostgreSQL's server
-# and psql (the shared store's peer); SoftHSM with
-# OpenSC's pkcs11-tool (the PKCS#11 token peer), and swtpm with OpenSSL's tpm2 provider (the TPM peer).
+# and psql (the shared store's peer); SoftHSM with OpenSC's pkcs11-tool (the PKCS#11 token
+# peer), swtpm with OpenSSL's tpm2 provider (the TPM peer), and nginx-light and Caddy (the proxies
+# `multiauth authz` answers).
 ensure_system_packages() {
     local missing=()
     for package in libssl-dev libcurl4-openssl-dev libsqlite3-dev pkg-config curl openssl postgresql postgresql-client \
-        softhsm2 opensc swtpm swtpm-tools tpm2-openssl keyutils pass gnupg gnome-keyring libsecret-tools dbus-daemon xmlsec1; do
+        softhsm2 opensc swtpm swtpm-tools tpm2-openssl keyutils pass gnupg gnome-keyring libsecret-tools dbus-daemon xmlsec1 \
+        nginx-light caddy; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
     done
     command -v python3 >/dev/null || missing+=(python3)

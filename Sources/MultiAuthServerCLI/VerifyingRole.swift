@@ -1,0 +1,83 @@
+import ArgumentParser
+import MultiAuthCLI
+import MultiAuthReverseProxy
+
+/// What sets the gateway and the auth service apart; their verification is the same.
+protocol VerifyingRole: SendableMetatype {
+    /// The options only this role has.
+    associatedtype Options: ParsableArguments & Sendable
+    static var configuration: CommandConfiguration { get }
+    /// The command's name, in messages.
+    static var name: String { get }
+    /// True when verified requests are sent on to an upstream.
+    static var forwards: Bool { get }
+    /// How an auth service reads the request it decides on (nil: a gateway).
+    static func contract(_ options: Options) -> AuthzContract?
+}
+
+extension VerifyingRole {
+    /// The upstream an auth service is given, which it never calls.
+    static var placeholderUpstream: String { "http://127.0.0.1:9/" }
+}
+
+/// No options beyond the shared ones.
+struct NoOptions: ParsableArguments {}
+
+/// `multiauth gateway`.
+enum GatewayRole: VerifyingRole {
+    static let configuration = CommandConfiguration(
+        commandName: "gateway",
+        abstract: ServerCommand.gateway.abstract,
+        discussion: """
+            Rejections are answered as API Gateway answers them: 403 (401 for a missing JWT) with \
+            x-amzn-ErrorType and a JSON message. Verified requests reach the upstream with \
+            X-MultiAuth-Principal (access key id, API key name or JWT sub) and X-MultiAuth-Mode. \
+            Signatures are accepted within 5 minutes of the gateway's clock, as API Gateway accepts them. A presigned URL can \
+            be replayed until it expires: there is no replay cache. SIGINT or SIGTERM stops \
+            accepting and lets requests in flight finish.
+            """)
+    static let name = "gateway"
+    static let forwards = true
+    static func contract(_ options: NoOptions) -> AuthzContract? { nil }
+}
+
+extension AuthzContract.Proxy: ExpressibleByArgument {}
+
+/// `multiauth authz`'s own options.
+struct AuthzOptions: ParsableArguments {
+    @Option(help: """
+        The proxy that asks: nginx (X-Original-Method, X-Original-URI, X-Original-Host), caddy or traefik         (X-Forwarded-Method, -Uri, -Host, -Proto), envoy (the request itself, after --path-prefix). Only its fields are         read: another proxy's would be the client's own.
+        """)
+    var proxy: AuthzContract.Proxy
+    @Flag(help: """
+        When the proxy does not send the body (nginx auth_request, Caddy forward_auth): take a signed x-amz-content-sha256 \
+        as the body's hash. The signature then proves the client sent that hash, not that the body the upstream gets has it; \
+        without this flag such a request is refused. UNSIGNED-PAYLOAD and body-less requests verify either way.
+        """)
+    var trustSignedPayloadHash = false
+    @Option(help: "With --proxy envoy: the prefix ext_authz's path_prefix puts before the client's path; it is taken off before verifying.")
+    var pathPrefix = ""
+
+    func validate() throws {
+        if !pathPrefix.isEmpty, proxy != .envoy { throw ValidationError("--path-prefix is for --proxy envoy") }
+    }
+}
+
+/// `multiauth authz`.
+enum AuthzRole: VerifyingRole {
+    static let configuration = CommandConfiguration(
+        commandName: "authz",
+        abstract: ServerCommand.authz.abstract,
+        discussion: """
+            Answers the auth requests of the --proxy named: nginx auth_request, Caddy forward_auth, Traefik ForwardAuth or \
+            Envoy ext_authz over HTTP: 200 with X-MultiAuth-Principal and X-MultiAuth-Mode for a request that passes, API Gateway's \
+            status, x-amzn-ErrorType and JSON message for one that does not. nginx turns any answer but 2xx, 401 and 403 into \
+            500: a usage plan's 429 needs the error_page in docs/authz.md. Nothing is forwarded. Let only the proxy reach \
+            this service: whoever calls it names the request it decides on.
+            """)
+    static let name = "authz"
+    static let forwards = false
+    static func contract(_ options: AuthzOptions) -> AuthzContract? {
+        AuthzContract(proxy: options.proxy, pathPrefix: options.pathPrefix, trustsSignedPayloadHash: options.trustSignedPayloadHash)
+    }
+}

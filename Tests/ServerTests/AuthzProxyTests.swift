@@ -1,0 +1,262 @@
+import Foundation
+import IntegrationSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `multiauth authz` as the auth service of the proxies people run: Debian's nginx
+/// (`auth_request`) and Caddy (`forward_auth`), started here with the configs docs/authz.md
+/// shows, in front of the echoing upstream. Requests are signed by botocore; what reaches the
+/// upstream is read from its echo, and a refused request never reaches it.
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available && !Peers.upstream.isEmpty && EngineProcess.installed, Peers.reason))
+struct AuthzProxyTests {
+    static let keyId = "AKIDAUTHZTEST"
+    static let secret = "authz-test-secret-not-real-0000000"
+
+    /// The auth service, one proxy in front of the upstream, and this test's path prefix there.
+    struct Fixture {
+        let authz: GatewayProcess
+        let engine: EngineProcess
+        let prefix = "/t/\(UUID().uuidString.lowercased())"
+        var base: String { engine.url + prefix }
+
+        init(_ engine: Engine, authzArguments: [String] = []) throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authz-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let credentials = folder.appendingPathComponent("keys.json")
+            try Data(#"{"\#(AuthzProxyTests.keyId)": "\#(AuthzProxyTests.secret)"}"#.utf8).write(to: credentials)
+            chmod(credentials.path, 0o600)
+            authz = try GatewayProcess(
+                ["authz", "--proxy", engine.rawValue, "--listen", "127.0.0.1:0", "--iam-credentials", credentials.path, "--api-key", "ci=authz-key-123", "-v"]
+                    + authzArguments)
+            self.engine = try EngineProcess(engine, folder: folder.path, authz: authz.url, upstream: Peers.upstream)
+        }
+
+        func stop() {
+            engine.stop()
+            #expect(authz.stop() == 0)
+        }
+
+        /// How many requests under this test's prefix reached the upstream.
+        func arrivals() async throws -> Int {
+            let answer = try await AuthzProxyTests.plain(Peers.upstream + "/_peer/count?prefix=" + prefix)
+            return try #require(answer.echo?["count"] as? Int)
+        }
+    }
+
+    enum Engine: String, CaseIterable, Sendable { case nginx, caddy }
+
+    /// A botocore-signed call (or a plain one, with `signer` nil) through the proxy.
+    static func call(_ url: String, _ extra: [String] = [], secret: String = secret, keyId: String = keyId) async throws -> GatewayTests.Outcome {
+        try await GatewayTests.signedCall(["--signer", "botocore", "--url", url] + extra, secret: secret, keyId: keyId)
+    }
+
+    @Test(arguments: Engine.allCases)
+    func signedCallsPassWithTheirPrincipalAndForgedOnesAreRefused(engine: Engine) async throws {
+        let fixture = try Fixture(engine)
+        defer { fixture.stop() }
+        let get = try await Self.call(fixture.base + "/items?page=2")
+        #expect(get.status == 200 && Self.echoed(get, "X-MultiAuth-Principal") == Self.keyId, "\(engine): \(get.echo ?? [:]) \(fixture.authz.log)")
+        #expect(Self.echoed(get, "X-MultiAuth-Mode") == "AWS_IAM" && get.echo?["target"] as? String == fixture.prefix + "/items?page=2")
+        // A POST whose signature says UNSIGNED-PAYLOAD: the body is the upstream's to judge.
+        let post = try await Self.call(fixture.base + "/items", ["--method", "POST", "--body", #"{"n":1}"#, "--header", "X-Amz-Content-SHA256: UNSIGNED-PAYLOAD"])
+        #expect(post.status == 200 && post.echo?["body_length"] as? Int == 7, "\(engine): \(post.echo ?? [:])")
+        let before = try await fixture.arrivals()
+        for (extra, secret, expected) in [
+            (["--tamper", "path"], Self.secret, "InvalidSignatureException"), (["--tamper", "query"], Self.secret, "InvalidSignatureException"),
+            ([], "a-wrong-secret", "InvalidSignatureException"),
+        ] {
+            let refused = try await Self.call(fixture.base + "/items", extra, secret: secret)
+            #expect(refused.status == 403 && refused.errorType == expected, "\(engine) \(extra): \(refused.status) \(refused.errorType ?? "-")")
+        }
+        let unsigned = try await Self.plain(fixture.base + "/items")
+        #expect(unsigned.status == 403 && unsigned.body == #"{"message":"Missing Authentication Token"}"#, "\(engine): \(unsigned.body)")
+        #expect(unsigned.errorType == "MissingAuthenticationTokenException")
+        #expect(try await fixture.arrivals() == before, "no refused request reached the upstream")
+        let keyed = try await Self.plain(fixture.base + "/keyed", header: "x-api-key: authz-key-123")
+        #expect(keyed.status == 200 && Self.echoed(keyed.outcome, "X-MultiAuth-Principal") == "ci", "\(engine): \(keyed.body)")
+        let wrongKey = try await Self.plain(fixture.base + "/keyed", header: "x-api-key: not-a-key")
+        #expect(wrongKey.status == 403 && wrongKey.body == #"{"message":"Forbidden"}"#, "\(engine): \(wrongKey.body)")
+    }
+
+    /// nginx and Caddy never send the body: a signature over the body's hash is refused, with a
+    /// reason, unless `--trust-signed-payload-hash`; then the signed hash is what is verified.
+    @Test(arguments: Engine.allCases)
+    func aSignedPayloadHashPassesOnlyWhenTrusted(engine: Engine) async throws {
+        let body = #"{"order":42}"#
+        let hash = Self.sha256(body)
+        let signed = ["--method", "POST", "--body", body, "--header", "X-Amz-Content-SHA256: \(hash)"]
+        let strict = try Fixture(engine)
+        let refused = try await Self.call(strict.base + "/orders", signed)
+        strict.stop()
+        #expect(refused.status == 403 && refused.errorType == "InvalidSignatureException", "\(engine): \(refused.status)")
+        #expect(strict.authz.log.contains("the proxy did not send the body"), "\(strict.authz.log)")
+        let trusting = try Fixture(engine, authzArguments: ["--trust-signed-payload-hash"])
+        defer { trusting.stop() }
+        let passed = try await Self.call(trusting.base + "/orders", signed)
+        #expect(passed.status == 200 && passed.echo?["body_sha256"] as? String == hash, "\(engine): \(passed.status) \(trusting.authz.log)")
+        // A hash that is not the body's still passes the auth service (it trusted the hash):
+        // that is what the flag's help says it trusts.
+        let forged = try await Self.call(trusting.base + "/orders", signed + ["--tamper", "body"])
+        #expect(forged.status == 200, "\(engine): \(forged.status)")
+    }
+
+    /// An unsigned call through `url` (with one `header`), sent by Python's http.client.
+    static func plain(_ url: String, header: String? = nil) async throws -> (status: Int, errorType: String?, body: String, echo: [String: Any]?, outcome: GatewayTests.Outcome) {
+        let output = try await Peers.python("scripts/oracles/plain_call.py", ["--url", url] + (header.map { ["--header", $0] } ?? []))
+        let object = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let headers = object["headers"] as? [String: String] ?? [:]
+        let body = object["body"] as? String ?? ""
+        let echo = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+        let status = try #require(object["status"] as? Int)
+        return (status, headers["x-amzn-errortype"], body, echo, GatewayTests.Outcome(status: status, errorType: headers["x-amzn-errortype"], echo: echo))
+    }
+
+    /// A header as the upstream received it, whatever the case the proxy gave its name (Caddy
+    /// writes Go's canonical `X-Multiauth-Principal`).
+    static func echoed(_ outcome: GatewayTests.Outcome, _ name: String) -> String? {
+        outcome.echoedHeaders.first { $0.key.lowercased() == name.lowercased() }?.value
+    }
+
+    static func sha256(_ text: String) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try? process.run()
+        input.fileHandleForWriting.write(Data(text.utf8))
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return String(decoding: output.fileHandleForReading.readDataToEndOfFile().prefix(64), as: UTF8.self)
+    }
+}
+
+/// nginx or Caddy, started for one test with the config docs/authz.md shows, on a free port.
+final class EngineProcess: @unchecked Sendable {
+    /// Both proxies are installed (scripts/test installs them).
+    static let installed = FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") && FileManager.default.isExecutableFile(atPath: "/usr/bin/caddy")
+    private let process = Process()
+    let url: String
+
+    init(_ engine: AuthzProxyTests.Engine, folder: String, authz: String, upstream: String) throws {
+        let port = try Self.freePort()
+        url = "http://127.0.0.1:\(port)"
+        let authzHost = authz.replacingOccurrences(of: "http://", with: "")
+        switch engine {
+        case .nginx:
+            let config = """
+                worker_processes 1;
+                error_log \(folder)/nginx-error.log warn;
+                pid \(folder)/nginx.pid;
+                events { worker_connections 64; }
+                http {
+                    access_log off;
+                    client_body_temp_path \(folder)/body; proxy_temp_path \(folder)/proxy;
+                    fastcgi_temp_path \(folder)/fastcgi; uwsgi_temp_path \(folder)/uwsgi; scgi_temp_path \(folder)/scgi;
+                    server {
+                        listen 127.0.0.1:\(port);
+                        location / {
+                            auth_request /_multiauth;
+                            auth_request_set $multiauth_principal $upstream_http_x_multiauth_principal;
+                            auth_request_set $multiauth_mode $upstream_http_x_multiauth_mode;
+                            auth_request_set $multiauth_error $upstream_http_x_multiauth_error_body;
+                            auth_request_set $multiauth_type $upstream_http_x_amzn_errortype;
+                            proxy_set_header X-MultiAuth-Principal $multiauth_principal;
+                            proxy_set_header X-MultiAuth-Mode $multiauth_mode;
+                            proxy_pass \(upstream);
+                            error_page 401 = @multiauth_401;
+                            error_page 403 = @multiauth_403;
+                        }
+                        location = /_multiauth {
+                            internal;
+                            proxy_pass \(authz)/auth;
+                            proxy_pass_request_body off;
+                            proxy_set_header Content-Length "";
+                            proxy_set_header X-Original-Method $request_method;
+                            proxy_set_header X-Original-URI $request_uri;
+                            proxy_set_header X-Original-Host $http_host;
+                        }
+                        location @multiauth_401 {
+                            default_type application/json;
+                            add_header x-amzn-ErrorType $multiauth_type always;
+                            return 401 $multiauth_error;
+                        }
+                        location @multiauth_403 {
+                            default_type application/json;
+                            add_header x-amzn-ErrorType $multiauth_type always;
+                            return 403 $multiauth_error;
+                        }
+                    }
+                }
+                """
+            try config.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+            process.arguments = ["-c", folder + "/nginx.conf", "-p", folder, "-g", "daemon off;"]
+        case .caddy:
+            let config = """
+                {
+                    admin off
+                    auto_https off
+                }
+                http://127.0.0.1:\(port) {
+                    forward_auth \(authzHost) {
+                        uri /auth
+                        copy_headers X-MultiAuth-Principal X-MultiAuth-Mode
+                    }
+                    reverse_proxy \(upstream)
+                }
+                """
+            try config.write(toFile: folder + "/Caddyfile", atomically: true, encoding: .utf8)
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/caddy")
+            process.arguments = ["run", "--config", folder + "/Caddyfile", "--adapter", "caddyfile"]
+            process.environment = ["HOME": folder, "XDG_DATA_HOME": folder + "/data", "XDG_CONFIG_HOME": folder + "/config"]
+        }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        try Self.waitForPort(port, while: process)
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// A port nothing listens on now (the kernel's choice for a socket bound to port 0).
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Returns once `port` accepts a connection; throws when `process` ends first or 30 s pass.
+    static func waitForPort(_ port: Int, while process: Process) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            close(descriptor)
+            if connected { return }
+            guard process.isRunning else { throw POSIXError(.ECHILD) }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw POSIXError(.ETIMEDOUT)
+    }
+}
