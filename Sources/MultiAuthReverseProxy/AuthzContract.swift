@@ -48,9 +48,11 @@ package struct AuthzContract: Sendable {
     static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+    /// Envoy's mark on a body cut at `max_request_bytes`.
+    static let envoyPartialBody = HTTPField.Name("x-envoy-auth-partial-body")!
     /// What the contracts add, never part of what a client signed.
     static let contractFields: Set<HTTPField.Name> = [
-        originalMethod, originalURI, originalHost, forwardedMethod, forwardedURI, forwardedHost, forwardedProto, forwardedFor,
+        originalMethod, originalURI, originalHost, forwardedMethod, forwardedURI, forwardedHost, forwardedProto, forwardedFor, envoyPartialBody,
     ]
 
     /// The client's request that `asked` (the proxy's request to this service) is about, or
@@ -80,6 +82,13 @@ package struct AuthzContract: Sendable {
             authority = fields[Self.forwardedHost] ?? authority
             scheme = fields[Self.forwardedProto] ?? scheme
         case .envoy:
+            // A signature over a body cut short cannot be checked; other modes never read it.
+            guard fields[Self.envoyPartialBody] != "true" || !InboundAuthorizer.isSigned(asked) else {
+                return .failure(
+                    InboundRejection(
+                        status: .forbidden, errorType: "InvalidSignatureException", message: "The request body could not be checked.",
+                        reason: "Envoy sent part of the body (x-envoy-auth-partial-body: raise max_request_bytes)"))
+            }
             guard target.hasPrefix(pathPrefix) else { return .failure(Self.misconfigured("the path does not start with the path prefix")) }
             target = String(target.dropFirst(pathPrefix.count))
             if !target.hasPrefix("/") { target = "/" + target }

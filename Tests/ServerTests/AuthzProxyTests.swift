@@ -260,3 +260,53 @@ final class EngineProcess: @unchecked Sendable {
         throw POSIXError(.ETIMEDOUT)
     }
 }
+
+/// The contracts of the proxies not packaged here, Envoy's `ext_authz` over HTTP and Traefik's
+/// ForwardAuth, played by Python's http.client as their documentation describes them: Envoy
+/// sends the client's method and headers to `path_prefix` + the path, the body too with
+/// `with_request_body`; Traefik sends `X-Forwarded-*`, the body too with `forwardBody`.
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason))
+struct AuthzContractPeerTests {
+    static func authz(_ proxy: String, _ extra: [String] = []) throws -> GatewayProcess {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authz-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let credentials = folder.appendingPathComponent("keys.json")
+        try Data(#"{"\#(AuthzProxyTests.keyId)": "\#(AuthzProxyTests.secret)"}"#.utf8).write(to: credentials)
+        chmod(credentials.path, 0o600)
+        return try GatewayProcess(["authz", "--proxy", proxy, "--listen", "127.0.0.1:0", "--iam-credentials", credentials.path] + extra)
+    }
+
+    /// A botocore-signed call to `url` (the address the client believes it calls), sent as the
+    /// proxy would send it to the auth service at `via`.
+    static func asked(_ url: String, via: String, _ extra: [String] = []) async throws -> GatewayTests.Outcome {
+        try await GatewayTests.signedCall(["--signer", "botocore", "--url", url, "--via", via] + extra, secret: AuthzProxyTests.secret, keyId: AuthzProxyTests.keyId)
+    }
+
+    @Test func envoyWithTheBodyVerifiesTheSignatureInFull() async throws {
+        let authz = try Self.authz("envoy", ["--path-prefix", "/check"])
+        defer { #expect(authz.stop() == 0) }
+        let get = try await Self.asked("http://api.example.com/pets?x=1", via: authz.url + "/check")
+        #expect(get.status == 200, "\(authz.log)")
+        // botocore's default for execute-api: the body's hash in the signature, no header.
+        let post = ["--method", "POST", "--body", #"{"pet":"cat"}"#]
+        #expect(try await Self.asked("http://api.example.com/pets", via: authz.url + "/check", post).status == 200, "\(authz.log)")
+        let changed = try await Self.asked("http://api.example.com/pets", via: authz.url + "/check", post + ["--tamper", "body"])
+        #expect(changed.status == 403 && changed.errorType == "InvalidSignatureException")
+        let partial = try await Self.asked("http://api.example.com/pets", via: authz.url + "/check", post + ["--via-header", "x-envoy-auth-partial-body: true"])
+        #expect(partial.status == 403 && partial.errorType == "InvalidSignatureException")
+        let outside = try await Self.asked("http://api.example.com/pets", via: authz.url + "/elsewhere")
+        #expect(outside.status == 400)
+    }
+
+    @Test func traefikNamesTheRequestInXForwardedFields() async throws {
+        let authz = try Self.authz("traefik")
+        defer { #expect(authz.stop() == 0) }
+        let forwarded = ["--via-header", "X-Forwarded-Method: GET", "--via-header", "X-Forwarded-Uri: /pets?x=1",
+                         "--via-header", "X-Forwarded-Host: api.example.com", "--via-header", "X-Forwarded-Proto: https"]
+        let allowed = try await Self.asked("http://api.example.com/pets?x=1", via: authz.url + "/auth", forwarded)
+        #expect(allowed.status == 200, "\(authz.log)")
+        let moved = forwarded.map { $0 == "X-Forwarded-Uri: /pets?x=1" ? "X-Forwarded-Uri: /admin" : $0 }
+        let refused = try await Self.asked("http://api.example.com/pets?x=1", via: authz.url + "/auth", moved)
+        #expect(refused.status == 403 && refused.errorType == "InvalidSignatureException")
+    }
+}

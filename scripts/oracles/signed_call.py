@@ -7,9 +7,11 @@ body (text).
 Usage: signed_call.py --signer botocore|awscrt --url URL --key AKID --secret SECRET
          [--form header|query] [--algorithm v4|v4a] [--region R] [--service S] [--method M]
          [--body TEXT | --body-file PATH] [--header NAME:VALUE]... [--date-offset SECONDS]
-         [--tamper path|query|header|body|last-byte] [--print-only]
+         [--tamper path|query|header|body|last-byte] [--print-only] [--via URL [--via-header NAME:VALUE]...]
 (`body` appends a byte after signing; `last-byte` changes the body's last byte, so only its
-hash tells.)
+hash tells.) `--via` sends the signed request, as an auth-checking proxy would, to another
+server: to VIA's host and port, with VIA's path before the signed target (Envoy ext_authz's
+`path_prefix`), the signed headers (Host included) and `--via-header` fields added.
 """
 import argparse
 import datetime
@@ -36,6 +38,8 @@ def parse():
     parser.add_argument("--date-offset", type=int, default=0)
     parser.add_argument("--tamper", choices=["path", "query", "header", "body", "last-byte"])
     parser.add_argument("--print-only", action="store_true", help="print the signed target and headers, send nothing")
+    parser.add_argument("--via", help="send to this server instead, its path before the signed target")
+    parser.add_argument("--via-header", action="append", default=[])
     return parser.parse_args()
 
 
@@ -88,6 +92,12 @@ def main():
     if args.print_only:
         print(json.dumps({"target": target, "headers": signed_headers}))
         return
+    if args.via:
+        via = urlsplit(args.via)
+        parts, target = via, via.path.rstrip("/") + target
+        for header in args.via_header:
+            name, value = header.split(":", 1)
+            signed_headers[name.strip()] = value.strip()
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
     connection.request(args.method, target, body=body or None, headers=signed_headers)
     response = connection.getresponse()
