@@ -1,5 +1,6 @@
 import Foundation
 import IntegrationSupport
+import MultiAuthCrypto
 import Testing
 
 #if canImport(Glibc)
@@ -79,6 +80,25 @@ struct AuthzProxyTests {
         #expect(keyed.status == 200 && Self.echoed(keyed.outcome, "X-MultiAuth-Principal") == "ci", "\(engine): \(keyed.body)")
         let wrongKey = try await Self.plain(fixture.base + "/keyed", header: "x-api-key: not-a-key")
         #expect(wrongKey.status == 403 && wrongKey.body == #"{"message":"Forbidden"}"#, "\(engine): \(wrongKey.body)")
+    }
+
+    /// A user-pool ID token (moto's, as Cognito issues it) passes as its subject; a forged one
+    /// gets API Gateway's 401, its body too through nginx (the docs' `error_page 401`).
+    @Test(arguments: Engine.allCases)
+    func aUserPoolTokenPassesAndAForgedOneGets401(engine: Engine) async throws {
+        let setup = try #require(Peers.setup)
+        let claims = try Base64.decode(try #require(setup.idToken.split(separator: ".").dropFirst().first))
+        let payload = try #require(JSONSerialization.jsonObject(with: Data(claims)) as? [String: Any])
+        let issuer = try #require(payload["iss"] as? String)
+        let fixture = try Fixture(engine, authzArguments: ["--jwks-url", setup.jwksUrl, "--issuer", issuer, "--audience", setup.clientId])
+        defer { fixture.stop() }
+        let good = try await Self.plain(fixture.base + "/me", header: "Authorization: " + setup.idToken)
+        #expect(good.status == 200 && Self.echoed(good.outcome, "X-MultiAuth-Mode") == "AMAZON_COGNITO_USER_POOLS", "\(engine): \(good.body)")
+        #expect(Self.echoed(good.outcome, "X-MultiAuth-Principal") == payload["sub"] as? String)
+        var parts = setup.idToken.split(separator: ".").map(String.init)
+        parts[1] = Base64.encodeURL(Array(#"{"sub":"mallory","iss":"\#(issuer)","aud":"\#(setup.clientId)","exp":9999999999}"#.utf8))
+        let forged = try await Self.plain(fixture.base + "/me", header: "Authorization: Bearer " + parts.joined(separator: "."))
+        #expect(forged.status == 401 && forged.errorType == "UnauthorizedException" && forged.body == #"{"message":"Unauthorized"}"#, "\(engine): \(forged.body)")
     }
 
     /// nginx and Caddy never send the body: a signature over the body's hash is refused, with a
