@@ -40,10 +40,10 @@ import Testing
             return
         }
         #expect(head.path == "/a" && machine.state == Self.exchange(1, .receiving, .deciding) && machine.current == 1)
-        let r1 = machine.received(.body(Self.bytes))
-        #expect(r1 == .deliver(Self.bytes))
-        let r2 = machine.received(.end(nil))
-        #expect(r2 == .endRequest)
+        let received1 = machine.received(.body(Self.bytes))
+        #expect(received1 == .deliver(Self.bytes))
+        let received2 = machine.received(.end(nil))
+        #expect(received2 == .endRequest)
         #expect(machine.state == Self.exchange(1, .complete, .deciding))
     }
 
@@ -55,21 +55,21 @@ import Testing
 
     @Test func betweenExchangesOnlyAHeadIsTaken() {
         var machine = Machine()
-        let r3 = machine.received(.body(Self.bytes))
-        let r4 = machine.received(.end(nil))
-        #expect(r3 == Machine.Action.none && r4 == Machine.Action.none)
+        let received1 = machine.received(.body(Self.bytes))
+        let received2 = machine.received(.end(nil))
+        #expect(received1 == Machine.Action.none && received2 == Machine.Action.none)
         #expect(machine.state == .idle)
     }
 
     /// RFC 9112 §9.3.2: a request pipelined behind one under way is held, not started.
     @Test func partsPipelinedBehindAnExchangeAreHeldInOrder() {
         var machine = Self.requestRead()
-        let r5 = machine.received(Self.head("/b"))
-        #expect(r5 == Machine.Action.none)
-        let r6 = machine.received(.end(nil))
-        #expect(r6 == Machine.Action.none)
-        let r7 = machine.refused("no Host")
-        #expect(r7 == Machine.Action.none)
+        let received1 = machine.received(Self.head("/b"))
+        #expect(received1 == Machine.Action.none)
+        let received2 = machine.received(.end(nil))
+        #expect(received2 == Machine.Action.none)
+        let refused = machine.refused("no Host")
+        #expect(refused == Machine.Action.none)
         #expect(machine.held == [.part(Self.head("/b")), .part(.end(nil)), .refused(problem: "no Host")])
         #expect(!machine.readsNow(bodyPaused: false), "reading pauses while parts are held")
     }
@@ -85,16 +85,16 @@ import Testing
 
     @Test func aRefusedHeadBetweenExchangesIsAnsweredThenTheConnectionEnds() {
         var machine = Machine()
-        let r8 = machine.refused("two Host fields")
-        #expect(r8 == .answerRefusal(problem: "two Host fields"))
+        let refused1 = machine.refused("two Host fields")
+        #expect(refused1 == .answerRefusal(problem: "two Host fields"))
         #expect(machine.state == Self.exchange(1, .complete, .deciding, closes: true))
-        let r9 = machine.answerStarts(relayed: false)
-        #expect(r9, "the 400 says Connection: close")
-        let r10 = machine.answerEnds()
-        #expect(r10 && machine.state == .closing)
-        let r11 = machine.received(Self.head())
-        let r12 = machine.refused("again")
-        #expect(r11 == Machine.Action.none && r12 == Machine.Action.none)
+        let answerStarts = machine.answerStarts(relayed: false)
+        #expect(answerStarts, "the 400 says Connection: close")
+        let answerEnds = machine.answerEnds()
+        #expect(answerEnds && machine.state == .closing)
+        let received = machine.received(Self.head())
+        let refused2 = machine.refused("again")
+        #expect(received == Machine.Action.none && refused2 == Machine.Action.none)
     }
 
     @Test func aBrokenBodyFailsAndEndsTheConnectionAfterItsAnswer() {
@@ -106,16 +106,16 @@ import Testing
         }
         #expect(machine.state == Self.exchange(1, .receiving, .deciding, closes: true))
         var read = Self.requestRead()
-        let r13 = read.requestBroke()
-        #expect(r13 == Machine.Action.none, "a request read whole cannot break")
+        let requestBroke = read.requestBroke()
+        #expect(requestBroke == Machine.Action.none, "a request read whole cannot break")
     }
 
     // MARK: The client closing, the server shutting down
 
     @Test func anIdleConnectionClosesWhenTheClientStopsSending() {
         var machine = Machine()
-        let r14 = machine.inputClosed()
-        #expect(r14 == .close)
+        let inputClosed = machine.inputClosed()
+        #expect(inputClosed == .close)
     }
 
     @Test func aBodyStillArrivingCannotEndWhenTheClientStopsSending() {
@@ -130,29 +130,29 @@ import Testing
 
     @Test func anExchangeWhoseRequestIsReadIsAnsweredThenTheConnectionCloses() {
         var machine = Self.requestRead()
-        let r15 = machine.inputClosed()
-        #expect(r15 == Machine.Action.none && machine.endsWhenIdle)
-        let r16 = machine.answerStarts(relayed: false)
-        let r17 = machine.answerEnds()
-        #expect(!r16 && !r17)
-        let r18 = machine.finishIfDone()
-        #expect(r18 == [] && machine.closesWhenIdle)
+        let inputClosed = machine.inputClosed()
+        #expect(inputClosed == Machine.Action.none && machine.endsWhenIdle)
+        let answerStarts = machine.answerStarts(relayed: false)
+        let answerEnds = machine.answerEnds()
+        #expect(!answerStarts && !answerEnds)
+        let finishIfDone = machine.finishIfDone()
+        #expect(finishIfDone == [] && machine.closesWhenIdle)
     }
 
     @Test func quiescingClosesAnIdleConnectionAndMarksAnAnswerNotYetBegun() {
         var idle = Machine()
-        let r19 = idle.quiesce()
-        #expect(r19 == .close)
+        let quiesce1 = idle.quiesce()
+        #expect(quiesce1 == .close)
         var deciding = Self.requestRead()
-        let r20 = deciding.quiesce()
-        #expect(r20 == Machine.Action.none && deciding.state == Self.exchange(1, .complete, .deciding, closes: true))
+        let quiesce2 = deciding.quiesce()
+        #expect(quiesce2 == Machine.Action.none && deciding.state == Self.exchange(1, .complete, .deciding, closes: true))
         var writing = Self.requestRead()
         _ = writing.answerStarts(relayed: false)
         _ = writing.quiesce()
         #expect(writing.state == Self.exchange(1, .complete, .writing(relayed: false)), "an answer under way is not changed")
-        let r21 = writing.answerEnds()
-        let r22 = writing.finishIfDone()
-        #expect(!r21 && r22 == [] && writing.closesWhenIdle)
+        let answerEnds = writing.answerEnds()
+        let finishIfDone = writing.finishIfDone()
+        #expect(!answerEnds && finishIfDone == [] && writing.closesWhenIdle)
     }
 
     // MARK: The answer's side
@@ -162,13 +162,13 @@ import Testing
         _ = machine.received(Self.head())
         _ = machine.received(Self.head("/pipelined"))  // ignored: a head cannot come in a body
         _ = machine.answerStarts(relayed: false)
-        let r23 = machine.answerEnds()
-        let r24 = machine.finishIfDone()
-        #expect(!r23 && r24 == nil, "the request has not ended")
+        let answerEnds = machine.answerEnds()
+        let finishIfDone1 = machine.finishIfDone()
+        #expect(!answerEnds && finishIfDone1 == nil, "the request has not ended")
         _ = machine.received(.end(nil))
         _ = machine.received(Self.head("/b"))
-        let r25 = machine.finishIfDone()
-        #expect(r25 == [.part(Self.head("/b"))] && machine.state == .idle && machine.held.isEmpty)
+        let finishIfDone2 = machine.finishIfDone()
+        #expect(finishIfDone2 == [.part(Self.head("/b"))] && machine.state == .idle && machine.held.isEmpty)
         guard case .start(2, _) = machine.received(Self.head("/b")) else {
             Issue.record("the next exchange is 2")
             return
@@ -180,12 +180,12 @@ import Testing
         _ = machine.received(Self.head(close: true))
         _ = machine.received(.end(nil))
         _ = machine.received(Self.head("/b"))
-        let r26 = machine.answerStarts(relayed: false)
-        #expect(r26)
-        let r27 = machine.answerEnds()
-        #expect(r27 && machine.state == .closing && machine.held.isEmpty && machine.current == nil)
-        let r28 = machine.finishIfDone()
-        #expect(r28 == nil)
+        let answerStarts = machine.answerStarts(relayed: false)
+        #expect(answerStarts)
+        let answerEnds = machine.answerEnds()
+        #expect(answerEnds && machine.state == .closing && machine.held.isEmpty && machine.current == nil)
+        let finishIfDone = machine.finishIfDone()
+        #expect(finishIfDone == nil)
     }
 
     /// An answer of our own before a streamed body was read leaves that body on the
@@ -193,16 +193,16 @@ import Testing
     @Test func anOwnAnswerBeforeTheBodyWasReadClosesTheConnection() {
         var own = Machine()
         _ = own.received(Self.head())
-        let r29 = own.answerStarts(relayed: false, leavesBodyUnread: true)
-        #expect(r29)
+        let answerStarts1 = own.answerStarts(relayed: false, leavesBodyUnread: true)
+        #expect(answerStarts1)
         var relayed = Machine()
         _ = relayed.received(Self.head())
         relayed.sentUpstream(reused: false)
-        let r30 = relayed.answerStarts(relayed: true)
-        #expect(!r30)
+        let answerStarts2 = relayed.answerStarts(relayed: true)
+        #expect(!answerStarts2)
         var read = Self.requestRead()
-        let r31 = read.answerStarts(relayed: false, leavesBodyUnread: true)
-        #expect(!r31, "a body read whole leaves nothing")
+        let answerStarts3 = read.answerStarts(relayed: false, leavesBodyUnread: true)
+        #expect(!answerStarts3, "a body read whole leaves nothing")
     }
 
     // MARK: The upstream's side
@@ -223,19 +223,19 @@ import Testing
     @Test func aRequestOnAReusedConnectionIsSentOnceMoreAtMost() {
         var machine = Self.requestRead()
         machine.sentUpstream(reused: true)
-        let r32 = machine.resendsAfterUpstreamClosed()
-        #expect(r32 && machine.state == Self.exchange(1, .complete, .upstream(reused: false)))
-        let r33 = machine.resendsAfterUpstreamClosed()
-        #expect(!r33)
+        let resendsAfterUpstreamClosed1 = machine.resendsAfterUpstreamClosed()
+        #expect(resendsAfterUpstreamClosed1 && machine.state == Self.exchange(1, .complete, .upstream(reused: false)))
+        let resendsAfterUpstreamClosed2 = machine.resendsAfterUpstreamClosed()
+        #expect(!resendsAfterUpstreamClosed2)
         var fresh = Self.requestRead()
         fresh.sentUpstream(reused: false)
-        let r34 = fresh.resendsAfterUpstreamClosed()
-        #expect(!r34)
+        let resendsAfterUpstreamClosed3 = fresh.resendsAfterUpstreamClosed()
+        #expect(!resendsAfterUpstreamClosed3)
         var started = Self.requestRead()
         started.sentUpstream(reused: true)
         _ = started.answerStarts(relayed: true)
-        let r35 = started.resendsAfterUpstreamClosed()
-        #expect(!r35)
+        let resendsAfterUpstreamClosed4 = started.resendsAfterUpstreamClosed()
+        #expect(!resendsAfterUpstreamClosed4)
     }
 
     /// A failed upstream or a rejected answer retried: the exchange is decided again, and an
@@ -246,9 +246,9 @@ import Testing
         machine.decidingAgain()
         #expect(machine.state == Self.exchange(1, .complete, .deciding) && !machine.awaitsUpstream)
         _ = machine.answerStarts(relayed: false)
-        let r36 = machine.answerEnds()
-        let r37 = machine.finishIfDone()
-        #expect(!r36 && r37 == [])
+        let answerEnds = machine.answerEnds()
+        let finishIfDone = machine.finishIfDone()
+        #expect(!answerEnds && finishIfDone == [])
     }
 
     @Test func eventsOfAClosingConnectionChangeNothing() {
@@ -256,13 +256,13 @@ import Testing
         _ = machine.refused("bad")
         _ = machine.answerStarts(relayed: false)
         _ = machine.answerEnds()
-        let r38 = machine.inputClosed()
-        let r39 = machine.quiesce()
-        #expect(r38 == Machine.Action.none && r39 == Machine.Action.none)
-        let r40 = machine.requestBroke()
-        let r41 = machine.answerStarts(relayed: false)
-        let r42 = machine.answerEnds()
-        #expect(r40 == Machine.Action.none && !r41 && !r42)
+        let inputClosed = machine.inputClosed()
+        let quiesce = machine.quiesce()
+        #expect(inputClosed == Machine.Action.none && quiesce == Machine.Action.none)
+        let requestBroke = machine.requestBroke()
+        let answerStarts = machine.answerStarts(relayed: false)
+        let answerEnds = machine.answerEnds()
+        #expect(requestBroke == Machine.Action.none && !answerStarts && !answerEnds)
         machine.sentUpstream(reused: true)
         #expect(machine.state == .closing && machine.readsNow(bodyPaused: true))
     }
