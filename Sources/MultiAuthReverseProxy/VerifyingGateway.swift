@@ -59,6 +59,15 @@ package struct VerifyingGateway: Sendable {
     static let errorBodyField = HTTPField.Name("X-MultiAuth-Error-Body")!
     static let statusField = HTTPField.Name("X-MultiAuth-Status")!
 
+    /// An answer made without the upstream (a refusal, no route): for an auth service, a
+    /// refusal also carries its body and status in fields.
+    private func answered(_ answer: AnswerNow) -> Forwarding.Decision {
+        guard authz != nil, case .answer(var head, let body) = answer.decision, head.status.code >= 300 else { return answer.decision }
+        head.headerFields[Self.errorBodyField] = String(decoding: body, as: UTF8.self)
+        head.headerFields[Self.statusField] = String(head.status.code)
+        return .answer(head, body: body)
+    }
+
     /// What an auth service answers a request that may pass: 200, with the identity fields a
     /// proxy copies to the upstream (`auth_request_set`, `copy_headers`, `authResponseHeaders`).
     private static func allowed(_ principal: Principal?) -> Forwarding.Decision {
@@ -116,7 +125,7 @@ package struct VerifyingGateway: Sendable {
             case .success(let found): head = found
             }
             switch plan(head, from: client) {
-            case .failure(let answer): return answer.decision
+            case .failure(let answer): return answered(answer)
             case .success(let plan): return await verified(head, body: inbound, plan: plan, logger: logger)
             }
         }, decideWithBytes: { [self] asked, client, bytes in
@@ -127,7 +136,7 @@ package struct VerifyingGateway: Sendable {
             }
             let plan: Plan
             switch self.plan(head, from: client) {
-            case .failure(let answer): return answer.decision
+            case .failure(let answer): return answered(answer)
             case .success(let found): plan = found
             }
             let sha256 = plan.authorizer?.needsBody(head) == true ? SHA256Hasher.hash(bytes).hex : nil
@@ -144,7 +153,7 @@ package struct VerifyingGateway: Sendable {
             }
             let plan: Plan
             switch self.plan(head, from: client) {
-            case .failure(let answer): return answer.decision
+            case .failure(let answer): return answered(answer)
             case .success(let found): plan = found
             }
             let sha256: String?
@@ -239,14 +248,10 @@ package struct VerifyingGateway: Sendable {
         var metadata: Logger.Metadata = ["status": "\(rejection.status.code)", "reason": "\(rejection.reason)"]
         if let route { metadata["route"] = "\(route)" }
         logger.info("request rejected", metadata: metadata)
-        var head = rejection.responseHead
-        // nginx's auth_request passes on a denial's status (401, 403) but not its body: the
-        // body goes in a field its config returns (docs/authz.md), as does a status it cannot pass.
-        if authz != nil {
-            head.headerFields[Self.errorBodyField] = String(decoding: rejection.body, as: UTF8.self)
-            head.headerFields[Self.statusField] = String(rejection.status.code)
-        }
-        return .answer(head, body: rejection.body)
+        // nginx's auth_request passes on a denial's status (401, 403) but not its body: for an
+        // auth service, the body goes in a field its config returns (docs/authz.md), as does a
+        // status it cannot pass.
+        return answered(AnswerNow(decision: .answer(rejection.responseHead, body: rejection.body)))
     }
 
     /// An API route's decision: allowed, denied, throttled or over its quota.

@@ -101,6 +101,39 @@ struct AuthzProxyTests {
         #expect(forged.status == 401 && forged.errorType == "UnauthorizedException" && forged.body == #"{"message":"Unauthorized"}"#, "\(engine): \(forged.body)")
     }
 
+    /// An API definition's route and a usage plan's quota of one call a day: the second call
+    /// gets API Gateway's 429 `Limit Exceeded`, through nginx too (which would make it a 500
+    /// without the docs' `error_page 500`).
+    @Test(arguments: Engine.allCases)
+    func aUsagePlansQuotaIsPassedOnAs429(engine: Engine) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authz-api-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let api = folder.appendingPathComponent("api.yaml")
+        try Data("""
+            openapi: 3.0.1
+            info: {title: authz, version: "1"}
+            paths:
+              /t/{proxy+}:
+                x-amazon-apigateway-any-method:
+                  security: [{api_key: []}]
+                  responses: {"200": {description: ok}}
+                  x-amazon-apigateway-integration: {type: http_proxy, httpMethod: ANY, uri: "\(Peers.upstream)/t/{proxy}"}
+            components:
+              securitySchemes:
+                api_key: {type: apiKey, name: x-api-key, in: header}
+            """.utf8).write(to: api)
+        let plans = folder.appendingPathComponent("plans.json")
+        try Data(#"{"usagePlans": [{"name": "tiny", "quota": {"limit": 1, "period": "DAY"}, "apiKeys": ["ci"]}]}"#.utf8).write(to: plans)
+        let fixture = try Fixture(engine, authzArguments: ["--api", api.path, "--usage-plans", plans.path])
+        defer { fixture.stop() }
+        let first = try await Self.plain(fixture.base + "/one", header: "x-api-key: authz-key-123")
+        #expect(first.status == 200 && Self.echoed(first.outcome, "X-MultiAuth-Principal") == "ci", "\(engine): \(first.body) \(fixture.authz.log)")
+        let second = try await Self.plain(fixture.base + "/two", header: "x-api-key: authz-key-123")
+        #expect(second.status == 429 && second.body == #"{"message":"Limit Exceeded"}"#, "\(engine): \(second.status) \(second.body)")
+        let unknown = try await Self.plain(fixture.engine.url + "/elsewhere", header: "x-api-key: authz-key-123")
+        #expect(unknown.status == 403 && unknown.body == #"{"message":"Missing Authentication Token"}"#, "\(engine): \(unknown.body)")
+    }
+
     /// nginx and Caddy never send the body: a signature over the body's hash is refused, with a
     /// reason, unless `--trust-signed-payload-hash`; then the signed hash is what is verified.
     @Test(arguments: Engine.allCases)
@@ -184,11 +217,13 @@ final class EngineProcess: @unchecked Sendable {
                             auth_request_set $multiauth_mode $upstream_http_x_multiauth_mode;
                             auth_request_set $multiauth_error $upstream_http_x_multiauth_error_body;
                             auth_request_set $multiauth_type $upstream_http_x_amzn_errortype;
+                            auth_request_set $multiauth_status $upstream_http_x_multiauth_status;
                             proxy_set_header X-MultiAuth-Principal $multiauth_principal;
                             proxy_set_header X-MultiAuth-Mode $multiauth_mode;
                             proxy_pass \(upstream);
                             error_page 401 = @multiauth_401;
                             error_page 403 = @multiauth_403;
+                            error_page 500 = @multiauth_500;
                         }
                         location = /_multiauth {
                             internal;
@@ -208,6 +243,12 @@ final class EngineProcess: @unchecked Sendable {
                             default_type application/json;
                             add_header x-amzn-ErrorType $multiauth_type always;
                             return 403 $multiauth_error;
+                        }
+                        location @multiauth_500 {
+                            default_type application/json;
+                            add_header x-amzn-ErrorType $multiauth_type always;
+                            if ($multiauth_status = 429) { return 429 $multiauth_error; }
+                            return 500;
                         }
                     }
                 }
