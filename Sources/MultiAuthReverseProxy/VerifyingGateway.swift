@@ -69,14 +69,31 @@ package struct VerifyingGateway: Sendable {
     }
 
     /// What an auth service answers a request that may pass: 200, with the identity fields a
-    /// proxy copies to the upstream (`auth_request_set`, `copy_headers`, `authResponseHeaders`).
+    /// proxy copies to the upstream (`auth_request_set`, `copy_headers`, `authResponseHeaders`),
+    /// and a JWT's string claims as `X-MultiAuth-Claim-NAME` (see ``claimFields(_:)``).
     private static func allowed(_ principal: Principal?) -> Forwarding.Decision {
         var fields = HTTPFields()
         if let principal {
             fields[UpstreamForwarder.principalField] = principal.name
             fields[UpstreamForwarder.modeField] = principal.mode.rawValue
+            fields.append(contentsOf: claimFields(principal.claims))
         }
         return .answer(HTTPResponse(status: .ok, headerFields: fields), body: [])
+    }
+
+    /// A JWT's string claims as fields for a proxy to map (nginx: `auth_request_set $email
+    /// $upstream_http_x_multiauth_claim_email`): a name's characters other than letters,
+    /// digits, `-` and `_` become `-` (`cognito:username` is `X-MultiAuth-Claim-cognito-username`);
+    /// a value with a control character, or over 1 KiB, is left out; at most 32, by name.
+    static func claimFields(_ claims: [String: String]) -> [HTTPField] {
+        var fields: [HTTPField] = []
+        for (name, value) in claims.sorted(by: { $0.key < $1.key }) where fields.count < 32 && value.utf8.count <= 1024 {
+            guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { continue }
+            let word = String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "-" })
+            guard !word.isEmpty, let field = HTTPField.Name("X-MultiAuth-Claim-" + word) else { continue }
+            fields.append(HTTPField(name: field, value: value))
+        }
+        return fields
     }
 
     /// How one request is decided and sent: by whom (nil: anyone may call), what else an

@@ -88,6 +88,18 @@ struct AuthzContractTests {
     }
 }
 
+/// A JWT's claims as answer fields (the rule is `VerifyingGateway.claimFields`' doc, by hand).
+struct AuthzClaimFieldsTests {
+    @Test func claimsBecomeFieldsAProxyCanMap() {
+        let fields = VerifyingGateway.claimFields([
+            "email": "a@example.com", "cognito:username": "alice", "bad": "line\nbreak", "big": String(repeating: "x", count: 1025),
+        ])
+        #expect(fields.map { "\($0.name): \($0.value)" } == ["X-MultiAuth-Claim-cognito-username: alice", "X-MultiAuth-Claim-email: a@example.com"])
+        let many = VerifyingGateway.claimFields(Dictionary(uniqueKeysWithValues: (0..<40).map { ("c\($0)", "v") }))
+        #expect(many.count == 32)
+    }
+}
+
 extension Result {
     /// The error, when this is a failure.
     var failureValue: Failure? {

@@ -95,6 +95,10 @@ struct AuthzProxyTests {
         let good = try await Self.plain(fixture.base + "/me", header: "Authorization: " + setup.idToken)
         #expect(good.status == 200 && Self.echoed(good.outcome, "X-MultiAuth-Mode") == "AMAZON_COGNITO_USER_POOLS", "\(engine): \(good.body)")
         #expect(Self.echoed(good.outcome, "X-MultiAuth-Principal") == payload["sub"] as? String)
+        // The claims, as the auth service answers them for auth_request_set.
+        let asked = try await Self.plain(fixture.authz.url + "/auth", headers: ["X-Original-URI: /me", "X-Forwarded-Method: GET", "X-Forwarded-Uri: /me", "Authorization: " + setup.idToken])
+        #expect(asked.status == 200 && asked.headers["x-multiauth-claim-sub"] == payload["sub"] as? String, "\(asked.headers)")
+        #expect(asked.headers["x-multiauth-claim-cognito-username"] == payload["cognito:username"] as? String)
         var parts = setup.idToken.split(separator: ".").map(String.init)
         parts[1] = Base64.encodeURL(Array(#"{"sub":"mallory","iss":"\#(issuer)","aud":"\#(setup.clientId)","exp":9999999999}"#.utf8))
         let forged = try await Self.plain(fixture.base + "/me", header: "Authorization: Bearer " + parts.joined(separator: "."))
@@ -157,14 +161,17 @@ struct AuthzProxyTests {
     }
 
     /// An unsigned call through `url` (with one `header`), sent by Python's http.client.
-    static func plain(_ url: String, header: String? = nil) async throws -> (status: Int, errorType: String?, body: String, echo: [String: Any]?, outcome: GatewayTests.Outcome) {
-        let output = try await Peers.python("scripts/oracles/plain_call.py", ["--url", url] + (header.map { ["--header", $0] } ?? []))
+    static func plain(_ url: String, header: String? = nil, headers: [String] = []) async throws -> (
+        status: Int, errorType: String?, body: String, echo: [String: Any]?, outcome: GatewayTests.Outcome, headers: [String: String]
+    ) {
+        let fields = (header.map { [$0] } ?? []) + headers
+        let output = try await Peers.python("scripts/oracles/plain_call.py", ["--url", url] + fields.flatMap { ["--header", $0] })
         let object = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         let headers = object["headers"] as? [String: String] ?? [:]
         let body = object["body"] as? String ?? ""
         let echo = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
         let status = try #require(object["status"] as? Int)
-        return (status, headers["x-amzn-errortype"], body, echo, GatewayTests.Outcome(status: status, errorType: headers["x-amzn-errortype"], echo: echo))
+        return (status, headers["x-amzn-errortype"], body, echo, GatewayTests.Outcome(status: status, errorType: headers["x-amzn-errortype"], echo: echo), headers)
     }
 
     /// A header as the upstream received it, whatever the case the proxy gave its name (Caddy
