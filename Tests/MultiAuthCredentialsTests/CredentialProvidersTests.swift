@@ -44,12 +44,17 @@ import Foundation
         #expect(!authorization.contains(Self.source.secretAccessKey))
     }
 
+    /// AssumeRole in us-east-1 from the static source keys, at a stand-in STS endpoint.
+    static func assumeRole(_ sender: ScriptedSender) throws -> AssumeRoleCredentialsProvider {
+        try AssumeRoleCredentialsProvider(
+            roleArn: "arn:aws:iam::123456789012:role/unit", source: StaticCredentialsProvider(Self.source), region: "us-east-1",
+            environment: ["AWS_ENDPOINT_URL_STS": "https://sts.unit.test/"], http: sender)
+    }
+
     @Test func anSTSRefusalNamesTheServiceTheOperationAndTheCode() async throws {
         let refusal = "<ErrorResponse><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>not allowed</Message></Error></ErrorResponse>"
         let sender = ScriptedSender([.answer(403, refusal)])
-        let provider = try AssumeRoleCredentialsProvider(
-            roleArn: "arn:aws:iam::123456789012:role/unit", source: StaticCredentialsProvider(Self.source), region: "us-east-1",
-            environment: ["AWS_ENDPOINT_URL_STS": "https://sts.unit.test/"], http: sender)
+        let provider = try Self.assumeRole(sender)
         let error = await #expect(throws: CredentialsError.self) { try await provider.credentials() }
         #expect(error == .serviceError(service: "sts AssumeRole", code: "AccessDenied", message: "not allowed"))
         #expect(error.map { "\($0)" } == "sts AssumeRole refused: AccessDenied: not allowed")
@@ -63,17 +68,13 @@ import Foundation
     @Test func theAWSCodeAndCancellationSurviveTheBoundary() async throws {
         let expired = "<ErrorResponse><Error><Type>Sender</Type><Code>ExpiredToken</Code><Message>The security token included in the request is expired</Message></Error><RequestId>req-7</RequestId></ErrorResponse>"
         let sender = ScriptedSender([.answer(400, expired)])
-        let provider = try AssumeRoleCredentialsProvider(
-            roleArn: "arn:aws:iam::123456789012:role/unit", source: StaticCredentialsProvider(Self.source), region: "us-east-1",
-            environment: ["AWS_ENDPOINT_URL_STS": "https://sts.unit.test/"], http: sender)
+        let provider = try Self.assumeRole(sender)
         let error = await #expect(throws: CredentialsError.self) { try await provider.credentials() }
         let call = try #require(error?.cause(as: AWSCallError.self))
         #expect(call.awsCode == "ExpiredToken" && call.requestId == "req-7" && call.code == "AWSClient.service")
 
         let cancelling = ScriptedSender([.failure(.cancelled)])
-        let cancelled = try AssumeRoleCredentialsProvider(
-            roleArn: "arn:aws:iam::123456789012:role/unit", source: StaticCredentialsProvider(Self.source), region: "us-east-1",
-            environment: ["AWS_ENDPOINT_URL_STS": "https://sts.unit.test/"], http: cancelling)
+        let cancelled = try Self.assumeRole(cancelling)
         let stopped = await #expect(throws: CredentialsError.self) { try await cancelled.credentials() }
         #expect(stopped?.code == "Credentials.cancelled" && stopped?.cause(as: CancellationError.self) != nil && cancelling.sent.count == 1)
     }

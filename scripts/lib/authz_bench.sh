@@ -93,15 +93,9 @@ YAML
     plain_pid=$(pgrep -P "$(cat "$folder/plain/nginx.pid")" | head -n 1)
     front_pid=$(pgrep -P "$(cat "$folder/authz/nginx.pid")" | head -n 1)
     # One botocore-signed GET per front: the signature covers the Host the client sends.
-    local front_headers=() gateway_headers=() line signed
-    signed=$(.venv/bin/python3 scripts/oracles/signed_call.py --signer botocore --url "http://127.0.0.1:$na/bench/item" \
-        --key AKIDLOADBENCH --secret load-bench-secret-not-real --print-only)
-    while IFS= read -r line; do front_headers+=(-H "$line"); done < <(.venv/bin/python3 -c 'import json, sys
-for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {value}")' "$signed")
-    signed=$(.venv/bin/python3 scripts/oracles/signed_call.py --signer botocore --url "http://127.0.0.1:$gw/bench/item" \
-        --key AKIDLOADBENCH --secret load-bench-secret-not-real --print-only)
-    while IFS= read -r line; do gateway_headers+=(-H "$line"); done < <(.venv/bin/python3 -c 'import json, sys
-for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {value}")' "$signed")
+    local front_headers=() gateway_headers=()
+    mapfile -t front_headers < <(signed_header_arguments "http://127.0.0.1:$na/bench/item")
+    mapfile -t gateway_headers < <(signed_header_arguments "http://127.0.0.1:$gw/bench/item")
     say "load: nginx alone, nginx auth_request + multiauth authz, multiauth gateway; signed 1 KiB GETs, 16 connections (wrk, ${LOAD_SECONDS:-5} s each, 3 rounds)"
     local rows="" round
     for round in 1 2 3; do

@@ -25,6 +25,19 @@ cpu_ticks() {
     awk '{print $14 + $15}' "/proc/$1/stat"
 }
 
+# wrk's -H arguments for a botocore-signed request to URL (extra signed_call.py arguments
+# after it), one per line ("-H" then "NAME: VALUE"), without Host when NOHOST is set: read
+# them with mapfile.
+signed_header_arguments() {
+    local url=$1 signed
+    shift
+    signed=$(.venv/bin/python3 scripts/oracles/signed_call.py --signer botocore --url "$url" \
+        --key AKIDLOADBENCH --secret load-bench-secret-not-real --print-only "$@")
+    .venv/bin/python3 -c 'import json, os, sys
+for name, value in json.loads(sys.argv[1])["headers"].items():
+    if not (os.environ.get("NOHOST") and name.lower() == "host"): print(f"-H\n{name}: {value}")' "$signed"
+}
+
 # wrk_figures with the CPU the two processes in $1 (a quoted list of pids) used during the run,
 # in microseconds per request: "P50_MS RPS NON2XX P99_MS CPU_US_FIRST CPU_US_SECOND".
 wrk_with_cpu() {
@@ -249,23 +262,12 @@ CONF
     upstream_pid=$(pgrep -P "$(cat "$folder/upstream/nginx.pid")" | head -n 1)
     nginx_worker=$(pgrep -P "$(cat "$folder/front/nginx.pid")" | head -n 1)
     # The gateway's requests, signed by botocore: a GET, and a POST of the 1 KiB body wrk sends.
-    local headers=() post_headers=() signed line
-    signed=$(.venv/bin/python3 scripts/oracles/signed_call.py --signer botocore --url "http://127.0.0.1:$gw/bench/item" \
-        --key AKIDLOADBENCH --secret load-bench-secret-not-real --print-only)
-    while IFS= read -r line; do headers+=(-H "$line"); done < <(.venv/bin/python3 -c 'import json, sys
-for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {value}")' "$signed")
+    local headers=() post_headers=() latency_headers=()
+    mapfile -t headers < <(signed_header_arguments "http://127.0.0.1:$gw/bench/item")
     # The same GET to the latency gateway, without Host: h2load sends its own beside a given one,
     # and a request with two is refused.
-    local latency_headers=()
-    signed=$(.venv/bin/python3 scripts/oracles/signed_call.py --signer botocore --url "http://127.0.0.1:$gl/bench/item" \
-        --key AKIDLOADBENCH --secret load-bench-secret-not-real --print-only)
-    while IFS= read -r line; do latency_headers+=(-H "$line"); done < <(.venv/bin/python3 -c 'import json, sys
-for name, value in json.loads(sys.argv[1])["headers"].items():
-    if name.lower() != "host": print(f"{name}: {value}")' "$signed")
-    signed=$(.venv/bin/python3 scripts/oracles/signed_call.py --signer botocore --url "http://127.0.0.1:$gw/bench/item" --method POST \
-        --body "$body" --key AKIDLOADBENCH --secret load-bench-secret-not-real --print-only)
-    while IFS= read -r line; do post_headers+=(-H "$line"); done < <(.venv/bin/python3 -c 'import json, sys
-for name, value in json.loads(sys.argv[1])["headers"].items(): print(f"{name}: {value}")' "$signed")
+    mapfile -t latency_headers < <(NOHOST=1 signed_header_arguments "http://127.0.0.1:$gl/bench/item")
+    mapfile -t post_headers < <(signed_header_arguments "http://127.0.0.1:$gw/bench/item" --method POST --body "$body")
     # POSTs of a 1 KiB body (the proxy hashes and signs it; the gateway verifies its hash).
     printf 'wrk.method = "POST"\nwrk.body = string.rep("a", 1024)\n' >"$folder/post.lua"
     say "load: nginx proxy_pass, multiauth proxy --auth iam and multiauth gateway, GET and 1 KiB POST, 16 and 64 connections, alternating (wrk, ${LOAD_SECONDS:-5} s each, 3 rounds)"
