@@ -396,6 +396,9 @@ let package = Package(
         .testTarget(name: "MultiAuthCryptoTests", dependencies: ["MultiAuthCrypto", "CLibCrypto"], swiftSettings: strict),
         .testTarget(
             name: "MultiAuthStoreTests", dependencies: ["MultiAuthStore", "MultiAuthCrypto", "MultiAuthTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "MultiAuthPostgresStoreTests",
+            dependencies: ["MultiAuthPostgresStore", logging, .product(name: "PostgresNIO", package: "postgres-nio")], swiftSettings: strict),
         .testTarget(name: "MultiAuthPKCS11Tests", dependencies: ["MultiAuthPKCS11", "CPKCS11", "MultiAuthSigV4"], swiftSettings: strict),
         .testTarget(name: "MultiAuthSigV4Tests", dependencies: ["MultiAuthSigV4", "MultiAuthCrypto", "MultiAuthCore", httpTypes], swiftSettings: strict),
         // What the suites that run the executables and peers share: the child-process runner,

@@ -123,6 +123,14 @@ package struct VerifyingGateway: Sendable {
         })
     }
 
+    /// The request decided on (``decided(_:logger:)``) and its plan, or the answer that ends
+    /// it at once: what every way of deciding starts with.
+    private func planned(_ asked: HTTPRequest, from client: ClientConnection, logger: Logger) -> Result<(HTTPRequest, Plan), AnswerNow> {
+        decided(asked, logger: logger).flatMap { head in
+            plan(head, from: client).map { (head, $0) }.mapError { AnswerNow(decision: answered($0)) }
+        }
+    }
+
     /// An answer made without the upstream.
     struct AnswerNow: Error {
         let decision: Forwarding.Decision
@@ -136,25 +144,15 @@ package struct VerifyingGateway: Sendable {
     /// The gateway's route to its upstream, over `tls` for an https upstream.
     package func route(tls: UpstreamTLS, logger: Logger) -> Forwarding.Route {
         Forwarding.Route(forwarder: forwarder, tls: tls, decideWithBody: { [self] asked, client, inbound in
-            let head: HTTPRequest
-            switch decided(asked, logger: logger) {
+            switch planned(asked, from: client, logger: logger) {
             case .failure(let answer): return answer.decision
-            case .success(let found): head = found
-            }
-            switch plan(head, from: client) {
-            case .failure(let answer): return answered(answer)
-            case .success(let plan): return await verified(head, body: inbound, plan: plan, logger: logger)
+            case .success(let (head, plan)): return await verified(head, body: inbound, plan: plan, logger: logger)
             }
         }, decideWithBytes: { [self] asked, client, bytes in
-            let head: HTTPRequest
-            switch decided(asked, logger: logger) {
+            let (head, plan): (HTTPRequest, Plan)
+            switch planned(asked, from: client, logger: logger) {
             case .failure(let answer): return answer.decision
-            case .success(let found): head = found
-            }
-            let plan: Plan
-            switch self.plan(head, from: client) {
-            case .failure(let answer): return answered(answer)
-            case .success(let found): plan = found
+            case .success(let found): (head, plan) = found
             }
             let sha256 = plan.authorizer?.needsBody(head) == true ? SHA256Hasher.hash(bytes).hex : nil
             let body = UpstreamForwarder.ReceivedBody(body: .bytes(bytes), spool: nil, sha256: sha256)
@@ -163,15 +161,10 @@ package struct VerifyingGateway: Sendable {
             }
             return carried(decision, for: head, plan: plan, body: body, logger: logger)
         }) { [self] asked, client in
-            let head: HTTPRequest
-            switch decided(asked, logger: logger) {
+            let (head, plan): (HTTPRequest, Plan)
+            switch planned(asked, from: client, logger: logger) {
             case .failure(let answer): return answer.decision
-            case .success(let found): head = found
-            }
-            let plan: Plan
-            switch self.plan(head, from: client) {
-            case .failure(let answer): return answered(answer)
-            case .success(let found): plan = found
+            case .success(let found): (head, plan) = found
             }
             let sha256: String?
             switch unseenBodySHA256(head) {
