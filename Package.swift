@@ -78,6 +78,10 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // Bottom: OpenSSL's libcrypto through a system-library target.
@@ -194,6 +198,19 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict),
+        // Envoy's ext_authz over gRPC for `multiauth authz --grpc-listen`: the same decision as the
+        // HTTP auth service, read from a CheckRequest and answered as a CheckResponse.
+        .target(
+            name: "MultiAuthExtAuthzGRPC",
+            dependencies: [
+                "MultiAuthReverseProxy", "MultiAuthInboundAuthorization", "MultiAuthCore", httpTypes, logging,
+                .product(name: "GRPCCore", package: "grpc-swift-2"), .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["Protos"],
+            swiftSettings: strict),
         // Local endpoints that hand a provider's credentials to the SDKs: container credentials and IMDSv2.
         // Channel handlers both local servers put in front of their requests.
         .target(
@@ -273,7 +290,7 @@ let package = Package(
                 "MultiAuthAsyncHTTPClient", "MultiAuthHTTP", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthTokens", "MultiAuthLogins", "MultiAuthAppSync",
                 "MultiAuthRealtime", "MultiAuthAppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes, logging, "MultiAuthInboundAuthorization",
                 "MultiAuthReverseProxy", "MultiAuthCredentialsServer", "MultiAuthServerGuards", "MultiAuthCachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
-                "MultiAuthAPIDefinition", "MultiAuthJSONWebTokens",
+                "MultiAuthAPIDefinition", "MultiAuthJSONWebTokens", "MultiAuthExtAuthzGRPC",
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -350,6 +367,14 @@ let package = Package(
             dependencies: [
                 "MultiAuthServerGuards", httpTypes, .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MultiAuthExtAuthzGRPCTests",
+            dependencies: [
+                "MultiAuthExtAuthzGRPC", "MultiAuthReverseProxy", "MultiAuthInboundAuthorization", httpTypes, logging,
+                .product(name: "GRPCCore", package: "grpc-swift-2"), .product(name: "GRPCInProcessTransport", package: "grpc-swift-2"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"), .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -103,21 +103,26 @@ package struct AuthzContract: Sendable {
 
     /// The body hash to verify `original` with when the proxy did not send the body: nil for
     /// what needs none (no signature, `UNSIGNED-PAYLOAD`, a body-less request), the signed
-    /// `x-amz-content-sha256` when trusted, else a refusal that says why.
+    /// `x-amz-content-sha256` when trusted, else a refusal that says why. A signature over a
+    /// body announced by `Content-Length` but not hashed in `x-amz-content-sha256` (botocore's
+    /// default for `execute-api`) cannot be checked either way.
     package func bodySHA256(unseen original: HTTPRequest) -> Result<String?, InboundRejection> {
-        guard InboundAuthorizer.isSigned(original), let claimed = original.headerFields[.amzContentSHA256], claimed.utf8.count == 64,
-            claimed.lowercased() != PayloadHash.emptySHA256
-        else {
-            return .success(nil)
+        guard InboundAuthorizer.isSigned(original) else { return .success(nil) }
+        guard let claimed = original.headerFields[.amzContentSHA256] else {
+            let announced = original.headerFields[.contentLength].flatMap { Int($0) } ?? 0
+            return announced > 0 ? .failure(Self.unseenBody("the signature covers the body, which the proxy did not send")) : .success(nil)
         }
+        guard claimed.utf8.count == 64, claimed.lowercased() != PayloadHash.emptySHA256 else { return .success(nil) }
         guard trustsSignedPayloadHash else {
-            return .failure(
-                InboundRejection(
-                    status: .forbidden, errorType: "InvalidSignatureException",
-                    message: "The request signature covers a payload this service cannot check.",
-                    reason: "the signature covers a payload hash and the proxy did not send the body (see --trust-signed-payload-hash)"))
+            return .failure(Self.unseenBody("the signature covers a payload hash and the proxy did not send the body (see --trust-signed-payload-hash)"))
         }
         return .success(claimed.lowercased())
+    }
+
+    private static func unseenBody(_ reason: String) -> InboundRejection {
+        InboundRejection(
+            status: .forbidden, errorType: "InvalidSignatureException", message: "The request signature covers a payload this service cannot check.",
+            reason: reason)
     }
 
     private static func misconfigured(_ problem: String) -> InboundRejection {

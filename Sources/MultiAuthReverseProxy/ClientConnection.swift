@@ -18,6 +18,13 @@ package struct ClientConnection: Sendable {
         certificate = (try? channel.pipeline.syncOperations.nioSSL_peerCertificate()).flatMap { $0 }.flatMap(ClientCertificate.init)
     }
 
+    /// A client known by its address only: one an auth service is told of (Envoy's
+    /// `source.address`), with no certificate.
+    package init(sourceIp: String) {
+        self.sourceIp = sourceIp
+        certificate = nil
+    }
+
     /// The value of `context.identity.NAME` (`sourceIp`, `clientCert.subjectDN`); nil when
     /// the connection has none.
     func identity(_ name: String) -> String? {

@@ -1,4 +1,4 @@
-import HTTPTypes
+package import HTTPTypes
 package import Logging
 import MultiAuthCore
 import MultiAuthCrypto
@@ -56,8 +56,8 @@ package struct VerifyingGateway: Sendable {
     }
 
     /// An auth service's denial body and status, for a proxy that passes on neither (nginx).
-    static let errorBodyField = HTTPField.Name("X-MultiAuth-Error-Body")!
-    static let statusField = HTTPField.Name("X-MultiAuth-Status")!
+    package static let errorBodyField = HTTPField.Name("X-MultiAuth-Error-Body")!
+    package static let statusField = HTTPField.Name("X-MultiAuth-Status")!
 
     /// An answer made without the upstream (a refusal, no route): for an auth service, a
     /// refusal also carries its body and status in fields.
@@ -149,35 +149,59 @@ package struct VerifyingGateway: Sendable {
             case .success(let (head, plan)): return await verified(head, body: inbound, plan: plan, logger: logger)
             }
         }, decideWithBytes: { [self] asked, client, bytes in
-            let (head, plan): (HTTPRequest, Plan)
-            switch planned(asked, from: client, logger: logger) {
-            case .failure(let answer): return answer.decision
-            case .success(let found): (head, plan) = found
-            }
-            let sha256 = plan.authorizer?.needsBody(head) == true ? SHA256Hasher.hash(bytes).hex : nil
-            let body = UpstreamForwarder.ReceivedBody(body: .bytes(bytes), spool: nil, sha256: sha256)
-            guard let decision = Self.decideWithoutSuspending(head, plan: plan, bodySHA256: sha256) else {
-                return .later { [self] in carried(await Self.decide(head, plan: plan, bodySHA256: sha256), for: head, plan: plan, body: body, logger: logger) }
-            }
-            return carried(decision, for: head, plan: plan, body: body, logger: logger)
+            decide(asked, bytes: bytes, from: client, logger: logger)
         }) { [self] asked, client in
-            let (head, plan): (HTTPRequest, Plan)
-            switch planned(asked, from: client, logger: logger) {
-            case .failure(let answer): return answer.decision
-            case .success(let found): (head, plan) = found
-            }
-            let sha256: String?
-            switch unseenBodySHA256(head) {
-            case .failure(let rejection):
-                count(head, by: plan.authorizer, passed: false)
-                return rejected(rejection, route: plan.routeName, logger: logger)
-            case .success(let hash): sha256 = hash
-            }
-            guard let decision = Self.decideWithoutSuspending(head, plan: plan, bodySHA256: sha256) else {
-                return .later { [self] in carried(await Self.decide(head, plan: plan, bodySHA256: sha256), for: head, plan: plan, body: .none, logger: logger) }
-            }
-            return carried(decision, for: head, plan: plan, body: .none, logger: logger)
+            decideWithoutBody(asked, from: client, logger: logger)
         }
+    }
+
+    /// An auth service's answer on `asked`, whose body came whole with the question (`bytes`)
+    /// or not at all (nil): 200 with the identity fields, or the refusal. What Envoy's gRPC
+    /// `ext_authz` asks (`MultiAuthExtAuthzGRPC`).
+    package func check(_ asked: HTTPRequest, body bytes: [UInt8]?, from client: ClientConnection, logger: Logger) async -> (HTTPResponse, [UInt8]) {
+        var decision = bytes.map { decide(asked, bytes: $0, from: client, logger: logger) } ?? decideWithoutBody(asked, from: client, logger: logger)
+        while true {
+            switch decision {
+            case .answer(let head, let body): return (head, body)
+            case .later(let next): decision = await next()
+            case .forward: preconditionFailure("an auth service forwards nothing")
+            }
+        }
+    }
+
+    /// The decision on a request whose body was gathered in memory.
+    private func decide(_ asked: HTTPRequest, bytes: [UInt8], from client: ClientConnection, logger: Logger) -> Forwarding.Decision {
+        let (head, plan): (HTTPRequest, Plan)
+        switch planned(asked, from: client, logger: logger) {
+        case .failure(let answer): return answer.decision
+        case .success(let found): (head, plan) = found
+        }
+        let sha256 = plan.authorizer?.needsBody(head) == true ? SHA256Hasher.hash(bytes).hex : nil
+        let body = UpstreamForwarder.ReceivedBody(body: .bytes(bytes), spool: nil, sha256: sha256)
+        guard let decision = Self.decideWithoutSuspending(head, plan: plan, bodySHA256: sha256) else {
+            return .later { [self] in carried(await Self.decide(head, plan: plan, bodySHA256: sha256), for: head, plan: plan, body: body, logger: logger) }
+        }
+        return carried(decision, for: head, plan: plan, body: body, logger: logger)
+    }
+
+    /// The decision on a request without a body (or, for an auth service, whose body did not come).
+    private func decideWithoutBody(_ asked: HTTPRequest, from client: ClientConnection, logger: Logger) -> Forwarding.Decision {
+        let (head, plan): (HTTPRequest, Plan)
+        switch planned(asked, from: client, logger: logger) {
+        case .failure(let answer): return answer.decision
+        case .success(let found): (head, plan) = found
+        }
+        let sha256: String?
+        switch unseenBodySHA256(head) {
+        case .failure(let rejection):
+            count(head, by: plan.authorizer, passed: false)
+            return rejected(rejection, route: plan.routeName, logger: logger)
+        case .success(let hash): sha256 = hash
+        }
+        guard let decision = Self.decideWithoutSuspending(head, plan: plan, bodySHA256: sha256) else {
+            return .later { [self] in carried(await Self.decide(head, plan: plan, bodySHA256: sha256), for: head, plan: plan, body: .none, logger: logger) }
+        }
+        return carried(decision, for: head, plan: plan, body: .none, logger: logger)
     }
 
     /// The plan's authorizer's decision, when it needs no wait; a public route passes at once.

@@ -121,6 +121,9 @@ struct VerifyingCommand<Role: VerifyingRole>: AsyncParsableCommand {
         }
         let gateway = VerifyingGateway(
             authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics, api: apiPolicy, authz: Role.contract(role))
+        let companions = try Role.companions(role, server: server, logger: logger) { contract in
+            VerifyingGateway(authorizers: authorizers, forwarder: forwarder, metrics: observability.metrics, api: apiPolicy, authz: contract)
+        }
         let forwarding = Forwarding(route: gateway.route(tls: tls, logger: logger), timeout: server.upstreamTimeout, logger: logger)
         let interval = refreshInterval ?? store.defaultRefreshInterval
         let changes = keyStore.flatMap { opened in interval > 0 ? opened.backend.changes(pollingEvery: .clamped(seconds: interval)) : nil }
@@ -133,6 +136,7 @@ struct VerifyingCommand<Role: VerifyingRole>: AsyncParsableCommand {
         try await HangUpReload.whileServing(name: "multiauth \(Role.name)", watching: changes, reload: reloading) {
             try await LocalServer.run(
                 forwarding, listen: address, options: server, name: "multiauth-\(Role.name)", detail: "modes \(modes)", observability: observability,
+                companions: companions,
                 identify: { head in
                     let presented = authorizers.current.presented(head)
                     return (presented.mode?.rawValue ?? "NONE", presented.principal ?? "-")

@@ -27,7 +27,7 @@ enum LocalServer {
     /// `problem` (nil: healthy) until the server drains.
     static func run(
         _ forwarding: Forwarding, listen: ListenAddress, options: ServerOptions, name: String, detail: String,
-        observability: Observability, identify: @escaping PresentedIdentity, problem: @escaping @Sendable () async -> String? = { nil },
+        observability: Observability, companions: [any Service] = [], identify: @escaping PresentedIdentity, problem: @escaping @Sendable () async -> String? = { nil },
         logger: Logger
     ) async throws {
         let headLimit = TimeAmount.nanoseconds(Int64(options.requestHeadTimeout * 1e9))
@@ -56,9 +56,10 @@ enum LocalServer {
                 configuration: configuration, onServerRunning: running, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
         }
         // Shut down in reverse order: the drain notice first (/healthz turns 503), then the
-        // server (requests in flight finish), then the metrics listener.
+        // server (requests in flight finish), then its companions (gRPC ext_authz), then the
+        // metrics listener.
         let services: [any Service] = [observability.metricsService(problem: problem, logger: logger)].compactMap { $0 }
-            + [server, DrainNotice(health: observability.health)]
+            + companions + [server, DrainNotice(health: observability.health)]
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         await observability.accessLog?.drain()

@@ -86,6 +86,19 @@ struct AuthzContractTests {
         #expect(try AuthzContract(proxy: .nginx).bodySHA256(unseen: empty).get() == nil)
         #expect(try AuthzContract(proxy: .nginx).bodySHA256(unseen: Self.asked([("x-amz-content-sha256", hash), ("x-api-key", "k")])).get() == nil)
     }
+
+    /// A signature over a body announced by Content-Length but not hashed in a header (botocore's
+    /// default for execute-api) cannot be checked, trusted hash or not; an empty one can.
+    @Test func aBodyAnnouncedButNotHashedInAHeaderIsRefused() throws {
+        let authorization = ("Authorization", "AWS4-HMAC-SHA256 Credential=AKID/x")
+        for trusting in [false, true] {
+            let contract = AuthzContract(proxy: .envoy, trustsSignedPayloadHash: trusting)
+            let refused = contract.bodySHA256(unseen: Self.asked([authorization, ("Content-Length", "12")], method: .post)).failureValue
+            #expect(refused?.status == .forbidden && refused?.message == "The request signature covers a payload this service cannot check.")
+            #expect(try contract.bodySHA256(unseen: Self.asked([authorization, ("Content-Length", "0")], method: .post)).get() == nil)
+            #expect(try contract.bodySHA256(unseen: Self.asked([("x-api-key", "k"), ("Content-Length", "12")], method: .post)).get() == nil)
+        }
+    }
 }
 
 /// A JWT's claims as answer fields (the rule is `VerifyingGateway.claimFields`' doc, by hand).

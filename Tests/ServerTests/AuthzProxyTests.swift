@@ -378,3 +378,76 @@ struct AuthzContractPeerTests {
         #expect(refused.status == 403 && refused.errorType == "InvalidSignatureException")
     }
 }
+
+/// `multiauth authz --grpc-listen`: Envoy's gRPC `ext_authz` contract, asked by a client built
+/// on the classes xds-protos generates from Envoy's own protos, with grpcio, as Envoy's
+/// filter asks (Envoy is not packaged here). Requests are signed by botocore.
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason))
+struct EnvoyGRPCAuthzPeerTests {
+    /// The auth service with its gRPC listener, and the listener's `HOST:PORT`.
+    static func authz(_ extra: [String] = []) async throws -> (GatewayProcess, String) {
+        let authz = try AuthzContractPeerTests.authz("nginx", ["--grpc-listen", "127.0.0.1:0"] + extra)
+        let marker = "gRPC ext_authz listening on h2c://"
+        #expect(try await authz.logShows(marker), "\(authz.log)")
+        let rest = try #require(authz.log.range(of: marker)).upperBound
+        return (authz, String(authz.log[rest...].prefix { $0 != "\n" }))
+    }
+
+    struct Answer {
+        let status: Int
+        let rpcCode: Int
+        let headers: [String: String]
+        let body: String
+    }
+
+    /// A botocore-signed call to `url`, asked about over gRPC at `address`.
+    static func asked(_ url: String, at address: String, _ extra: [String] = []) async throws -> Answer {
+        let output = try await Peers.python(
+            "scripts/oracles/signed_call.py",
+            ["--signer", "botocore", "--key", AuthzProxyTests.keyId, "--secret", AuthzProxyTests.secret, "--url", url, "--grpc-check", address] + extra)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        return Answer(
+            status: try #require(object["status"] as? Int), rpcCode: try #require(object["rpc_code"] as? Int),
+            headers: object["headers"] as? [String: String] ?? [:], body: object["body"] as? String ?? "")
+    }
+
+    @Test func signedRequestsAreAllowedWithTheirPrincipalAndForgedOnesDenied() async throws {
+        let (authz, address) = try await Self.authz()
+        defer { #expect(authz.stop() == 0) }
+        let get = try await Self.asked("https://api.example.com/pets?x=1", at: address)
+        #expect(get.status == 200 && get.rpcCode == 0, "\(authz.log)")
+        #expect(get.headers == ["x-multiauth-principal": AuthzProxyTests.keyId, "x-multiauth-mode": "AWS_IAM"])
+        let raw = try await Self.asked("https://api.example.com/pets?x=1", at: address, ["--grpc-raw-headers"])
+        #expect(raw.status == 200)
+        let forged = try await Self.asked("https://api.example.com/pets?x=1", at: address, ["--tamper", "query"])
+        #expect(forged.status == 403 && forged.rpcCode == 7 && forged.headers["x-amzn-errortype"] == "InvalidSignatureException")
+        #expect(forged.body.contains("does not match"))
+    }
+
+    @Test func aSignedBodyIsVerifiedWhenTheFilterSendsItAndRefusedWhenItDoesNot() async throws {
+        let (authz, address) = try await Self.authz()
+        defer { #expect(authz.stop() == 0) }
+        let post = ["--method", "POST", "--body", #"{"pet":"cat"}"#]
+        let whole = try await Self.asked("https://api.example.com/pets", at: address, post + ["--grpc-body", "whole"])
+        #expect(whole.status == 200, "\(authz.log)")
+        let changed = try await Self.asked("https://api.example.com/pets", at: address, post + ["--grpc-body", "whole", "--tamper", "last-byte"])
+        #expect(changed.status == 403 && changed.headers["x-amzn-errortype"] == "InvalidSignatureException")
+        let partial = try await Self.asked("https://api.example.com/pets", at: address, post + ["--grpc-body", "partial"])
+        #expect(partial.status == 403 && partial.body.contains("could not be checked"))
+        let unseen = try await Self.asked("https://api.example.com/pets", at: address, post)
+        #expect(unseen.status == 403 && unseen.body.contains("cannot check"))
+        let unsigned = try await Self.asked("https://api.example.com/pets", at: address, post + ["--header", "X-Amz-Content-SHA256: UNSIGNED-PAYLOAD"])
+        #expect(unsigned.status == 200)
+    }
+
+    @Test func aSignedPayloadHashIsTrustedOnlyWhenAskedTo() async throws {
+        let hashed = ["--method", "PUT", "--body", "report", "--header", "X-Amz-Content-SHA256: " + SHA256Hasher.hash(Array("report".utf8)).hex]
+        let (strict, strictAddress) = try await Self.authz()
+        defer { #expect(strict.stop() == 0) }
+        let refused = try await Self.asked("https://api.example.com/reports/1", at: strictAddress, hashed)
+        #expect(refused.status == 403 && refused.body.contains("cannot check"))
+        let (trusting, trustingAddress) = try await Self.authz(["--trust-signed-payload-hash"])
+        defer { #expect(trusting.stop() == 0) }
+        #expect(try await Self.asked("https://api.example.com/reports/1", at: trustingAddress, hashed).status == 200, "\(trusting.log)")
+    }
+}

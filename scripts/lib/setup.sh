@@ -57,6 +57,8 @@ AIOHTTP_VERSION=3.14.5
 AWSCRT_VERSION=0.38.1
 PROMETHEUS_CLIENT_VERSION=0.26.0
 IAM_ROLESANYWHERE_SESSION_VERSION=3.0.0
+XDS_PROTOS_VERSION=1.85.0
+GRPCIO_VERSION=1.85.3
 
 # The CLI as we recommend building it, for start-up time (a script runs `multiauth sign` or
 # `token` once per request):
@@ -126,6 +128,13 @@ ensure_peer_packages() {
         say "installing iam-rolesanywhere-session==$IAM_ROLESANYWHERE_SESSION_VERSION into .venv"
         .venv/bin/pip install -q --no-compile --disable-pip-version-check -c scripts/lib/peer-constraints.txt \
             "iam-rolesanywhere-session==$IAM_ROLESANYWHERE_SESSION_VERSION"
+    fi
+    # Envoy's ext_authz messages generated from Envoy's own protos, and gRPC's client: what
+    # the gRPC auth service is proven with.
+    if [ "$(.venv/bin/pip show xds-protos 2>/dev/null | sed -n 's/^Version: //p')" != "$XDS_PROTOS_VERSION" ]; then
+        say "installing xds-protos==$XDS_PROTOS_VERSION and grpcio==$GRPCIO_VERSION into .venv"
+        .venv/bin/pip install -q --no-compile --disable-pip-version-check -c scripts/lib/peer-constraints.txt \
+            "xds-protos==$XDS_PROTOS_VERSION" "grpcio==$GRPCIO_VERSION"
     fi
 }
 

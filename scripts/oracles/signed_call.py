@@ -8,10 +8,18 @@ Usage: signed_call.py --signer botocore|awscrt --url URL --key AKID --secret SEC
          [--form header|query] [--algorithm v4|v4a] [--region R] [--service S] [--method M]
          [--body TEXT | --body-file PATH] [--header NAME:VALUE]... [--date-offset SECONDS]
          [--tamper path|query|header|body|last-byte] [--print-only] [--via URL [--via-header NAME:VALUE]...]
+         [--grpc-check HOST:PORT [--grpc-body none|whole|partial] [--grpc-raw-headers]]
 (`body` appends a byte after signing; `last-byte` changes the body's last byte, so only its
 hash tells.) `--via` sends the signed request, as an auth-checking proxy would, to another
 server: to VIA's host and port, with VIA's path before the signed target (Envoy ext_authz's
 `path_prefix`), the signed headers (Host included) and `--via-header` fields added.
+`--grpc-check` asks an ext_authz gRPC service about the signed request as Envoy's filter
+does (envoy.service.auth.v3.Authorization/Check, with the xds-protos classes generated from
+Envoy's own protos): headers lower-cased in `headers` (or `header_map` with
+`--grpc-raw-headers`), `:authority`, `:method` and `:path` among them; with `--grpc-body`
+whole or partial, the body (or its first half) in `raw_body` and `x-envoy-auth-partial-body`,
+as `with_request_body` with `pack_as_bytes` sends them. It prints status (200 for an OK
+answer, else the denied_response's status), rpc_code, headers, headers_to_remove and body.
 """
 import argparse
 import datetime
@@ -40,7 +48,43 @@ def parse():
     parser.add_argument("--print-only", action="store_true", help="print the signed target and headers, send nothing")
     parser.add_argument("--via", help="send to this server instead, its path before the signed target")
     parser.add_argument("--via-header", action="append", default=[])
+    parser.add_argument("--grpc-check", help="ask this ext_authz gRPC service instead")
+    parser.add_argument("--grpc-body", choices=["none", "whole", "partial"], default="none")
+    parser.add_argument("--grpc-raw-headers", action="store_true")
     return parser.parse_args()
+
+
+def grpc_check(args, target, headers, body):
+    import grpc
+    from envoy.service.auth.v3 import external_auth_pb2, external_auth_pb2_grpc
+    request = external_auth_pb2.CheckRequest()
+    http = request.attributes.request.http
+    http.method, http.path, http.scheme = args.method, target, urlsplit(args.url).scheme
+    fields = {name.lower(): value for name, value in headers.items() if name.lower() != "host"}
+    fields.update({":authority": headers.get("Host", ""), ":method": args.method, ":path": target})
+    http.host = fields[":authority"]
+    if args.grpc_body != "none" and body:
+        sent = body if args.grpc_body == "whole" else body[: len(body) // 2]
+        http.raw_body = sent
+        fields["x-envoy-auth-partial-body"] = "false" if args.grpc_body == "whole" else "true"
+    http.size = len(body)
+    if body and "content-length" not in fields:
+        fields["content-length"] = str(len(body))
+    for name, value in fields.items():
+        if args.grpc_raw_headers:
+            http.header_map.headers.add(key=name, raw_value=value.encode())
+        else:
+            http.headers[name] = value
+    request.attributes.source.address.socket_address.address = "127.0.0.1"
+    with grpc.insecure_channel(args.grpc_check) as channel:
+        answer = external_auth_pb2_grpc.AuthorizationStub(channel).Check(request, timeout=60)
+    which = answer.WhichOneof("http_response")
+    part = answer.ok_response if which == "ok_response" else answer.denied_response
+    status = 200 if answer.status.code == 0 else part.status.code
+    print(json.dumps({"status": status, "rpc_code": answer.status.code,
+                      "headers": {option.header.key: option.header.value for option in part.headers},
+                      "headers_to_remove": list(answer.ok_response.headers_to_remove),
+                      "body": "" if which == "ok_response" else part.body}))
 
 
 def sign_botocore(args, headers, body):
@@ -91,6 +135,12 @@ def main():
         body = body[:-1] + bytes([body[-1] ^ 1])
     if args.print_only:
         print(json.dumps({"target": target, "headers": signed_headers}))
+        return
+    if args.grpc_check:
+        for header in args.via_header:
+            name, value = header.split(":", 1)
+            signed_headers[name.strip()] = value.strip()
+        grpc_check(args, target, signed_headers, body)
         return
     if args.via:
         via = urlsplit(args.via)
