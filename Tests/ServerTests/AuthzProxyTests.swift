@@ -11,7 +11,7 @@ import Glibc
 /// (`auth_request`) and Caddy (`forward_auth`), started here with the configs docs/authz.md
 /// shows, in front of the echoing upstream. Requests are signed by botocore; what reaches the
 /// upstream is read from its echo, and a refused request never reaches it.
-@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available && !Peers.upstream.isEmpty && EngineProcess.installed, Peers.reason))
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available && !Peers.upstream.isEmpty && !Peers.authorizer.isEmpty && EngineProcess.installed, Peers.reason))
 struct AuthzProxyTests {
     static let keyId = "AKIDAUTHZTEST"
     static let secret = "authz-test-secret-not-real-0000000"
@@ -136,6 +136,45 @@ struct AuthzProxyTests {
         #expect(second.status == 429 && second.body == #"{"message":"Limit Exceeded"}"#, "\(engine): \(second.status) \(second.body)")
         let unknown = try await Self.plain(fixture.engine.url + "/elsewhere", header: "x-api-key: authz-key-123")
         #expect(unknown.status == 403 && unknown.body == #"{"message":"Missing Authentication Token"}"#, "\(engine): \(unknown.body)")
+    }
+
+    /// An API definition's request authorizer (the Lambda-style peer) decides through the
+    /// proxy: its policy's Allow reaches the upstream with its principal, its explicit Deny is
+    /// API Gateway's 403, its 401 and a missing token are 401s, as API Gateway answers them.
+    @Test(arguments: Engine.allCases)
+    func aRequestAuthorizerDecidesThroughTheProxy(engine: Engine) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authz-lambda-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let api = folder.appendingPathComponent("api.yaml")
+        try Data("""
+            openapi: 3.0.1
+            info: {title: authz-lambda, version: "1"}
+            paths:
+              /t/{proxy+}:
+                x-amazon-apigateway-any-method:
+                  security: [{lambda: []}]
+                  responses: {"200": {description: ok}}
+                  x-amazon-apigateway-integration: {type: http_proxy, httpMethod: ANY, uri: "\(Peers.upstream)/t/{proxy}"}
+            components:
+              securitySchemes:
+                lambda:
+                  type: apiKey
+                  name: x-token
+                  in: header
+                  x-amazon-apigateway-authorizer: {type: request, identitySource: method.request.header.x-token, authorizerUri: "\(Peers.authorizer)", authorizerResultTtlInSeconds: 0}
+            """.utf8).write(to: api)
+        let fixture = try Fixture(engine, authzArguments: ["--api", api.path])
+        defer { fixture.stop() }
+        let token = UUID().uuidString.prefix(8)
+        let allowed = try await Self.plain(fixture.base + "/pets", header: "x-token: open-\(token)")
+        #expect(allowed.status == 200 && Self.echoed(allowed.outcome, "X-MultiAuth-Principal") == "bench", "\(engine): \(allowed.body) \(fixture.authz.log)")
+        let denied = try await Self.plain(fixture.base + "/pets", header: "x-token: deny-\(token)")
+        #expect(denied.status == 403 && denied.body == #"{"message":"User is not authorized to access this resource with an explicit deny"}"#, "\(engine): \(denied.body)")
+        let unauthorized = try await Self.plain(fixture.base + "/pets", header: "x-token: unauthorized-\(token)")
+        #expect(unauthorized.status == 401 && unauthorized.body == #"{"message":"Unauthorized"}"#, "\(engine): \(unauthorized.body)")
+        let missing = try await Self.plain(fixture.base + "/pets")
+        #expect(missing.status == 401 && missing.body == #"{"message":"Unauthorized"}"#, "\(engine): \(missing.body)")
+        #expect(try await fixture.arrivals() == 1)
     }
 
     /// nginx and Caddy never send the body: a signature over the body's hash is refused, with a
