@@ -198,6 +198,11 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict),
+        // `multiauth mcp-proxy`: MCP over stdio carried to a streamable HTTP server, each call authorized.
+        .target(
+            name: "MultiAuthMCPBridge",
+            dependencies: ["MultiAuthAuthorization", "MultiAuthHTTP", "MultiAuthCore", "MultiAuthCrypto", httpTypes, logging],
+            swiftSettings: strict),
         // Envoy's ext_authz over gRPC for `multiauth authz --grpc-listen`: the same decision as the
         // HTTP auth service, read from a CheckRequest and answered as a CheckResponse.
         .target(
@@ -276,7 +281,7 @@ let package = Package(
             name: "MultiAuthCLI",
             dependencies: [
                 "MultiAuthCrypto", "MultiAuthSigV4", "MultiAuthPKCS11", "MultiAuthHTTP", "MultiAuthSigningVectors", "MultiAuthStore", "MultiAuthAuthorization", "MultiAuthAWSClient", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthCurl",
-                "MultiAuthTokens", "MultiAuthLogins", "MultiAuthClientConfiguration", "MultiAuthAWSStoreBackends", "MultiAuthCore", httpTypes, logging,
+                "MultiAuthTokens", "MultiAuthLogins", "MultiAuthClientConfiguration", "MultiAuthAWSStoreBackends", "MultiAuthCore", "MultiAuthMCPBridge", httpTypes, logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + subprocess,
             swiftSettings: strict
@@ -367,6 +372,12 @@ let package = Package(
             dependencies: [
                 "MultiAuthServerGuards", httpTypes, .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MultiAuthMCPBridgeTests",
+            dependencies: [
+                "MultiAuthMCPBridge", "MultiAuthAuthorization", "MultiAuthAWSClient", "MultiAuthHTTP", "MultiAuthCore", "MultiAuthTesting", httpTypes, logging,
             ],
             swiftSettings: strict),
         .testTarget(

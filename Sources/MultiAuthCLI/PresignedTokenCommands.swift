@@ -24,11 +24,17 @@ struct PresignedTokenOptions: ParsableArguments {
 
     /// The credentials, the region and the time to sign with.
     func resolve() async throws -> (AWSCredentials, String, SigningDate) {
+        let (expiring, region, date) = try await resolveExpiring()
+        return (expiring.credentials, region, date)
+    }
+
+    /// The credentials with their expiry, the region and the time to sign with.
+    func resolveExpiring() async throws -> (ExpiringCredentials, String, SigningDate) {
         var signingDate = SigningDate.now()
         if let date {
             do throws(SigningError) { signingDate = try SigningDate(parsing: date) } catch { throw CLIError("--date", error) }
         }
-        let credentials = try await ChainCredentials.resolve(sessions.chain(profile: profile, store: store), maxTime: maxTime).credentials
+        let credentials = try await ChainCredentials.resolve(sessions.chain(profile: profile, store: store), maxTime: maxTime)
         guard let resolved = try await ChainCredentials.region(region, profile: profile) else {
             throw CLIError("--region", "no region: give --region or set AWS_REGION")
         }

@@ -48,6 +48,9 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var upstream: Forwarding.Upstream?
         /// Fields the decision sets on the upstream's response.
         var responseFields = HTTPFields()
+        /// The upstream answers with an event stream (`text/event-stream`): the upstream
+        /// timeout then bounds each silence, not the whole answer.
+        var streamsEvents = false
 
         init(number: Int, head: HTTPRequest, route: Forwarding.Route?, tracer: (any Tracer)?) {
             self.number = number
@@ -271,7 +274,7 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if case .empty = body.body, Self.bodyExpected.contains(request.method) { request.headerFields[.contentLength] = "0" }
         exchange?.upstreamBody = body
         exchange?.rejectionCheck = rejectionCheck
-        upstreamDeadline.set(context.eventLoop.now + forwarding.timeout, on: context.eventLoop.assumeIsolated()) { [self] in checkUpstreamDeadline() }
+        extendUpstreamDeadline(context)
         if let span = exchange?.span { tracer?.inject(span.context, into: &request.headerFields, using: HTTPFieldsCarrier()) }
         exchange?.request = request
         machine.sentUpstream(reused: upstream.send(request, body: body.body, to: target, on: context.eventLoop, owner: self))
@@ -331,7 +334,12 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
             } else {
                 writeHead(relayed, relayed: true)
             }
+            if head.headerFields[.contentType]?.utf8.starts(with: "text/event-stream".utf8) == true {
+                current.streamsEvents = true
+                extendUpstreamDeadline(context)
+            }
         case .body(var bytes):
+            if current.streamsEvents { extendUpstreamDeadline(context) }
             if current.heldRejection != nil {
                 exchange?.heldRejection?.body.writeBuffer(&bytes)
                 if let held = exchange?.heldRejection, held.body.readableBytes > Forwarding.checkedBodyLimit {
@@ -382,6 +390,12 @@ final class ForwardingHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         forwarding.logger.warning("upstream failed", metadata: ["error": "the upstream closed the connection before the response ended"])
         failExchange(timedOut: false)
+    }
+
+    /// An event stream (an MCP server's, a model's tokens) may last as long as events keep
+    /// coming: each one gives the upstream another timeout.
+    private func extendUpstreamDeadline(_ context: ChannelHandlerContext) {
+        upstreamDeadline.set(context.eventLoop.now + forwarding.timeout, on: context.eventLoop.assumeIsolated()) { [self] in checkUpstreamDeadline() }
     }
 
     private func checkUpstreamDeadline() {

@@ -16,7 +16,7 @@ struct ServerOptions: ParsableArguments {
     var tlsKey: String?
     @Option(help: ArgumentHelp("With --tls-cert: require a client certificate that chains to a CA in this PEM file (mutual TLS); a client without one fails the handshake." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
     var tlsClientCa: String?
-    @Option(help: "Seconds the upstream has to answer before the client gets 504 (API Gateway's limit: 29).")
+    @Option(help: "Seconds the upstream has to answer before the client gets 504 (API Gateway's limit: 29); for an event stream (text/event-stream), the longest silence between events.")
     var upstreamTimeout: Double = 29
     @Option(help: "Seconds a client has to send a whole request head, from connecting or from the last response (a client trickling its headers is cut off).")
     var requestHeadTimeout: Double = 10

@@ -54,7 +54,9 @@ extension AuthzContract.Proxy: ExpressibleByArgument {}
 /// `multiauth authz`'s own options.
 struct AuthzOptions: ParsableArguments {
     @Option(help: """
-        The proxy that asks: nginx (X-Original-Method, X-Original-URI, X-Original-Host), caddy or traefik         (X-Forwarded-Method, -Uri, -Host, -Proto), envoy (the request itself, after --path-prefix). Only its fields are         read: another proxy's would be the client's own.
+        The proxy that asks: nginx (X-Original-Method, X-Original-URI, X-Original-Host), caddy or traefik \
+        (X-Forwarded-Method, -Uri, -Host, -Proto), envoy (the request itself, after --path-prefix). Only its fields are \
+        read: another proxy's would be the client's own.
         """)
     var proxy: AuthzContract.Proxy
     @Flag(help: """
@@ -66,7 +68,9 @@ struct AuthzOptions: ParsableArguments {
     @Option(help: "With --proxy envoy: the prefix ext_authz's path_prefix puts before the client's path; it is taken off before verifying.")
     var pathPrefix = ""
     @Option(help: """
-        Also answer Envoy's ext_authz over gRPC (envoy.service.auth.v3.Authorization/Check; Istio's CUSTOM provider) on this         IP:PORT, whatever --proxy is; with the same TLS as --listen. Set the filter's with_request_body with pack_as_bytes:         true for signed bodies.
+        Also answer Envoy's ext_authz over gRPC (envoy.service.auth.v3.Authorization/Check; Istio's CUSTOM provider) on this \
+        IP:PORT, whatever --proxy is; with the same TLS as --listen. Set the filter's with_request_body with pack_as_bytes: \
+        true for signed bodies.
         """)
     var grpcListen: String?
 

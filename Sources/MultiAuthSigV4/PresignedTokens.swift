@@ -2,10 +2,10 @@ import HTTPTypes
 import MultiAuthCore
 import MultiAuthCrypto
 
-/// Tokens that are presigned SigV4 URLs, as the AWS CLI makes them: RDS IAM database
-/// authentication (`aws rds generate-db-auth-token`) and EKS cluster authentication
-/// (`aws eks get-token`). The query is in botocore's order, so the same credentials and time
-/// give the same bytes as the AWS CLI.
+/// Tokens that are presigned SigV4 URLs, as AWS's tools make them: RDS IAM database
+/// authentication (`aws rds generate-db-auth-token`), EKS cluster authentication
+/// (`aws eks get-token`) and short-term Amazon Bedrock API keys (`aws-bedrock-token-generator`).
+/// The query is in botocore's order, so the same credentials and time give the same bytes.
 public enum PresignedTokens {
     /// How long an RDS token is valid, in seconds (botocore's fixed 900).
     public static let rdsLifetime = 900
@@ -42,12 +42,30 @@ public enum PresignedTokens {
         return "k8s-aws-v1." + Base64.encodeURL(Array(presigned.utf8))
     }
 
+    /// The longest a short-term Bedrock API key lasts, in seconds (12 hours, the generator's).
+    public static let bedrockLifetime = 43_200
+    /// What every Bedrock API key starts with.
+    public static let bedrockKeyPrefix = "bedrock-api-key-"
+
+    /// A short-term Amazon Bedrock API key, as `aws-bedrock-token-generator` makes it:
+    /// `bedrock-api-key-` and the base64 of a `POST bedrock.amazonaws.com/?Action=CallWithBearerToken`
+    /// URL presigned for `bedrock` in `region`, valid `expires` seconds, without a scheme and
+    /// with `&Version=1` after the signature.
+    /// - Throws: ``SigningError`` for an invalid region, or `expires` outside 1...43200.
+    public static func bedrockAPIKey(credentials: AWSCredentials, region: String, expires: Int, date: SigningDate) throws(SigningError) -> String {
+        do { _ = try RegionName.validated(region, source: "the region") } catch { throw .malformedURL(region, reason: error.problem) }
+        guard (1...bedrockLifetime).contains(expires) else { throw .malformedRequest("a Bedrock API key lasts 1 to \(bedrockLifetime) seconds") }
+        let url = "https://bedrock.amazonaws.com/?Action=CallWithBearerToken"
+        let presigned = try presign(url, method: .post, headers: [:], credentials: credentials, region: region, service: "bedrock", expires: expires, date: date)
+        return bedrockKeyPrefix + Base64.encode(Array((presigned.dropFirst("https://".count) + "&Version=1").utf8))
+    }
+
     private static func presign(
-        _ url: String, headers: [HTTPField.Name: String], credentials: AWSCredentials, region: String, service: String, expires: Int,
-        date: SigningDate
+        _ url: String, method: HTTPRequest.Method = .get, headers: [HTTPField.Name: String], credentials: AWSCredentials, region: String,
+        service: String, expires: Int, date: SigningDate
     ) throws(SigningError) -> String {
         var request: HTTPRequest
-        do { request = try HTTPRequest(method: .get, wireURL: url) } catch { throw .malformedURL(url, reason: "\(error)") }
+        do { request = try HTTPRequest(method: method, wireURL: url) } catch { throw .malformedURL(url, reason: "\(error)") }
         for (name, value) in headers { request.headerFields[name] = value }
         let signed = try SigV4Signer(credentials: credentials, region: region, service: service).presign(request, expires: expires, date: date)
         guard let target = signed.signedURL else { throw .malformedRequest("the presigned URL is missing") }

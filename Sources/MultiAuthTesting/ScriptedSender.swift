@@ -16,6 +16,10 @@ public final class ScriptedSender: HTTPSender {
         case answer(status: Int, headers: [(String, String)] = [], body: [UInt8] = [])
         /// A failure before any answer.
         case failure(HTTPTransportError)
+        /// An answer whose body arrives in these chunks (relayed one by one to a
+        /// ``MultiAuthHTTP/ResponseDestination/relay(_:)``), then `failure` if given: a
+        /// connection cut mid-body.
+        case chunks(status: Int, headers: [(String, String)], chunks: [[UInt8]], then: HTTPTransportError? = nil)
 
         /// An answer whose body is `text`.
         public static func answer(_ status: Int, _ text: String, headers: [(String, String)] = []) -> Step {
@@ -50,10 +54,28 @@ public final class ScriptedSender: HTTPSender {
         }
         switch step {
         case .failure(let error): throw error
-        case .answer(let status, let headers, let body):
-            var fields = HTTPFields()
-            for (name, value) in headers { if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) } }
-            return ReceivedResponse(head: HTTPResponse(status: .init(code: status), headerFields: fields), body: body)
+        case .answer(let status, let headers, let body): return try await answer(status, headers, [body], then: nil, to: responseBody)
+        case .chunks(let status, let headers, let chunks, let failure): return try await answer(status, headers, chunks, then: failure, to: responseBody)
         }
+    }
+
+    /// The answer, relayed chunk by chunk when the caller asked for a relay and the status is
+    /// below 400 (as the real senders do), else in memory.
+    private func answer(
+        _ status: Int, _ headers: [(String, String)], _ chunks: [[UInt8]], then failure: HTTPTransportError?, to destination: ResponseDestination
+    ) async throws(HTTPTransportError) -> ReceivedResponse {
+        var fields = HTTPFields()
+        for (name, value) in headers { if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) } }
+        let head = HTTPResponse(status: .init(code: status), headerFields: fields)
+        guard case .relay(let relay) = destination, status < 400 else {
+            if let failure { throw failure }
+            return ReceivedResponse(head: head, body: chunks.flatMap { $0 })
+        }
+        relay.begin(head)
+        for chunk in chunks where !chunk.isEmpty {
+            guard await relay.write(chunk) else { throw .cancelled }
+        }
+        if let failure { throw failure }
+        return ReceivedResponse(head: head, body: [], streamed: true)
     }
 }

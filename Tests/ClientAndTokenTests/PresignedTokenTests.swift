@@ -3,8 +3,10 @@ import IntegrationSupport
 import Testing
 
 /// `multiauth rds-token` and `eks-token` against botocore (the AWS CLI's recipes, in
-/// scripts/oracles/botocore_tokens.py) for the same credentials and a fixed time: byte for byte.
-@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available, Peers.reason))
+/// scripts/oracles/botocore_tokens.py), and `multiauth token bedrock` against AWS's
+/// aws-bedrock-token-generator (scripts/oracles/bedrock_key.py), for the same credentials and
+/// a fixed time: byte for byte.
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Peers.available && !Peers.upstream.isEmpty, Peers.reason))
 struct PresignedTokenTests {
     static let environment = [
         "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
@@ -41,6 +43,74 @@ struct PresignedTokenTests {
         #expect(status["token"] == expected["eks"])
         // `aws eks get-token`: the signing time plus 14 minutes.
         #expect(status["expirationTimestamp"] == "2026-11-22T05:52:07Z")
+    }
+
+    /// The generator's key for the same credentials, region, lifetime and time.
+    static func generatorKey(region: String, expires: Int, date: String) async throws -> String {
+        let output = try await Peers.python(
+            "scripts/oracles/bedrock_key.py",
+            ["generate", "--key", "AKIDEXAMPLE", "--secret", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "--token", "session-token/x+y=", "--region", region,
+             "--expires", String(expires), "--date", date])
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// What botocore, signing the key's request again with the secret, says of `key`.
+    static func check(_ key: String) async throws -> [String: Any] {
+        let output = try await Peers.python("scripts/oracles/bedrock_key.py", ["check", "--secret", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", key])
+        return try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+    }
+
+    @Test(arguments: [("12h", 43_200, "us-west-2"), ("30m", 1_800, "eu-central-1"), ("900", 900, "us-east-1")])
+    func bedrockKeysMatchTheGenerator(expiresIn: String, seconds: Int, region: String) async throws {
+        let expected = try await Self.generatorKey(region: region, expires: seconds, date: "20261122T053807Z")
+        let run = try await CLI.run(
+            ["token", "bedrock", "--region", region, "--expires-in", expiresIn, "--date", "20261122T053807Z"], environment: Self.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == expected + "\n")
+        let checked = try await Self.check(String(run.stdout.dropLast()))
+        #expect(checked["valid"] as? Bool == true && checked["expires"] as? Int == seconds, "\(checked)")
+    }
+
+    /// Credentials that expire in an hour (a credential_process's) make a key of at most an
+    /// hour, whatever --expires-in asks, and say so.
+    @Test func aBedrockKeyNeverOutlivesItsCredentials() async throws {
+        let expiration = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3_600))
+        let answer = #"{"Version": 1, "AccessKeyId": "AKIDEXAMPLE", "SecretAccessKey": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "SessionToken": "s", "Expiration": "\#(expiration)"}"#
+        let files = try SharedFiles(config: "[profile short]\ncredential_process = echo '\(answer)'\n")
+        defer { files.remove() }
+        let run = try await CLI.run(
+            ["token", "bedrock", "--profile", "short", "--region", "us-east-1"],
+            environment: ["AWS_CONFIG_FILE": files.config, "AWS_SHARED_CREDENTIALS_FILE": files.credentials])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("until the credentials"), "\(run.stderr)")
+        let checked = try await Self.check(String(run.stdout.dropLast()))
+        let expires = try #require(checked["expires"] as? Int)
+        #expect(checked["valid"] as? Bool == true && (3_500...3_600).contains(expires), "\(checked)")
+    }
+
+    @Test(arguments: [["--expires-in", "13h"], ["--expires-in", "0"], ["--expires-in", "ten"], ["--region", "x@y#"]])
+    func aBedrockKeyOfBadShapeIsRefused(arguments: [String]) async throws {
+        let run = try await CLI.run(["token", "bedrock", "--region", "us-east-1"] + arguments, environment: Self.environment)
+        #expect(run.status != 0 && (run.stderr.contains("--expires-in") || run.stderr.contains("not a region name")), "\(run.stderr)")
+        #expect(!run.stderr.contains("wJalrXUtnFEMI") && run.stdout.isEmpty)
+    }
+
+    /// As the AWS SDKs do: with AWS_BEARER_TOKEN_BEDROCK set, a call signed for bedrock carries
+    /// the key as a bearer token instead of a signature; for another service it is ignored.
+    @Test func theBedrockKeyInTheEnvironmentReplacesSigningForBedrock() async throws {
+        let key = try await Self.generatorKey(region: "us-east-1", expires: 900, date: "20261122T053807Z")
+        let environment = Self.environment.merging(["AWS_BEARER_TOKEN_BEDROCK": key]) { $1 }
+        func authorization(service: String) async throws -> String {
+            let run = try await CLI.run(
+                ["request", Peers.upstream + "/bedrock/model/x/converse", "--auth", "iam", "--region", "us-east-1", "--service", service, "--fail"],
+                environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            let echo = try #require(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            let headers = try #require(echo["headers"] as? [String: String])
+            return headers.first { $0.key.lowercased() == "authorization" }?.value ?? ""
+        }
+        #expect(try await authorization(service: "bedrock") == "Bearer " + key)
+        #expect(try await authorization(service: "execute-api").hasPrefix("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/"))
     }
 
     @Test func badInputIsRefusedClearly() async throws {

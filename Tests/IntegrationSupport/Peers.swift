@@ -41,6 +41,8 @@ package enum Peers {
 
     /// The trivial upstream behind the gateway tests (scripts/peers/upstream_server.py).
     package static var upstream: String { environment["MULTIAUTH_TEST_UPSTREAM_URL"] ?? "" }
+    /// The MCP server on the `mcp` SDK's streamable HTTP transport, its root (scripts/peers/mcp_server.py; the endpoint is `/mcp`).
+    package static var mcp: String { environment["MULTIAUTH_TEST_MCP_URL"] ?? "" }
     /// The Lambda-style request authorizer over HTTP (scripts/peers/authorizer_server.py).
     package static var authorizer: String { environment["MULTIAUTH_TEST_AUTHORIZER_URL"] ?? "" }
     /// The upstream stand-in over HTTPS, its self-signed certificate for 127.0.0.1 in ``tlsCA``.

@@ -58,6 +58,7 @@ AWSCRT_VERSION=0.38.1
 PROMETHEUS_CLIENT_VERSION=0.26.0
 IAM_ROLESANYWHERE_SESSION_VERSION=3.0.0
 XDS_PROTOS_VERSION=1.85.0
+BEDROCK_TOKEN_GENERATOR_VERSION=1.1.0
 GRPCIO_VERSION=1.85.3
 
 # The CLI as we recommend building it, for start-up time (a script runs `multiauth sign` or
@@ -135,6 +136,12 @@ ensure_peer_packages() {
         say "installing xds-protos==$XDS_PROTOS_VERSION and grpcio==$GRPCIO_VERSION into .venv"
         .venv/bin/pip install -q --no-compile --disable-pip-version-check -c scripts/lib/peer-constraints.txt \
             "xds-protos==$XDS_PROTOS_VERSION" "grpcio==$GRPCIO_VERSION"
+    fi
+    # AWS's Bedrock API key generator: the oracle of `multiauth token bedrock`.
+    if [ "$(.venv/bin/pip show aws-bedrock-token-generator 2>/dev/null | sed -n 's/^Version: //p')" != "$BEDROCK_TOKEN_GENERATOR_VERSION" ]; then
+        say "installing aws-bedrock-token-generator==$BEDROCK_TOKEN_GENERATOR_VERSION into .venv"
+        .venv/bin/pip install -q --no-compile --disable-pip-version-check -c scripts/lib/peer-constraints.txt \
+            "aws-bedrock-token-generator==$BEDROCK_TOKEN_GENERATOR_VERSION"
     fi
 }
 
@@ -254,6 +261,7 @@ start_peers() {
     start_peer COGNITO cognito_server.py "/_peer/devices?username=none" "Cognito device server" "$logs"
     start_peer UPSTREAM upstream_server.py "/_peer/count" "gateway upstream" "$logs"
     start_peer AUTHORIZER authorizer_server.py "/_peer/calls?token=none" "request authorizer" "$logs"
+    start_peer MCP mcp_server.py "/_peer/health" "MCP server (mcp SDK)" "$logs"
     start_tls_upstream "$logs"
     start_postgres
 
@@ -270,7 +278,7 @@ start_peers() {
         [ "$variant" = skewed ] && offset=1200
         .venv/bin/python3 scripts/peers/api_server.py --port "$port" --clock-offset "$offset" \
             --key "$key" --key TESTACCESSKEY12345:ABCSECRETKEY \
-            --api-key "$MULTIAUTH_TEST_API_KEY" --jwks-url "$jwks" >"$logs/api-$variant.log" 2>&1 &
+            --api-key "$MULTIAUTH_TEST_API_KEY" --jwks-url "$jwks" --mcp-upstream "$MULTIAUTH_TEST_MCP_URL" >"$logs/api-$variant.log" 2>&1 &
         PEER_PIDS+=($!)
         PEER_WAITS+=("http://127.0.0.1:$port/open/|API server ($variant)")
         if [ "$variant" = plain ]; then export MULTIAUTH_TEST_API_URL="http://127.0.0.1:$port"; else export MULTIAUTH_TEST_SKEWED_API_URL="http://127.0.0.1:$port"; fi

@@ -12,6 +12,9 @@ Routes pick the mode, as API Gateway's per-method authorization does:
   /jwt/...      Cognito user pools / OIDC: Authorization holds a JWT (raw, or "Bearer ")
                 whose RS256 signature verifies against --jwks-url.
   /open/...     no authorization.
+  /mcp-iam/...  AWS_IAM as /iam/, then the request is sent on to --mcp-upstream (the rest of the
+                path after /mcp-iam) and its answer streamed back as it arrives (an MCP server's
+                event streams): the botocore-verifying end of `multiauth mcp-proxy`.
   /flaky/ID/N   503 for the first N requests with this ID, then the echo (retry tests).
 Every accepted request is echoed as JSON: method, raw target, headers in order, body length
 and SHA-256 (bodies are hashed as they stream in, never held). --clock-offset shifts this
@@ -23,6 +26,7 @@ import hashlib
 import json
 import sys
 import threading
+import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -122,11 +126,13 @@ class Handler(BaseHTTPRequestHandler):
                 self.server.flaky[parts[2]] = seen + 1
             if seen < int(parts[3]):
                 return self.reply(503, {"message": "Service Unavailable"})
-        check = {"iam": self.check_iam, "apikey": self.check_api_key, "jwt": self.check_jwt}.get(route)
+        check = {"iam": self.check_iam, "apikey": self.check_api_key, "jwt": self.check_jwt, "mcp-iam": self.check_iam}.get(route)
         if check is not None:
             problem = check(body if length <= 1 << 20 else None, digest.hexdigest())
             if problem:
                 return self.reply(problem[0], {"message": problem[1]}, problem[2] if len(problem) > 2 else {})
+        if route == "mcp-iam":
+            return self.forward_mcp(body)
         self.reply(200, {
             "method": self.command, "target": self.path,
             "headers": [[name, value] for name, value in self.headers.items()],
@@ -148,6 +154,31 @@ class Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(data)
         self.wfile.flush()
+
+    def forward_mcp(self, body):
+        """Sends the verified request on to the MCP server and streams its answer back."""
+        target = self.server.mcp_upstream + self.path[len("/mcp-iam"):]
+        forwarded = {name: value for name, value in self.headers.items()
+                     if name.lower() in ("accept", "content-type", "mcp-session-id", "mcp-protocol-version", "last-event-id",
+                                         "mcp-method", "mcp-name")}
+        request = urllib.request.Request(target, data=body or None, method=self.command, headers=forwarded)
+        try:
+            upstream = urllib.request.urlopen(request, timeout=60)
+        except urllib.error.HTTPError as error:
+            upstream = error
+        self.send_response_only(upstream.status)
+        for name, value in upstream.headers.items():
+            if name.lower() not in ("transfer-encoding", "content-length", "connection", "date", "server"):
+                self.send_header(name, value)
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        while True:
+            chunk = upstream.read1(1 << 16) if hasattr(upstream, "read1") else upstream.read(1 << 16)
+            if not chunk:
+                break
+            self.wfile.write(chunk)
+            self.wfile.flush()
 
     # -- AWS_IAM -------------------------------------------------------------------------
     def check_iam(self, body, body_sha256):
@@ -225,6 +256,7 @@ def main():
     parser.add_argument("--api-key", action="append", default=[])
     parser.add_argument("--jwks-url")
     parser.add_argument("--clock-offset", type=float, default=0.0)
+    parser.add_argument("--mcp-upstream", default="", help="the MCP server /mcp-iam/ forwards to")
     args = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.keys = dict(pair.split(":", 1) for pair in args.key)
@@ -232,6 +264,7 @@ def main():
     server.jwks_url, server.key_set = args.jwks_url, None
     server.clock_offset = args.clock_offset
     server.flaky = {}
+    server.mcp_upstream = args.mcp_upstream
     print(f"listening {server.server_address[1]}", flush=True)
     server.serve_forever()
 
