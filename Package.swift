@@ -459,7 +459,7 @@ let package = Package(
             name: "CredentialChainTests",
             dependencies: [
                 "IntegrationSupport", "MultiAuthAWSStoreBackends", "MultiAuthAuthorization", "MultiAuthCachedSessions", "MultiAuthCore", "MultiAuthCredentials",
-                "MultiAuthCredentialsServer", "MultiAuthCurl", "MultiAuthLogins", "MultiAuthSigV4", "MultiAuthStore", "MultiAuthTokens", httpTypes,
+                "MultiAuthCredentialsServer", "MultiAuthCurl", "MultiAuthLogins", "MultiAuthSigV4", "MultiAuthStore", "MultiAuthTokens", "MultiAuthJSONWebTokens", httpTypes,
             ],
             swiftSettings: strict),
         // Clients, senders and tokens: AppSync and realtime, Cognito and OIDC, against their peers and oracles.

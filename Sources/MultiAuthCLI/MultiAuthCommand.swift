@@ -24,7 +24,7 @@ package struct MultiAuthCommand: AsyncParsableCommand {
     /// The commands that run in `multiauth` itself, in the order `--help` lists them.
     package static let clientCommands: [any ParsableCommand.Type] = [
         SignCommand.self, RequestCommand.self, CredentialsCommand.self, ConsoleCommand.self, RolesAnywhereCommand.self, RDSTokenCommand.self, EKSTokenCommand.self, MCPProxyCommand.self, VerifyCommand.self, VectorsCommand.self, StoreCommand.self,
-        LoginCommand.self, TokenCommand.self, WhoAmICommand.self, LogoutCommand.self,
+        LoginCommand.self, TokenCommand.self, WhoAmICommand.self, LogoutCommand.self, SSOCommand.self,
     ]
 
     package init() {}

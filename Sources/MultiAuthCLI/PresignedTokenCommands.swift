@@ -28,6 +28,14 @@ struct PresignedTokenOptions: ParsableArguments {
         return (expiring.credentials, region, date)
     }
 
+    /// The chain itself (for a provider that asks it when it needs to) and the region.
+    func resolveChain() async throws -> (any CredentialsProvider, String) {
+        guard let resolved = try await ChainCredentials.region(region, profile: profile) else {
+            throw CLIError("--region", "no region: give --region or set AWS_REGION")
+        }
+        return (sessions.chain(profile: profile, store: store), resolved)
+    }
+
     /// The credentials with their expiry, the region and the time to sign with.
     func resolveExpiring() async throws -> (ExpiringCredentials, String, SigningDate) {
         var signingDate = SigningDate.now()

@@ -22,8 +22,8 @@ import Darwin
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token", _superCommandName: MultiAuthCommand.directParseParent,
-        abstract: "Print a valid token of a saved login (refreshed first when it is about to expire), or a Bedrock API key.",
-        subcommands: [BedrockTokenCommand.self])
+        abstract: "Print a valid token of a saved login (refreshed first when it is about to expire), a Bedrock API key, or an AWS web identity token.",
+        subcommands: [BedrockTokenCommand.self, WebIdentityTokenCommand.self])
     @Option(help: "id or access; without it, the ID token where the login has one, else the access token (named on standard error).")
     var type: AuthTokens.Kind?
     @Option(help: "Time limit in seconds for the whole command, a refresh and store waits included; exit 28 when it passes.")

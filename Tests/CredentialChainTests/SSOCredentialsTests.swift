@@ -60,7 +60,7 @@ struct SSOHome {
     @discardableResult
     func cachedLogin(
         expiresIn: Double, registrationExpiresIn: Double = 30 * 86_400, name: String = corpCacheName, startURL: String = startURL,
-        seedRefresh: Bool = true
+        seedRefresh: Bool = true, assignments: [[String: Any]]? = nil
     ) async throws -> (access: String, refresh: String) {
         let id = UUID().uuidString.prefix(8)
         let access = "cached-access-\(id)", refresh = "cached-refresh-\(id)", client = "cached-client-\(id)"
@@ -72,10 +72,11 @@ struct SSOHome {
         ]
         try FileManager.default.createDirectory(atPath: cacheFolder, withIntermediateDirectories: true)
         try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: cachePath(name)))
-        let seed: [String: Any] = [
+        var seed: [String: Any] = [
             "clientId": client, "clientSecret": "cached-secret", "accessToken": access,
             "refreshToken": seedRefresh ? refresh : "never-" + refresh, "accessExpiresIn": max(expiresIn, 1),
         ]
+        if let assignments { seed["assignments"] = assignments }
         _ = try await CurlHTTPClient().send(
             try HTTPRequest(method: .post, wireURL: Peers.sso + "/_peer/seed"), body: .bytes(Array(try JSONSerialization.data(withJSONObject: seed))))
         return (access, refresh)

@@ -8,7 +8,7 @@
 MCP_PROXY_FOR_AWS_VERSION=1.7.0
 
 run_mcp_bench() {
-    local mcp gw folder pids=() line ours theirs
+    local mcp gw folder pids=()
     if [ "$(.venv-mcp-proxy-for-aws/bin/pip show mcp-proxy-for-aws 2>/dev/null | sed -n 's/^Version: //p')" != "$MCP_PROXY_FOR_AWS_VERSION" ]; then
         say "installing mcp-proxy-for-aws==$MCP_PROXY_FOR_AWS_VERSION into .venv-mcp-proxy-for-aws"
         python3 -m venv .venv-mcp-proxy-for-aws
@@ -28,16 +28,10 @@ run_mcp_bench() {
     local environment=(env AWS_ACCESS_KEY_ID=AKIDMCPBENCH AWS_SECRET_ACCESS_KEY=mcp-bench-secret-not-real-000000000
         AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_REGION=us-east-1)
     for round in 1 2 3; do
-        ours=$("${environment[@]}" .venv/bin/python3 scripts/oracles/mcp_bench.py -- \
-            .build-static/release/multiauth mcp-proxy --endpoint "$endpoint" --service execute-api --region us-east-1)
-        theirs=$("${environment[@]}" .venv/bin/python3 scripts/oracles/mcp_bench.py -- \
-            .venv-mcp-proxy-for-aws/bin/mcp-proxy-for-aws "$endpoint" --service execute-api --region us-east-1)
-        for line in "multiauth mcp-proxy|$ours" "mcp-proxy-for-aws $MCP_PROXY_FOR_AWS_VERSION|$theirs"; do
-            .venv/bin/python3 -c 'import json, sys
-name, report = sys.argv[1].split("|", 1)
-r = json.loads(report)
-print(f"mcp-proxy: round {sys.argv[2]}: {name:28s} start to initialize {r[\"start_ms\"]:7.1f} ms, call median {r[\"call_ms_median\"]:6.2f} ms (p99 {r[\"call_ms_p99\"]:6.2f}), CPU {r[\"cpu_us_per_call\"]:6d} us/call, peak RSS {r[\"peak_rss_kib\"] / 1024:6.1f} MiB, answers {r[\"answers\"]}")' "$line" "$round"
-        done
+        "${environment[@]}" .venv/bin/python3 scripts/oracles/mcp_bench.py --label "mcp-proxy: round $round: multiauth mcp-proxy" -- \
+            .build-static/release/multiauth mcp-proxy --endpoint "$endpoint" --service execute-api --region us-east-1
+        "${environment[@]}" .venv/bin/python3 scripts/oracles/mcp_bench.py --label "mcp-proxy: round $round: mcp-proxy-for-aws" -- \
+            .venv-mcp-proxy-for-aws/bin/mcp-proxy-for-aws "$endpoint" --service execute-api --region us-east-1
     done
     kill "${pids[@]}" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true

@@ -4,8 +4,8 @@ writes `initialize` and times the answer from the process start, then makes --ca
 sequential `tools/call`s of echo and times each. The proxy's CPU time over the calls (user +
 system, /proc/PID/stat) and its peak RSS (VmHWM) are read before it is closed. Prints one JSON
 object: start_ms, call_ms_median, call_ms_p99, cpu_us_per_call, peak_rss_kib, answers (the
-distinct echo answers, to show both proxies did the same calls).
-Usage: mcp_bench.py [--calls N] -- COMMAND ARG...
+distinct echo answers, to show both proxies did the same calls), or with --label one line.
+Usage: mcp_bench.py [--calls N] [--label NAME] -- COMMAND ARG...
 """
 import argparse
 import json
@@ -32,6 +32,7 @@ def peak_rss(pid):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--label", help="print one bench line under this name instead of JSON")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -68,9 +69,15 @@ def main():
     process.stdin.close()
     process.wait(timeout=30)
     latencies.sort()
-    print(json.dumps({"start_ms": round(start_ms, 1), "call_ms_median": round(statistics.median(latencies), 2),
-                      "call_ms_p99": round(latencies[int(len(latencies) * 0.99) - 1], 2),
-                      "cpu_us_per_call": round(cpu / args.calls * 1e6), "peak_rss_kib": rss, "answers": sorted(answers)}))
+    report = {"start_ms": round(start_ms, 1), "call_ms_median": round(statistics.median(latencies), 2),
+              "call_ms_p99": round(latencies[int(len(latencies) * 0.99) - 1], 2),
+              "cpu_us_per_call": round(cpu / args.calls * 1e6), "peak_rss_kib": rss, "answers": sorted(answers)}
+    if args.label is None:
+        print(json.dumps(report))
+        return
+    print(f"{args.label:34s} start to initialize {report['start_ms']:7.1f} ms, call median {report['call_ms_median']:6.2f} ms "
+          f"(p99 {report['call_ms_p99']:6.2f}), CPU {report['cpu_us_per_call']:5d} us/call, peak RSS {rss / 1024:6.1f} MiB, "
+          f"answers {report['answers']}")
 
 
 if __name__ == "__main__":

@@ -15,8 +15,11 @@ Rules it enforces:
   a terminal escape; /expired-token gets an access token with expiresIn 0; /slow-interval
   asks for 9,999 s between polls;
 - refresh tokens rotate: each one works once, and its use hands out a new one;
-- GetRoleCredentials needs a live access token in `x-amz-sso_bearer_token`, else
-  UnauthorizedException (401); `expiration` is in milliseconds.
+- GetRoleCredentials, ListAccounts and ListAccountRoles need a live access token in
+  `x-amz-sso_bearer_token`, else UnauthorizedException (401); `expiration` is in milliseconds.
+  The two lists answer at most 2 items a page (fewer with a smaller `max_result`) with a
+  `nextToken`, so a client must page; the accounts and roles are the token's own, given at
+  seeding ("assignments"), else DEFAULT_ASSIGNMENTS.
 Control: `POST /_peer/seed` registers a client and tokens given as JSON (to stand for an
 earlier login); `GET /_peer/stats` answers counts of calls as JSON, by path and by
 "path clientId".
@@ -32,6 +35,12 @@ from http.server import ThreadingHTTPServer
 from peer_http import QuietHandler
 
 ACCESS_TOKEN_SECONDS = 8 * 3600
+DEFAULT_ASSIGNMENTS = [
+    {"accountId": "111111111111", "accountName": "Production Web", "roles": ["AdministratorAccess", "ReadOnly"]},
+    {"accountId": "222222222222", "accountName": "dev sandbox", "roles": ["Developer"]},
+    {"accountId": "333333333333", "accountName": "Ünïcode & Co", "roles": ["ReadOnly"]},
+]
+PAGE = 2
 CLIENT_SECONDS = 90 * 24 * 3600
 
 
@@ -58,6 +67,8 @@ class Handler(QuietHandler):
         if url.path == "/_peer/stats":
             with self.server.lock:
                 return self.reply(200, self.server.counts)
+        if url.path in ("/assignment/accounts", "/assignment/roles"):
+            return self.assignments(url)
         if url.path != "/federation/credentials":
             return self.error(404, "ResourceNotFoundException", "not_found", url.path)
         query = urllib.parse.parse_qs(url.query)
@@ -76,6 +87,31 @@ class Handler(QuietHandler):
             "sessionToken": f"sso-session-token-{account}-{role}-{issued}",
             "expiration": int((time.time() + 3600) * 1000),
         }})
+
+    def assignments(self, url):
+        """ListAccounts and ListAccountRoles, a page at a time."""
+        query = urllib.parse.parse_qs(url.query)
+        with self.server.lock:
+            self.server.counts[url.path] = self.server.counts.get(url.path, 0) + 1
+            token = self.headers.get("x-amz-sso_bearer_token", "")
+            if self.server.access_tokens.get(token, 0) <= time.time():
+                return self.error(401, "UnauthorizedException", None, "Session token not found or invalid")
+            owned = self.server.assignments.get(token, DEFAULT_ASSIGNMENTS)
+        if url.path == "/assignment/accounts":
+            items = [{"accountId": a["accountId"], "accountName": a["accountName"], "emailAddress": "owner@example.com"} for a in owned]
+            key = "accountList"
+        else:
+            account = query.get("account_id", [""])[0]
+            if not account:
+                return self.error(400, "InvalidRequestException", None, "account_id is required")
+            items = [{"roleName": role, "accountId": account} for a in owned if a["accountId"] == account for role in a["roles"]]
+            key = "roleList"
+        start = int(query.get("next_token", ["0"])[0] or 0)
+        size = min(PAGE, int(query.get("max_result", [str(PAGE)])[0]))
+        page = {key: items[start:start + size]}
+        if start + size < len(items):
+            page["nextToken"] = str(start + size)
+        self.reply(200, page)
 
     # --- SSO OIDC (called with the lock held) ---
 
@@ -143,6 +179,8 @@ class Handler(QuietHandler):
         self.server.clients[body["clientId"]] = (body["clientSecret"], time.time() + body.get("clientExpiresIn", CLIENT_SECONDS))
         self.server.access_tokens[body["accessToken"]] = time.time() + body.get("accessExpiresIn", ACCESS_TOKEN_SECONDS)
         self.server.refresh_tokens[body["refreshToken"]] = body["clientId"]
+        if "assignments" in body:
+            self.server.assignments[body["accessToken"]] = body["assignments"]
         self.reply(200, {})
 
     def error(self, status, kind, oauth_error, description):
@@ -161,6 +199,7 @@ class Server(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.clients, self.devices, self.access_tokens, self.refresh_tokens = {}, {}, {}, {}
         self.counts = {}
+        self.assignments = {}
         self.issued = 0
 
 

@@ -4,9 +4,15 @@ recomputed with botocore (from the secret of --key AKID:SECRET, or of a session 
 issued, with its token), the signing time must be within 5 minutes, and MFA parameters are
 checked (--mfa SERIAL=CODE: the one code that device accepts). It serves AssumeRole,
 GetSessionToken, GetFederationToken (long-term keys only; Name and a JSON Policy checked) and
-GetCallerIdentity over STS's query API (form POST, XML answers, STS's error codes), issues
+GetCallerIdentity and GetWebIdentityToken over STS's query API (form POST, XML answers, STS's error codes), issues
 random ASIA session keys that expire after DurationSeconds (900 to 43200, default 3600; up to
 129600 and by default 43200 for GetFederationToken), and records every call, refused ones too.
+
+GetWebIdentityToken (outbound identity federation) signs a JWT for the caller: `sub` its ARN,
+`aud` the Audience.member.N values (1 to 10; a string for one), `iss` this server, RS256 (a
+2048-bit RSA key) or ES384 (P-384) as SigningAlgorithm asks, lasting DurationSeconds (60 to
+3600, default 300). The keys are made at start; GET /.well-known/jwks.json and
+/.well-known/openid-configuration publish them, as the account's issuer does.
 
 AssumeRoleWithSAML is served unsigned, as STS does, by saml_peer.py: the assertion's XML
 signature is verified by xmlsec1 against the metadata of --saml-provider ARN=METADATA_URL.
@@ -62,6 +68,12 @@ class Handler(QuietHandler):
         url = urllib.parse.urlsplit(self.path)
         if url.path in ("/federation", "/_peer/signin-token"):
             return self.federation(url)
+        if url.path == "/.well-known/jwks.json":
+            return self.send_json(200, {"keys": [key.as_dict(private=False) for key in self.server.token_keys.values()]})
+        if url.path == "/.well-known/openid-configuration":
+            issuer = self.server.token_issuer
+            return self.send_json(200, {"issuer": issuer, "jwks_uri": issuer + "/.well-known/jwks.json",
+                                        "id_token_signing_alg_values_supported": sorted(self.server.token_keys)})
         if url.path == "/v1/authorize":
             with _lock:
                 status, headers, body = self.server.signin.authorize(url.query, f"http://{self.headers.get('Host')}")
@@ -94,9 +106,9 @@ class Handler(QuietHandler):
         call["key_id"] = caller[0] if caller else None
         if problem is None:
             problem = self.check_mfa(form)
-        longest = 129600 if call["action"] == "GetFederationToken" else 43200
-        if problem is None and call["duration"] is not None and not (900 <= int(call["duration"]) <= longest):
-            problem = (400, "ValidationError", f"DurationSeconds must be between 900 and {longest}")
+        shortest, longest = (60, 3600) if call["action"] == "GetWebIdentityToken" else (900, 129600 if call["action"] == "GetFederationToken" else 43200)
+        if problem is None and call["duration"] is not None and not (shortest <= int(call["duration"]) <= longest):
+            problem = (400, "ValidationError", f"DurationSeconds must be between {shortest} and {longest}")
         if problem is None and call["action"] == "GetFederationToken":
             problem = self.check_federation(form, caller)
         call["outcome"] = "ok" if problem is None else problem[1]
@@ -108,6 +120,8 @@ class Handler(QuietHandler):
         if action == "GetCallerIdentity":
             arn = caller[1] or f"arn:aws:iam::{ACCOUNT}:user/peer"
             return self.xml(action, f"<Arn>{arn}</Arn><UserId>{caller[0]}</UserId><Account>{ACCOUNT}</Account>")
+        if action == "GetWebIdentityToken":
+            return self.web_identity_token(form, caller)
         if action not in ("AssumeRole", "GetSessionToken", "GetFederationToken"):
             return self.error(400, "InvalidAction", f"Could not find operation {action}")
         arn = None
@@ -118,6 +132,23 @@ class Handler(QuietHandler):
             role = form.get("RoleArn", "")
             arn = f"arn:aws:sts::{ACCOUNT}:assumed-role/{role.rsplit('/', 1)[-1]}/{form.get('RoleSessionName')}"
         self.xml(action, self.issue(int(call["duration"] or 3600), arn))
+
+    def web_identity_token(self, form, caller):
+        from joserfc import jwt
+        audiences = [value for name, value in sorted(form.items()) if name.startswith("Audience.member.")]
+        algorithm = form.get("SigningAlgorithm")
+        if not 1 <= len(audiences) <= 10:
+            return self.error(400, "ValidationError", "Audience must have 1 to 10 members")
+        if algorithm not in self.server.token_keys:
+            return self.error(400, "ValidationError", "SigningAlgorithm must be RS256 or ES384")
+        now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+        expires = now + datetime.timedelta(seconds=int(form.get("DurationSeconds") or 300))
+        key = self.server.token_keys[algorithm]
+        claims = {"iss": self.server.token_issuer, "sub": caller[1] or f"arn:aws:iam::{ACCOUNT}:user/peer",
+                  "aud": audiences[0] if len(audiences) == 1 else audiences, "iat": int(now.timestamp()),
+                  "exp": int(expires.timestamp()), "jti": random_text(16)}
+        token = jwt.encode({"alg": algorithm, "kid": key.kid, "typ": "JWT"}, claims, key, algorithms=[algorithm])
+        self.xml("GetWebIdentityToken", f"<WebIdentityToken>{token}</WebIdentityToken><Expiration>{expires.strftime('%Y-%m-%dT%H:%M:%SZ')}</Expiration>")
 
     def assume_role_with_saml(self, form, call):
         call.update(role_arn=form.get("RoleArn"), key_id=None)
@@ -337,6 +368,10 @@ def main():
     server.signin = signin_peer.SignIn()
     server.saml_providers = dict(pair.split("=", 1) for pair in args.saml_provider)
     server.saml_used = set()
+    from joserfc.jwk import ECKey, RSAKey
+    server.token_keys = {"RS256": RSAKey.generate_key(2048, parameters={"alg": "RS256", "use": "sig"}, auto_kid=True),
+                         "ES384": ECKey.generate_key("P-384", parameters={"alg": "ES384", "use": "sig"}, auto_kid=True)}
+    server.token_issuer = f"http://127.0.0.1:{server.server_address[1]}"
     if args.roles_anywhere_port:
         serve_roles_anywhere(server, args)
     print(f"listening {server.server_address[1]}", flush=True)

@@ -153,3 +153,61 @@ struct SSOPortalClient {
             expiration: Date(timeIntervalSince1970: Double(role.expiration) / 1000), source: "SSO role \(roleName) in \(accountId)")
     }
 }
+
+extension SSOPortalClient {
+    /// An account the login may use.
+    struct Account: Decodable {
+        let accountId: String
+        let accountName: String?
+    }
+
+    /// A role in an account.
+    struct Role: Decodable {
+        let roleName: String
+        let accountId: String?
+    }
+
+    private struct AccountPage: Decodable {
+        let accountList: [Account]?
+        let nextToken: String?
+    }
+
+    private struct RolePage: Decodable {
+        let roleList: [Role]?
+        let nextToken: String?
+    }
+
+    /// Every account of the login (ListAccounts, page by page).
+    func accounts(accessToken: String) async throws(CredentialsError) -> [Account] {
+        try checkWireSafe([("the SSO access token", accessToken)], source: "the SSO token cache")
+        var accounts: [Account] = []
+        var next: String?
+        repeat {
+            let query = [("max_result", "100")] + (next.map { [("next_token", $0)] } ?? [])
+            let page: AccountPage = try await call.send(
+                "ListAccounts", .get, "assignment/accounts?" + String(decoding: FormURLEncoding.encode(query), as: UTF8.self),
+                headers: [("x-amz-sso_bearer_token", accessToken)])
+            accounts += page.accountList ?? []
+            next = page.nextToken.flatMap { $0.isEmpty ? nil : $0 }
+        } while next != nil && accounts.count < Self.listLimit
+        return accounts
+    }
+
+    /// Every role of `accountId` the login may take (ListAccountRoles, page by page).
+    func roles(accountId: String, accessToken: String) async throws(CredentialsError) -> [Role] {
+        var roles: [Role] = []
+        var next: String?
+        repeat {
+            let query = [("account_id", accountId), ("max_result", "100")] + (next.map { [("next_token", $0)] } ?? [])
+            let page: RolePage = try await call.send(
+                "ListAccountRoles", .get, "assignment/roles?" + String(decoding: FormURLEncoding.encode(query), as: UTF8.self),
+                headers: [("x-amz-sso_bearer_token", accessToken)])
+            roles += page.roleList ?? []
+            next = page.nextToken.flatMap { $0.isEmpty ? nil : $0 }
+        } while next != nil && roles.count < Self.listLimit
+        return roles
+    }
+
+    /// The most accounts, or roles of one account, read: a portal that pages forever is cut off.
+    static let listLimit = 10_000
+}
