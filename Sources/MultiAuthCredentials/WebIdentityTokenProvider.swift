@@ -11,7 +11,7 @@ public import Foundation
 /// Outbound identity federation: STS `GetWebIdentityToken` gives the caller's AWS identity as a
 /// JWT that an external service verifies with the account's issuer and JWKS. Tokens are
 /// cached, and fetched again once within a fifth of their life (at least 10 s) of expiry, on
-/// the shared ``MultiAuthCore/ExpiringValueCache``: however many callers, one call to STS at a
+/// the shared `ExpiringValueCache`: however many callers, one call to STS at a
 /// time.
 public final class WebIdentityTokenProvider: Sendable {
     /// A token and when it expires; its description never shows the token.

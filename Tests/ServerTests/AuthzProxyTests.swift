@@ -110,9 +110,7 @@ struct AuthzProxyTests {
     /// without the docs' `error_page 500`).
     @Test(arguments: Engine.allCases)
     func aUsagePlansQuotaIsPassedOnAs429(engine: Engine) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authz-api-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let api = folder.appendingPathComponent("api.yaml")
+        let (folder, api) = try Self.scratch("authz-api")
         try Data("""
             openapi: 3.0.1
             info: {title: authz, version: "1"}
@@ -143,9 +141,7 @@ struct AuthzProxyTests {
     /// API Gateway's 403, its 401 and a missing token are 401s, as API Gateway answers them.
     @Test(arguments: Engine.allCases)
     func aRequestAuthorizerDecidesThroughTheProxy(engine: Engine) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("authz-lambda-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let api = folder.appendingPathComponent("api.yaml")
+        let (_, api) = try Self.scratch("authz-lambda")
         try Data("""
             openapi: 3.0.1
             info: {title: authz-lambda, version: "1"}
@@ -197,6 +193,13 @@ struct AuthzProxyTests {
         // that is what the flag's help says it trusts.
         let forged = try await Self.call(trusting.base + "/orders", signed + ["--tamper", "body"])
         #expect(forged.status == 200, "\(engine): \(forged.status)")
+    }
+
+    /// A new folder for one test, and the path of the API definition it will hold.
+    static func scratch(_ name: String) throws -> (URL, URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return (folder, folder.appendingPathComponent("api.yaml"))
     }
 
     /// An unsigned call through `url` (with one `header`), sent by Python's http.client.

@@ -73,10 +73,9 @@ class Handler(QuietHandler):
             return self.error(404, "ResourceNotFoundException", "not_found", url.path)
         query = urllib.parse.parse_qs(url.query)
         with self.server.lock:
-            self.server.counts[url.path] = self.server.counts.get(url.path, 0) + 1
-            token = self.headers.get("x-amz-sso_bearer_token", "")
-            if self.server.access_tokens.get(token, 0) <= time.time():
-                return self.error(401, "UnauthorizedException", None, "Session token not found or invalid")
+            token = self.counted_token(url.path)
+            if token is None:
+                return self.unauthorized()
             self.server.issued += 1
             issued = self.server.issued
         account, role = query.get("account_id", [""])[0], query.get("role_name", [""])[0]
@@ -88,14 +87,23 @@ class Handler(QuietHandler):
             "expiration": int((time.time() + 3600) * 1000),
         }})
 
+    def counted_token(self, path):
+        """Counts a portal call to `path` and returns its access token, or None when it is not live
+        (called with the lock held)."""
+        self.server.counts[path] = self.server.counts.get(path, 0) + 1
+        token = self.headers.get("x-amz-sso_bearer_token", "")
+        return token if self.server.access_tokens.get(token, 0) > time.time() else None
+
+    def unauthorized(self):
+        return self.error(401, "UnauthorizedException", None, "Session token not found or invalid")
+
     def assignments(self, url):
         """ListAccounts and ListAccountRoles, a page at a time."""
         query = urllib.parse.parse_qs(url.query)
         with self.server.lock:
-            self.server.counts[url.path] = self.server.counts.get(url.path, 0) + 1
-            token = self.headers.get("x-amz-sso_bearer_token", "")
-            if self.server.access_tokens.get(token, 0) <= time.time():
-                return self.error(401, "UnauthorizedException", None, "Session token not found or invalid")
+            token = self.counted_token(url.path)
+            if token is None:
+                return self.unauthorized()
             owned = self.server.assignments.get(token, DEFAULT_ASSIGNMENTS)
         if url.path == "/assignment/accounts":
             items = [{"accountId": a["accountId"], "accountName": a["accountName"], "emailAddress": "owner@example.com"} for a in owned]

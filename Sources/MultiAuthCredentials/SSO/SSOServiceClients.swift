@@ -167,47 +167,53 @@ extension SSOPortalClient {
         let accountId: String?
     }
 
-    private struct AccountPage: Decodable {
+    private struct AccountPage: Decodable, Paged {
         let accountList: [Account]?
         let nextToken: String?
+        var items: [Account] { accountList ?? [] }
     }
 
-    private struct RolePage: Decodable {
+    private struct RolePage: Decodable, Paged {
         let roleList: [Role]?
         let nextToken: String?
+        var items: [Role] { roleList ?? [] }
     }
 
     /// Every account of the login (ListAccounts, page by page).
     func accounts(accessToken: String) async throws(CredentialsError) -> [Account] {
-        try checkWireSafe([("the SSO access token", accessToken)], source: "the SSO token cache")
-        var accounts: [Account] = []
-        var next: String?
-        repeat {
-            let query = [("max_result", "100")] + (next.map { [("next_token", $0)] } ?? [])
-            let page: AccountPage = try await call.send(
-                "ListAccounts", .get, "assignment/accounts?" + String(decoding: FormURLEncoding.encode(query), as: UTF8.self),
-                headers: [("x-amz-sso_bearer_token", accessToken)])
-            accounts += page.accountList ?? []
-            next = page.nextToken.flatMap { $0.isEmpty ? nil : $0 }
-        } while next != nil && accounts.count < Self.listLimit
-        return accounts
+        try await paged("ListAccounts", "assignment/accounts", [], accessToken: accessToken, as: AccountPage.self)
     }
 
     /// Every role of `accountId` the login may take (ListAccountRoles, page by page).
     func roles(accountId: String, accessToken: String) async throws(CredentialsError) -> [Role] {
-        var roles: [Role] = []
+        try await paged("ListAccountRoles", "assignment/roles", [("account_id", accountId)], accessToken: accessToken, as: RolePage.self)
+    }
+
+    /// The items of every page of a portal list, up to ``listLimit``.
+    private func paged<Page: Decodable & Paged>(
+        _ name: String, _ path: String, _ query: [(String, String)], accessToken: String, as page: Page.Type
+    ) async throws(CredentialsError) -> [Page.Item] {
+        try checkWireSafe([("the SSO access token", accessToken)], source: "the SSO token cache")
+        var items: [Page.Item] = []
         var next: String?
         repeat {
-            let query = [("account_id", accountId), ("max_result", "100")] + (next.map { [("next_token", $0)] } ?? [])
-            let page: RolePage = try await call.send(
-                "ListAccountRoles", .get, "assignment/roles?" + String(decoding: FormURLEncoding.encode(query), as: UTF8.self),
+            let parameters = query + [("max_result", "100")] + (next.map { [("next_token", $0)] } ?? [])
+            let answer: Page = try await call.send(
+                name, .get, path + "?" + String(decoding: FormURLEncoding.encode(parameters), as: UTF8.self),
                 headers: [("x-amz-sso_bearer_token", accessToken)])
-            roles += page.roleList ?? []
-            next = page.nextToken.flatMap { $0.isEmpty ? nil : $0 }
-        } while next != nil && roles.count < Self.listLimit
-        return roles
+            items += answer.items
+            next = answer.nextToken.flatMap { $0.isEmpty ? nil : $0 }
+        } while next != nil && items.count < Self.listLimit
+        return items
     }
 
     /// The most accounts, or roles of one account, read: a portal that pages forever is cut off.
     static let listLimit = 10_000
+}
+
+/// A page of a portal list.
+private protocol Paged {
+    associatedtype Item
+    var items: [Item] { get }
+    var nextToken: String? { get }
 }
