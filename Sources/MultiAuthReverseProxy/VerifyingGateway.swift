@@ -164,7 +164,12 @@ package struct VerifyingGateway: Sendable {
             switch decision {
             case .answer(let head, let body): return (head, body)
             case .later(let next): decision = await next()
-            case .forward: preconditionFailure("an auth service forwards nothing")
+            case .forward:
+                // An auth service's plans answer instead of forwarding; should one not, the
+                // check fails closed rather than taking the process down.
+                logger.error("an auth service was asked to forward a request")
+                let refusal = InboundRejection(status: .internalServerError, errorType: "InternalServerErrorException", message: "Internal server error", reason: "forward in an auth service")
+                return (refusal.responseHead, refusal.body)
             }
         }
     }
