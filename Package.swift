@@ -227,7 +227,7 @@ let package = Package(
         .target(
             name: "MultiAuthCredentialsServer",
             dependencies: [
-                "MultiAuthCredentials", "MultiAuthSigV4", "MultiAuthServerGuards", "MultiAuthCrypto", "MultiAuthCore", httpTypes, logging,
+                "MultiAuthCredentials", "MultiAuthSigV4", "MultiAuthServerGuards", "MultiAuthCrypto", "MultiAuthCore", "MultiAuthHTTP", httpTypes, logging,
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

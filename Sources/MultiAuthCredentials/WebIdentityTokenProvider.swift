@@ -1,6 +1,7 @@
 public import MultiAuthCore
 public import MultiAuthHTTP
 import MultiAuthAWSClient
+import Synchronization
 
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
@@ -68,4 +69,54 @@ public final class WebIdentityTokenProvider: Sendable {
     ///   when the account has not turned the feature on), a transport failure, or the caller's
     ///   credentials' own error.
     public func token() async throws(CredentialsError) -> Token { try await cache.value() }
+}
+
+/// The web identity tokens one identity hands out to several askers (a credentials endpoint's
+/// clients): one cached ``WebIdentityTokenProvider`` per audience set, algorithm and duration.
+public final class WebIdentityTokens: Sendable {
+    struct Key: Hashable {
+        let audiences: [String]
+        let algorithm: WebIdentityTokenProvider.SigningAlgorithm
+        let durationSeconds: Int
+    }
+
+    let credentials: any CredentialsProvider
+    let region: String
+    let environment: [String: String]
+    let http: any HTTPSender
+    private let providers = Mutex<[Key: WebIdentityTokenProvider]>([:])
+
+    /// Tokens of `credentials`' identity, from STS in `region`.
+    public init(
+        credentials: any CredentialsProvider, region: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        http: any HTTPSender
+    ) {
+        self.credentials = credentials
+        self.region = region
+        self.environment = environment
+        self.http = http
+    }
+
+    /// A token for these audiences, cached as ``WebIdentityTokenProvider`` caches it.
+    /// - Throws: ``CredentialsError``, as ``WebIdentityTokenProvider``'s initializer and
+    ///   ``WebIdentityTokenProvider/token()`` throw.
+    public func token(
+        audiences: [String], algorithm: WebIdentityTokenProvider.SigningAlgorithm, durationSeconds: Int
+    ) async throws(CredentialsError) -> WebIdentityTokenProvider.Token {
+        let key = Key(audiences: audiences, algorithm: algorithm, durationSeconds: durationSeconds)
+        let provider: WebIdentityTokenProvider
+        if let cached = providers.withLock({ $0[key] }) {
+            provider = cached
+        } else {
+            let made = try WebIdentityTokenProvider(
+                credentials: credentials, region: region, audiences: audiences, algorithm: algorithm, durationSeconds: durationSeconds,
+                environment: environment, http: http)
+            provider = providers.withLock { providers in
+                if let first = providers[key] { return first }
+                providers[key] = made
+                return made
+            }
+        }
+        return try await provider.token()
+    }
 }

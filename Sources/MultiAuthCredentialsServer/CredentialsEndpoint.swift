@@ -16,6 +16,8 @@ import Foundation
 enum EndpointAnswer: Sendable {
     case text(HTTPResponse.Status, String, headers: HTTPFields = [:])
     case credentials(format: CredentialsFormat)
+    /// A web identity token of the credentials' identity (STS GetWebIdentityToken).
+    case webIdentityToken(audiences: [String], algorithm: WebIdentityTokenProvider.SigningAlgorithm, durationSeconds: Int)
 }
 
 /// The JSON a client expects the credentials in.
@@ -58,6 +60,8 @@ struct CredentialsResponder: HTTPResponder {
     let clock: TimeSource
     let logger: Logger
     let user: UInt32?
+    /// Where web identity tokens come from; nil: they are not served.
+    let webIdentityTokens: WebIdentityTokens?
 
     /// The refusal for a request from the wrong place, or nil.
     func refusal(_ request: Request, context: CredentialsRequestContext) -> Response? {
@@ -91,6 +95,19 @@ struct CredentialsResponder: HTTPResponder {
             } catch {
                 logger.warning("credentials endpoint has no credentials", metadata: ["reason": "\(error)"])
                 return Self.response(.internalServerError, #"{"message":"no credentials"}"#, contentType: "application/json")
+            }
+        case .webIdentityToken(let audiences, let algorithm, let duration):
+            guard let webIdentityTokens else {
+                return Self.response(.notFound, #"{"message":"web identity tokens are not served here (no region)"}"#, contentType: "application/json")
+            }
+            do throws(CredentialsError) {
+                let token = try await webIdentityTokens.token(audiences: audiences, algorithm: algorithm, durationSeconds: duration)
+                let document = JSONValue.object(["Token": .string(token.jwt), "Expiration": .string(ISOTime.text(token.expiration.timeIntervalSince1970))])
+                return Self.response(.ok, document.description, contentType: "application/json")
+            } catch {
+                logger.warning("credentials endpoint has no web identity token", metadata: ["reason": "\(error)"])
+                let message = JSONValue.object(["message": .string("no web identity token: \(error.code)")])
+                return Self.response(.badGateway, message.description, contentType: "application/json")
             }
         }
     }

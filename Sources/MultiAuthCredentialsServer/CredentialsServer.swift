@@ -33,16 +33,21 @@ public struct CredentialsServer: Service {
     let clock: TimeSource
     let logger: Logger
     let user: UInt32?
+    let webIdentityTokens: WebIdentityTokens?
     let onListening: @Sendable (Int) async -> Void
 
     /// A server for `kind` on `host`:`port` (0: a free port, told to `onListening` once the
     /// port is open) serving `credentials`. With `user`, only that local user's programs are
     /// served (the owner of the client's loopback socket, from the kernel's socket tables);
-    /// every server answers only requests whose `Host` is an IP address or `localhost`.
+    /// every server answers only requests whose `Host` is an IP address or `localhost`. With
+    /// `webIdentityTokens`, the container endpoint also answers `GET /web-identity-token?audience=A`
+    /// (repeatable; `signing_algorithm`, `duration`) with `{"Token", "Expiration"}`.
     public init(
         _ kind: Kind, credentials: any CredentialsProvider, host: String = "127.0.0.1", port: Int = 0, clock: TimeSource = .system,
-        logger: Logger = .disabled, user: UInt32? = nil, onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+        logger: Logger = .disabled, user: UInt32? = nil, webIdentityTokens: WebIdentityTokens? = nil,
+        onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) {
+        self.webIdentityTokens = webIdentityTokens
         self.kind = kind
         self.credentials = credentials
         self.host = host
@@ -59,7 +64,8 @@ public struct CredentialsServer: Service {
 
     /// Serves until the task is cancelled or a graceful shutdown is triggered.
     public func run() async throws {
-        let responder = CredentialsResponder(endpoint: endpoint, credentials: credentials, clock: clock, logger: logger, user: user)
+        let responder = CredentialsResponder(
+            endpoint: endpoint, credentials: credentials, clock: clock, logger: logger, user: user, webIdentityTokens: webIdentityTokens)
         let onListening = self.onListening
         let app = Application(
             responder: responder,

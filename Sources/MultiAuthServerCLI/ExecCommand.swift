@@ -25,7 +25,8 @@ struct ExecCommand: AsyncParsableCommand {
             AWS_CREDENTIAL_EXPIRATION. With --server ecs it gets AWS_CONTAINER_CREDENTIALS_FULL_URI and a random \
             AWS_CONTAINER_AUTHORIZATION_TOKEN, with --server imds AWS_EC2_METADATA_SERVICE_ENDPOINT, and no keys: each \
             request gets current credentials, refreshed as needed. AWS_REGION and AWS_DEFAULT_REGION are set when a \
-            region is known. The exit status is the child's (128 + N when signal N ended it); SIGTERM, SIGHUP, SIGUSR1 \
+            region is known; with --server ecs and a region, the child can also GET the endpoint's /web-identity-token?audience=A \
+            (with the same token; signing_algorithm, duration) for a JWT of its AWS identity (STS GetWebIdentityToken). The exit status is the child's (128 + N when signal N ended it); SIGTERM, SIGHUP, SIGUSR1 \
             and SIGUSR2 are passed on to it, and SIGINT and SIGQUIT too when standard input is not a terminal (a \
             terminal sends those to the child itself).
             """)
@@ -63,14 +64,15 @@ struct ExecCommand: AsyncParsableCommand {
         case .ecs:
             let token = Base64.encodeURL(try SecureRandom.bytes(count: 32))
             let listen = try serverListen.map { try ListenAddress($0, flag: "--server-listen") } ?? ListenAddress(host: "127.0.0.1", port: 0)
-            status = try await withServer(.container(authorizationToken: token), chain: chain, listen: listen) { port in
+            status = try await withServer(.container(authorizationToken: token), chain: chain, listen: listen, region: environment.region) { port in
                 environment.setContainerEndpoint(url: "http://\(listen.clientHost):\(port)/credentials", token: token)
                 return try await ChildProgram.run(command, environment: environment.values)
             }
         case .imds:
             let role = profile ?? "multiauth"
             status = try await withServer(
-                .instanceMetadata(roleName: role, region: environment.region), chain: chain, listen: ListenAddress(host: "127.0.0.1", port: 0)
+                .instanceMetadata(roleName: role, region: environment.region), chain: chain, listen: ListenAddress(host: "127.0.0.1", port: 0),
+                region: nil
             ) { port in
                 environment.setInstanceMetadataEndpoint(url: "http://127.0.0.1:\(port)")
                 return try await ChildProgram.run(command, environment: environment.values)
@@ -81,15 +83,18 @@ struct ExecCommand: AsyncParsableCommand {
 
     /// Runs `body` with the port of a credentials server, which stops when `body` returns.
     private func withServer(
-        _ kind: CredentialsServer.Kind, chain: any CredentialsProvider, listen: ListenAddress, _ body: (Int) async throws -> Int32
+        _ kind: CredentialsServer.Kind, chain: any CredentialsProvider, listen: ListenAddress, region: String?, _ body: (Int) async throws -> Int32
     ) async throws -> Int32 {
         let (ports, portReady) = AsyncStream<Int>.makeStream()
         // On this machine's loopback, only this user's programs are served. A container
         // (--server-listen) connects from a network of its own, whose sockets this host's
         // tables do not list: there the authorization token is the check.
         let user = serverListen == nil ? UInt32(getuid()) : nil
+        // With a region, the child can also ask for web identity tokens (outbound identity federation).
+        let tokens = region.map { WebIdentityTokens(credentials: chain, region: $0, http: CommandTimeout.transport()) }
         let server = CredentialsServer(
             kind, credentials: chain, host: listen.host, port: listen.port, logger: TraceLog.logger(verbose: false), user: user,
+            webIdentityTokens: tokens,
             onListening: { port in
                 portReady.yield(port)
                 portReady.finish()

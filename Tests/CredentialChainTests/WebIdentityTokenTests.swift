@@ -65,4 +65,24 @@ struct WebIdentityTokenTests {
         #expect(refused.status != 0 && refused.stderr.contains("SignatureDoesNotMatch"), "\(refused.stderr)")
         #expect(!refused.stderr.contains("wrong-secret"))
     }
+
+    /// `exec --server ecs`'s child asks the credentials endpoint for a token with its
+    /// authorization token (curl, as a program would); without one, or with no audience, it
+    /// is refused.
+    @Test func execsChildGetsATokenFromTheCredentialsEndpoint() async throws {
+        let base = #"url="${AWS_CONTAINER_CREDENTIALS_FULL_URI%/credentials}/web-identity-token""#
+        let script = base + """
+            ; curl -s -H "Authorization: $AWS_CONTAINER_AUTHORIZATION_TOKEN" "$url?audience=\(Self.audience)&signing_algorithm=ES384"; echo
+            curl -s -o /dev/null -w '%{http_code}\\n' "$url?audience=x"
+            curl -s -o /dev/null -w '%{http_code}\\n' -H "Authorization: $AWS_CONTAINER_AUTHORIZATION_TOKEN" "$url"
+            """
+        let run = try await CLI.run(["exec", "--server", "ecs", "--region", "us-east-1", "--", "sh", "-c", script], environment: Self.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        let answer = try #require(JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: String], "\(run.stdout)")
+        let claims = try await Self.check(try #require(answer["Token"]))
+        #expect(claims["aud"] == Self.audience && claims["error"] == nil, "\(claims)")
+        #expect(answer["Expiration"]?.hasSuffix("Z") == true)
+        #expect(Array(lines.dropFirst()) == ["401", "400"], "\(lines)")
+    }
 }
