@@ -1,4 +1,5 @@
 import MultiAuthCore
+import MultiAuthCredentials
 
 /// One section of an AWS shared file (`credentials` or `config`) changed in its text, every
 /// other line kept as it was.
@@ -26,9 +27,5 @@ enum ConfigFileSection {
     }
 
     /// The name of the section `line` opens, if it is a `[name]` header.
-    static func sectionName(_ line: String) -> String? {
-        let trimmed = line.trimmedWhitespace
-        guard trimmed.hasPrefix("["), trimmed.hasSuffix("]") else { return nil }
-        return String(trimmed.dropFirst().dropLast()).trimmedWhitespace
-    }
+    static func sectionName(_ line: String) -> String? { ConfigText.header(line) }
 }

@@ -55,8 +55,6 @@ package struct JSONRPCMessage: Sendable {
 
     /// JSON-RPC's code for text that is not a message.
     package static let parseError = -32700
-    /// JSON-RPC's code for a message that is not a valid request.
-    package static let invalidRequest = -32600
     /// The bridge's code for a call the server did not answer (a transport failure, an HTTP
     /// error status): JSON-RPC's range for implementation-defined server errors.
     package static let bridgeError = -32000

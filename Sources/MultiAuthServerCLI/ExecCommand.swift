@@ -25,8 +25,9 @@ struct ExecCommand: AsyncParsableCommand {
             AWS_CREDENTIAL_EXPIRATION. With --server ecs it gets AWS_CONTAINER_CREDENTIALS_FULL_URI and a random \
             AWS_CONTAINER_AUTHORIZATION_TOKEN, with --server imds AWS_EC2_METADATA_SERVICE_ENDPOINT, and no keys: each \
             request gets current credentials, refreshed as needed. AWS_REGION and AWS_DEFAULT_REGION are set when a \
-            region is known; with --server ecs and a region, the child can also GET the endpoint's /web-identity-token?audience=A \
-            (with the same token; signing_algorithm, duration) for a JWT of its AWS identity (STS GetWebIdentityToken). The exit status is the child's (128 + N when signal N ended it); SIGTERM, SIGHUP, SIGUSR1 \
+            region is known; with --server ecs and a region, the child can also GET the endpoint's \
+            /web-identity-token?audience=A (with the same token; signing_algorithm, duration) for a JWT of its AWS identity \
+            (STS GetWebIdentityToken). The exit status is the child's (128 + N when signal N ended it); SIGTERM, SIGHUP, SIGUSR1 \
             and SIGUSR2 are passed on to it, and SIGINT and SIGQUIT too when standard input is not a terminal (a \
             terminal sends those to the child itself).
             """)

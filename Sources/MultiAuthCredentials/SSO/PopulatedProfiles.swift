@@ -158,7 +158,7 @@ package enum PopulateError: Error, Equatable, CustomStringConvertible {
 
 /// An AWS config file as sections: the lines before the first header, then each header with
 /// the lines up to the next one (blank lines at the end of a section stay with it).
-struct ConfigText {
+package struct ConfigText {
     struct Section {
         /// The name inside `[...]`; nil for the lines before the first header.
         var name: String?
@@ -188,7 +188,8 @@ struct ConfigText {
         sections.append(current)
     }
 
-    static func header(_ line: String) -> String? {
+    /// The name inside `[...]` when `line` is a section header.
+    package static func header(_ line: String) -> String? {
         let trimmed = line.trimmedWhitespace
         guard trimmed.hasPrefix("["), trimmed.hasSuffix("]") else { return nil }
         return String(trimmed.dropFirst().dropLast()).trimmedWhitespace
