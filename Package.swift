@@ -27,8 +27,8 @@ let package = Package(
         .library(name: "MultiAuthSigV4", targets: ["MultiAuthSigV4"]),
         // The AWS credential chain and its providers; sessions cached in the encrypted store.
         .library(name: "MultiAuthCredentials", targets: ["MultiAuthAWSClient", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthAWSStoreBackends"]),
-        // Cognito and OIDC sign-in, refresh, and logins saved in the store.
-        .library(name: "MultiAuthTokens", targets: ["MultiAuthTokens", "MultiAuthLogins"]),
+        // Cognito and OIDC sign-in, refresh, and logins saved in the store; passkeys through libfido2 (opened at first use).
+        .library(name: "MultiAuthTokens", targets: ["MultiAuthTokens", "MultiAuthLogins", "MultiAuthWebAuthn"]),
         // Roles Anywhere keys kept in a PKCS#11 token (HSM, smart card, SoftHSM): needs p11-kit's header to build.
         .library(name: "MultiAuthPKCS11", targets: ["MultiAuthPKCS11"]),
         // The encrypted credential store.
@@ -99,6 +99,8 @@ let package = Package(
         .target(name: "CPKCS11"),
         // libcurl opened with dlopen at the first request, and typed wrappers for its variadic setopt/getinfo.
         .target(name: "CurlShims", dependencies: ["CLibCurl"]),
+        // libfido2 opened with dlopen at the first passkey operation, with its types declared here (no -dev package).
+        .target(name: "FIDO2Shims"),
         .target(name: "MultiAuthCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
         // The shared vocabulary: request bodies, wire URLs, redaction, JSON values, clocks, blocking work.
         .target(name: "MultiAuthCore", dependencies: [httpTypes, logging], swiftSettings: strict),
@@ -120,8 +122,10 @@ let package = Package(
         .target(name: "MultiAuthJSONWebTokens", dependencies: ["MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
         .target(
             name: "MultiAuthTokens",
-            dependencies: ["MultiAuthAWSClient", "MultiAuthJSONWebTokens", "MultiAuthCrypto", "MultiAuthCore", "MultiAuthHTTP", httpTypes, logging],
+            dependencies: ["MultiAuthAWSClient", "MultiAuthJSONWebTokens", "MultiAuthWebAuthn", "MultiAuthCrypto", "MultiAuthCore", "MultiAuthHTTP", httpTypes, logging],
             swiftSettings: strict),
+        // Passkeys: WebAuthn's browser-side checks and client data, authenticators through libfido2.
+        .target(name: "MultiAuthWebAuthn", dependencies: ["FIDO2Shims", "MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
         // Saved logins: the token providers' results kept in the credential store.
         .target(
             name: "MultiAuthLogins", dependencies: ["MultiAuthTokens", "MultiAuthStore", "MultiAuthHTTP", "MultiAuthCrypto", "MultiAuthCore", logging],
@@ -273,7 +277,7 @@ let package = Package(
         .target(
             name: "MultiAuth",
             dependencies: [
-                "MultiAuthClientConfiguration", "MultiAuthAWSClient", "MultiAuthSigV4", "MultiAuthCrypto", "MultiAuthStore", "MultiAuthCurl", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthTokens", "MultiAuthAuthorization",
+                "MultiAuthClientConfiguration", "MultiAuthAWSClient", "MultiAuthSigV4", "MultiAuthCrypto", "MultiAuthStore", "MultiAuthCurl", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthTokens", "MultiAuthWebAuthn", "MultiAuthAuthorization",
                 "MultiAuthAppSync", "MultiAuthRealtime", "MultiAuthAppSyncEvents", "MultiAuthLogins", "MultiAuthInboundAuthorization", "MultiAuthCore", httpTypes, logging,
             ],
             swiftSettings: strict),
@@ -281,7 +285,7 @@ let package = Package(
             name: "MultiAuthCLI",
             dependencies: [
                 "MultiAuthCrypto", "MultiAuthSigV4", "MultiAuthPKCS11", "MultiAuthHTTP", "MultiAuthSigningVectors", "MultiAuthStore", "MultiAuthAuthorization", "MultiAuthAWSClient", "MultiAuthCredentials", "MultiAuthCachedSessions", "MultiAuthKMSStoreKeys", "MultiAuthCurl",
-                "MultiAuthTokens", "MultiAuthLogins", "MultiAuthClientConfiguration", "MultiAuthAWSStoreBackends", "MultiAuthCore", "MultiAuthMCPBridge", httpTypes, logging,
+                "MultiAuthTokens", "MultiAuthLogins", "MultiAuthWebAuthn", "MultiAuthClientConfiguration", "MultiAuthAWSStoreBackends", "MultiAuthCore", "MultiAuthMCPBridge", httpTypes, logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + subprocess,
             swiftSettings: strict
@@ -367,6 +371,7 @@ let package = Package(
         .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthAPIDefinitionTests", dependencies: ["MultiAuthAPIDefinition", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthJSONWebTokensTests", dependencies: ["MultiAuthJSONWebTokens", "MultiAuthCore"], swiftSettings: strict),
+        .testTarget(name: "MultiAuthWebAuthnTests", dependencies: ["MultiAuthWebAuthn", "MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
         .testTarget(
             name: "MultiAuthServerGuardsTests",
             dependencies: [

@@ -18,3 +18,4 @@
 @_exported import MultiAuthSigV4
 @_exported import MultiAuthStore
 @_exported import MultiAuthTokens
+@_exported import MultiAuthWebAuthn

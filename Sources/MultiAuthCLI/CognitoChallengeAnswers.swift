@@ -3,6 +3,7 @@ import MultiAuthCore
 import MultiAuthCredentials
 import MultiAuthCrypto
 import MultiAuthTokens
+import MultiAuthWebAuthn
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -33,6 +34,8 @@ final class CognitoChallengeAnswers: CognitoChallengeResponder {
     /// Custom challenge answers, one per round in order, then the command, then the terminal.
     let customAnswers: [String]
     let customAnswerCommand: String?
+    /// The authenticator and origin for WEB_AUTHN.
+    let passkeys: PasskeyArguments?
     /// The secret of a TOTP set-up made during this sign-in, to keep after it succeeds.
     let setUpSecret = Mutex<String?>(nil)
     private let flagCodeUsed = Mutex(false)
@@ -40,7 +43,7 @@ final class CognitoChallengeAnswers: CognitoChallengeResponder {
 
     init(
         mfaCode: String?, mfaCodeCommand: String?, mfaType: CognitoMFAKind?, keptTOTP: TOTPGenerator?, storeTOTPSecret: Bool,
-        customAnswers: [String] = [], customAnswerCommand: String? = nil,
+        customAnswers: [String] = [], customAnswerCommand: String? = nil, passkeys: PasskeyArguments? = nil,
         newPassword: @escaping @Sendable (String) async throws(TokenError) -> [UInt8]
     ) {
         self.mfaCode = mfaCode
@@ -50,6 +53,7 @@ final class CognitoChallengeAnswers: CognitoChallengeResponder {
         self.storeTOTPSecret = storeTOTPSecret
         self.customAnswers = customAnswers
         self.customAnswerCommand = customAnswerCommand
+        self.passkeys = passkeys
         self.newPassword = newPassword
     }
 
@@ -87,7 +91,7 @@ final class CognitoChallengeAnswers: CognitoChallengeResponder {
     func chooseFirstFactor(from options: [CognitoFirstFactor]) async throws(TokenError) -> CognitoFirstFactor {
         if options.count == 1 { return options[0] }
         let names = options.map { CognitoFirstFactorArgument($0).rawValue }.joined(separator: ", ")
-        throw .challengeNeedsInput(challenge: "SELECT_CHALLENGE (\(names))", how: "give --preferred-challenge")
+        throw .challengeNeedsInput(challenge: "SELECT_CHALLENGE (\(names))", how: "give --challenge")
     }
 
     /// `--custom-answer` for the round, else `--custom-answer-command` (the challenge's
@@ -108,6 +112,14 @@ final class CognitoChallengeAnswers: CognitoChallengeResponder {
             throw .challengeNeedsInput(challenge: "CUSTOM_CHALLENGE", how: "give --custom-answer or --custom-answer-command, or run in a terminal")
         }
         return typed
+    }
+
+    func passkeyAssertion(for options: JSONValue) async throws(TokenError) -> JSONValue {
+        guard let passkeys else { throw .unsupportedChallenge("WEB_AUTHN") }
+        StandardError.emit("Touch your security key to sign in with your passkey.")
+        do throws(WebAuthnError) { return try await passkeys.client().authenticate(options) } catch {
+            throw .passkey(error)
+        }
     }
 
     /// `--mfa-code` (once), then `--mfa-code-command`, then the terminal.
@@ -150,9 +162,9 @@ extension CognitoMFAKind {
     }
 }
 
-/// `--preferred-challenge` spellings of USER_AUTH's first factors.
+/// `--challenge` spellings of USER_AUTH's first factors.
 enum CognitoFirstFactorArgument: String, ExpressibleByArgument, CaseIterable {
-    case password, passwordSRP = "password-srp", emailOTP = "email-otp", smsOTP = "sms-otp"
+    case password, passwordSRP = "password-srp", emailOTP = "email-otp", smsOTP = "sms-otp", webAuthn = "web-authn"
 
     init(_ factor: CognitoFirstFactor) {
         switch factor {
@@ -160,6 +172,7 @@ enum CognitoFirstFactorArgument: String, ExpressibleByArgument, CaseIterable {
         case .passwordSRP: self = .passwordSRP
         case .emailOTP: self = .emailOTP
         case .smsOTP: self = .smsOTP
+        case .webAuthn: self = .webAuthn
         }
     }
 
@@ -169,6 +182,7 @@ enum CognitoFirstFactorArgument: String, ExpressibleByArgument, CaseIterable {
         case .passwordSRP: .passwordSRP
         case .emailOTP: .emailOTP
         case .smsOTP: .smsOTP
+        case .webAuthn: .webAuthn
         }
     }
 }

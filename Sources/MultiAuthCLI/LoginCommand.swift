@@ -35,10 +35,15 @@ struct LoginCommand: AsyncParsableCommand {
         @Option(help: "The user name, email or other alias.") var username: String
         @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
         @Flag(help: "If a new password is required, read it from the next line of standard input.") var newPasswordStdin = false
-        @Option(help: "srp (default), password, custom (CUSTOM_AUTH) or user-auth (choice-based: see --preferred-challenge).")
+        @Option(help: "srp (default), password, custom (CUSTOM_AUTH) or user-auth (choice-based: see --challenge).")
         var flow: CognitoUserPoolAuthenticator.Flow = .srp
-        @Option(help: "For --flow user-auth: password, password-srp, email-otp or sms-otp (else the pool offers a choice).")
+        @Option(
+            name: [.customLong("challenge"), .customLong("preferred-challenge")],
+            help: "For --flow user-auth: password, password-srp, email-otp, sms-otp or web-authn (a passkey); else the pool offers a choice.")
         var preferredChallenge: CognitoFirstFactorArgument?
+        @Flag(help: "After signing in, register a passkey on the security key (--authenticator) for later sign-ins with --challenge web-authn.")
+        var registerPasskey = false
+        @OptionGroup var passkeys: PasskeyArguments
         @Option(help: "The answer to a custom challenge; repeat for later rounds, in order.") var customAnswer: [String] = []
         @Option(help: "A command whose standard output answers a custom challenge, run each round with its parameters in MULTIAUTH_CHALLENGE_<NAME>.")
         var customAnswerCommand: String?
@@ -83,7 +88,7 @@ struct LoginCommand: AsyncParsableCommand {
                 region: region ?? section?.region, endpoint: endpoint ?? (region == nil ? section?.endpoint : nil))
             var lines = passwordStdin || newPasswordStdin ? StandardInputLines() : nil
             // A code or a custom challenge can be the whole sign-in: then no password is asked.
-            let passwordless = flow == .custom || (flow == .userAuth && [.emailOTP, .smsOTP].contains(preferredChallenge))
+            let passwordless = flow == .custom || (flow == .userAuth && [.emailOTP, .smsOTP, .webAuthn].contains(preferredChallenge))
             var password: [UInt8] = []
             if lines != nil {
                 password = try lines?.next("--password-stdin") ?? []
@@ -98,7 +103,7 @@ struct LoginCommand: AsyncParsableCommand {
             }
             let answers = CognitoChallengeAnswers(
                 mfaCode: mfaCode, mfaCodeCommand: mfaCodeCommand, mfaType: mfaType?.kind, keptTOTP: kept, storeTOTPSecret: storeTOTPSecret,
-                customAnswers: customAnswer, customAnswerCommand: customAnswerCommand
+                customAnswers: customAnswer, customAnswerCommand: customAnswerCommand, passkeys: passkeys
             ) { (user: String) async throws(TokenError) -> [UInt8] in
                 if let newPassword { return newPassword }
                 guard let typed = TerminalPrompt.readSecret("New password for \(user): ") else { throw .newPasswordRequired(username: user) }
@@ -117,6 +122,12 @@ struct LoginCommand: AsyncParsableCommand {
                     try await authenticator.rememberDevice(offered, tokens: tokens, userId: signIn.userId, name: "multiauth", devices: devices)
                 }
                 StandardError.emit("This device is remembered as \(device.deviceKey); later sign-ins prove it and may skip MFA.")
+            }
+            if registerPasskey {
+                let client = passkeys.client()
+                StandardError.emit("Touch your security key to make a passkey.")
+                try await login.run { () async throws(TokenError) in try await authenticator.registerPasskey(tokens: tokens, client: client) }
+                StandardError.emit("A passkey is registered; sign in with it with --flow user-auth --challenge web-authn.")
             }
             if let secret = answers.setUpSecret.withLock({ $0 }) {
                 try await login.run { () async throws(TokenError) in
@@ -255,7 +266,7 @@ extension TokenError {
         case .invalidToken, .stateMismatch: 6
         case .unreachable: 7
         case .timedOut: 28
-        case .storage, .local: 1
+        case .storage, .local, .passkey: 1
         case .cancelled: 130
         }
     }

@@ -1,4 +1,5 @@
 public import MultiAuthCore
+public import MultiAuthWebAuthn
 
 /// Why a token could not be obtained. Messages are one line, name the provider and the
 /// problem, and never carry a token, password, client secret, code verifier or device code.
@@ -100,6 +101,9 @@ extension TokenError {
     public static func local(_ value: String) -> TokenError { TokenError(.local(value)) }
     /// The task was cancelled while calling `provider` (the cause is a `CancellationError`).
     public static func cancelled(provider: String) -> TokenError { TokenError(.cancelled(provider: provider)) }
+
+    /// A passkey could not be made or used; `cause` is the authenticator's error.
+    public static func passkey(_ cause: WebAuthnError) -> TokenError { TokenError(.passkey(cause.message), cause: cause) }
 }
 
 extension TokenError {
@@ -129,6 +133,8 @@ extension TokenError {
         case storage(UnderlyingError)
         case local(String)
         case cancelled(provider: String)
+        /// A passkey could not be made or used (the authenticator's or the browser checks' reason).
+        case passkey(String)
 
         /// The error this case keeps as its cause.
         package var underlying: (any Error & Sendable)? {
@@ -164,6 +170,7 @@ extension TokenError {
             case .storage(let underlying): underlying.description
             case .local(let message): message
             case .cancelled(let provider): "the call to \(provider) was cancelled"
+            case .passkey(let problem): "passkey: \(problem)"
             }
         }
 
@@ -212,6 +219,7 @@ extension TokenError.Kind {
         case .storage: "Token.storage"
         case .local: "Token.local"
         case .cancelled: "Token.cancelled"
+        case .passkey: "Token.passkey"
         }
     }
 }

@@ -22,8 +22,8 @@ import Testing
         "\(Paths.python) \(Paths.repository.path)/scripts/oracles/cognito_outbox.py \(Peers.cognito) \(user)"
     }
 
-    static func login(_ user: String, _ extra: [String], input: String? = password + "\n") async throws -> CLI.Run {
-        let store = try await TempStore()
+    static func login(_ user: String, _ extra: [String], input: String? = password + "\n", store: TempStore? = nil) async throws -> CLI.Run {
+        let store = if let store { store } else { try await TempStore() }
         return try await CLI.run(
             ["login", "cognito", "--user-pool-id", Peers.cognitoPool, "--client-id", Peers.cognitoClient, "--endpoint", Peers.cognito + "/",
              "--username", user, "--name", "ch"] + extra + store.arguments, input: input)

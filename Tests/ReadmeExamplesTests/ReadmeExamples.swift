@@ -43,6 +43,10 @@ func cognitoChallengesExample(store: CredentialStore, cognito: CognitoUserPoolAu
     if let offered = signIn.newDevice {   // later sign-ins prove this device (DEVICE_SRP_AUTH) and may skip MFA
         _ = try await cognito.rememberDevice(offered, tokens: signIn.tokens, userId: signIn.userId, name: "my-server", devices: devices)
     }
+    // A passkey on a security key (libfido2): later USER_AUTH sign-ins with preferred: .webAuthn answer
+    // WEB_AUTHN in the responder's passkeyAssertion(for:) with the same client's authenticate(_:).
+    let passkeys = WebAuthnClient(origin: "https://auth.example.com", authenticator: FIDO2Authenticator())
+    try await cognito.registerPasskey(tokens: signIn.tokens, client: passkeys)
 }
 
 func hummingbirdExample(secret: String) async throws {

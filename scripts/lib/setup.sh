@@ -28,13 +28,13 @@ run_as_root() {
 # apt packages: OpenSSL, libcurl and SQLite headers (CLibCrypto, CLibCurl, GRDB), pkg-config, the openssl
 # command (the test certificate, the bench's ECDSA floor); venv for Python; PostgreSQL's server
 # and psql (the shared store's peer); SoftHSM with OpenSC's pkcs11-tool (the PKCS#11 token
-# peer), swtpm with OpenSSL's tpm2 provider (the TPM peer), and nginx-light and Caddy (the proxies
-# `multiauth authz` answers).
+# peer), swtpm with OpenSSL's tpm2 provider (the TPM peer), nginx-light and Caddy (the proxies
+# `multiauth authz` answers), and libfido2 (passkeys; opened at run time).
 ensure_system_packages() {
     local missing=()
     for package in libssl-dev libcurl4-openssl-dev libsqlite3-dev pkg-config curl openssl postgresql postgresql-client \
         softhsm2 opensc swtpm swtpm-tools tpm2-openssl keyutils pass gnupg gnome-keyring libsecret-tools dbus-daemon xmlsec1 \
-        nginx-light caddy; do
+        nginx-light caddy libfido2-1; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
     done
     command -v python3 >/dev/null || missing+=(python3)
@@ -58,6 +58,7 @@ AWSCRT_VERSION=0.38.1
 PROMETHEUS_CLIENT_VERSION=0.26.0
 IAM_ROLESANYWHERE_SESSION_VERSION=3.0.0
 XDS_PROTOS_VERSION=1.85.0
+FIDO2_VERSION=2.2.1
 BEDROCK_TOKEN_GENERATOR_VERSION=1.1.0
 GRPCIO_VERSION=1.85.3
 
@@ -123,6 +124,11 @@ ensure_peer_packages() {
             "joserfc==$JOSERFC_VERSION" "botocore==$BOTOCORE_VERSION" "nanoidp==$NANOIDP_VERSION" "pycognito==$PYCOGNITO_VERSION" \
             "graphql-core==$GRAPHQL_CORE_VERSION" "aiohttp==$AIOHTTP_VERSION" "gql[websockets,botocore]==$GQL_VERSION" \
             "prometheus_client==$PROMETHEUS_CLIENT_VERSION"
+    fi
+    # fido2 (Yubico's): the Cognito stand-in's relying-party checks of passkeys; cbor for the software authenticator.
+    if [ "$(.venv/bin/pip show fido2 2>/dev/null | sed -n 's/^Version: //p')" != "$FIDO2_VERSION" ]; then
+        say "installing fido2==$FIDO2_VERSION into .venv"
+        .venv/bin/pip install -q --no-compile --disable-pip-version-check -c scripts/lib/peer-constraints.txt "fido2==$FIDO2_VERSION"
     fi
     # IAM Roles Anywhere's Python client (AWS's), the independent signer the Roles Anywhere stand-in is proven with.
     if [ "$(.venv/bin/pip show iam-rolesanywhere-session 2>/dev/null | sed -n 's/^Version: //p')" != "$IAM_ROLESANYWHERE_SESSION_VERSION" ]; then

@@ -19,6 +19,9 @@ one pool (--pool-id) and one app client without a secret (--client-id):
   an outbox that `POST /_peer/outbox` {username} reads), secret words for CUSTOM_AUTH (one
   CUSTOM_CHALLENGE round per word), and USER_AUTH's choice of first factor (PASSWORD,
   PASSWORD_SRP, EMAIL_OTP, SMS_OTP; SELECT_CHALLENGE with AvailableChallenges);
+- passkeys (cognito_passkeys.py): StartWebAuthnRegistration, CompleteWebAuthnRegistration,
+  ListWebAuthnCredentials, DeleteWebAuthnCredential, and USER_AUTH's WEB_AUTHN first factor,
+  each checked by the `fido2` package's relying-party verification;
 - sessions last 180 s; `POST /_peer/expire-sessions` {username} ends that user's sessions at once
   (for the tests; one user's only, so tests running side by side do not end each other's).
 Control: `POST /_peer/users` {username, password, totp, sms, email, custom, unknown_challenge} creates a user
@@ -40,6 +43,7 @@ from cryptography.hazmat.primitives.twofactor import InvalidToken
 from cryptography.hazmat.primitives.twofactor.totp import TOTP
 from joserfc import jwt
 from joserfc.jwk import RSAKey
+from cognito_passkeys import PasskeyError, Passkeys
 from peer_http import QuietHandler
 from pycognito.aws_srp import N_HEX  # the RFC 3526 3072-bit prime: a constant, not an algorithm
 
@@ -96,8 +100,9 @@ class CognitoError(Exception):
 
 
 class Pool:
-    def __init__(self, pool_id, client_id, issuer):
+    def __init__(self, pool_id, client_id, issuer, rp_id):
         self.pool_id, self.client_id, self.issuer = pool_id, client_id, issuer
+        self.passkeys = Passkeys(rp_id)
         self.pool_name = pool_id.split("_", 1)[1]
         self.key = RSAKey.generate_key(2048, parameters={"kid": "peer-key", "alg": "RS256", "use": "sig"})
         self.users, self.sessions, self.refresh_tokens, self.access_tokens, self.outbox = {}, {}, {}, {}, {}
@@ -182,7 +187,8 @@ class Pool:
             user = self.user(username)
             if parameters.get("PREFERRED_CHALLENGE"):
                 return self.first_factor(username, parameters["PREFERRED_CHALLENGE"], parameters)
-            available = ["PASSWORD", "PASSWORD_SRP"] + (["EMAIL_OTP"] if user["email"] else []) + (["SMS_OTP"] if user["sms"] else [])
+            available = ["PASSWORD", "PASSWORD_SRP"] + (["EMAIL_OTP"] if user["email"] else []) + (["SMS_OTP"] if user["sms"] else []) \
+                + (["WEB_AUTHN"] if self.passkeys.has(username) else [])
             session = self.new_session(stage="SELECT_CHALLENGE", username=username, available=available)
             return {"ChallengeName": "SELECT_CHALLENGE", "Session": session, "ChallengeParameters": {}, "AvailableChallenges": available}
         if flow in ("REFRESH_TOKEN_AUTH", "REFRESH_TOKEN"):
@@ -240,6 +246,10 @@ class Pool:
             state = self.take_session(body.get("Session"), name)
             self.check_outbox(state["username"], answers.get("SMS_OTP_CODE", ""))
             return self.tokens(state["username"], None, new_device=True)
+        if name == "WEB_AUTHN":
+            state = self.take_session(body.get("Session"), name)
+            self.passkeys.check_assertion(state["username"], state["webauthn"], answers.get("CREDENTIAL"))
+            return self.tokens(state["username"], None, new_device=True)
         if name == "SELECT_CHALLENGE":
             state = self.take_session(body.get("Session"), name)
             if answers.get("ANSWER") not in state["available"]:
@@ -280,6 +290,11 @@ class Pool:
             return self.after_password(username, values.get("DEVICE_KEY"))
         if choice == "PASSWORD_SRP":
             return self.password_verifier(username, values)
+        if choice == "WEB_AUTHN":
+            options, state = self.passkeys.challenge(username)
+            session = self.new_session(stage="WEB_AUTHN", username=username, webauthn=state)
+            return {"ChallengeName": "WEB_AUTHN", "Session": session,
+                    "ChallengeParameters": {"USERNAME": username, "CREDENTIAL_REQUEST_OPTIONS": options}}
         if (choice == "EMAIL_OTP" and user["email"]) or (choice == "SMS_OTP" and user["sms"]):
             return self.mfa_challenge(username, choice)
         raise CognitoError("InvalidParameterException", f"{choice} is not available for this user")
@@ -384,6 +399,21 @@ class Pool:
         device["status"] = status
         return {}
 
+    # --- passkeys ---
+
+    def start_webauthn_registration(self, body):
+        username = self.username_for(body.get("AccessToken"))
+        return self.passkeys.start_registration(username, self.users[username]["sub"])
+
+    def complete_webauthn_registration(self, body):
+        return self.passkeys.complete_registration(self.username_for(body.get("AccessToken")), body.get("Credential"))
+
+    def list_webauthn_credentials(self, body):
+        return self.passkeys.list(self.username_for(body.get("AccessToken")))
+
+    def delete_webauthn_credential(self, body):
+        return self.passkeys.delete(self.username_for(body.get("AccessToken")), body.get("CredentialId"))
+
     def forget_device(self, body):
         username = self.username_for(body.get("AccessToken"))
         if self.users[username]["devices"].pop(body.get("DeviceKey"), None) is None:
@@ -423,7 +453,10 @@ class Handler(QuietHandler):
             return self.reply(200, {})
         operation = (self.headers.get("X-Amz-Target") or "").rsplit(".", 1)[-1]
         routes = {"InitiateAuth": pool.initiate_auth, "RespondToAuthChallenge": pool.respond, "ConfirmDevice": pool.confirm_device,
-                  "UpdateDeviceStatus": pool.update_device_status, "ForgetDevice": pool.forget_device}
+                  "UpdateDeviceStatus": pool.update_device_status, "ForgetDevice": pool.forget_device,
+                  "StartWebAuthnRegistration": pool.start_webauthn_registration,
+                  "CompleteWebAuthnRegistration": pool.complete_webauthn_registration,
+                  "ListWebAuthnCredentials": pool.list_webauthn_credentials, "DeleteWebAuthnCredential": pool.delete_webauthn_credential}
         try:
             if operation not in routes:
                 raise CognitoError("InvalidAction", f"{operation} is not supported by this peer")
@@ -432,8 +465,8 @@ class Handler(QuietHandler):
             with pool.lock:
                 answer = routes[operation](body)
             self.reply(200, answer, {"Content-Type": "application/x-amz-json-1.1"})
-        except CognitoError as error:
-            self.reply(error.status, {"__type": error.kind, "message": error.message},
+        except (CognitoError, PasskeyError) as error:
+            self.reply(getattr(error, "status", 400), {"__type": error.kind, "message": error.message},
                        {"Content-Type": "application/x-amz-json-1.1", "x-amzn-ErrorType": error.kind})
 
     def reply(self, status, document, headers=None):
@@ -444,10 +477,11 @@ def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--pool-id", default="us-east-1_MultiAuthPeer")
     parser.add_argument("--client-id", default="peerclient")
+    parser.add_argument("--webauthn-rp-id", default="auth.multiauth.test")
     args = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
-    server.pool = Pool(args.pool_id, args.client_id, f"http://127.0.0.1:{args.port}/{args.pool_id}")
+    server.pool = Pool(args.pool_id, args.client_id, f"http://127.0.0.1:{args.port}/{args.pool_id}", args.webauthn_rp_id)
     server.serve_forever()
 
 

@@ -52,6 +52,17 @@ public protocol CognitoChallengeResponder: Sendable {
     func chooseFirstFactor(from options: [CognitoFirstFactor]) async throws(TokenError) -> CognitoFirstFactor
     /// The answer to a custom challenge (CUSTOM_CHALLENGE); called once per round.
     func answer(_ challenge: CognitoCustomChallenge) async throws(TokenError) -> [UInt8]
+    /// A passkey's assertion (WEB_AUTHN): `options` is the pool's
+    /// PublicKeyCredentialRequestOptionsJSON, the answer an AuthenticationResponseJSON (what
+    /// ``WebAuthnClient/authenticate(_:)`` returns). By default, WEB_AUTHN is not answered.
+    func passkeyAssertion(for options: JSONValue) async throws(TokenError) -> JSONValue
+}
+
+extension CognitoChallengeResponder {
+    /// Refuses WEB_AUTHN: the responder has no authenticator.
+    public func passkeyAssertion(for options: JSONValue) async throws(TokenError) -> JSONValue {
+        throw .unsupportedChallenge("WEB_AUTHN")
+    }
 }
 
 /// A responder that only supplies a new password (the original `signIn(newPassword:)`

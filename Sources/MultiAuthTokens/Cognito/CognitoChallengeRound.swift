@@ -1,10 +1,11 @@
+import MultiAuthCore
 import MultiAuthCrypto
 
 /// One challenge of a sign-in and its answer, by Cognito's challenge names: PASSWORD_VERIFIER
 /// (offering a remembered device), NEW_PASSWORD_REQUIRED, the code challenges
 /// (SOFTWARE_TOKEN_MFA, SMS_MFA, EMAIL_OTP, SMS_OTP), SELECT_MFA_TYPE, MFA_SETUP (TOTP:
 /// AssociateSoftwareToken, VerifySoftwareToken, then the challenge), CUSTOM_CHALLENGE,
-/// SELECT_CHALLENGE, and DEVICE_SRP_AUTH with its DEVICE_PASSWORD_VERIFIER (the remembered
+/// SELECT_CHALLENGE, WEB_AUTHN (a passkey), and DEVICE_SRP_AUTH with its DEVICE_PASSWORD_VERIFIER (the remembered
 /// device's own SRP proof). Every answer goes with the session of the challenge it answers,
 /// and is zeroed after.
 struct CognitoChallengeRound {
@@ -50,6 +51,12 @@ struct CognitoChallengeRound {
             return try await respond(name, ["ANSWER": String(decoding: answer, as: UTF8.self)])
         case "MFA_SETUP":
             return try await setUpTOTP(responder: responder)
+        case "WEB_AUTHN":
+            guard let text = response.parameter("CREDENTIAL_REQUEST_OPTIONS"), let options = try? JSONValue.decode(text), options.objectValue != nil else {
+                throw .malformedResponse(provider: "Cognito", problem: "WEB_AUTHN without CREDENTIAL_REQUEST_OPTIONS (a JSON object in a string)")
+            }
+            let credential = try await responder.passkeyAssertion(for: options)
+            return try await respond(name, ["CREDENTIAL": credential.description])
         default:
             throw .unsupportedChallenge(name)
         }

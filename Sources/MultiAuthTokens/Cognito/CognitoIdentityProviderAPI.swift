@@ -107,7 +107,8 @@ struct CognitoIdentityProviderAPI: Sendable {
     }
 
     func initiateAuth(flow: String, parameters: [String: String]) async throws(TokenError) -> AuthResponse {
-        try await call("InitiateAuth", ["AuthFlow": .string(flow), "ClientId": .string(configuration.clientId), "AuthParameters": object(parameters)], secrets: Array(parameters.values))
+        try await call("InitiateAuth", ["AuthFlow": .string(flow), "ClientId": .string(configuration.clientId), "AuthParameters": object(parameters)],
+            secrets: parameters.filter { $0.key != "PREFERRED_CHALLENGE" }.map(\.value))
     }
 
     func respond(challenge: String, responses: [String: String], session: String?) async throws(TokenError) -> AuthResponse {
@@ -126,7 +127,7 @@ struct CognitoIdentityProviderAPI: Sendable {
 
     private func object(_ values: [String: String]) -> JSONValue { .object(values.mapValues { .string($0) }) }
 
-    private func call<Response: Decodable>(_ operation: String, _ body: [String: JSONValue], secrets: [String]) async throws(TokenError) -> Response {
+    fileprivate func call<Response: Decodable>(_ operation: String, _ body: [String: JSONValue], secrets: [String]) async throws(TokenError) -> Response {
         let encoded: [UInt8]
         do { encoded = Array(try JSONEncoder().encode(JSONValue.object(body))) } catch { throw .local("cannot encode \(operation)") }
         let request = AWSOperation.json(operation, targetPrefix: "AWSCognitoIdentityProviderService", body: encoded)
@@ -162,5 +163,21 @@ struct CognitoIdentityProviderAPI: Sendable {
         case "ExpiredCodeException": return .codeExpired(provider: provider)
         default: return .service(provider: provider, code: type, message: message)
         }
+    }
+}
+
+extension CognitoIdentityProviderAPI {
+    /// StartWebAuthnRegistration's answer: the creation options, a JSON document.
+    struct PasskeyRegistrationStart: Decodable {
+        let CredentialCreationOptions: JSONValue?
+    }
+
+    func startWebAuthnRegistration(accessToken: String) async throws(TokenError) -> PasskeyRegistrationStart {
+        try await call("StartWebAuthnRegistration", ["AccessToken": .string(accessToken)], secrets: [accessToken])
+    }
+
+    func completeWebAuthnRegistration(accessToken: String, credential: JSONValue) async throws(TokenError) {
+        let _: [String: JSONValue] = try await call(
+            "CompleteWebAuthnRegistration", ["AccessToken": .string(accessToken), "Credential": credential], secrets: [accessToken])
     }
 }

@@ -10,6 +10,8 @@ public enum CognitoFirstFactor: String, Sendable, Codable, CaseIterable {
     case emailOTP = "EMAIL_OTP"
     /// A code sent by text message.
     case smsOTP = "SMS_OTP"
+    /// A passkey (WebAuthn): the pool sends request options, the authenticator signs them.
+    case webAuthn = "WEB_AUTHN"
 }
 
 /// A custom challenge (CUSTOM_CHALLENGE) and the parameters the pool's trigger sent with it.
@@ -40,12 +42,12 @@ struct CognitoSignInContext {
         return fresh.largeA.hex
     }
 
-    /// What goes with a first factor: the password, or SRP_A; nothing for a code.
+    /// What goes with a first factor: the password, or SRP_A; nothing for a code or a passkey.
     mutating func firstFactorProof(_ factor: CognitoFirstFactor) throws(TokenError) -> [String: String] {
         switch factor {
         case .password: ["PASSWORD": String(decoding: password, as: UTF8.self)]
         case .passwordSRP: ["SRP_A": try startSRP()]
-        case .emailOTP, .smsOTP: [:]
+        case .emailOTP, .smsOTP, .webAuthn: [:]
         }
     }
 }
