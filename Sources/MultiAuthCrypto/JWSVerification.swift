@@ -1,25 +1,46 @@
 import CLibCrypto
 
 /// Public keys that check JSON Web Signatures (RFC 7518): RS256 (RSASSA-PKCS1-v1_5 with
-/// SHA-256) and ES256 (ECDSA P-256 with SHA-256, signature as raw r ‖ s).
+/// SHA-256), ES256 (ECDSA P-256 with SHA-256) and ES384 (ECDSA P-384 with SHA-384), the
+/// ECDSA signatures as raw r ‖ s.
 package enum JWSPublicKey: Sendable, Equatable {
     /// An RSA key from its modulus and public exponent (big-endian bytes).
     case rsa(modulus: [UInt8], exponent: [UInt8])
     /// A P-256 key from its affine coordinates (32 bytes each).
     case p256(x: [UInt8], y: [UInt8])
+    /// A P-384 key from its affine coordinates (48 bytes each).
+    case p384(x: [UInt8], y: [UInt8])
 
     /// True when `signature` is a valid signature of `message` under this key. Any malformed
     /// input (a wrong-size signature, a key off the curve) is simply not valid.
     package func isValidSignature(_ signature: [UInt8], for message: some Sequence<UInt8>) -> Bool {
-        let digest = SHA256Hasher.hash(message)
         switch self {
-        case .rsa(let modulus, let exponent): return Self.verifyRSA(signature, digest: digest, modulus: modulus, exponent: exponent)
+        case .rsa(let modulus, let exponent): return Self.verifyRSA(signature, digest: SHA256Hasher.hash(message), modulus: modulus, exponent: exponent)
         case .p256(let x, let y):
             guard signature.count == 64, let der = Self.derSignature(r: Array(signature[0..<32]), s: Array(signature[32...])) else {
                 return false
             }
-            return P256SigningKey.verify(signature: der, digest: digest, publicX: x, publicY: y)
+            return P256SigningKey.verify(signature: der, digest: SHA256Hasher.hash(message), publicX: x, publicY: y)
+        case .p384(let x, let y):
+            guard signature.count == 96, let der = Self.derSignature(r: Array(signature[0..<48]), s: Array(signature[48...])) else {
+                return false
+            }
+            return Self.verifyP384(der, message: Array(message), x: x, y: y)
         }
+    }
+
+    private static func verifyP384(_ der: [UInt8], message: [UInt8], x publicX: [UInt8], y publicY: [UInt8]) -> Bool {
+        guard publicX.count == 48, publicY.count == 48, let key = EC_KEY_new_by_curve_name(NID_secp384r1) else { return false }
+        defer { EC_KEY_free(key) }
+        guard let x = BN_bin2bn(publicX, 48, nil), let y = BN_bin2bn(publicY, 48, nil) else { return false }
+        defer {
+            BN_free(x)
+            BN_free(y)
+        }
+        guard EC_KEY_set_public_key_affine_coordinates(key, x, y) == 1 else { return false }
+        var digest = [UInt8](repeating: 0, count: 48)
+        guard SHA384(message, message.count, &digest) != nil else { return false }
+        return ECDSA_verify(0, digest, 48, der, Int32(der.count), key) == 1
     }
 
     private static func verifyRSA(_ signature: [UInt8], digest: SHA256Digest, modulus: [UInt8], exponent: [UInt8]) -> Bool {
@@ -47,8 +68,8 @@ package enum JWSPublicKey: Sendable, Equatable {
     package static func derSignature(r: [UInt8], s: [UInt8]) -> [UInt8]? {
         guard let signature = ECDSA_SIG_new() else { return nil }
         defer { ECDSA_SIG_free(signature) }
-        guard let rNumber = BN_bin2bn(r, 32, nil) else { return nil }
-        guard let sNumber = BN_bin2bn(s, 32, nil) else {
+        guard let rNumber = BN_bin2bn(r, Int32(r.count), nil) else { return nil }
+        guard let sNumber = BN_bin2bn(s, Int32(s.count), nil) else {
             BN_free(rNumber)
             return nil
         }

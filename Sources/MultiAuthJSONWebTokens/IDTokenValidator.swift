@@ -10,7 +10,7 @@ public struct JSONWebKeySet: Sendable, Decodable, Equatable {
     public init(keys: [JSONWebKey]) { self.keys = keys }
 }
 
-/// One public key of a set: RSA (`n`, `e`) or EC P-256 (`x`, `y`).
+/// One public key of a set: RSA (`n`, `e`) or EC P-256 or P-384 (`x`, `y`).
 public struct JSONWebKey: Sendable, Decodable, Equatable {
     /// `RSA` or `EC`.
     public let kty: String
@@ -54,6 +54,9 @@ public struct JSONWebKey: Sendable, Decodable, Equatable {
             case ("ES256", "EC"):
                 guard crv == "P-256", let x, let y else { break }
                 return .p256(x: try Base64.decode(x), y: try Base64.decode(y))
+            case ("ES384", "EC"):
+                guard crv == "P-384", let x, let y else { break }
+                return .p384(x: try Base64.decode(x), y: try Base64.decode(y))
             default: break
             }
         } catch { throw .invalidToken(reason: "key '\(kid ?? "")' is not valid base64url") }
@@ -61,11 +64,11 @@ public struct JSONWebKey: Sendable, Decodable, Equatable {
     }
 }
 
-/// Validates ID tokens (OpenID Connect Core §3.1.3.7): RS256 or ES256 signature against the
+/// Validates ID tokens (OpenID Connect Core §3.1.3.7): RS256, ES256 or ES384 signature against the
 /// provider's keys, `iss`, `aud`, `exp` (with a small leeway) and `nonce`.
 public struct IDTokenValidator: Sendable {
     /// The accepted signature algorithms; `none` and HMAC algorithms are never accepted.
-    public static let algorithms: Set<String> = ["RS256", "ES256"]
+    public static let algorithms: Set<String> = ["RS256", "ES256", "ES384"]
 
     /// The `iss` a token must carry.
     public let issuer: String

@@ -40,17 +40,23 @@ struct WebIdentityTokenTests {
         #expect(!run.stderr.contains(token))
     }
 
-    /// MultiAuth's JWT verifier (RS256; it has no ES384) with the stand-in's published keys.
-    @Test func ourVerifierAcceptsItForItsAudienceOnly() async throws {
+    /// MultiAuth's JWT verifier with the stand-in's published keys, for both algorithms the
+    /// service signs with.
+    @Test(arguments: [WebIdentityTokenProvider.SigningAlgorithm.rs256, .es384])
+    func ourVerifierAcceptsItForItsAudienceOnly(algorithm: WebIdentityTokenProvider.SigningAlgorithm) async throws {
         let credentials = StaticCredentialsProvider(AWSCredentials(accessKeyId: Peers.keyId, secretAccessKey: Peers.secret))
         let provider = try WebIdentityTokenProvider(
-            credentials: credentials, region: "us-east-1", audiences: [Self.audience], environment: Self.environment, http: CurlHTTPClient())
+            credentials: credentials, region: "us-east-1", audiences: [Self.audience], algorithm: algorithm, environment: Self.environment,
+            http: CurlHTTPClient())
         let token = try await provider.token()
         #expect(try await provider.token().jwt == token.jwt, "a token far from its expiry is kept")
         #expect(!"\(token)".contains(token.jwt))
         let document = try await CurlHTTPClient().send(try HTTPRequest(method: .get, wireURL: Peers.sts + "/.well-known/jwks.json"))
         let keys = try JSONDecoder().decode(JSONWebKeySet.self, from: Data(document.body))
         let claims = try IDTokenValidator(issuer: Peers.sts, clientId: Self.audience, keys: keys).validate(token.jwt)
+        #expect(try JSONWebToken(parsing: token.jwt).header.alg == algorithm.rawValue)
+        let tampered = String(token.jwt.dropLast(6)) + (token.jwt.hasSuffix("AAAAAA") ? "BBBBBB" : "AAAAAA")
+        #expect(throws: InvalidTokenError.self) { try IDTokenValidator(issuer: Peers.sts, clientId: Self.audience, keys: keys).validate(tampered) }
         #expect(claims.subject?.hasPrefix("arn:aws:") == true)
         #expect(throws: InvalidTokenError.self) { try IDTokenValidator(issuer: Peers.sts, clientId: "https://other.example.com", keys: keys).validate(token.jwt) }
     }
