@@ -41,6 +41,10 @@ struct LoginCommand: AsyncParsableCommand {
             name: [.customLong("challenge"), .customLong("preferred-challenge")],
             help: "For --flow user-auth: password, password-srp, email-otp, sms-otp or web-authn (a passkey); else the pool offers a choice.")
         var preferredChallenge: CognitoFirstFactorArgument?
+        @Flag(help: "Sign a new user up without a password (give --user-attribute email=...), confirm with the code sent, and sign in.")
+        var signUp = false
+        @Option(help: "An attribute of the user signing up, NAME=VALUE (email=alice@example.com); repeat for more.")
+        var userAttribute: [String] = []
         @Flag(help: "After signing in, register a passkey on the security key (--authenticator) for later sign-ins with --challenge web-authn.")
         var registerPasskey = false
         @OptionGroup var passkeys: PasskeyArguments
@@ -88,7 +92,8 @@ struct LoginCommand: AsyncParsableCommand {
                 region: region ?? section?.region, endpoint: endpoint ?? (region == nil ? section?.endpoint : nil))
             var lines = passwordStdin || newPasswordStdin ? StandardInputLines() : nil
             // A code or a custom challenge can be the whole sign-in: then no password is asked.
-            let passwordless = flow == .custom || (flow == .userAuth && [.emailOTP, .smsOTP, .webAuthn].contains(preferredChallenge))
+            let passwordless = signUp || flow == .custom || (flow == .userAuth && [.emailOTP, .smsOTP, .webAuthn].contains(preferredChallenge))
+            let attributes = try Self.attributes(userAttribute)
             var password: [UInt8] = []
             if lines != nil {
                 password = try lines?.next("--password-stdin") ?? []
@@ -112,8 +117,10 @@ struct LoginCommand: AsyncParsableCommand {
             let authenticator = CognitoUserPoolAuthenticator(configuration: configuration, http: CommandTimeout.transport())
             let (username, flow, preferred) = (self.username, self.flow, self.preferredChallenge?.factor)
             let devices = StoredCognitoDevices(store: logins.store, configuration: configuration)
+            let signUp = self.signUp
             let signIn = try await login.run { () async throws(TokenError) -> CognitoSignIn in
-                try await authenticator.signIn(
+                if signUp { return try await authenticator.signUpAndSignIn(username: username, attributes: attributes, responder: answers) }
+                return try await authenticator.signIn(
                     username: username, password: password, flow: flow, preferred: preferred, responder: answers, devices: devices)
             }
             let tokens = signIn.tokens
@@ -136,6 +143,17 @@ struct LoginCommand: AsyncParsableCommand {
                 StandardError.emit("The TOTP secret is kept in the store for login '\(login.name)'.")
             }
             try await login.save(LoginRecord(provider: .cognito(configuration), flow: flow.rawValue, tokens: tokens), in: logins)
+        }
+
+        /// `--user-attribute NAME=VALUE`s as a table.
+        private static func attributes(_ arguments: [String]) throws -> [String: String] {
+            var table: [String: String] = [:]
+            for argument in arguments {
+                let parts = argument.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2, !parts[0].isEmpty else { throw CLIError(message: "--user-attribute: '\(argument)' is not NAME=VALUE", exitCode: 2) }
+                table[String(parts[0])] = String(parts[1])
+            }
+            return table
         }
 
         /// The section's own problem when it has one (a bad region, a missing key), else that it is absent.

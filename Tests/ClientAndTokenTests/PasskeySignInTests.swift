@@ -91,6 +91,26 @@ import Testing
         #expect(unchosen.status == 2 && unchosen.stderr.contains("SELECT_CHALLENGE (password, password-srp, email-otp)"), "\(unchosen.stderr)")
     }
 
+    /// A new user signed up with an email and no password, confirmed with the emailed code and
+    /// signed in by ConfirmSignUp's session; botocore goes the same way through the stand-in.
+    @Test func passwordlessSignUpSignsTheNewUserIn() async throws {
+        let store = try await TempStore()
+        let user = "su-\(UUID().uuidString.prefix(8).lowercased())"
+        let wrong = try await Self.login(user, ["--sign-up", "--user-attribute", "email=\(user)@example.com", "--mfa-code", "000000x"], store: store)
+        #expect(wrong.status == 3 && wrong.stderr.contains("the code is wrong"), "\(wrong.stderr)")
+        let fresh = "su-\(UUID().uuidString.prefix(8).lowercased())"
+        let signedUp = try await Self.login(
+            fresh, ["--sign-up", "--user-attribute", "email=\(fresh)@example.com", "--mfa-code-command", CognitoChallengeTests.outbox(fresh)], store: store)
+        #expect(signedUp.status == 0, "\(signedUp.stderr)")
+        #expect(try await Self.gatewayAccepts(store))
+        let malformed = try await Self.login(fresh, ["--sign-up", "--user-attribute", "email"], store: store)
+        #expect(malformed.status == 2 && malformed.stderr.contains("--user-attribute"), "\(malformed.stderr)")
+        let botocore = try await Peers.oracle(
+            "scripts/oracles/botocore_sign_up.py", arguments: [Peers.cognito + "/", Peers.cognitoClient, "su-\(UUID().uuidString.prefix(8).lowercased())"],
+            environment: [:])
+        #expect(botocore == ["confirmed": "False", "medium": "EMAIL", "tokens": "True"])
+    }
+
     /// Faults: a wrong email code, a challenge session that expired before the answer, no
     /// authenticator where one was named, an origin the pool's relying party does not belong to.
     @Test func faultsHaveClearErrors() async throws {

@@ -19,6 +19,8 @@ one pool (--pool-id) and one app client without a secret (--client-id):
   an outbox that `POST /_peer/outbox` {username} reads), secret words for CUSTOM_AUTH (one
   CUSTOM_CHALLENGE round per word), and USER_AUTH's choice of first factor (PASSWORD,
   PASSWORD_SRP, EMAIL_OTP, SMS_OTP; SELECT_CHALLENGE with AvailableChallenges);
+- passwordless sign-up: SignUp (an email attribute; the code goes to the outbox), ConfirmSignUp
+  answering a Session, and USER_AUTH with that Session signing the user in at once;
 - passkeys (cognito_passkeys.py): StartWebAuthnRegistration, CompleteWebAuthnRegistration,
   ListWebAuthnCredentials, DeleteWebAuthnCredential, and USER_AUTH's WEB_AUTHN first factor,
   each checked by the `fido2` package's relying-party verification;
@@ -185,6 +187,11 @@ class Pool:
         if flow == "USER_AUTH":
             username = parameters.get("USERNAME", "")
             user = self.user(username)
+            if body.get("Session"):
+                # Sign-in after sign-up: ConfirmSignUp's session stands for the first factor.
+                if self.take_session(body["Session"], "SIGN_UP_CONFIRMED")["username"] != username:
+                    raise CognitoError("NotAuthorizedException", "Invalid session for the user.")
+                return self.tokens(username, None, new_device=True)
             if parameters.get("PREFERRED_CHALLENGE"):
                 return self.first_factor(username, parameters["PREFERRED_CHALLENGE"], parameters)
             available = ["PASSWORD", "PASSWORD_SRP"] + (["EMAIL_OTP"] if user["email"] else []) + (["SMS_OTP"] if user["sms"] else []) \
@@ -399,6 +406,30 @@ class Pool:
         device["status"] = status
         return {}
 
+    # --- sign-up ---
+
+    def sign_up(self, body):
+        username = body.get("Username", "")
+        if not username or username in self.users:
+            raise CognitoError("UsernameExistsException", "User already exists")
+        attributes = {a.get("Name"): a.get("Value") for a in body.get("UserAttributes") or []}
+        if not attributes.get("email"):
+            raise CognitoError("InvalidParameterException", "Attributes did not conform to the schema: email: The attribute is required")
+        self.create_user(username, body.get("Password") or secrets.token_urlsafe(24), False, email=True)
+        self.users[username]["confirmed"] = False
+        self.outbox[username] = format(secrets.randbelow(10**6), "06d")
+        return {"UserConfirmed": False, "UserSub": self.users[username]["sub"], "Session": self.new_session(stage="SIGN_UP", username=username),
+                "CodeDeliveryDetails": {"Destination": "u***@e***", "DeliveryMedium": "EMAIL", "AttributeName": "email"}}
+
+    def confirm_sign_up(self, body):
+        username = body.get("Username", "")
+        user = self.user(username)
+        if user.get("confirmed", True):
+            raise CognitoError("NotAuthorizedException", "User cannot be confirmed. Current status is CONFIRMED")
+        self.check_outbox(username, body.get("ConfirmationCode", ""))
+        user["confirmed"] = True
+        return {"Session": self.new_session(stage="SIGN_UP_CONFIRMED", username=username)}
+
     # --- passkeys ---
 
     def start_webauthn_registration(self, body):
@@ -454,13 +485,14 @@ class Handler(QuietHandler):
         operation = (self.headers.get("X-Amz-Target") or "").rsplit(".", 1)[-1]
         routes = {"InitiateAuth": pool.initiate_auth, "RespondToAuthChallenge": pool.respond, "ConfirmDevice": pool.confirm_device,
                   "UpdateDeviceStatus": pool.update_device_status, "ForgetDevice": pool.forget_device,
+                  "SignUp": pool.sign_up, "ConfirmSignUp": pool.confirm_sign_up,
                   "StartWebAuthnRegistration": pool.start_webauthn_registration,
                   "CompleteWebAuthnRegistration": pool.complete_webauthn_registration,
                   "ListWebAuthnCredentials": pool.list_webauthn_credentials, "DeleteWebAuthnCredential": pool.delete_webauthn_credential}
         try:
             if operation not in routes:
                 raise CognitoError("InvalidAction", f"{operation} is not supported by this peer")
-            if operation in ("InitiateAuth", "RespondToAuthChallenge") and body.get("ClientId") != pool.client_id:
+            if operation in ("InitiateAuth", "RespondToAuthChallenge", "SignUp", "ConfirmSignUp") and body.get("ClientId") != pool.client_id:
                 raise CognitoError("ResourceNotFoundException", "User pool client does not exist.")
             with pool.lock:
                 answer = routes[operation](body)

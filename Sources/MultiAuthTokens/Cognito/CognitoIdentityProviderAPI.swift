@@ -106,9 +106,10 @@ struct CognitoIdentityProviderAPI: Sendable {
             secrets: [session ?? "", code])
     }
 
-    func initiateAuth(flow: String, parameters: [String: String]) async throws(TokenError) -> AuthResponse {
-        try await call("InitiateAuth", ["AuthFlow": .string(flow), "ClientId": .string(configuration.clientId), "AuthParameters": object(parameters)],
-            secrets: parameters.filter { $0.key != "PREFERRED_CHALLENGE" }.map(\.value))
+    func initiateAuth(flow: String, parameters: [String: String], session: String? = nil) async throws(TokenError) -> AuthResponse {
+        var body: [String: JSONValue] = ["AuthFlow": .string(flow), "ClientId": .string(configuration.clientId), "AuthParameters": object(parameters)]
+        if let session { body["Session"] = .string(session) }
+        return try await call("InitiateAuth", body, secrets: parameters.filter { $0.key != "PREFERRED_CHALLENGE" }.map(\.value) + [session ?? ""])
     }
 
     func respond(challenge: String, responses: [String: String], session: String?) async throws(TokenError) -> AuthResponse {
@@ -179,5 +180,40 @@ extension CognitoIdentityProviderAPI {
     func completeWebAuthnRegistration(accessToken: String, credential: JSONValue) async throws(TokenError) {
         let _: [String: JSONValue] = try await call(
             "CompleteWebAuthnRegistration", ["AccessToken": .string(accessToken), "Credential": credential], secrets: [accessToken])
+    }
+}
+
+extension CognitoIdentityProviderAPI {
+    /// SignUp's answer.
+    struct SignUpResponse: Decodable {
+        struct Delivery: Decodable {
+            let Destination: String?
+            let DeliveryMedium: String?
+        }
+        let UserConfirmed: Bool?
+        let CodeDeliveryDetails: Delivery?
+        /// Signs in a user the pool confirmed at once.
+        let Session: String?
+    }
+
+    /// ConfirmSignUp's answer: the session that signs the new user in (USER_AUTH).
+    struct ConfirmSignUpResponse: Decodable {
+        let Session: String?
+    }
+
+    func signUp(username: String, attributes: [String: String], password: String?, secretHash: String?) async throws(TokenError) -> SignUpResponse {
+        var body: [String: JSONValue] = [
+            "ClientId": .string(configuration.clientId), "Username": .string(username),
+            "UserAttributes": .array(attributes.sorted { $0.key < $1.key }.map { .object(["Name": .string($0.key), "Value": .string($0.value)]) }),
+        ]
+        if let password { body["Password"] = .string(password) }
+        if let secretHash { body["SecretHash"] = .string(secretHash) }
+        return try await call("SignUp", body, secrets: [password ?? "", secretHash ?? ""])
+    }
+
+    func confirmSignUp(username: String, code: String, secretHash: String?) async throws(TokenError) -> ConfirmSignUpResponse {
+        var body: [String: JSONValue] = ["ClientId": .string(configuration.clientId), "Username": .string(username), "ConfirmationCode": .string(code)]
+        if let secretHash { body["SecretHash"] = .string(secretHash) }
+        return try await call("ConfirmSignUp", body, secrets: [code, secretHash ?? ""])
     }
 }

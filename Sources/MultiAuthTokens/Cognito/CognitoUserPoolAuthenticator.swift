@@ -74,7 +74,16 @@ public struct CognitoUserPoolAuthenticator: TokenRefresher {
     ) async throws(TokenError) -> CognitoSignIn {
         var context = CognitoSignInContext(password: password, preferred: preferred, devices: devices)
         defer { SecureMemory.zero(&context.password) }
-        var response = try await start(username: username, flow: flow, context: &context)
+        let response = try await start(username: username, flow: flow, context: &context)
+        return try await answerChallenges(from: response, username: username, responder: responder, context: &context)
+    }
+
+    /// Answers challenges from `first` until the pool gives tokens.
+    func answerChallenges(
+        from first: CognitoIdentityProviderAPI.AuthResponse, username: String, responder: any CognitoChallengeResponder,
+        context: inout CognitoSignInContext
+    ) async throws(TokenError) -> CognitoSignIn {
+        var response = first
         var user = username
         for _ in 0..<Self.maximumChallenges {
             // The pool's name for the user, which differs from what was typed for an alias.
