@@ -54,7 +54,7 @@ public protocol CognitoChallengeResponder: Sendable {
     func answer(_ challenge: CognitoCustomChallenge) async throws(TokenError) -> [UInt8]
     /// A passkey's assertion (WEB_AUTHN): `options` is the pool's
     /// PublicKeyCredentialRequestOptionsJSON, the answer an AuthenticationResponseJSON (what
-    /// ``WebAuthnClient/authenticate(_:)`` returns). By default, WEB_AUTHN is not answered.
+    /// `WebAuthnClient.authenticate(_:)` returns). By default, WEB_AUTHN is not answered.
     func passkeyAssertion(for options: JSONValue) async throws(TokenError) -> JSONValue
 }
 
