@@ -25,22 +25,11 @@ package enum JWSPublicKey: Sendable, Equatable {
             guard signature.count == 96, let der = Self.derSignature(r: Array(signature[0..<48]), s: Array(signature[48...])) else {
                 return false
             }
-            return Self.verifyP384(der, message: Array(message), x: x, y: y)
+            let bytes = Array(message)
+            var digest = [UInt8](repeating: 0, count: 48)
+            guard SHA384(bytes, bytes.count, &digest) != nil else { return false }
+            return ECDSAPublicKey.verify(signature: der, digest: digest, curve: NID_secp384r1, size: 48, publicX: x, publicY: y)
         }
-    }
-
-    private static func verifyP384(_ der: [UInt8], message: [UInt8], x publicX: [UInt8], y publicY: [UInt8]) -> Bool {
-        guard publicX.count == 48, publicY.count == 48, let key = EC_KEY_new_by_curve_name(NID_secp384r1) else { return false }
-        defer { EC_KEY_free(key) }
-        guard let x = BN_bin2bn(publicX, 48, nil), let y = BN_bin2bn(publicY, 48, nil) else { return false }
-        defer {
-            BN_free(x)
-            BN_free(y)
-        }
-        guard EC_KEY_set_public_key_affine_coordinates(key, x, y) == 1 else { return false }
-        var digest = [UInt8](repeating: 0, count: 48)
-        guard SHA384(message, message.count, &digest) != nil else { return false }
-        return ECDSA_verify(0, digest, 48, der, Int32(der.count), key) == 1
     }
 
     private static func verifyRSA(_ signature: [UInt8], digest: SHA256Digest, modulus: [UInt8], exponent: [UInt8]) -> Bool {

@@ -69,19 +69,7 @@ package final class P256SigningKey: @unchecked Sendable {
     /// True when `signature` (DER) is a valid ECDSA signature of `digest` under the public
     /// key (x, y), each 32 bytes big-endian.
     package static func verify(signature: [UInt8], digest: SHA256Digest, publicX: [UInt8], publicY: [UInt8]) -> Bool {
-        guard publicX.count == 32, publicY.count == 32,
-            let key = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1)
-        else { return false }
-        defer { EC_KEY_free(key) }
-        guard let x = BN_bin2bn(publicX, 32, nil), let y = BN_bin2bn(publicY, 32, nil) else { return false }
-        defer {
-            BN_free(x)
-            BN_free(y)
-        }
-        guard EC_KEY_set_public_key_affine_coordinates(key, x, y) == 1 else { return false }
-        return digest.withUnsafeBytes { raw in
-            ECDSA_verify(0, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), 32, signature, Int32(signature.count), key)
-        } == 1
+        ECDSAPublicKey.verify(signature: signature, digest: digest.bytes, curve: NID_X9_62_prime256v1, size: 32, publicX: publicX, publicY: publicY)
     }
 
     private static func coordinates(of point: OpaquePointer, in group: OpaquePointer) -> (x: [UInt8], y: [UInt8])? {
@@ -144,5 +132,22 @@ package enum ECDSASignature {
         }
         guard written == length else { throw .cipherFailure }
         return out
+    }
+}
+
+/// ECDSA verification under a public key given by its affine coordinates, on any named curve.
+enum ECDSAPublicKey {
+    /// True when `signature` (DER) is a valid signature of `digest` under (x, y), each `size`
+    /// bytes big-endian, on `curve` (an OpenSSL NID).
+    static func verify(signature: [UInt8], digest: [UInt8], curve: Int32, size: Int, publicX: [UInt8], publicY: [UInt8]) -> Bool {
+        guard publicX.count == size, publicY.count == size, let key = EC_KEY_new_by_curve_name(curve) else { return false }
+        defer { EC_KEY_free(key) }
+        guard let x = BN_bin2bn(publicX, Int32(size), nil), let y = BN_bin2bn(publicY, Int32(size), nil) else { return false }
+        defer {
+            BN_free(x)
+            BN_free(y)
+        }
+        guard EC_KEY_set_public_key_affine_coordinates(key, x, y) == 1 else { return false }
+        return ECDSA_verify(0, digest, Int32(digest.count), signature, Int32(signature.count), key) == 1
     }
 }
