@@ -199,8 +199,9 @@ run_nginx_bench() {
     [ -x /usr/sbin/nginx ] || { say "installing nginx-light"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq nginx-light >/dev/null; }
     command -v h2load >/dev/null || { say "installing nghttp2-client (h2load)"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq nghttp2-client >/dev/null; }
     command -v wrk >/dev/null || { say "installing wrk"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq wrk >/dev/null; }
-    local up nx pi gw ns pu pl gl folder pids=() upstream_pid nginx_worker proxy_pid gateway_pid upload_pid
-    read -r up nx pi gw ns pu pl gl < <(free_ports 8)
+    local up nx pi gw ns pu pl gl sp folder pids=() upstream_pid nginx_worker proxy_pid gateway_pid upload_pid proxy_default_pid gateway_default_pid
+    local go_proxy_pid=""
+    read -r up nx pi gw ns pu pl gl sp < <(free_ports 9)
     folder=$(mktemp -d)
     # Two nginx instances of one worker each, so each process's CPU is its own: the upstream
     # (1 KiB answers, and a sink for the 1 GiB upload) and nginx's proxy_pass in front of it,
@@ -253,43 +254,69 @@ CONF
     # per core): on one loop, 3x nginx's CPU per request cannot serve half its rate.
     env "${keys[@]}" .build-static/release/multiauth proxy --listen "127.0.0.1:$pl" --upstream "http://127.0.0.1:$up" --auth iam \
         --region us-east-1 --service execute-api >/dev/null 2>&1 & pids+=($!)
+    proxy_default_pid=$!
     .build-static/release/multiauth gateway --listen "127.0.0.1:$gl" --upstream "http://127.0.0.1:$up" --iam-credentials "$folder/keys.json" \
         >/dev/null 2>&1 & pids+=($!)
+    gateway_default_pid=$!
+    # awslabs/aws-sigv4-proxy (Go), the proxy people run for this job, when its executable is given.
+    if [ -n "${AWS_SIGV4_PROXY:-}" ]; then
+        [ -x "$AWS_SIGV4_PROXY" ] || { say "AWS_SIGV4_PROXY=$AWS_SIGV4_PROXY is not an executable"; return 1; }
+        env "${keys[@]}" "$AWS_SIGV4_PROXY" --port "127.0.0.1:$sp" --host "127.0.0.1:$up" --upstream-url-scheme http \
+            --name execute-api --region us-east-1 >/dev/null 2>&1 & pids+=($!)
+        go_proxy_pid=$!
+        wait_for "http://127.0.0.1:$sp/bench/item" "aws-sigv4-proxy"
+    fi
     wait_for "http://127.0.0.1:$up/bench/item" "nginx upstream"
     wait_for "http://127.0.0.1:$nx/bench/item" "nginx proxy_pass"
     wait_for "http://127.0.0.1:$pi/bench/item" "IAM proxy"
     wait_for "http://127.0.0.1:$pl/bench/item" "IAM proxy (default event loops)"
+    wait_for "http://127.0.0.1:$gw/bench/item" "gateway"
+    wait_for "http://127.0.0.1:$gl/bench/item" "gateway (default event loops)"
     upstream_pid=$(pgrep -P "$(cat "$folder/upstream/nginx.pid")" | head -n 1)
     nginx_worker=$(pgrep -P "$(cat "$folder/front/nginx.pid")" | head -n 1)
-    # The gateway's requests, signed by botocore: a GET, and a POST of the 1 KiB body wrk sends.
-    local headers=() post_headers=() latency_headers=()
-    mapfile -t headers < <(signed_header_arguments "http://127.0.0.1:$gw/bench/item")
-    # The same GET to the latency gateway, without Host: h2load sends its own beside a given one,
-    # and a request with two is refused.
-    mapfile -t latency_headers < <(NOHOST=1 signed_header_arguments "http://127.0.0.1:$gl/bench/item")
-    mapfile -t post_headers < <(signed_header_arguments "http://127.0.0.1:$gw/bench/item" --method POST --body "$body")
+    # The gateways' requests, signed by botocore: a GET, and a POST of the 1 KiB body wrk sends.
+    # Signed afresh each round: a signature older than the gateway's 5-minute window is refused.
+    local headers=() post_headers=() latency_headers=() default_headers=() default_post_headers=()
+    sign_round() {
+        mapfile -t headers < <(signed_header_arguments "http://127.0.0.1:$gw/bench/item")
+        mapfile -t post_headers < <(signed_header_arguments "http://127.0.0.1:$gw/bench/item" --method POST --body "$body")
+        mapfile -t default_headers < <(signed_header_arguments "http://127.0.0.1:$gl/bench/item")
+        mapfile -t default_post_headers < <(signed_header_arguments "http://127.0.0.1:$gl/bench/item" --method POST --body "$body")
+    }
     # POSTs of a 1 KiB body (the proxy hashes and signs it; the gateway verifies its hash).
     printf 'wrk.method = "POST"\nwrk.body = string.rep("a", 1024)\n' >"$folder/post.lua"
-    say "load: nginx proxy_pass, multiauth proxy --auth iam and multiauth gateway, GET and 1 KiB POST, 16 and 64 connections, alternating (wrk, ${LOAD_SECONDS:-5} s each, 3 rounds)"
+    say "load: nginx proxy_pass, multiauth proxy --auth iam and multiauth gateway (--event-loops 1 and the default), GET and 1 KiB POST, 16 and 64 connections, alternating (wrk, ${LOAD_SECONDS:-5} s each, 3 rounds)"
     local forwarding="" connections round
     for connections in 16 64; do
         for round in 1 2 3; do
+            sign_round
             for method in GET POST; do
-                local extra=() gateway_headers=("${headers[@]}")
-                [ "$method" = POST ] && extra=(-s "$folder/post.lua") && gateway_headers=("${post_headers[@]}")
+                local extra=() gateway_headers=("${headers[@]}") gateway_default_headers=("${default_headers[@]}")
+                [ "$method" = POST ] && extra=(-s "$folder/post.lua") && gateway_headers=("${post_headers[@]}") \
+                    && gateway_default_headers=("${default_post_headers[@]}")
                 forwarding+="$connections $method nginx $(WRK_CONNECTIONS=$connections wrk_with_cpu "$nginx_worker $upstream_pid" "${extra[@]}" "http://127.0.0.1:$nx/bench/item")|"
                 forwarding+="$connections $method proxy $(WRK_CONNECTIONS=$connections wrk_with_cpu "$proxy_pid $upstream_pid" "${extra[@]}" "http://127.0.0.1:$pi/bench/item")|"
                 forwarding+="$connections $method gateway $(WRK_CONNECTIONS=$connections wrk_with_cpu "$gateway_pid $upstream_pid" "${extra[@]}" "${gateway_headers[@]}" "http://127.0.0.1:$gw/bench/item")|"
+                forwarding+="$connections $method proxy-default $(WRK_CONNECTIONS=$connections wrk_with_cpu "$proxy_default_pid $upstream_pid" "${extra[@]}" "http://127.0.0.1:$pl/bench/item")|"
+                forwarding+="$connections $method gateway-default $(WRK_CONNECTIONS=$connections wrk_with_cpu "$gateway_default_pid $upstream_pid" "${extra[@]}" "${gateway_default_headers[@]}" "http://127.0.0.1:$gl/bench/item")|"
+                if [ -n "$go_proxy_pid" ]; then
+                    forwarding+="$connections $method go-proxy $(WRK_CONNECTIONS=$connections wrk_with_cpu "$go_proxy_pid $upstream_pid" "${extra[@]}" "http://127.0.0.1:$sp/bench/item")|"
+                fi
             done
         done
     done
-    local rss_proxy rss_gateway
-    rss_proxy=$(awk '/^VmHWM:/ {print $2}' "/proc/$proxy_pid/status")
-    rss_gateway=$(awk '/^VmHWM:/ {print $2}' "/proc/$gateway_pid/status")
+    local rss=() server_pid stripped
+    for server_pid in "$proxy_pid" "$gateway_pid" "$proxy_default_pid" "$gateway_default_pid"; do
+        rss+=("$(awk '/^VmHWM:/ {print $2}' "/proc/$server_pid/status")")
+    done
+    stripped=$(strip -o "$folder/server.stripped" .build-static/release/multiauth-server && stat -c %s "$folder/server.stripped")
     # The forwarding figures, printed as soon as they are measured.
-    .venv/bin/python3 - "$forwarding" "$rss_proxy" "$rss_gateway" <<'PY'
+    .venv/bin/python3 - "$forwarding" "${rss[@]}" "$stripped" "$(stat -c %s .build-static/release/multiauth-server)" <<'PY'
 import statistics, sys
 rows = [part.split() for part in sys.argv[1].strip("|").split("|")]
+servers = (("nginx", "nginx proxy_pass"), ("proxy", "multiauth proxy --auth iam (1 loop)"), ("gateway", "multiauth gateway SigV4 (1 loop)"),
+           ("proxy-default", "proxy (default loops)"), ("gateway-default", "gateway (default loops)"), ("go-proxy", "aws-sigv4-proxy"))
+present = {r[2] for r in rows}
 def med(connections, method, server, index):
     return statistics.median(float(r[3 + index]) for r in rows if r[0] == connections and r[1] == method and r[2] == server)
 for connections in ("16", "64"):
@@ -297,16 +324,21 @@ for connections in ("16", "64"):
         label = "GET" if method == "GET" else "1 KiB POST"
         n_cpu = med(connections, method, "nginx", 4)
         parts = []
-        for server, name in (("nginx", "nginx proxy_pass"), ("proxy", "multiauth proxy --auth iam"), ("gateway", "multiauth gateway (SigV4)")):
+        for server, name in servers:
+            if server not in present:
+                continue
             cpu = med(connections, method, server, 4)
+            target = " (target <= 2.5)" if server in ("proxy", "gateway", "proxy-default", "gateway-default") else ""
             parts.append(f"{name} {med(connections, method, server, 1):,.0f} req/s, p50 {med(connections, method, server, 0):.2f} / p99 "
                          f"{med(connections, method, server, 3):.2f} ms, {cpu:.0f} us CPU/request"
-                         + ("" if server == "nginx" else f" = {cpu / n_cpu:.1f}x nginx's (target <= 3.0)"))
+                         + ("" if server == "nginx" else f" = {cpu / n_cpu:.1f}x nginx's{target}"))
         print(f"nginx: {connections} connections, {label}: " + "; ".join(parts)
               + f"; upstream nginx {med(connections, method, 'nginx', 5):.0f} us CPU/request")
-bad = sum(float(r[5]) for r in rows if r[2] == "gateway")
-print(f"nginx: gateway answers not 2xx: {bad:.0f}; peak RSS under load: proxy {int(sys.argv[2]) / 1024:.1f} MiB, "
-      f"gateway {int(sys.argv[3]) / 1024:.1f} MiB (target <= 32)")
+bad = sum(float(r[5]) for r in rows if r[2].startswith("gateway"))
+rss = [int(value) / 1024 for value in sys.argv[2:6]]
+print(f"nginx: gateway answers not 2xx: {bad:.0f}; peak RSS under load (target <= 24 MiB): proxy {rss[0]:.1f} MiB, gateway {rss[1]:.1f} MiB "
+      f"(1 loop), proxy {rss[2]:.1f} MiB, gateway {rss[3]:.1f} MiB (default loops); multiauth-server {int(sys.argv[6]) / 1e6:.1f} MB stripped "
+      f"(target <= 40), {int(sys.argv[7]) / 1e6:.1f} MB as built")
 PY
     local nginxed
     nginxed=$(echo "$forwarding" | tr '|' '\n' | awk '$1 == 16 && $2 == "GET" && $3 == "nginx" {printf "%s %s %s %s %s %s|", $4, $5, $6, $7, $8, $9}')
@@ -315,6 +347,9 @@ PY
     half=$(.venv/bin/python3 -c 'import statistics, sys
 print(int(statistics.median(float(p.split()[1]) for p in sys.argv[1].strip("|").split("|")) / 2))' "$nginxed")
     say "latency at half of nginx's rate ($half req/s; h2load, ${LOAD_SECONDS:-5} s each)"
+    # The GET to the latency gateway, without Host: h2load sends its own beside a given one,
+    # and a request with two is refused.
+    mapfile -t latency_headers < <(NOHOST=1 signed_header_arguments "http://127.0.0.1:$gl/bench/item")
     latencies="$half|$(h2load_latency "$half" "http://127.0.0.1:$up/bench/item")|$(h2load_latency "$half" "http://127.0.0.1:$nx/bench/item")"
     latencies+="|$(h2load_latency "$half" "http://127.0.0.1:$pl/bench/item")|$(h2load_latency "$half" "${latency_headers[@]}" "http://127.0.0.1:$gl/bench/item")"
     # 1 GiB streamed through the IAM proxy (spooled and hashed, then signed and sent).
