@@ -130,12 +130,6 @@ struct LoginCommand: AsyncParsableCommand {
                 }
                 StandardError.emit("This device is remembered as \(device.deviceKey); later sign-ins prove it and may skip MFA.")
             }
-            if registerPasskey {
-                let client = passkeys.client()
-                StandardError.emit("Touch your security key to make a passkey.")
-                try await login.run { () async throws(TokenError) in try await authenticator.registerPasskey(tokens: tokens, client: client) }
-                StandardError.emit("A passkey is registered; sign in with it with --flow user-auth --challenge web-authn.")
-            }
             if let secret = answers.setUpSecret.withLock({ $0 }) {
                 try await login.run { () async throws(TokenError) in
                     try await TOTPSecrets(store: logins.store).save(secret, name: login.name, configuration: configuration)
@@ -143,6 +137,13 @@ struct LoginCommand: AsyncParsableCommand {
                 StandardError.emit("The TOTP secret is kept in the store for login '\(login.name)'.")
             }
             try await login.save(LoginRecord(provider: .cognito(configuration), flow: flow.rawValue, tokens: tokens), in: logins)
+            // After the save: a passkey that cannot be made does not cost the sign-in.
+            if registerPasskey {
+                let client = passkeys.client()
+                StandardError.emit("Touch your security key to make a passkey.")
+                try await login.run { () async throws(TokenError) in try await authenticator.registerPasskey(tokens: tokens, client: client) }
+                StandardError.emit("A passkey is registered; sign in with it with --flow user-auth --challenge web-authn.")
+            }
         }
 
         /// `--user-attribute NAME=VALUE`s as a table.

@@ -13,12 +13,12 @@ struct PasskeyArguments: ParsableArguments {
         as an app with that associated domain). The pool's relying party must be its host or a domain above it.
         """)
     var passkeyOrigin: String?
-    @Option(help: "How long to wait for the security key's touch, in seconds.") var touchTimeout: Int32 = 30
+    @Option(help: "How long to wait for the security key's touch, in seconds (1 to 600).") var touchTimeout: Int32 = 30
 
     /// A client whose origin is `--passkey-origin`, else `https://` and the relying party the options name.
     func client() -> WebAuthnClient {
         WebAuthnClient(
             origin: passkeyOrigin,
-            authenticator: FIDO2Authenticator(device: authenticator, timeoutMilliseconds: max(1, touchTimeout) * 1000))
+            authenticator: FIDO2Authenticator(device: authenticator, timeoutMilliseconds: min(max(1, touchTimeout), 600) * 1000))
     }
 }

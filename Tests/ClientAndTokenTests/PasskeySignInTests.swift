@@ -127,6 +127,8 @@ import Testing
             user, ["--challenge", "email-otp", "--mfa-code-command", CognitoChallengeTests.outbox(user), "--register-passkey",
                    "--authenticator", "unix:" + authenticator.folder + "/absent.sock"], store: store)
         #expect(absent.status == 1 && absent.stderr.contains("no authenticator answers at unix:"), "\(absent.stderr)")
+        // The sign-in before the failed registration is kept.
+        #expect(try await CLI.run(["whoami", "--name", "ch"] + store.arguments).status == 0)
         let elsewhere = try await Self.login(
             user, ["--challenge", "email-otp", "--mfa-code-command", CognitoChallengeTests.outbox(user), "--register-passkey",
                    "--authenticator", authenticator.device, "--passkey-origin", "https://evil.example"], store: store)
