@@ -7,7 +7,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import MultiAuthCore
+public import MultiAuthCore
 
 /// A FIDO2 security key through Debian's libfido2, opened at the first use (no build-time
 /// dependency): each operation opens the authenticator, asks for the user's touch, and closes
@@ -17,7 +17,7 @@ import MultiAuthCore
 /// finds, or `unix:PATH` for a software authenticator that serves CTAP over a UNIX socket
 /// (frames: a command byte, a 4-byte big-endian length and the payload; answers: the length
 /// and the payload).
-public struct FIDO2Authenticator: PasskeyAuthenticator {
+public struct FIDO2Authenticator: PasskeyAuthenticator, RedactedDescribing {
     /// Where the authenticator is; `nil` for the first one found.
     public let device: String?
     /// How long to wait for the user's touch, in milliseconds.
@@ -32,6 +32,11 @@ public struct FIDO2Authenticator: PasskeyAuthenticator {
         self.device = device
         self.pin = pin.map(SecretText.init)
         self.timeoutMilliseconds = timeoutMilliseconds
+    }
+
+    /// The device and timeout; never the PIN.
+    public var description: String {
+        "FIDO2Authenticator(\(device ?? "first found"), \(timeoutMilliseconds) ms\(pin == nil ? "" : ", PIN " + Redaction.placeholder))"
     }
 
     public func makeCredential(_ request: MakeCredentialRequest) async throws(WebAuthnError) -> MadeCredential {

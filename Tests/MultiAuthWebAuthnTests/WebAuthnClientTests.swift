@@ -114,3 +114,13 @@ import Testing
         #expect(error?.code == .authenticatorAbsent && error?.message.contains("/nonexistent/authenticator.sock") == true, "\(String(describing: error))")
     }
 }
+
+/// The PIN never reaches a description, a debug description or a dump.
+@Test func theAuthenticatorsPINIsNeverDescribed() {
+    let authenticator = FIDO2Authenticator(device: "/dev/hidraw3", pin: Array("271828".utf8))
+    var dumped = ""
+    dump(authenticator, to: &dumped)
+    for text in ["\(authenticator)", String(reflecting: authenticator), dumped, "\(WebAuthnClient(origin: nil, authenticator: authenticator))"] {
+        #expect(!text.contains("271828") && !text.contains("50, 55, 49") && text.contains("/dev/hidraw3"), "\(text)")
+    }
+}
