@@ -31,10 +31,20 @@ package enum RequestPath {
 
     /// True when a segment of `target`'s path part is `.` or `..` in any of the spellings above.
     /// Asked of every forwarded request: a path with neither `.` nor `%` returns at once.
-    package static func hasDotSegment(_ target: some StringProtocol) -> Bool {
-        let path = pathPart(target).utf8
-        guard path.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "%") }) else { return false }
-        var bytes = Array(path)
+    package static func hasDotSegment(_ target: String) -> Bool {
+        // One pass over the bytes to the first `?` or `#`: most paths end the check here.
+        var end = target.utf8.endIndex
+        var suspect = false
+        for index in target.utf8.indices {
+            let byte = target.utf8[index]
+            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                end = index
+                break
+            }
+            if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%") { suspect = true }
+        }
+        guard suspect else { return false }
+        var bytes = Array(target.utf8[..<end])
         // Each round undoes one level of encoding; four are more than any upstream applies.
         for _ in 0..<4 {
             if containsDotSegment(bytes) { return true }

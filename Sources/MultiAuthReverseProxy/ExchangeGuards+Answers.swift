@@ -1,4 +1,3 @@
-import Foundation
 import HTTPTypes
 import MultiAuthCore
 import NIOCore
@@ -49,10 +48,14 @@ extension ExchangeGuards {
         written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 
-    /// `close` among the `Connection` field's options (RFC 9110 §7.6.1).
+    /// `close` among the `Connection` field's options (RFC 9110 section 7.6.1), found without a
+    /// lowercased copy of each.
     static func saysClose(_ fields: HTTPFields) -> Bool {
         fields[values: .connection].contains { value in
-            value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "close" }
+            value.utf8.split(separator: UInt8(ascii: ",")).contains { option in
+                let trimmed = option.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
+                return trimmed.count == 5 && zip(trimmed.reversed(), "close".utf8).allSatisfy { $0 | 0x20 == $1 }
+            }
         }
     }
 

@@ -2,15 +2,12 @@ import HummingbirdCore
 package import Logging
 package import NIOCore
 import NIOHTTP1
-import NIOHTTPTypes
-import NIOHTTPTypesHTTP1
 
-/// The proxy's and gateway's HTTP/1.1 connections, a pipeline built here from public parts:
-/// SwiftNIO's HTTP/1 server codec (a malformed request is answered 400 and the connection
-/// closed, after the answers to complete requests before it: ``AnswersInOrder``),
-/// ``RequestHeadRules``, the conversion to swift-http-types, the `handlers` given (limits, observers),
-/// and a ``ForwardingHandler`` that serves every request and ends the connection for a
-/// graceful shutdown. Served by Hummingbird's `Server`
+/// The proxy's and gateway's HTTP/1.1 connections: SwiftNIO's HTTP/1 request decoder, a
+/// ``ClientHTTP1Codec`` (head rules, one conversion to swift-http-types, answers written
+/// straight into bytes, a malformed request answered 400 in its turn), the `handlers` given
+/// (limits, observers), and a ``ForwardingHandler`` that serves every request and ends the
+/// connection for a graceful shutdown. Served by Hummingbird's `Server`
 /// (a ServiceLifecycle service), plain or inside its TLS channel.
 package struct ForwardingChannel: ServerChildChannel {
     /// A connection being served.
@@ -44,12 +41,8 @@ package struct ForwardingChannel: ServerChildChannel {
             limits.maxHeaderListSize = maxHeaderBytes
             limits.maxHeaderFieldCount = maxHeaderCount
             let operations = channel.pipeline.syncOperations
-            try operations.configureHTTPServerPipeline(
-                withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
-                withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
-            try operations.addHandler(AnswersInOrder())
-            try operations.addHandler(RequestHeadRules())
-            try operations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+            try operations.addHandler(ByteToMessageHandler(HTTPRequestDecoder(limitConfiguration: limits)))
+            try operations.addHandler(ClientHTTP1Codec())
             try operations.addHandlers(handlers())
             try operations.addHandler(ForwardingHandler(forwarding))
             return Value(channel: channel)

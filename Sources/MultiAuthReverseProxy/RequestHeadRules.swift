@@ -1,41 +1,16 @@
 import HTTPTypes
 import MultiAuthCore
-import NIOCore
 import NIOHTTP1
-import NIOHTTPTypesHTTP1
 
-/// The request head as it came, checked before its conversion to swift-http-types (which
-/// keeps the first `Host` and turns an absolute-form target into a path): exactly one
+/// The rules a request head must keep, checked as it came, before its conversion to
+/// swift-http-types (which keeps one `Host` and takes the target as the path): exactly one
 /// non-empty `Host`; an origin-form target (`/…`; CONNECT and `OPTIONS *` are left to the
-/// forwarder's own refusals); and only the characters RFC 3986 allows in a target, so that every path is either
-/// forwarded or refused at once (a `\` or `"` once reached no upstream and left the client
-/// waiting for a 504). An upgrade request is served as a plain one whose answer closes the
-/// connection (nothing here upgrades, and the decoder reads nothing after it). A head that breaks a rule is not passed on: a ``RefusedHead`` goes in
-/// its place, which the ``ForwardingHandler`` answers 400 in its turn, after the answers owed
-/// to requests before it, and then closes the connection. Nothing the connection sends after
-/// it is read.
-///
-/// Goes between SwiftNIO's HTTP/1 server handlers and the conversion, one per connection.
-final class RequestHeadRules: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-
-    /// After a refusal, the rest of the connection's input is dropped.
-    private var refused = false
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !refused else { return }
-        guard case .head(var head) = unwrapInboundIn(data) else { return context.fireChannelRead(data) }
-        guard let problem = Self.problem(head) else {
-            // SwiftNIO's decoder reads nothing after an upgrade request, waiting for an upgrader
-            // that is not there: the answer ends the connection instead of leaving it stalled.
-            if Self.asksUpgrade(head) { head.headers.replaceOrAdd(name: "Connection", value: "close") }
-            return context.fireChannelRead(wrapInboundOut(.head(head)))
-        }
-        refused = true
-        context.fireUserInboundEventTriggered(RefusedHead(problem: problem))
-    }
-
+/// forwarder's own refusals); and only the characters RFC 3986 allows in a target, so that
+/// every path is either forwarded or refused at once (a `\` or `"` once reached no upstream
+/// and left the client waiting for a 504). An upgrade request is served as a plain one whose
+/// answer closes the connection (nothing here upgrades, and the decoder reads nothing after
+/// it). ``ClientHTTP1Codec`` applies them to every head.
+enum RequestHeadRules {
     /// What is wrong with `head`, or nil.
     static func problem(_ head: HTTPRequestHead) -> String? {
         let hosts = head.headers["Host"]
@@ -59,15 +34,12 @@ final class RequestHeadRules: ChannelInboundHandler, RemovableChannelHandler {
     private static func isTargetByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        default: Self.allowedPunctuation.contains(byte)
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"),
+            UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+            UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"),
+            UInt8(ascii: "?"), UInt8(ascii: "%"):
+            true
+        default: false
         }
     }
-
-    private static let allowedPunctuation = Set("-._~!$&'()*+,;=:@/?%".utf8)
-}
-
-/// A request head ``RequestHeadRules`` refused, in the place of that head: answered 400 with
-/// `problem` once the requests before it are, and the connection closed after.
-struct RefusedHead: Sendable {
-    let problem: String
 }

@@ -4,7 +4,6 @@ import MultiAuthNIOBodies
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
-import NIOHTTPTypesHTTP1
 import NIOPosix
 
 /// The upstream connection an ``ForwardingHandler`` holds for its client connection
@@ -57,7 +56,6 @@ final class UpstreamLink {
                     // Header values come from swift-http-types, which never holds a CR, LF or NUL
                     // in one: NIO's check of every outgoing field would find nothing.
                     try operations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
-                    try operations.addHandler(HTTP1ToHTTPClientCodec())
                     try operations.addHandler(UpstreamExchangeHandler())
                 }
             }
@@ -106,11 +104,12 @@ final class UpstreamLink {
     }
 }
 
-/// The handler at the end of an upstream connection's pipeline: writes the request, hands
-/// the response parts to the client connection's handler.
+/// The handler at the end of an upstream connection's pipeline, behind SwiftNIO's HTTP/1
+/// client handlers: writes the request (converted once, ``HTTP1Conversions``), hands the
+/// response parts to the client connection's handler in swift-http-types.
 final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPRequestPart
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
 
     /// The client connection's handler; weak, so neither connection keeps the other alive.
     weak var owner: ForwardingHandler?
@@ -130,12 +129,12 @@ final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHand
         guard let context else { return }
         switch body {
         case .empty:
-            context.write(wrapOutboundOut(.head(request)), promise: nil)
+            context.write(wrapOutboundOut(.head(HTTP1Conversions.head(request))), promise: nil)
         case .bytes(let bytes):
             var request = request
             request.headerFields[.contentLength] = String(bytes.count)
-            context.write(wrapOutboundOut(.head(request)), promise: nil)
-            context.write(wrapOutboundOut(.body(ByteBuffer(bytes: bytes))), promise: nil)
+            context.write(wrapOutboundOut(.head(HTTP1Conversions.head(request))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
         case .file, .stream:
             guard let source = try? ChunkSource.opening(body) else {
                 // The forwarding handler sees the connection close and answers 502.
@@ -144,7 +143,7 @@ final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHand
             }
             var request = request
             request.headerFields[.contentLength] = String(source.length)
-            context.writeAndFlush(wrapOutboundOut(.head(request)), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.head(HTTP1Conversions.head(request))), promise: nil)
             stream(source, on: context.channel)
             return
         }
@@ -159,9 +158,9 @@ final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHand
         Task {
             do {
                 for try await chunk in UploadChunks(source: source) {
-                    try await channel.writeAndFlush(HTTPRequestPart.body(chunk))
+                    try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(chunk)))
                 }
-                try await channel.writeAndFlush(HTTPRequestPart.end(nil))
+                try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
                 channel.eventLoop.execute { sent.value.bodyPending = false }
             } catch {
                 channel.close(promise: nil)
@@ -178,7 +177,16 @@ final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHand
     func close() { context?.close(promise: nil) }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        owner?.upstreamRead(unwrapInboundIn(data))
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            guard let response = HTTP1Conversions.response(head) else {
+                // A status over 999: the forwarding handler sees the connection close and answers 502.
+                return context.close(promise: nil)
+            }
+            owner?.upstreamRead(.head(response))
+        case .body(let bytes): owner?.upstreamRead(.body(bytes))
+        case .end(let trailers): owner?.upstreamRead(.end(trailers.map(HTTP1Conversions.fields)))
+        }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {

@@ -5,6 +5,7 @@ import MultiAuthCore
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
+import NIOHTTPTypes
 import Testing
 
 /// The small rules every forwarded exchange passes, against hand-derived cases: which
@@ -65,12 +66,12 @@ struct ForwardingRulesTests {
     /// 400 with `Connection: close`, and the connection closes.
     @Test func aDecodingErrorIsAnsweredAfterTheAnswersOwed() throws {
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandlers([ByteToMessageHandler(HTTPRequestDecoder()), HTTPResponseEncoder(), AnswersInOrder()])
+        try channel.pipeline.syncOperations.addHandlers([ByteToMessageHandler(HTTPRequestDecoder()), ClientHTTP1Codec()])
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()
         _ = try? channel.writeInbound(ByteBuffer(string: "GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"))
         #expect(try channel.readOutbound(as: ByteBuffer.self) == nil, "nothing is answered before the first request's answer")
-        channel.write(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Length": "0"])), promise: nil)
-        channel.writeAndFlush(HTTPServerResponsePart.end(nil), promise: nil)
+        channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok, headerFields: [.contentLength: "0"])), promise: nil)
+        channel.writeAndFlush(HTTPResponsePart.end(nil), promise: nil)
         var text = ""
         while var buffer = try channel.readOutbound(as: ByteBuffer.self) { text += buffer.readString(length: buffer.readableBytes) ?? "" }
         #expect(text.statuses == ["200 OK", "400 Bad Request"], "\(text)")
