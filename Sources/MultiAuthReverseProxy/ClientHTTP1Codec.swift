@@ -44,6 +44,11 @@ final class ClientHTTP1Codec: ChannelDuplexHandler, RemovableChannelHandler {
     /// The framing of the answer being written, and whether its body is left out (`HEAD`).
     private var framing = ResponseFraming.none
     private var suppressesBody = false
+    /// An answer's head, and the start of its body, not yet handed to the socket: a small
+    /// answer goes out as one buffer (one write of one piece) when it ends or is flushed.
+    private var pending: ByteBuffer?
+    /// The most bytes gathered into `pending` before it is written.
+    private static let gatherLimit = 16 << 10
 
     // MARK: Requests
 
@@ -98,30 +103,61 @@ final class ClientHTTP1Codec: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapOutboundIn(data) {
         case .head(let head): writeHead(head, context: context, promise: promise)
         case .body(let bytes):
-            guard !suppressesBody, bytes.readableBytes > 0 else {
-                promise?.succeed()
-                return
+            guard !suppressesBody, bytes.readableBytes > 0 else { return complete(promise, context: context) }
+            if framing == .chunked {
+                var chunk = context.channel.allocator.buffer(capacity: bytes.readableBytes + 16)
+                chunk.writeString(String(bytes.readableBytes, radix: 16))
+                chunk.writeStaticString("\r\n")
+                chunk.writeImmutableBuffer(bytes)
+                chunk.writeStaticString("\r\n")
+                send(chunk, context: context, promise: promise)
+            } else {
+                send(bytes, context: context, promise: promise)
             }
-            guard framing == .chunked else { return context.write(wrapOutboundOut(.byteBuffer(bytes)), promise: promise) }
-            var chunk = context.channel.allocator.buffer(capacity: bytes.readableBytes + 16)
-            chunk.writeString(String(bytes.readableBytes, radix: 16))
-            chunk.writeStaticString("\r\n")
-            chunk.writeImmutableBuffer(bytes)
-            chunk.writeStaticString("\r\n")
-            context.write(wrapOutboundOut(.byteBuffer(chunk)), promise: promise)
         case .end:
             answering = false
             answersEnded += 1
             if framing == .chunked, !suppressesBody {
-                context.write(wrapOutboundOut(.byteBuffer(ByteBuffer(staticString: "0\r\n\r\n"))), promise: promise)
+                send(ByteBuffer(staticString: "0\r\n\r\n"), context: context, promise: promise)
             } else {
-                promise?.succeed()
+                complete(promise, context: context)
             }
             if let error = heldError, answersEnded >= requestsEnded {
                 heldError = nil
                 answerMalformed(context, error)
             }
         }
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        sendPending(context)
+        context.flush()
+    }
+
+    /// `bytes` after what is pending: gathered while the answer is small and nobody waits on
+    /// the write, written otherwise.
+    private func send(_ bytes: ByteBuffer, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        if promise == nil, var gathered = pending, gathered.readableBytes + bytes.readableBytes <= Self.gatherLimit {
+            pending = nil
+            gathered.writeImmutableBuffer(bytes)
+            pending = gathered
+            return
+        }
+        sendPending(context)
+        context.write(wrapOutboundOut(.byteBuffer(bytes)), promise: promise)
+    }
+
+    /// Completes `promise` in order, after what is written before it: with an empty write.
+    private func complete(_ promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) {
+        guard let promise else { return }
+        sendPending(context)
+        context.write(wrapOutboundOut(.byteBuffer(ByteBuffer())), promise: promise)
+    }
+
+    private func sendPending(_ context: ChannelHandlerContext) {
+        guard let bytes = pending else { return }
+        pending = nil
+        context.write(wrapOutboundOut(.byteBuffer(bytes)), promise: nil)
     }
 
     private func writeHead(_ head: HTTPResponse, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
@@ -134,9 +170,11 @@ final class ClientHTTP1Codec: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let framing = ResponseFraming(head, answering: method)
         if head.status.kind != .informational { self.framing = framing }
-        var buffer = context.channel.allocator.buffer(capacity: 256)
+        sendPending(context)
+        var buffer = context.channel.allocator.buffer(capacity: 2048)
         buffer.writeResponseHead(head, framing: framing)
-        context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: promise)
+        guard head.status.kind != .informational, promise == nil else { return context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: promise) }
+        pending = buffer
     }
 
     /// The 400 for a malformed request and the close, or only the close while an answer is
@@ -144,6 +182,7 @@ final class ClientHTTP1Codec: ChannelDuplexHandler, RemovableChannelHandler {
     private func answerMalformed(_ context: ChannelHandlerContext, _ error: any Error) {
         let answer = !finished && !answering
         finished = true
+        sendPending(context)
         if answer {
             let bytes = ByteBuffer(staticString: "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
             context.writeAndFlush(wrapOutboundOut(.byteBuffer(bytes))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
@@ -153,7 +192,6 @@ final class ClientHTTP1Codec: ChannelDuplexHandler, RemovableChannelHandler {
         }
         context.fireErrorCaught(error)
     }
-
 }
 
 @available(*, unavailable)
