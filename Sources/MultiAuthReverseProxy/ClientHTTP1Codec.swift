@@ -46,9 +46,7 @@ final class ClientHTTP1Codec: ChannelDuplexHandler, RemovableChannelHandler {
     private var suppressesBody = false
     /// An answer's head, and the start of its body, not yet handed to the socket: a small
     /// answer goes out as one buffer (one write of one piece) when it ends or is flushed.
-    private var pending: ByteBuffer?
-    /// The most bytes gathered into `pending` before it is written.
-    private static let gatherLimit = 16 << 10
+    private var gathered = GatheredWrites()
 
     // MARK: Requests
 
@@ -103,24 +101,16 @@ final class ClientHTTP1Codec: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapOutboundIn(data) {
         case .head(let head): writeHead(head, context: context, promise: promise)
         case .body(let bytes):
-            guard !suppressesBody, bytes.readableBytes > 0 else { return complete(promise, context: context) }
-            if framing == .chunked {
-                var chunk = context.channel.allocator.buffer(capacity: bytes.readableBytes + 16)
-                chunk.writeString(String(bytes.readableBytes, radix: 16))
-                chunk.writeStaticString("\r\n")
-                chunk.writeImmutableBuffer(bytes)
-                chunk.writeStaticString("\r\n")
-                send(chunk, context: context, promise: promise)
-            } else {
-                send(bytes, context: context, promise: promise)
-            }
+            guard !suppressesBody, bytes.readableBytes > 0 else { return gathered.complete(promise, context: context) }
+            let piece = framing == .chunked ? ByteBuffer.chunk(bytes, allocator: context.channel.allocator) : bytes
+            gathered.send(piece, context: context, promise: promise)
         case .end:
             answering = false
             answersEnded += 1
             if framing == .chunked, !suppressesBody {
-                send(ByteBuffer(staticString: "0\r\n\r\n"), context: context, promise: promise)
+                gathered.send(ByteBuffer(staticString: "0\r\n\r\n"), context: context, promise: promise)
             } else {
-                complete(promise, context: context)
+                gathered.complete(promise, context: context)
             }
             if let error = heldError, answersEnded >= requestsEnded {
                 heldError = nil
@@ -130,34 +120,8 @@ final class ClientHTTP1Codec: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func flush(context: ChannelHandlerContext) {
-        sendPending(context)
+        gathered.sendPending(context)
         context.flush()
-    }
-
-    /// `bytes` after what is pending: gathered while the answer is small and nobody waits on
-    /// the write, written otherwise.
-    private func send(_ bytes: ByteBuffer, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
-        if promise == nil, var gathered = pending, gathered.readableBytes + bytes.readableBytes <= Self.gatherLimit {
-            pending = nil
-            gathered.writeImmutableBuffer(bytes)
-            pending = gathered
-            return
-        }
-        sendPending(context)
-        context.write(wrapOutboundOut(.byteBuffer(bytes)), promise: promise)
-    }
-
-    /// Completes `promise` in order, after what is written before it: with an empty write.
-    private func complete(_ promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) {
-        guard let promise else { return }
-        sendPending(context)
-        context.write(wrapOutboundOut(.byteBuffer(ByteBuffer())), promise: promise)
-    }
-
-    private func sendPending(_ context: ChannelHandlerContext) {
-        guard let bytes = pending else { return }
-        pending = nil
-        context.write(wrapOutboundOut(.byteBuffer(bytes)), promise: nil)
     }
 
     private func writeHead(_ head: HTTPResponse, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
@@ -169,12 +133,14 @@ final class ClientHTTP1Codec: ChannelDuplexHandler, RemovableChannelHandler {
             suppressesBody = method == .HEAD || method == .CONNECT
         }
         let framing = ResponseFraming(head, answering: method)
-        if head.status.kind != .informational { self.framing = framing }
-        sendPending(context)
         var buffer = context.channel.allocator.buffer(capacity: 2048)
         buffer.writeResponseHead(head, framing: framing)
-        guard head.status.kind != .informational, promise == nil else { return context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: promise) }
-        pending = buffer
+        guard head.status.kind != .informational else {
+            gathered.sendPending(context)
+            return context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: promise)
+        }
+        self.framing = framing
+        gathered.start(buffer, context: context, promise: promise)
     }
 
     /// The 400 for a malformed request and the close, or only the close while an answer is
@@ -182,7 +148,7 @@ final class ClientHTTP1Codec: ChannelDuplexHandler, RemovableChannelHandler {
     private func answerMalformed(_ context: ChannelHandlerContext, _ error: any Error) {
         let answer = !finished && !answering
         finished = true
-        sendPending(context)
+        gathered.sendPending(context)
         if answer {
             let bytes = ByteBuffer(staticString: "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
             context.writeAndFlush(wrapOutboundOut(.byteBuffer(bytes))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }

@@ -55,7 +55,8 @@ final class UpstreamLink {
                     if let tls { try operations.addHandler(try tls.handler(for: host)) }
                     // Header values come from swift-http-types, which never holds a CR, LF or NUL
                     // in one: NIO's check of every outgoing field would find nothing.
-                    try operations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
+                    try operations.addHandler(UpstreamRequestEncoder())
+                    try operations.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)))
                     try operations.addHandler(UpstreamExchangeHandler())
                 }
             }
@@ -105,7 +106,7 @@ final class UpstreamLink {
 }
 
 /// The handler at the end of an upstream connection's pipeline, behind SwiftNIO's HTTP/1
-/// client handlers: writes the request (converted once, ``HTTP1Conversions``), hands the
+/// response decoder and our ``UpstreamRequestEncoder``: writes the request (converted once, ``HTTP1Conversions``), hands the
 /// response parts to the client connection's handler in swift-http-types.
 final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart

@@ -1,0 +1,67 @@
+@testable import MultiAuthReverseProxy
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import Testing
+
+/// The upstream connection's request encoder on an `EmbeddedChannel`, with SwiftNIO's response
+/// decoder behind it as on the forwarding path. Expected bytes are RFC 9112's request line,
+/// fields and chunked framing (sections 3, 5 and 7.1), written out by hand.
+struct UpstreamRequestEncoderTests {
+    static func connection() throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(UpstreamRequestEncoder())
+        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()
+        return channel
+    }
+
+    static func written(_ channel: EmbeddedChannel) throws -> [String] {
+        var pieces: [String] = []
+        while case .byteBuffer(var buffer) = try channel.readOutbound(as: IOData.self) {
+            pieces.append(buffer.readString(length: buffer.readableBytes) ?? "")
+        }
+        return pieces
+    }
+
+    static func head(_ method: HTTPMethod, _ fields: [(String, String)]) -> HTTPRequestHead {
+        HTTPRequestHead(version: .http1_1, method: method, uri: "/a?b=1", headers: HTTPHeaders(fields))
+    }
+
+    @Test func aRequestAndItsBodyGoOutAsOneBuffer() throws {
+        let channel = try Self.connection()
+        channel.write(HTTPClientRequestPart.head(Self.head(.POST, [("Host", "up"), ("Content-Length", "5")])), promise: nil)
+        channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(string: "hello"))), promise: nil)
+        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        #expect(try Self.written(channel) == ["POST /a?b=1 HTTP/1.1\r\nHost: up\r\nContent-Length: 5\r\n\r\nhello"])
+        _ = try? channel.finish()
+    }
+
+    @Test func aChunkedHeadHasItsBodyChunked() throws {
+        let channel = try Self.connection()
+        channel.write(HTTPClientRequestPart.head(Self.head(.PUT, [("Host", "up"), ("Transfer-Encoding", "chunked")])), promise: nil)
+        channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(string: "0123456789abcdefX"))), promise: nil)
+        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        #expect(try Self.written(channel) == ["PUT /a?b=1 HTTP/1.1\r\nHost: up\r\nTransfer-Encoding: chunked\r\n\r\n11\r\n0123456789abcdefX\r\n0\r\n\r\n"])
+        _ = try? channel.finish()
+    }
+
+    /// The decoder still learns each method: the answer to a HEAD ends with its head, though
+    /// it announces a length.
+    @Test func theAnswerToAHeadRequestHasNoBody() throws {
+        let channel = try Self.connection()
+        channel.writeAndFlush(HTTPClientRequestPart.head(Self.head(.HEAD, [("Host", "up")])), promise: nil)
+        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"))
+        guard case .head(let head) = try channel.readInbound(as: HTTPClientResponsePart.self) else {
+            Issue.record("no head")
+            return
+        }
+        #expect(head.status == .ok)
+        guard case .end = try channel.readInbound(as: HTTPClientResponsePart.self) else {
+            Issue.record("the answer did not end with its head")
+            return
+        }
+        _ = try? channel.finish()
+    }
+}
