@@ -68,7 +68,7 @@ struct RouteTable: Sendable {
         "\(route.method?.rawValue ?? "ANY") \(route.template)"
     }
 
-    /// The route for `method` at the path made of `segments` (``RequestPath/segments(_:)``:
+    /// The route for `method` at the path made of `segments` (`RequestPath.segments(_:)`:
     /// decoded, split at every `/`); a greedy parameter's value is its segments joined by `/`.
     func match(_ method: HTTPRequest.Method, _ segments: [String]) -> Match? {
         var parameters: [String: String] = [:]

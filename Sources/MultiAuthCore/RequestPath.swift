@@ -11,21 +11,39 @@ package enum RequestPath {
     /// The path part of `target` (before any `?` or `#`), its segments percent-decoded once and
     /// split on `/`, a decoded `%2F` included; empty segments are dropped. A `%` without two hex
     /// digits after it stays as it is; a segment that does not decode to UTF-8 is kept as it came.
-    package static func segments(_ target: some StringProtocol) -> [String] {
+    package static func segments(_ target: Substring) -> [String] {
         var segments: [String] = []
-        for raw in pathPart(target).split(separator: "/", omittingEmptySubsequences: true) {
-            guard raw.contains("%") else {
-                segments.append(String(raw))
-                continue
+        let bytes = target.utf8
+        var start = bytes.startIndex
+        var index = start
+        // One pass over the bytes: a segment without `%` is copied as it is.
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            if byte == UInt8(ascii: "/") {
+                appendSegment(target[start..<index], to: &segments)
+                start = bytes.index(after: index)
             }
-            let decoded = String(validating: decodedOnce(Array(raw.utf8)), as: UTF8.self) ?? String(raw)
-            segments += decoded.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+            index = bytes.index(after: index)
         }
+        appendSegment(target[start..<index], to: &segments)
         return segments
     }
 
-    /// `/` and ``segments(_:)`` joined by `/`: the path a method ARN names.
-    package static func normalized(_ target: some StringProtocol) -> String {
+    /// The segments of a whole target, as for a substring.
+    package static func segments(_ target: String) -> [String] { segments(target[...]) }
+
+    /// Adds `raw` (one piece between `/`) to `segments`: nothing when empty, decoded once
+    /// when it holds a `%` (a decoded `%2F` splitting it further).
+    private static func appendSegment(_ raw: Substring, to segments: inout [String]) {
+        guard !raw.isEmpty else { return }
+        guard raw.utf8.contains(UInt8(ascii: "%")) else { return segments.append(String(raw)) }
+        let decoded = String(validating: decodedOnce(Array(raw.utf8)), as: UTF8.self) ?? String(raw)
+        segments += decoded.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    /// `/` and `segments(_:)` joined by `/`: the path a method ARN names.
+    package static func normalized(_ target: Substring) -> String {
         "/" + segments(target).joined(separator: "/")
     }
 
@@ -53,12 +71,6 @@ package enum RequestPath {
             bytes = decoded
         }
         return containsDotSegment(bytes)
-    }
-
-    /// Up to the first `?` or `#`, found byte by byte (no grapheme breaking on a hot path).
-    private static func pathPart<S: StringProtocol>(_ target: S) -> S.SubSequence {
-        let end = target.utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? target.endIndex
-        return target[..<end]
     }
 
     /// A piece between `/` or `\`, up to any `;`, that is `.` or `..`.

@@ -81,9 +81,11 @@ struct IntegrationTarget: Sendable {
             case .path: continue
             }
         }
-        let clientQuery = (head.path ?? "").split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init)
-        let queries = [query, clientQuery].compactMap { $0 } + queryPairs.map { "\(FormURLEncoding.escape($0.0))=\(FormURLEncoding.escape($0.1))" }
-        if !queries.isEmpty { target += "?" + queries.joined(separator: "&") }
+        let clientQuery = Self.queryPart(of: head).map(String.init)
+        if query != nil || clientQuery != nil || !queryPairs.isEmpty {
+            let queries = [query, clientQuery].compactMap { $0 } + queryPairs.map { "\(FormURLEncoding.escape($0.0))=\(FormURLEncoding.escape($0.1))" }
+            target += "?" + queries.joined(separator: "&")
+        }
         var request = forwarder.upstreamRequest(for: head, principal: principal, target: (scheme, authority, target))
         for (field, value) in headers { request.headerFields[field] = value }
         if dropKey, request.headerFields.contains(InboundAuthorizer.apiKeyField) { request.headerFields[InboundAuthorizer.apiKeyField] = nil }
@@ -149,9 +151,16 @@ struct IntegrationTarget: Sendable {
     /// The `context.identity` names a mapping may read.
     static let identityNames = ClientConnection.identityNames.union(["userAgent", "accessKey"])
 
+    /// What follows the first `?` of the request's target, when something does.
+    static func queryPart(of head: HTTPRequest) -> Substring? {
+        guard let path = head.path, let mark = path.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        let query = path[path.utf8.index(after: mark)...]
+        return query.isEmpty ? nil : query
+    }
+
     /// The request's query parameters, decoded (the first of a repeated name).
     static func query(of head: HTTPRequest) -> [String: String] {
-        guard let query = (head.path ?? "").split(separator: "?", maxSplits: 1).dropFirst().first else { return [:] }
+        guard let query = queryPart(of: head) else { return [:] }
         var found: [String: String] = [:]
         for (name, value) in FormURLEncoding.decode(query) where found[name] == nil { found[name] = value }
         return found
