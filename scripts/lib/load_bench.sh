@@ -77,6 +77,29 @@ PY
     rm -f "$log"
 }
 
+# A 1,000-route API definition in FOLDER/api.yaml (routes to 127.0.0.1:UPSTREAM): SigV4 on 998
+# parameterized routes, SigV4 and a usage-planned API key on /bench/item, and /bench/authz
+# decided by the request authorizer at 127.0.0.1:AUTHORIZER; the plan in FOLDER/plans.yaml.
+write_api_definition() {
+    .venv/bin/python3 - "$1" "$2" "$3" <<'PY'
+import sys
+folder, up, az = sys.argv[1:4]
+lines = ["openapi: 3.0.1", "info: {title: bench, version: '1'}", "paths:"]
+proxy = lambda path: f"x-amazon-apigateway-integration: {{type: http_proxy, uri: 'http://127.0.0.1:{up}{path}'}}"
+for index in range(998):
+    lines += [f"  /r{index}/items/{{id}}:", f"    get: {{security: [{{sigv4: []}}], responses: {{'200': {{description: ok}}}}, {proxy('/bench/item')}}}"]
+lines += ["  /bench/item:", f"    get: {{security: [{{sigv4: [], key: []}}], responses: {{'200': {{description: ok}}}}, {proxy('/bench/item')}}}"]
+lines += ["  /bench/authz:", f"    get: {{security: [{{lambda: []}}], responses: {{'200': {{description: ok}}}}, {proxy('/bench/item')}}}"]
+lines += ["components:", "  securitySchemes:", "    sigv4: {type: apiKey, name: Authorization, in: header, x-amazon-apigateway-authtype: awsSigv4}",
+          "    key: {type: apiKey, name: x-api-key, in: header}",
+          "    lambda: {type: apiKey, name: x-token, in: header, x-amazon-apigateway-authtype: custom, x-amazon-apigateway-authorizer: "
+          f"{{type: request, identitySource: method.request.header.x-token, authorizerUri: 'http://127.0.0.1:{az}/', authorizerResultTtlInSeconds: 3600}}}}"]
+open(f"{folder}/api.yaml", "w").write("\n".join(lines) + "\n")
+open(f"{folder}/plans.yaml", "w").write("usagePlans:\n  - {name: bench, throttle: {rateLimit: 1000000, burstLimit: 1000000}, "
+                                       "quota: {limit: 1000000000, period: MONTH}, apiKeys: [bench]}\n")
+PY
+}
+
 run_load_bench() {
     command -v wrk >/dev/null || { say "installing wrk"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq wrk >/dev/null; }
     MULTIAUTH_BENCHMARKS=1 swift build -c release --product UpstreamBench >/dev/null
@@ -106,23 +129,7 @@ run_load_bench() {
     # The same SigV4 check on a route of a 1,000-route API definition, with an API key in a usage
     # plan besides it, and a route decided by a request authorizer's cached policy.
     .venv/bin/python3 scripts/peers/authorizer_server.py --port "$az" >/dev/null 2>&1 & pids+=($!)
-    .venv/bin/python3 - "$keys" "$up" "$az" <<'PY'
-import sys
-folder, up, az = sys.argv[1:4]
-lines = ["openapi: 3.0.1", "info: {title: bench, version: '1'}", "paths:"]
-proxy = lambda path: f"x-amazon-apigateway-integration: {{type: http_proxy, uri: 'http://127.0.0.1:{up}{path}'}}"
-for index in range(998):
-    lines += [f"  /r{index}/items/{{id}}:", f"    get: {{security: [{{sigv4: []}}], responses: {{'200': {{description: ok}}}}, {proxy('/bench/item')}}}"]
-lines += ["  /bench/item:", f"    get: {{security: [{{sigv4: [], key: []}}], responses: {{'200': {{description: ok}}}}, {proxy('/bench/item')}}}"]
-lines += ["  /bench/authz:", f"    get: {{security: [{{lambda: []}}], responses: {{'200': {{description: ok}}}}, {proxy('/bench/item')}}}"]
-lines += ["components:", "  securitySchemes:", "    sigv4: {type: apiKey, name: Authorization, in: header, x-amazon-apigateway-authtype: awsSigv4}",
-          "    key: {type: apiKey, name: x-api-key, in: header}",
-          "    lambda: {type: apiKey, name: x-token, in: header, x-amazon-apigateway-authtype: custom, x-amazon-apigateway-authorizer: "
-          f"{{type: request, identitySource: method.request.header.x-token, authorizerUri: 'http://127.0.0.1:{az}/', authorizerResultTtlInSeconds: 3600}}}}"]
-open(f"{folder}/api.yaml", "w").write("\n".join(lines) + "\n")
-open(f"{folder}/plans.yaml", "w").write("usagePlans:\n  - {name: bench, throttle: {rateLimit: 1000000, burstLimit: 1000000}, "
-                                       "quota: {limit: 1000000000, period: MONTH}, apiKeys: [bench]}\n")
-PY
+    write_api_definition "$keys" "$up" "$az"
     .build-static/release/multiauth gateway --listen "127.0.0.1:$ga" --api "$keys/api.yaml" --iam-credentials "$secrets" --api-key bench=bench-key \
         --usage-plans "$keys/plans.yaml" --stage local >/dev/null 2>&1 & pids+=($!)
     api_gateway_pid=$!
@@ -200,8 +207,8 @@ run_nginx_bench() {
     command -v h2load >/dev/null || { say "installing nghttp2-client (h2load)"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq nghttp2-client >/dev/null; }
     command -v wrk >/dev/null || { say "installing wrk"; DEBIAN_FRONTEND=noninteractive run_as_root apt-get install -y -qq wrk >/dev/null; }
     local up nx pi gw ns pu pl gl sp folder pids=() upstream_pid nginx_worker proxy_pid gateway_pid upload_pid proxy_default_pid gateway_default_pid
-    local go_proxy_pid=""
-    read -r up nx pi gw ns pu pl gl sp < <(free_ports 9)
+    local go_proxy_pid="" api_gateway_pid ga
+    read -r up nx pi gw ns pu pl gl sp ga < <(free_ports 10)
     folder=$(mktemp -d)
     # Two nginx instances of one worker each, so each process's CPU is its own: the upstream
     # (1 KiB answers, and a sink for the 1 GiB upload) and nginx's proxy_pass in front of it,
@@ -237,7 +244,8 @@ CONF
     /usr/sbin/nginx -c "$folder/upstream/nginx.conf" -p "$folder/upstream" -g 'daemon off;' >/dev/null 2>&1 & pids+=($!)
     /usr/sbin/nginx -c "$folder/front/nginx.conf" -p "$folder/front" -g 'daemon off;' >/dev/null 2>&1 & pids+=($!)
     printf '{"AKIDLOADBENCH": "load-bench-secret-not-real"}' >"$folder/keys.json"
-    chmod 600 "$folder/keys.json"
+    printf 'bench-key' >"$folder/bench.key"
+    chmod 600 "$folder/keys.json" "$folder/bench.key"
     local keys=(AWS_ACCESS_KEY_ID=AKIDLOADBENCH AWS_SECRET_ACCESS_KEY=load-bench-secret-not-real AWS_CONFIG_FILE=/nonexistent
         AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_EC2_METADATA_DISABLED=true)
     # One event loop each, as nginx runs one worker: CPU per request is compared like for like.
@@ -258,6 +266,12 @@ CONF
     .build-static/release/multiauth gateway --listen "127.0.0.1:$gl" --upstream "http://127.0.0.1:$up" --iam-credentials "$folder/keys.json" \
         >/dev/null 2>&1 & pids+=($!)
     gateway_default_pid=$!
+    # The same gateway serving a 1,000-route API definition (issue 66: within 10% of the
+    # single-policy gateway), on one event loop; its authorizer route is not called here.
+    write_api_definition "$folder" "$up" "$ns"
+    .build-static/release/multiauth gateway --listen "127.0.0.1:$ga" --api "$folder/api.yaml" --iam-credentials "$folder/keys.json" \
+        --api-key bench=@"$folder/bench.key" --usage-plans "$folder/plans.yaml" --stage local --event-loops 1 >/dev/null 2>&1 & pids+=($!)
+    api_gateway_pid=$!
     # awslabs/aws-sigv4-proxy (Go), the proxy people run for this job, when its executable is given.
     if [ -n "${AWS_SIGV4_PROXY:-}" ]; then
         [ -x "$AWS_SIGV4_PROXY" ] || { say "AWS_SIGV4_PROXY=$AWS_SIGV4_PROXY is not an executable"; return 1; }
@@ -272,12 +286,14 @@ CONF
     wait_for "http://127.0.0.1:$pl/bench/item" "IAM proxy (default event loops)"
     wait_for "http://127.0.0.1:$gw/bench/item" "gateway"
     wait_for "http://127.0.0.1:$gl/bench/item" "gateway (default event loops)"
+    wait_for "http://127.0.0.1:$ga/bench/item" "gateway --api"
     upstream_pid=$(pgrep -P "$(cat "$folder/upstream/nginx.pid")" | head -n 1)
     nginx_worker=$(pgrep -P "$(cat "$folder/front/nginx.pid")" | head -n 1)
     # The gateways' requests, signed by botocore: a GET, and a POST of the 1 KiB body wrk sends.
     # Signed afresh each round: a signature older than the gateway's 5-minute window is refused.
-    local headers=() post_headers=() latency_headers=() default_headers=() default_post_headers=()
+    local headers=() post_headers=() latency_headers=() default_headers=() default_post_headers=() api_headers=()
     sign_round() {
+        mapfile -t api_headers < <(signed_header_arguments "http://127.0.0.1:$ga/bench/item")
         mapfile -t headers < <(signed_header_arguments "http://127.0.0.1:$gw/bench/item")
         mapfile -t post_headers < <(signed_header_arguments "http://127.0.0.1:$gw/bench/item" --method POST --body "$body")
         mapfile -t default_headers < <(signed_header_arguments "http://127.0.0.1:$gl/bench/item")
@@ -299,6 +315,9 @@ CONF
                 forwarding+="$connections $method gateway $(WRK_CONNECTIONS=$connections wrk_with_cpu "$gateway_pid $upstream_pid" "${extra[@]}" "${gateway_headers[@]}" "http://127.0.0.1:$gw/bench/item")|"
                 forwarding+="$connections $method proxy-default $(WRK_CONNECTIONS=$connections wrk_with_cpu "$proxy_default_pid $upstream_pid" "${extra[@]}" "http://127.0.0.1:$pl/bench/item")|"
                 forwarding+="$connections $method gateway-default $(WRK_CONNECTIONS=$connections wrk_with_cpu "$gateway_default_pid $upstream_pid" "${extra[@]}" "${gateway_default_headers[@]}" "http://127.0.0.1:$gl/bench/item")|"
+                if [ "$method" = GET ]; then
+                    forwarding+="$connections $method gateway-api $(WRK_CONNECTIONS=$connections wrk_with_cpu "$api_gateway_pid $upstream_pid" "${api_headers[@]}" -H "x-api-key: bench-key" "http://127.0.0.1:$ga/bench/item")|"
+                fi
                 if [ -n "$go_proxy_pid" ]; then
                     forwarding+="$connections $method go-proxy $(WRK_CONNECTIONS=$connections wrk_with_cpu "$go_proxy_pid $upstream_pid" "${extra[@]}" "http://127.0.0.1:$sp/bench/item")|"
                 fi
@@ -334,6 +353,11 @@ for connections in ("16", "64"):
                          + ("" if server == "nginx" else f" = {cpu / n_cpu:.1f}x nginx's{target}"))
         print(f"nginx: {connections} connections, {label}: " + "; ".join(parts)
               + f"; upstream nginx {med(connections, method, 'nginx', 5):.0f} us CPU/request")
+for connections in ("16", "64"):
+    single, api = med(connections, "GET", "gateway", 4), med(connections, "GET", "gateway-api", 4)
+    print(f"nginx: {connections} connections, GET, gateway --api (1,000 routes, SigV4 and a usage-planned API key, 1 loop) "
+          f"{med(connections, 'GET', 'gateway-api', 1):,.0f} req/s, {api:.0f} us CPU/request = {100 * (api - single) / single:+.0f}% "
+          f"beside the single-policy gateway's {single:.0f} us (target within 10%)")
 bad = sum(float(r[5]) for r in rows if r[2].startswith("gateway"))
 rss = [int(value) / 1024 for value in sys.argv[2:6]]
 print(f"nginx: gateway answers not 2xx: {bad:.0f}; peak RSS under load (target <= 24 MiB): proxy {rss[0]:.1f} MiB, gateway {rss[1]:.1f} MiB "
