@@ -1,4 +1,3 @@
-import Foundation
 package import HTTPTypes
 package import Hummingbird
 import Logging
@@ -144,7 +143,7 @@ package struct UpstreamForwarder: Sendable {
     func upstreamRequest(for head: HTTPRequest, principal: Principal?, target: (scheme: String, authority: String, path: String)? = nil) -> HTTPRequest {
         var fields = HTTPFields()
         let connectionNamed = Set(head.headerFields[values: .connection].flatMap { $0.split(separator: ",") }.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
+            String($0).trimmedWhitespace.lowercased()
         })
         for field in head.headerFields where !Self.hopByHop.contains(field.name.canonicalName)
             && !connectionNamed.contains(field.name.canonicalName)
