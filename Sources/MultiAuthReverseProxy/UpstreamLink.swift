@@ -106,8 +106,9 @@ final class UpstreamLink {
 }
 
 /// The handler at the end of an upstream connection's pipeline, behind SwiftNIO's HTTP/1
-/// response decoder and our ``UpstreamRequestEncoder``: writes the request (converted once, ``HTTP1Conversions``), hands the
-/// response parts to the client connection's handler in swift-http-types.
+/// response decoder and our ``UpstreamRequestEncoder``: writes the request (converted once,
+/// ``HTTP1Conversions``), hands the response parts to the client connection's handler in
+/// swift-http-types.
 final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
