@@ -170,7 +170,10 @@ let package = Package(
         // Request bodies (files, streams) read as NIO ByteBuffers in chunks, off the cooperative pool.
         .target(
             name: "MultiAuthNIOBodies",
-            dependencies: ["MultiAuthHTTP", "MultiAuthCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: [
+                "MultiAuthHTTP", "MultiAuthCore", httpTypes, .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strict),
         .target(
             name: "MultiAuthAsyncHTTPClient",

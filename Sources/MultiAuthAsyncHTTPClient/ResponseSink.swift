@@ -56,7 +56,7 @@ final class ResponseSink {
 
     /// The response, its body kept or streamed.
     func receive(_ response: HTTPClientResponse) async throws -> ReceivedResponse {
-        let head = HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: Self.fields(response.headers))
+        let head = HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: HTTPFields(http1: response.headers))
         if case .relay(let relay) = destination, (200..<400).contains(head.status.code) { return try await pass(response, head: head, to: relay) }
         guard descriptor >= 0, (200..<400).contains(head.status.code) else {
             return ReceivedResponse(head: head, body: try await collect(response.body))
@@ -95,16 +95,6 @@ final class ResponseSink {
             guard let failure = chunk.withUnsafeReadableBytes({ writeFully(descriptor, $0) }) else { return .success(()) }
             return .failure(.unwritableResponseFile(path: name, reason: String(cString: strerror(failure))))
         }
-    }
-
-    /// swift-http-types fields from NIO's; a name HTTPField.Name refuses is dropped.
-    static func fields(_ headers: HTTPHeaders) -> HTTPFields {
-        var fields = HTTPFields()
-        for (name, value) in headers {
-            guard let name = HTTPField.Name(name) else { continue }
-            fields.append(HTTPField(name: name, value: value))
-        }
-        return fields
     }
 }
 

@@ -1,4 +1,5 @@
 import HTTPTypes
+import MultiAuthNIOBodies
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -71,7 +72,7 @@ final class ClientHTTP1Codec: ChannelDuplexHandler, RemovableChannelHandler {
             guard let request = HTTP1Conversions.request(head) else { return refuse("the request method is not a token", context) }
             context.fireChannelRead(wrapInboundOut(.head(request)))
         case .body(let bytes): context.fireChannelRead(wrapInboundOut(.body(bytes)))
-        case .end(let trailers): context.fireChannelRead(wrapInboundOut(.end(trailers.map(HTTP1Conversions.fields))))
+        case .end(let trailers): context.fireChannelRead(wrapInboundOut(.end(trailers.map { HTTPFields(http1: $0) })))
         }
     }
 

@@ -1,4 +1,5 @@
 import HTTPTypes
+import MultiAuthNIOBodies
 import NIOCore
 import NIOHTTP1
 
@@ -30,24 +31,8 @@ enum HTTP1Conversions {
     /// The upstream's response `head` in swift-http-types, or nil for a status over 999.
     static func response(_ head: HTTPResponseHead) -> HTTPResponse? {
         guard head.status.code <= 999 else { return nil }
-        var fields = HTTPFields()
-        fields.reserveCapacity(head.headers.count)
-        for (name, value) in head.headers {
-            guard let name = HTTPField.Name(name) else { continue }
-            fields.append(HTTPField(name: name, value: value))
-        }
         let status = HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase)
-        return HTTPResponse(status: status, headerFields: fields)
-    }
-
-    /// Trailer fields in swift-http-types.
-    static func fields(_ headers: HTTPHeaders) -> HTTPFields {
-        var fields = HTTPFields()
-        for (name, value) in headers {
-            guard let name = HTTPField.Name(name) else { continue }
-            fields.append(HTTPField(name: name, value: value))
-        }
-        return fields
+        return HTTPResponse(status: status, headerFields: HTTPFields(http1: head.headers))
     }
 
     /// `request` as the HTTP/1 request head sent upstream: `Host` first (from the authority),

@@ -187,7 +187,7 @@ final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHand
             }
             owner?.upstreamRead(.head(response))
         case .body(let bytes): owner?.upstreamRead(.body(bytes))
-        case .end(let trailers): owner?.upstreamRead(.end(trailers.map(HTTP1Conversions.fields)))
+        case .end(let trailers): owner?.upstreamRead(.end(trailers.map { HTTPFields(http1: $0) }))
         }
     }
 

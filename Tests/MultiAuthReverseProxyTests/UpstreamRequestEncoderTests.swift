@@ -28,22 +28,24 @@ struct UpstreamRequestEncoderTests {
         HTTPRequestHead(version: .http1_1, method: method, uri: "/a?b=1", headers: HTTPHeaders(fields))
     }
 
-    @Test func aRequestAndItsBodyGoOutAsOneBuffer() throws {
-        let channel = try Self.connection()
-        channel.write(HTTPClientRequestPart.head(Self.head(.POST, [("Host", "up"), ("Content-Length", "5")])), promise: nil)
-        channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(string: "hello"))), promise: nil)
+    /// The buffers written for a request of `method` with `fields` and `body`.
+    static func sent(_ method: HTTPMethod, _ fields: [(String, String)], body: String) throws -> [String] {
+        let channel = try connection()
+        defer { _ = try? channel.finish() }
+        channel.write(HTTPClientRequestPart.head(head(method, fields)), promise: nil)
+        channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(string: body))), promise: nil)
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
-        #expect(try Self.written(channel) == ["POST /a?b=1 HTTP/1.1\r\nHost: up\r\nContent-Length: 5\r\n\r\nhello"])
-        _ = try? channel.finish()
+        return try written(channel)
+    }
+
+    @Test func aRequestAndItsBodyGoOutAsOneBuffer() throws {
+        let sent = try Self.sent(.POST, [("Host", "up"), ("Content-Length", "5")], body: "hello")
+        #expect(sent == ["POST /a?b=1 HTTP/1.1\r\nHost: up\r\nContent-Length: 5\r\n\r\nhello"])
     }
 
     @Test func aChunkedHeadHasItsBodyChunked() throws {
-        let channel = try Self.connection()
-        channel.write(HTTPClientRequestPart.head(Self.head(.PUT, [("Host", "up"), ("Transfer-Encoding", "chunked")])), promise: nil)
-        channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(string: "0123456789abcdefX"))), promise: nil)
-        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
-        #expect(try Self.written(channel) == ["PUT /a?b=1 HTTP/1.1\r\nHost: up\r\nTransfer-Encoding: chunked\r\n\r\n11\r\n0123456789abcdefX\r\n0\r\n\r\n"])
-        _ = try? channel.finish()
+        let sent = try Self.sent(.PUT, [("Host", "up"), ("Transfer-Encoding", "chunked")], body: "0123456789abcdefX")
+        #expect(sent == ["PUT /a?b=1 HTTP/1.1\r\nHost: up\r\nTransfer-Encoding: chunked\r\n\r\n11\r\n0123456789abcdefX\r\n0\r\n\r\n"])
     }
 
     /// The decoder still learns each method: the answer to a HEAD ends with its head, though
