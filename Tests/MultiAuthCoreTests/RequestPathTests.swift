@@ -40,10 +40,20 @@ struct RequestPathTests {
         ("/a/%zz", ["a", "%zz"]),
         ("/a/%252F", ["a", "%2F"]),
         ("/a/b?c=%2F/d", ["a", "b"]),
+        ("/a/b#c/d", ["a", "b"]),
+        ("a/b", ["a", "b"]),
         ("/", []),
     ])
     func segmentsAreDecodedOnceAndSplitAtEverySlash(target: String, segments: [String]) {
         #expect(RequestPath.segments(target) == segments)
+    }
+
+    /// A route is looked up on what follows an API's base path: a substring whose indices are
+    /// the whole target's.
+    @Test func aSubstringIsSplitFromItsOwnStart() {
+        let target = "/prod/a%2Fb/c?d=/e"
+        #expect(RequestPath.segments(target.dropFirst(5)) == ["a", "b", "c"])
+        #expect(RequestPath.normalized(target.dropFirst(5)) == "/a/b/c")
     }
 
     @Test func theNormalizedPathIsWhatAnARNNames() {
