@@ -372,6 +372,9 @@ let package = Package(
             name: "MultiAuthTokensTests",
             dependencies: ["MultiAuthTokens", "MultiAuthAWSClient", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
+        .testTarget(
+            name: "MultiAuthNIOBodiesTests",
+            dependencies: ["MultiAuthNIOBodies", httpTypes, .product(name: "NIOHTTP1", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "MultiAuthAPIDefinitionTests", dependencies: ["MultiAuthAPIDefinition", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthJSONWebTokensTests", dependencies: ["MultiAuthJSONWebTokens", "MultiAuthCore"], swiftSettings: strict),
         .testTarget(name: "MultiAuthWebAuthnTests", dependencies: ["MultiAuthWebAuthn", "MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
