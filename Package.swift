@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // MULTIAUTH_SYMBOL_GRAPHS (set by scripts/test for DocC) names a folder where each of our
@@ -15,6 +15,10 @@ let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let subprocess: [Target.Dependency] = [
     .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system"),
 ]
+
+// Hummingbird without its default traits: FullFoundation and ConfigurationSupport would link
+// all of Foundation into `multiauth-forward`.
+let hummingbird: Package.Dependency = .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: [])
 
 let package = Package(
     name: "MultiAuth",
@@ -53,6 +57,7 @@ let package = Package(
         .library(name: "MultiAuthTesting", targets: ["MultiAuthTesting"]),
         .executable(name: "multiauth", targets: ["multiauth"]),
         .executable(name: "multiauth-server", targets: ["multiauth-server"]),
+        .executable(name: "multiauth-forward", targets: ["multiauth-forward"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -63,7 +68,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        hummingbird,
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -184,11 +189,14 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict),
-        // An API Gateway definition (OpenAPI 3.0 with API Gateway's extensions) read into routes, schemes and integrations.
+        // An API Gateway definition as the gateway serves it: routes and their lookup, schemes, integrations, usage plans.
+        .target(name: "MultiAuthAPIDefinition", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
+        // Reading definitions from OpenAPI documents and usage plans from JSON or YAML: OpenAPIKit
+        // and Yams link all of Foundation, so only `multiauth-server` has it.
         .target(
-            name: "MultiAuthAPIDefinition",
+            name: "MultiAuthAPIDefinitionLoader",
             dependencies: [
-                "MultiAuthCore", httpTypes, .product(name: "OpenAPIKit30", package: "OpenAPIKit"), .product(name: "Yams", package: "Yams"),
+                "MultiAuthAPIDefinition", "MultiAuthCore", httpTypes, .product(name: "OpenAPIKit30", package: "OpenAPIKit"), .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict),
         // The verifying gateway and the signing proxy: one SwiftNIO pipeline that decides and forwards every request.
@@ -293,23 +301,33 @@ let package = Package(
             ] + subprocess,
             swiftSettings: strict
         ),
+        // `proxy` and `gateway` without what links all of Foundation (API definitions, usage plans,
+        // PostgreSQL stores): the lean `multiauth-forward`, and the shared part of `multiauth-server`.
+        .target(
+            name: "MultiAuthForwardingCLI",
+            dependencies: [
+                "MultiAuthCLI", "MultiAuthReverseProxy", "MultiAuthAPIDefinition", "MultiAuthServerGuards", "MultiAuthAsyncHTTPClient", "MultiAuthStore",
+                "MultiAuthAWSClient", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthCore", "MultiAuthSigV4", "MultiAuthTokens", "MultiAuthHTTP",
+                "MultiAuthInboundAuthorization", "MultiAuthJSONWebTokens", httpTypes, logging,
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strict),
         // The commands that run servers and AppSync clients (NIO, Hummingbird, AsyncHTTPClient,
         // websockets), in an executable of their own so `multiauth` starts without them.
         .target(
             name: "MultiAuthServerCLI",
             dependencies: [
-                "MultiAuthStore", "MultiAuthSigV4", .product(name: "NIOCore", package: "swift-nio"), "MultiAuthAWSClient", "MultiAuthCLI", "MultiAuthPostgresStore",
-                "MultiAuthAsyncHTTPClient", "MultiAuthHTTP", "MultiAuthAuthorization", "MultiAuthCredentials", "MultiAuthTokens", "MultiAuthLogins", "MultiAuthAppSync",
-                "MultiAuthRealtime", "MultiAuthAppSyncEvents", "MultiAuthWebSocket", "MultiAuthCore", httpTypes, logging, "MultiAuthInboundAuthorization",
-                "MultiAuthReverseProxy", "MultiAuthCredentialsServer", "MultiAuthServerGuards", "MultiAuthCachedSessions", "MultiAuthCrypto", .product(name: "Hummingbird", package: "hummingbird"),
-                "MultiAuthAPIDefinition", "MultiAuthJSONWebTokens", "MultiAuthExtAuthzGRPC",
+                "MultiAuthForwardingCLI", "MultiAuthCLI", "MultiAuthAPIDefinition", "MultiAuthAPIDefinitionLoader", "MultiAuthPostgresStore", "MultiAuthStore",
+                "MultiAuthAppSync", "MultiAuthAppSyncEvents", "MultiAuthRealtime", "MultiAuthWebSocket", "MultiAuthAuthorization", "MultiAuthCredentials",
+                "MultiAuthCredentialsServer", "MultiAuthCrypto", "MultiAuthExtAuthzGRPC", "MultiAuthLogins", "MultiAuthReverseProxy", "MultiAuthSigV4",
+                "MultiAuthTokens", "MultiAuthCore", httpTypes, logging,
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -317,6 +335,7 @@ let package = Package(
         // server and AppSync commands to `multiauth-server`, installed beside it.
         .executableTarget(name: "multiauth", dependencies: ["MultiAuthCLI"], swiftSettings: strict),
         .executableTarget(name: "multiauth-server", dependencies: ["MultiAuthServerCLI"], swiftSettings: strict),
+        .executableTarget(name: "multiauth-forward", dependencies: ["MultiAuthForwardingCLI"], swiftSettings: strict),
         // libFuzzer target; built only by scripts/fuzz (with -sanitize=fuzzer), never by swift build.
         .executableTarget(
             name: "FuzzParsers",
@@ -375,7 +394,7 @@ let package = Package(
         .testTarget(
             name: "MultiAuthNIOBodiesTests",
             dependencies: ["MultiAuthNIOBodies", httpTypes, .product(name: "NIOHTTP1", package: "swift-nio")], swiftSettings: strict),
-        .testTarget(name: "MultiAuthAPIDefinitionTests", dependencies: ["MultiAuthAPIDefinition", "MultiAuthCore", httpTypes], swiftSettings: strict),
+        .testTarget(name: "MultiAuthAPIDefinitionTests", dependencies: ["MultiAuthAPIDefinition", "MultiAuthAPIDefinitionLoader", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthJSONWebTokensTests", dependencies: ["MultiAuthJSONWebTokens", "MultiAuthCore"], swiftSettings: strict),
         .testTarget(name: "MultiAuthWebAuthnTests", dependencies: ["MultiAuthWebAuthn", "MultiAuthCrypto", "MultiAuthCore"], swiftSettings: strict),
         .testTarget(
@@ -402,7 +421,7 @@ let package = Package(
         .testTarget(
             name: "MultiAuthReverseProxyTests",
             dependencies: [
-                "MultiAuthReverseProxy", "MultiAuthAPIDefinition", "MultiAuthInboundAuthorization", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging,
+                "MultiAuthReverseProxy", "MultiAuthAPIDefinition", "MultiAuthAPIDefinitionLoader", "MultiAuthInboundAuthorization", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", httpTypes, logging,
                 .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -17,6 +17,23 @@ package struct APIDefinition: Sendable {
     package let apiKeySource: APIKeySource
     let table: RouteTable
 
+    /// The largest definition read: API Gateway imports at most 6 MB.
+    package static let maxBytes = 6 << 20
+
+    /// The definition of `routes`, their lookup table built.
+    /// - Throws: ``APIDefinitionError`` `conflict` when two routes answer the same requests,
+    ///   `refused` for a template that is not one.
+    package init(
+        routes: [APIRoute], schemes: [String: APISecurityScheme], cors: CORSConfiguration?, basePath: String, apiKeySource: APIKeySource
+    ) throws(APIDefinitionError) {
+        self.table = try RouteTable(routes.map { ($0.method, $0.template) })
+        self.routes = routes
+        self.schemes = schemes
+        self.cors = cors
+        self.basePath = basePath
+        self.apiKeySource = apiKeySource
+    }
+
     /// The route `method` and `path` (without the query) reach, with its path parameters; nil
     /// when none does (API Gateway answers 403 `Missing Authentication Token`). The path is
     /// read decoded, a `%2F` a separator like `/`, so the route is
@@ -44,6 +61,14 @@ package enum APIKeySource: Sendable, Equatable {
 
 /// One operation of the definition.
 package struct APIRoute: Sendable {
+    /// The route with these values.
+    package init(method: HTTPRequest.Method?, template: String, security: [[SecurityRequirement]], integration: HTTPProxyIntegration) {
+        self.method = method
+        self.template = template
+        self.security = security
+        self.integration = integration
+    }
+
     /// The method, or nil for `x-amazon-apigateway-any-method`.
     package let method: HTTPRequest.Method?
     /// The path template (`/pets/{id}`, `/files/{proxy+}`).
@@ -60,6 +85,12 @@ package struct APIRoute: Sendable {
 
 /// A scheme an operation requires, with the scopes a token must carry for it.
 package struct SecurityRequirement: Sendable, Equatable {
+    /// The requirement with these values.
+    package init(scheme: String, scopes: [String]) {
+        self.scheme = scheme
+        self.scopes = scopes
+    }
+
     /// The scheme's name in `components.securitySchemes`.
     package let scheme: String
     /// The OAuth scopes required (JWT and Cognito schemes).
@@ -81,6 +112,16 @@ package enum APISecurityScheme: Sendable, Equatable {
 
 /// `x-amazon-apigateway-authorizer` of type `request` or `token`, its Lambda over HTTP.
 package struct RequestAuthorizerSettings: Sendable, Equatable {
+    /// The settings with these values.
+    package init(type: String, uri: String, identitySources: [String], ttlSeconds: Int, payloadFormat: String, simpleResponses: Bool) {
+        self.type = type
+        self.uri = uri
+        self.identitySources = identitySources
+        self.ttlSeconds = ttlSeconds
+        self.payloadFormat = payloadFormat
+        self.simpleResponses = simpleResponses
+    }
+
     /// `request` or `token`.
     package let type: String
     /// The authorizer's HTTP(S) URL.
@@ -97,6 +138,12 @@ package struct RequestAuthorizerSettings: Sendable, Equatable {
 
 /// `x-amazon-apigateway-integration` of type `http_proxy`.
 package struct HTTPProxyIntegration: Sendable, Equatable {
+    /// The integration with these values.
+    package init(uri: String, requestParameters: [ParameterMapping]) {
+        self.uri = uri
+        self.requestParameters = requestParameters
+    }
+
     /// The upstream URL, with `{param}` path parameters to fill.
     package let uri: String
     /// `requestParameters`: each integration target (`integration.request.header.X`) and its
@@ -106,6 +153,12 @@ package struct HTTPProxyIntegration: Sendable, Equatable {
 
 /// One `requestParameters` entry.
 package struct ParameterMapping: Sendable, Equatable {
+    /// The mapping with these values.
+    package init(target: Target, source: String) {
+        self.target = target
+        self.source = source
+    }
+
     /// Where the value goes.
     package enum Target: Sendable, Equatable {
         case header(String), querystring(String), path(String)
@@ -118,6 +171,16 @@ package struct ParameterMapping: Sendable, Equatable {
 
 /// `x-amazon-apigateway-cors`.
 package struct CORSConfiguration: Sendable, Equatable {
+    /// The configuration with these values.
+    package init(allowOrigins: [String], allowMethods: [String], allowHeaders: [String], exposeHeaders: [String], maxAge: Int?, allowCredentials: Bool) {
+        self.allowOrigins = allowOrigins
+        self.allowMethods = allowMethods
+        self.allowHeaders = allowHeaders
+        self.exposeHeaders = exposeHeaders
+        self.maxAge = maxAge
+        self.allowCredentials = allowCredentials
+    }
+
     /// Origins allowed (`*` for any).
     package let allowOrigins: [String]
     /// Methods allowed (`*` for any).

@@ -46,5 +46,5 @@ package struct APIDefinitionError: CodedError, Sendable, Equatable {
         }
     }
 
-    static func refused(_ place: String, _ problem: String) -> APIDefinitionError { APIDefinitionError(.refused(place: place, problem: problem)) }
+    package static func refused(_ place: String, _ problem: String) -> APIDefinitionError { APIDefinitionError(.refused(place: place, problem: problem)) }
 }

@@ -21,14 +21,15 @@ package enum ReleaseVersion {
         setenv(handOverVariable, current, 1)
     }
 
-    /// In `multiauth-server`: a failure when the `multiauth` that handed over is of another
-    /// release, and nil otherwise (also when it was started directly).
-    package static func handOverMismatch() -> CLIError? {
+    /// In `executable` (`multiauth-server` or `multiauth-forward`): a failure when the
+    /// `multiauth` that handed over is of another release, and nil otherwise (also when it was
+    /// started directly).
+    package static func handOverMismatch(executable: String = ServerCommand.executableName) -> CLIError? {
         guard let value = getenv(handOverVariable) else { return nil }
         let caller = String(cString: value)
         unsetenv(handOverVariable)  // not passed on to what the command starts
         guard caller != current else { return nil }
         return CLIError(
-            message: "\(ServerCommand.executableName) is version \(current) but multiauth is version \(caller): install both from the same build")
+            message: "\(executable) is version \(current) but multiauth is version \(caller): install both from the same build")
     }
 }

@@ -41,6 +41,20 @@ package enum ServerCommand: String, CaseIterable, Sendable {
 
     package static let executableName = "multiauth-server"
 
+    /// The lean executable that runs `proxy` and `gateway` without what needs all of
+    /// Foundation, installed beside `multiauth` when it is installed at all.
+    package static let forwardExecutableName = "multiauth-forward"
+
+    /// True when `multiauth-forward` runs `arguments`: `proxy` or `gateway` without `--api`,
+    /// `--usage-plans` or a PostgreSQL store (those need `multiauth-server`).
+    package static func runsInForward(_ arguments: [String]) -> Bool {
+        guard let first = arguments.first, first == ServerCommand.proxy.rawValue || first == ServerCommand.gateway.rawValue else { return false }
+        let needsServer = arguments.contains { argument in
+            ["--api", "--usage-plans"].contains { argument == $0 || argument.hasPrefix($0 + "=") }
+        }
+        return !needsServer && !StoreOptions.namePostgres(arguments)
+    }
+
     /// True when `arguments` ask for a command `multiauth-server` runs: a server command, or
     /// `rolesanywhere serve`.
     package static func runsInServer(_ arguments: [String]) -> Bool {
@@ -60,10 +74,10 @@ package enum ServerCommand: String, CaseIterable, Sendable {
             + "\(executableName), installed beside multiauth; 'multiauth help COMMAND' describes each."
     }
 
-    /// Replaces this process with `multiauth-server` running `arguments`; returns only by
-    /// throwing when that executable cannot be started.
+    /// Replaces this process with `multiauth-forward` or `multiauth-server` running
+    /// `arguments`; returns only by throwing when that executable cannot be started.
     static func handOver(_ arguments: [String]) throws(CLIError) -> Never {
-        let path = try serverExecutablePath()
+        let path = try executablePath(for: arguments)
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) }
         argv.append(nil)
         ReleaseVersion.markHandOver()
@@ -72,12 +86,15 @@ package enum ServerCommand: String, CaseIterable, Sendable {
         throw CLIError(message: "cannot start \(path) (\(reason)); build it with 'swift build --product \(executableName)' and install it beside multiauth, or name it in MULTIAUTH_SERVER")
     }
 
-    /// `MULTIAUTH_SERVER` when set, else `multiauth-server` in this executable's folder.
-    private static func serverExecutablePath() throws(CLIError) -> String {
+    /// `MULTIAUTH_SERVER` when set; else `multiauth-forward` in this executable's folder when
+    /// it runs `arguments` and is there; else `multiauth-server` in that folder.
+    private static func executablePath(for arguments: [String]) throws(CLIError) -> String {
         if let named = getenv("MULTIAUTH_SERVER"), named.pointee != 0 { return String(cString: named) }
         guard let own = ownExecutablePath(), let slash = own.lastIndex(of: "/") else {
             throw CLIError(message: "cannot find this executable's folder to start \(executableName); name it in MULTIAUTH_SERVER")
         }
+        let forward = String(own[...slash]) + forwardExecutableName
+        if runsInForward(arguments), access(forward, X_OK) == 0 { return forward }
         return String(own[...slash]) + executableName
     }
 

@@ -4,6 +4,7 @@ import MultiAuthAuthorization
 import MultiAuthCLI
 import MultiAuthCore
 import MultiAuthCredentials
+import MultiAuthForwardingCLI
 import MultiAuthLogins
 import MultiAuthRealtime
 import MultiAuthTokens

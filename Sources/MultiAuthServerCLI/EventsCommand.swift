@@ -5,6 +5,7 @@ import MultiAuthAppSyncEvents
 import MultiAuthAuthorization
 import MultiAuthCLI
 import MultiAuthCore
+import MultiAuthForwardingCLI
 import MultiAuthRealtime
 import MultiAuthWebSocket
 

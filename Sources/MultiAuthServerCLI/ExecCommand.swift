@@ -5,6 +5,7 @@ import MultiAuthCore
 import MultiAuthCredentials
 import MultiAuthCredentialsServer
 import MultiAuthCrypto
+import MultiAuthForwardingCLI
 import ServiceLifecycle
 
 #if canImport(Glibc)
@@ -120,11 +121,6 @@ struct ExecCommand: AsyncParsableCommand {
 }
 
 extension ListenAddress {
-    init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
-
     /// The host a client on this machine connects to: loopback for a wildcard address.
     var clientHost: String { ["0.0.0.0", "::", "[::]", ""].contains(host) ? "127.0.0.1" : host }
 }

@@ -1,6 +1,10 @@
 package import ArgumentParser
+import MultiAuthAPIDefinition
+import MultiAuthAPIDefinitionLoader
 import MultiAuthCLI
+import MultiAuthForwardingCLI
 import MultiAuthPostgresStore
+import MultiAuthStore
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -18,8 +22,8 @@ package struct MultiAuthServerCommand: AsyncParsableCommand {
         commandName: "multiauth",
         abstract: "The server and AppSync commands of multiauth.",
         version: ReleaseVersion.current,
-        subcommands: [
-            ProxyCommand.self, GatewayCommand.self, AuthzCommand.self, ExecCommand.self, ClientsCommand.self, GraphQLCommand.self, SubscribeCommand.self,
+        subcommands: MultiAuthForwardCommand.sharedCommands + [
+            verifyingCommand(AuthzRole.self), ExecCommand.self, ClientsCommand.self, GraphQLCommand.self, SubscribeCommand.self,
             EventsCommand.self, ClearCachesCommand.self, RealtimeURLCommand.self, RolesAnywhereServerCommand.self,
         ]
     )
@@ -33,8 +37,19 @@ package struct MultiAuthServerCommand: AsyncParsableCommand {
         // The pools of the PostgreSQL stores a command opens run in the process's service group.
         let pools = PostgresStorePools()
         StoreOpeners.added.withLock { $0 = [PostgresStoreBackend.Opener(environment: ProcessInfo.processInfo.environment, pools: pools)] }
+        GatewayAdditions.installed.withLock { $0 = additions }
         return await pools.serving(logger: TraceLog.logger(verbose: false)) { await command(arguments) }
     }
+
+    /// API definitions and usage plans read with OpenAPIKit and Yams; quotas counted in a
+    /// PostgreSQL store.
+    private static let additions = GatewayAdditions(
+        readDefinition: { bytes, name throws(APIDefinitionError) in try APIDefinition.load(bytes, name: name) },
+        readUsagePlans: { bytes, name, keys throws(APIDefinitionError) in try UsagePlans.load(bytes, name: name, knownKeys: keys) },
+        sharedUsageCount: { backend in
+            guard let backend = backend as? PostgresStoreBackend else { return nil }
+            return { key, period, offset, limit in try await backend.countUsage(key: key, period: period, offset: offset, limit: limit) }
+        })
 
     private static func command(_ arguments: [String]) async -> Int32 {
         // A store command handed over for its PostgreSQL store runs as `multiauth` runs it.

@@ -3,6 +3,7 @@ import MultiAuthCLI
 import MultiAuthCore
 import MultiAuthCredentials
 import MultiAuthCredentialsServer
+import MultiAuthForwardingCLI
 import ServiceLifecycle
 import UnixSignals
 

@@ -1,5 +1,6 @@
 import HTTPTypes
 import MultiAuthAPIDefinition
+import MultiAuthAPIDefinitionLoader
 import MultiAuthCore
 import MultiAuthInboundAuthorization
 @testable import MultiAuthReverseProxy

@@ -1,5 +1,6 @@
 import HTTPTypes
 import MultiAuthAPIDefinition
+import MultiAuthAPIDefinitionLoader
 import MultiAuthCore
 import MultiAuthHTTP
 import MultiAuthInboundAuthorization

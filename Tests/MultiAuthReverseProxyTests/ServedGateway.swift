@@ -2,6 +2,7 @@ import HTTPTypes
 import HummingbirdCore
 import Logging
 import MultiAuthAPIDefinition
+import MultiAuthAPIDefinitionLoader
 import MultiAuthCore
 import MultiAuthInboundAuthorization
 @testable import MultiAuthReverseProxy

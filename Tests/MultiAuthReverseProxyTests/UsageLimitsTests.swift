@@ -1,4 +1,5 @@
 import MultiAuthAPIDefinition
+import MultiAuthAPIDefinitionLoader
 import MultiAuthCore
 @testable import MultiAuthReverseProxy
 import MultiAuthTesting

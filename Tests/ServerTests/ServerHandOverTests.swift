@@ -5,13 +5,71 @@ import Testing
 /// `multiauth` hands the server and AppSync commands to `multiauth-server`: the user sees one
 /// command, with the second executable's help, errors and exit codes.
 @Suite(.timeLimit(.minutes(5))) struct ServerHandOverTests {
-    @Test func bothExecutablesPrintTheSameVersion() async throws {
+    @Test(arguments: ["multiauth-server", "multiauth-forward"]) func everyExecutablePrintsTheSameVersion(name: String) async throws {
         let ours = try await CLI.run(["--version"])
         #expect(ours.status == 0 && !ours.stdout.isEmpty, "\(ours.stderr)")
-        let server = Paths.multiauth.deletingLastPathComponent().appendingPathComponent("multiauth-server")
-        let theirs = try await offPool { try ChildProcess.run(server, ["--version"]) }
+        let theirs = try await offPool { try ChildProcess.run(sibling(name), ["--version"]) }
         #expect(theirs.status == 0)
         #expect(String(decoding: theirs.stdout, as: UTF8.self) == ours.stdout)
+    }
+
+    /// `proxy` and `gateway` go to `multiauth-forward` when it is beside `multiauth` and the
+    /// arguments need nothing it leaves out; `--api`, `--usage-plans`, a PostgreSQL store and
+    /// every other server command go to `multiauth-server`, as they do when it is missing.
+    @Test func theLeanServerTakesWhatItCanRun() async throws {
+        let folder = try ScratchFolder("handover-forward")
+        defer { folder.remove() }
+        let multiauth = folder.url.appendingPathComponent("multiauth")
+        try FileManager.default.copyItem(at: Paths.multiauth, to: multiauth)  // it looks beside its own file, so a copy, not a link
+        _ = try folder.script("multiauth-server", "printf 'server:%s\\n' \"$*\"")
+        let forward = try folder.script("multiauth-forward", "printf 'forward:%s\\n' \"$*\"")
+        func run(_ arguments: [String], _ environment: [String: String] = [:]) async throws -> String {
+            var variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            variables["MULTIAUTH_SERVER"] = nil
+            let merged = variables
+            let finished = try await offPool { try ChildProcess.run(multiauth, arguments, environment: merged) }
+            return String(decoding: finished.stdout, as: UTF8.self)
+        }
+        #expect(try await run(["proxy", "--upstream", "http://127.0.0.1:9"]) == "forward:proxy --upstream http://127.0.0.1:9\n")
+        #expect(try await run(["gateway", "--api-key", "a=b", "--api-key-file", "k"]) == "forward:gateway --api-key a=b --api-key-file k\n")
+        #expect(try await run(["gateway", "--api", "api.yaml"]) == "server:gateway --api api.yaml\n")
+        #expect(try await run(["gateway", "--api=api.yaml"]) == "server:gateway --api=api.yaml\n")
+        #expect(try await run(["gateway", "--usage-plans", "p.json"]) == "server:gateway --usage-plans p.json\n")
+        #expect(try await run(["gateway", "--iam-store", "s", "--store", "postgres://u@127.0.0.1:1/db"]).hasPrefix("server:"))
+        #expect(try await run(["proxy"], ["MULTIAUTH_STORE": "postgresql://u@127.0.0.1:1/db"]) == "server:proxy\n")
+        #expect(try await run(["authz", "--proxy", "nginx"]) == "server:authz --proxy nginx\n")
+        try FileManager.default.removeItem(atPath: forward)
+        #expect(try await run(["proxy"]) == "server:proxy\n")
+    }
+
+    /// `multiauth-forward` links none of Foundation (nor its internationalisation data),
+    /// postgres-nio, GRDB, OpenAPIKit or Yams; `multiauth-server` links all of them (the check
+    /// that the names are looked for the right way). Foundation's own symbols are named
+    /// whether it is linked statically (defined) or dynamically (undefined references).
+    @Test func theForwardingExecutableLinksNoFullFoundation() async throws {
+        func count(_ executable: URL) async throws -> [String: Int] {
+            let listed = try await offPool { try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/nm"), [executable.path], limit: 120) }
+            try #require(listed.status == 0, "nm: \(String(decoding: listed.stderr, as: UTF8.self))")
+            let symbols = String(decoding: listed.stdout, as: UTF8.self).split(separator: "\n")
+            let modules = ["Foundation", "PostgresNIO", "GRDB", "OpenAPIKit30", "Yams"]
+            return Dictionary(uniqueKeysWithValues: modules.map { name in (name, symbols.count { $0.contains("$s\(name.count)\(name)") }) })
+        }
+        let forward = try await count(sibling("multiauth-forward"))
+        #expect(forward.values.allSatisfy { $0 == 0 }, "\(forward)")
+        let server = try await count(sibling("multiauth-server"))
+        #expect(server.values.allSatisfy { $0 > 0 }, "\(server)")
+    }
+
+    /// `multiauth-forward` refuses `--api` with the way to serve it, instead of serving
+    /// nothing: it is only reached that way when started by hand.
+    @Test func theForwardingExecutableNamesWhereAPIDefinitionsAreRead() async throws {
+        let folder = try ScratchFolder("forward-api")
+        defer { folder.remove() }
+        let definition = try folder.file("api.yaml", bytes: 10)
+        let run = try await offPool { try ChildProcess.run(sibling("multiauth-forward"), ["gateway", "--api", definition, "--listen", "127.0.0.1:0"], limit: 60) }
+        let message = String(decoding: run.stderr, as: UTF8.self)
+        #expect(run.status == 1, "\(message)")
+        #expect(message.contains("--api: multiauth-forward reads no API definitions") && message.contains("multiauth-server"), "\(message)")
     }
 
     /// `multiauth` tells the executable it hands over to which release it is, and a
@@ -24,12 +82,13 @@ import Testing
         let passed = try await CLI.run(["proxy"], environment: ["MULTIAUTH_SERVER": script])
         #expect(passed.stdout == version, "\(passed.stdout) \(passed.stderr)")
 
-        let server = Paths.multiauth.deletingLastPathComponent().appendingPathComponent("multiauth-server")
         let environment = ProcessInfo.processInfo.environment.merging(["MULTIAUTH_HANDOVER_VERSION": "0.0.1"]) { $1 }
-        let refused = try await offPool { try ChildProcess.run(server, ["proxy", "--help"], environment: environment) }
-        let message = String(decoding: refused.stderr, as: UTF8.self)
-        #expect(refused.status == 1)
-        #expect(message.contains("multiauth-server is version") && message.contains("multiauth is version 0.0.1"), "\(message)")
+        for name in ["multiauth-server", "multiauth-forward"] {
+            let refused = try await offPool { try ChildProcess.run(sibling(name), ["proxy", "--help"], environment: environment) }
+            let message = String(decoding: refused.stderr, as: UTF8.self)
+            #expect(refused.status == 1)
+            #expect(message.contains("\(name) is version") && message.contains("multiauth is version 0.0.1"), "\(message)")
+        }
     }
 
     /// The lean executable links none of SwiftNIO, postgres-nio, GRDB or Hummingbird: its
@@ -46,7 +105,7 @@ import Testing
         }
         let lean = try await count(Paths.multiauth)
         #expect(lean.values.allSatisfy { $0 == 0 }, "\(lean)")
-        let server = try await count(Paths.multiauth.deletingLastPathComponent().appendingPathComponent("multiauth-server"))
+        let server = try await count(sibling("multiauth-server"))
         #expect(server["NIOCore", default: 0] > 0 && server["PostgresNIO", default: 0] > 0 && server["Hummingbird", default: 0] > 0, "\(server)")
     }
 
@@ -116,3 +175,6 @@ import Testing
         #expect(run.stdout.contains("Authorization:AWS4-HMAC-SHA256 "))
     }
 }
+
+/// The executable `name` beside `multiauth`.
+private func sibling(_ name: String) -> URL { Paths.multiauth.deletingLastPathComponent().appendingPathComponent(name) }

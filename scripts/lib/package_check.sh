@@ -59,6 +59,7 @@ answer=$(in_root "${export_keys[@]}" multiauth request --auth iam --region us-ea
 say "multiauth request sent a signed request from the root through libcurl"
 for suite in aws4_testsuite derived; do in_root multiauth vectors verify "$seen/vectors/$suite" | tail -n 1; done
 in_root multiauth-server gateway --help | sed -n 1p  # sed reads it all: head would end the writer with SIGPIPE
+in_root multiauth-forward proxy --help | sed -n 1p
 completion=$(in_root bash -c 'source /usr/share/bash-completion/completions/multiauth
     COMP_WORDS=(multiauth gateway --iam-cre); COMP_CWORD=2; COMP_LINE="multiauth gateway --iam-cre"; COMP_POINT=${#COMP_LINE}
     _multiauth multiauth --iam-cre gateway 2>/dev/null; echo "${COMPREPLY[*]}"')

@@ -93,7 +93,7 @@ build_static_cli() {
         fi
     fi
     local product
-    for product in multiauth multiauth-server; do  # multiauth hands its server commands to the second
+    for product in multiauth multiauth-server multiauth-forward; do  # multiauth hands its server commands to the others
         PKG_CONFIG_PATH=$pkg_config_path swift build -c release --product "$product" --static-swift-stdlib \
             --scratch-path .build-static "${flags[@]}" "$@"
     done

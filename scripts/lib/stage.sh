@@ -26,9 +26,9 @@ stage_files() {
     local share="$root$prefix/share"
     install -d "$root$prefix/bin" "$share/man/man1" "$share/doc/multiauth" \
         "$share/bash-completion/completions" "$share/zsh/vendor-completions" "$share/fish/vendor_completions.d"
-    install -m 0755 "$bin/multiauth" "$bin/multiauth-server" "$root$prefix/bin/"
+    install -m 0755 "$bin/multiauth" "$bin/multiauth-server" "$bin/multiauth-forward" "$root$prefix/bin/"
     # Symbols only serve a debugger (Swift's metadata lives in sections strip keeps): 239 MB to 106 MB.
-    strip --strip-unneeded "$root$prefix/bin/multiauth" "$root$prefix/bin/multiauth-server"
+    strip --strip-unneeded "$root$prefix/bin/multiauth" "$root$prefix/bin/multiauth-server" "$root$prefix/bin/multiauth-forward"
     # One tree holds every command, the ones multiauth hands to multiauth-server included:
     # multiauth-server's (its command name is multiauth).
     "$bin/multiauth-server" --generate-completion-script bash >"$share/bash-completion/completions/multiauth"

@@ -15,13 +15,14 @@ enum GatewayAPIDefinition {
     static func policy(
         _ path: String, authorizer: InboundAuthorizerParts, tls: UpstreamTLS, deployment: APIDeployment, usage: UsageLimits?, metrics: ServerMetrics?
     ) async throws -> APIGatewayPolicy {
+        let additions = try GatewayAdditions.required(by: "--api")
         let bytes: [UInt8]
         switch BoundedFileRead.contents(atPath: path, limit: APIDefinition.maxBytes) {
         case .success(let read): bytes = read
         case .failure(let failure): throw CLIError("--api", "'\(path)' \(failure)")
         }
         do {
-            let definition = try APIDefinition.load(bytes, name: path)
+            let definition = try additions.readDefinition(bytes, path)
             var checks: [String: APIGatewayPolicy.TokenCheck] = [:]
             for (name, scheme) in definition.schemes {
                 guard case .jwt(let issuer, let audiences) = scheme else { continue }
@@ -37,9 +38,10 @@ enum GatewayAPIDefinition {
 
     /// The usage plans at `path`, their keys checked against the gateway's (`apiKeys`: key → name).
     static func usagePlans(_ path: String, apiKeys: [String: String]) throws -> UsagePlans {
-        switch BoundedFileRead.contents(atPath: path, limit: 1 << 20) {
+        let additions = try GatewayAdditions.required(by: "--usage-plans")
+        switch BoundedFileRead.contents(atPath: path, limit: UsagePlans.maxBytes) {
         case .success(let bytes):
-            do { return try UsagePlans.load(bytes, name: path, knownKeys: Set(apiKeys.values)) } catch { throw CLIError("--usage-plans", error) }
+            do throws(APIDefinitionError) { return try additions.readUsagePlans(bytes, path, Set(apiKeys.values)) } catch { throw CLIError("--usage-plans", error) }
         case .failure(let failure): throw CLIError("--usage-plans", "'\(path)' \(failure)")
         }
     }

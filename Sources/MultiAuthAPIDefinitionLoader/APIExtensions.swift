@@ -1,4 +1,5 @@
 import HTTPTypes
+import MultiAuthAPIDefinition
 import MultiAuthCore
 import OpenAPIKit30
 

@@ -1,11 +1,10 @@
-import ArgumentParser
+package import ArgumentParser
 import HTTPTypes
 import Hummingbird
 import Logging
 import MultiAuthCLI
 import MultiAuthCore
 import MultiAuthInboundAuthorization
-import MultiAuthPostgresStore
 import MultiAuthReverseProxy
 import MultiAuthSigV4
 import MultiAuthStore
@@ -20,8 +19,11 @@ import Foundation
 /// `multiauth gateway`: a verifying gateway in front of one upstream, as API Gateway would stand.
 typealias GatewayCommand = VerifyingCommand<GatewayRole>
 
-/// `multiauth authz`: the same verification as the auth service of a proxy that forwards itself.
-typealias AuthzCommand = VerifyingCommand<AuthzRole>
+/// The command that verifies requests as `Role` has it, with the gateway's options
+/// (`multiauth-server`'s `authz`).
+package func verifyingCommand<Role: VerifyingRole>(_ role: Role.Type) -> any AsyncParsableCommand.Type {
+    VerifyingCommand<Role>.self
+}
 
 /// The commands that verify requests as API Gateway does, with the same options: the gateway
 /// forwards what passes, the auth service answers its proxy.
@@ -148,10 +150,10 @@ struct VerifyingCommand<Role: VerifyingRole>: AsyncParsableCommand {
     /// With usage plans and a PostgreSQL `--store`: quotas counted in its database.
     private func sharedUsageCount() throws -> UsageLimits.SharedCount? {
         guard usagePlans != nil, StoreOptions.isPostgres(store.storePath) else { return nil }
+        let additions = try GatewayAdditions.required(by: "--usage-plans")
         let opened: any StoreBackend
         do { opened = try store.backend() } catch let error as StoreError { throw CLIError("--store", error) }
-        guard let backend = opened as? PostgresStoreBackend else { return nil }
-        return { key, period, offset, limit in try await backend.countUsage(key: key, period: period, offset: offset, limit: limit) }
+        return additions.sharedUsageCount(opened)
     }
 
     /// Where `--api`'s definition is deployed, for method ARNs.
@@ -274,19 +276,5 @@ struct VerifyingCommand<Role: VerifyingRole>: AsyncParsableCommand {
             table[key] = String(argument[..<equals])
         }
         return table
-    }
-}
-
-/// `HOST:PORT`, as `--listen` takes it.
-struct ListenAddress {
-    let host: String
-    let port: Int
-
-    init(_ text: String, flag: String = "--listen") throws {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
-            throw CLIError(flag, "expected HOST:PORT, such as 127.0.0.1:8080")
-        }
-        host = String(text[..<colon])
-        self.port = port
     }
 }

@@ -1,4 +1,4 @@
-import ArgumentParser
+package import ArgumentParser
 import MultiAuthCLI
 import MultiAuthCore
 import MultiAuthReverseProxy
@@ -6,16 +6,18 @@ import NIOCore
 
 /// What `multiauth proxy` and `multiauth gateway` share: where they listen, where they
 /// forward, and how long they wait on each side.
-struct ServerOptions: ParsableArguments {
+package struct ServerOptions: ParsableArguments {
+    package init() {}
+
     @Option(help: "Address to listen on, HOST:PORT (port 0 picks a free one).") var listen = "127.0.0.1:8080"
     @Option(help: "The upstream base URL; the received path and query are appended.") var upstream: String?
     @OptionGroup var observe: ObservabilityOptions
     @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key); a plain-HTTP request on the port is refused." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
-    var tlsCert: String?
+    package var tlsCert: String?
     @Option(help: ArgumentHelp("The PEM private key of --tls-cert (mode 0600)." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
-    var tlsKey: String?
+    package var tlsKey: String?
     @Option(help: ArgumentHelp("With --tls-cert: require a client certificate that chains to a CA in this PEM file (mutual TLS); a client without one fails the handshake." + SystemdCredential.helpSuffix), transform: SystemdCredential.path)
-    var tlsClientCa: String?
+    package var tlsClientCa: String?
     @Option(help: "Seconds the upstream has to answer before the client gets 504 (API Gateway's limit: 29); for an event stream (text/event-stream), the longest silence between events.")
     var upstreamTimeout: Double = 29
     @Option(help: "Seconds a client has to send a whole request head, from connecting or from the last response (a client trickling its headers is cut off).")
@@ -55,7 +57,7 @@ struct ServerOptions: ParsableArguments {
         }
     }
 
-    func validate() throws {
+    package func validate() throws {
         try ArgumentChecks.seconds(upstreamTimeout, "--upstream-timeout", in: 0.001...3_600)
         try ArgumentChecks.seconds(requestHeadTimeout, "--request-head-timeout", in: 0.001...3_600)
         try ArgumentChecks.seconds(bodyTimeout, "--body-timeout", in: 0.001...3_600)

@@ -1,4 +1,4 @@
-import MultiAuthAsyncHTTPClient
+package import MultiAuthAsyncHTTPClient
 import MultiAuthCLI
 import MultiAuthCore
 import MultiAuthHTTP
@@ -14,14 +14,14 @@ import Foundation
 /// chain). AsyncHTTPClient on the server's event loops, so a slow authorizer holds a
 /// connection, not a thread. Each call is bounded by its sender's total timeout. They live as
 /// long as the process (its event loops do too), so they are never shut down.
-enum ServerSenders {
+package enum ServerSenders {
     /// Request authorizers: 10 s a call, as API Gateway waits for a Lambda authorizer.
-    static let authorizers = AsyncHTTPClientSender(options: .bounded(total: .seconds(10)), connectionsPerHost: 32)
+    package static let authorizers = AsyncHTTPClientSender(options: .bounded(total: .seconds(10)), connectionsPerHost: 32)
     /// OpenID discovery and key sets: 30 s a call.
-    static let keySets = AsyncHTTPClientSender(options: .bounded(total: .seconds(30)))
+    package static let keySets = AsyncHTTPClientSender(options: .bounded(total: .seconds(30)))
     /// The commands' calls: `multiauth`'s default time limit a call, and the CA bundle
     /// `AWS_CA_BUNDLE` names, as `multiauth`'s own sender reads it.
-    static let commands: AsyncHTTPClientSender = {
+    package static let commands: AsyncHTTPClientSender = {
         var options = SenderOptions.bounded(total: .clamped(seconds: CommandTimeout.defaultSeconds))
         if let bundle = ProcessInfo.processInfo.environment["AWS_CA_BUNDLE"], !bundle.isEmpty { options.caBundle = bundle }
         return AsyncHTTPClientSender(options: options)

@@ -10,9 +10,9 @@ import Musl
 /// `READY=1` to the socket `$NOTIFY_SOCKET` names (a path, or `@NAME` for an abstract
 /// socket). Without the variable, as outside systemd, nothing is sent. A notice that cannot
 /// be sent is reported, not fatal: systemd then times the start out and says so.
-enum SystemdNotify {
+package enum SystemdNotify {
     /// Sends `state` (newline-separated `KEY=VALUE` lines) when `$NOTIFY_SOCKET` is set.
-    static func send(_ state: String) {
+    package static func send(_ state: String) {
         guard let name = getenv("NOTIFY_SOCKET").map({ String(cString: $0) }), !name.isEmpty else { return }
         if let problem = deliver(state, to: name) {
             StandardError.emit("multiauth-server: warning: cannot notify systemd at \(name): \(problem)")

@@ -1,4 +1,5 @@
 import HTTPTypes
+package import MultiAuthAPIDefinition
 import OpenAPIKit30
 import Yams
 
@@ -9,9 +10,6 @@ import Foundation
 #endif
 
 extension APIDefinition {
-    /// The largest definition read: API Gateway imports at most 6 MB.
-    package static let maxBytes = 6 << 20
-
     /// The definition in `bytes` (JSON or YAML), named `name` in errors.
     /// - Throws: ``APIDefinitionError`` naming the place: a document OpenAPIKit refuses (a
     ///   `$ref` cycle, a missing component), an extension value that is not honoured (a Lambda
@@ -59,14 +57,12 @@ extension APIDefinition {
                     any.value, template: "/" + route.path.components.joined(separator: "/"), inherited: document.security, schemes: schemes, place: place))
             }
         }
-        let table = try RouteTable(routes.map { ($0.method, $0.template) })
         let keySource = try apiKeySource(document.underlyingDocument.underlyingDocument.vendorExtensions["x-amazon-apigateway-api-key-source"]?.value)
         if keySource == .authorizer { try checkKeysComeFromAuthorizers(routes, schemes: schemes) }
         var cors: CORSConfiguration?
         if let value = document.underlyingDocument.underlyingDocument.vendorExtensions["x-amazon-apigateway-cors"] { cors = try APIExtensions.cors(value.value) }
-        return APIDefinition(
-            routes: routes, schemes: schemes, cors: cors, basePath: basePath(document.underlyingDocument.underlyingDocument.servers), apiKeySource: keySource,
-            table: table)
+        return try APIDefinition(
+            routes: routes, schemes: schemes, cors: cors, basePath: basePath(document.underlyingDocument.underlyingDocument.servers), apiKeySource: keySource)
     }
 
     /// `x-amazon-apigateway-api-key-source`: `HEADER` (the default) or `AUTHORIZER`.

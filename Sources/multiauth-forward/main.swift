@@ -1,0 +1,3 @@
+import MultiAuthForwardingCLI
+
+await MultiAuthForwardCommand.runAsProcess()
