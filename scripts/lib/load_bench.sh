@@ -335,7 +335,7 @@ CONF
         sizes+=("$(strip -o "$folder/$name.stripped" ".build-static/release/$name" && stat -c %s "$folder/$name.stripped")")
     done
     # The forwarding figures, printed as soon as they are measured.
-    .venv/bin/python3 - "$forwarding" "${rss[@]}" "${sizes[@]}" <<'PY''
+    .venv/bin/python3 - "$forwarding" "${rss[@]}" "${sizes[@]}" <<'PY'
 import statistics, sys
 rows = [part.split() for part in sys.argv[1].strip("|").split("|")]
 servers = (("nginx", "nginx proxy_pass"), ("proxy", "multiauth proxy --auth iam (1 loop)"), ("gateway", "multiauth gateway SigV4 (1 loop)"),
