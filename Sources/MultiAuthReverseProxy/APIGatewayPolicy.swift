@@ -25,8 +25,9 @@ package struct APIGatewayPolicy: Sendable {
         }
     }
 
-    /// One route as served.
-    struct RouteAccess: Sendable {
+    /// One route as served. A class: each request's plan holds it in two closures, and a
+    /// struct of this many references would be retained field by field each time.
+    final class RouteAccess: Sendable {
         let route: APIRoute
         /// Nil for a route open to anyone (`security: []`) or decided by a request authorizer.
         let authorizer: InboundAuthorizer?
@@ -41,6 +42,20 @@ package struct APIGatewayPolicy: Sendable {
         let consumesKey: Bool
         /// The route's name, made once.
         let name: String
+
+        init(
+            route: APIRoute, authorizer: InboundAuthorizer?, requestAuthorizer: RequestAuthorizerCall?, requiresKey: Bool, scopes: [String],
+            integration: IntegrationTarget, consumesKey: Bool, name: String
+        ) {
+            self.route = route
+            self.authorizer = authorizer
+            self.requestAuthorizer = requestAuthorizer
+            self.requiresKey = requiresKey
+            self.scopes = scopes
+            self.integration = integration
+            self.consumesKey = consumesKey
+            self.name = name
+        }
     }
 
     let definition: APIDefinition
@@ -129,7 +144,7 @@ package struct APIGatewayPolicy: Sendable {
             let answer = UpstreamForwarder.errorResponse(.forbidden, "MissingAuthenticationTokenException", "Missing Authentication Token")
             return .failure(.init(decision: .answer(answer.head, body: answer.body)))
         }
-        let access = access[index], route = access.route
+        let access = access[index]
         // A path made with values known now is checked before any authorizer is asked; one
         // made with the authorizer's context, once it has answered.
         guard let earlyPath = access.integration.path(for: head, from: client, parameters: parameters, principal: nil) else {
@@ -138,7 +153,8 @@ package struct APIGatewayPolicy: Sendable {
         let apiKeys = apiKeys, usage = usage, keysFromAuthorizer = definition.apiKeySource == .authorizer
         let responseFields = definition.cors.map { CORSAnswers.responseFields(head, $0) } ?? HTTPFields()
         let external = access.requestAuthorizer.map { caller in
-            VerifyingGateway.Plan.External(
+            let route = access.route
+            return VerifyingGateway.Plan.External(
                 cached: { head in caller.cachedDecision(head, route: route, parameters: parameters) },
                 decide: { head in await caller.decide(head, from: client, route: route, parameters: parameters) })
         }
