@@ -49,7 +49,7 @@ stage_files() {
 }
 
 # A man page per command, gzipped into $1: swift-argument-parser's generate-manual tool over
-# multiauth-server's command tree (every command of both executables). Its plugin builds the
+# multiauth-server's command tree (every command of all three executables). Its plugin builds the
 # tool; it is then run on the static executable, so the plugin's own release build of the
 # product is the lean multiauth's. Pages are named as git's are: multiauth-store-set(1).
 stage_manual() {
