@@ -107,6 +107,13 @@ package struct Forwarding: Sendable {
     static let checkedStatuses: Set<Int> = [400, 401, 403]
     static let checkedBodyLimit = 64 << 10
 
+    /// True when an upstream answer is an event stream: its first `Content-Type` starts with
+    /// `text/event-stream`. Read in place: swift-http-types' joining subscript cost 0.7 µs an
+    /// answer.
+    static func announcesEventStream(_ fields: HTTPFields) -> Bool {
+        fields.first { $0.name == .contentType }?.value.utf8.starts(with: "text/event-stream".utf8) == true
+    }
+
     /// The routes by host name (lowercase, no port); `""` alone for a single upstream.
     let routes: [String: Route]
     /// The most time from sending a request to the upstream's last response byte.

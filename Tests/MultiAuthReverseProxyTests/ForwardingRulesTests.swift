@@ -28,6 +28,17 @@ struct ForwardingRulesTests {
         #expect(Forwarding.decidesAtOnce(Self.head(.post, fields)) == atOnce)
     }
 
+    /// An event stream (WHATWG HTML §9.2: `text/event-stream`, parameters allowed) is named by
+    /// the answer's first `Content-Type`; its upstream deadline then bounds each silence.
+    @Test(arguments: [
+        ([("Content-Type", "text/event-stream")], true), ([("Content-Type", "text/event-stream; charset=utf-8")], true),
+        ([("X-Other", "text/event-stream"), ("Content-Type", "text/event-stream")], true), ([("Content-Type", "text/plain")], false),
+        ([("Content-Type", "text/plain"), ("Content-Type", "text/event-stream")], false), ([("X-Other", "text/event-stream")], false), ([], false),
+    ])
+    func anEventStreamIsNamedByTheFirstContentType(fields: [(String, String)], streams: Bool) {
+        #expect(Forwarding.announcesEventStream(Self.head(.get, fields).headerFields) == streams)
+    }
+
     @Test func connectIsNeverDecidedOnItsHead() {
         #expect(!Forwarding.decidesAtOnce(Self.head(.connect)))
     }
