@@ -391,6 +391,7 @@ let package = Package(
             name: "MultiAuthTokensTests",
             dependencies: ["MultiAuthTokens", "MultiAuthAWSClient", "MultiAuthTesting", "MultiAuthHTTP", "MultiAuthCore", httpTypes], swiftSettings: strict),
         .testTarget(name: "MultiAuthCoreTests", dependencies: ["MultiAuthCore", httpTypes], swiftSettings: strict),
+        .testTarget(name: "MultiAuthCLITests", dependencies: ["MultiAuthCLI"], swiftSettings: strict),
         .testTarget(
             name: "MultiAuthNIOBodiesTests",
             dependencies: ["MultiAuthNIOBodies", httpTypes, .product(name: "NIOHTTP1", package: "swift-nio")], swiftSettings: strict),
