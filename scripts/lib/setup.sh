@@ -75,10 +75,15 @@ GRPCIO_VERSION=1.85.3
 #   process. A pkg-config file of our own puts a folder holding only the archives first on
 #   the library path. libcurl stays opened at the first request (CurlShims), with its own
 #   shared libcrypto: the two never exchange OpenSSL objects.
+# - every function in its own section, laid out by lld in the order of scripts/lib/code-order.txt
+#   (scripts/lib/code_order.sh says why): what the servers run sits together, so the pages of
+#   code they map are those they use.
 build_static_cli() {
     local flags=() folder="$PWD/.build-static/static-libs" name pkg_config_path=${PKG_CONFIG_PATH:-}
     if [ "$(uname -s)" = Linux ]; then
-        flags=(-Xswiftc -Xclang-linker -Xswiftc -no-pie -Xlinker --no-export-dynamic)
+        flags=(-Xswiftc -Xclang-linker -Xswiftc -no-pie -Xlinker --no-export-dynamic
+            -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xswiftc -use-ld=lld
+            -Xlinker "--symbol-ordering-file=$PWD/scripts/lib/code-order.txt" -Xlinker --no-warn-symbol-ordering)
         mkdir -p "$folder/pkgconfig"
         for name in libcrypto libsqlite3 libz; do
             local archive
