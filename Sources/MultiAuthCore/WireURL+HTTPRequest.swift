@@ -41,6 +41,18 @@ extension HTTPFields {
         return nil
     }
 
+    /// The value of `name` when it appears exactly once; nil when it is absent or repeated. For
+    /// a credential read on every request: a repeated one is refused, as its joined value
+    /// matched nothing, without building that string.
+    package func onlyValue(_ name: HTTPField.Name) -> String? {
+        var found: String?
+        for field in self where field.name == name {
+            guard found == nil else { return nil }
+            found = field.value
+        }
+        return found
+    }
+
     /// Appends one field after checking its name and value.
     public mutating func append(checkedName name: String, value: String) throws(HTTPMessageError) {
         guard let fieldName = HTTPField.Name(name) else { throw .invalidHeaderName(name) }

@@ -64,6 +64,8 @@ package struct APIGatewayPolicy: Sendable {
     let apiKeys: [String: String]
     let usage: UsageLimits?
     let metrics: ServerMetrics?
+    /// Each route's key and usage check, made once: a request's plan takes its route's.
+    let admits: [@Sendable (HTTPRequest, Principal?) -> UsageLimits.Admission]
 
     /// The policy for `definition`, with the gateway's `verifier` and `apiKeys` (key → name)
     /// and a token check for each JWT scheme (by the scheme's name).
@@ -90,6 +92,10 @@ package struct APIGatewayPolicy: Sendable {
                 route, schemes: definition.schemes, verifier: verifier, apiKeys: self.apiKeys, tokenChecks: tokenChecks, callers: callers, tls: tls))
         }
         self.access = access
+        let keys = self.apiKeys, keysFromAuthorizer = definition.apiKeySource == .authorizer
+        admits = access.map { access in
+            { head, principal in Self.admit(head, principal, access: access, apiKeys: keys, keysFromAuthorizer: keysFromAuthorizer, usage: usage) }
+        }
     }
 
     private static func access(
@@ -135,7 +141,7 @@ package struct APIGatewayPolicy: Sendable {
     /// The plan for `head` from `client`: its route's checks and upstream, or the answer without one.
     func plan(_ head: HTTPRequest, from client: ClientConnection, forwarder: UpstreamForwarder) -> Result<VerifyingGateway.Plan, VerifyingGateway.AnswerNow> {
         let target = head.path ?? "/"
-        let path = target.prefix { $0 != "?" }
+        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
         if head.method == .options, let cors = definition.cors, let preflight = CORSAnswers.preflight(head, cors) {
             return .failure(.init(decision: preflight))
         }
@@ -150,7 +156,6 @@ package struct APIGatewayPolicy: Sendable {
         guard let earlyPath = access.integration.path(for: head, from: client, parameters: parameters, principal: nil) else {
             return .failure(.init(decision: .answer(UpstreamForwarder.dotSegmentRefusal.head, body: UpstreamForwarder.dotSegmentRefusal.body)))
         }
-        let apiKeys = apiKeys, usage = usage, keysFromAuthorizer = definition.apiKeySource == .authorizer
         let responseFields = definition.cors.map { CORSAnswers.responseFields(head, $0) } ?? HTTPFields()
         let external = access.requestAuthorizer.map { caller in
             let route = access.route
@@ -158,9 +163,7 @@ package struct APIGatewayPolicy: Sendable {
                 cached: { head in caller.cachedDecision(head, route: route, parameters: parameters) },
                 decide: { head in await caller.decide(head, from: client, route: route, parameters: parameters) })
         }
-        return .success(VerifyingGateway.Plan(authorizer: access.authorizer, external: external, routeName: access.name, admit: { head, principal in
-            Self.admit(head, principal, access: access, apiKeys: apiKeys, keysFromAuthorizer: keysFromAuthorizer, usage: usage)
-        }) { head, principal, body in
+        return .success(VerifyingGateway.Plan(authorizer: access.authorizer, external: external, routeName: access.name, admit: admits[index]) { head, principal, body in
             guard let request = access.integration.request(
                 for: head, from: client, through: forwarder, parameters: parameters, principal: principal, dropKey: access.consumesKey,
                 filled: access.integration.pathReadsPrincipal ? nil : earlyPath)
@@ -194,7 +197,7 @@ package struct APIGatewayPolicy: Sendable {
         }
         var keyName = principal?.mode == .apiKey ? principal?.name : nil
         if access.requiresKey {
-            let key = (keysFromAuthorizer ? principal?.usageIdentifierKey : head.headerFields[InboundAuthorizer.apiKeyField]) ?? ""
+            let key = (keysFromAuthorizer ? principal?.usageIdentifierKey : head.headerFields.onlyValue(InboundAuthorizer.apiKeyField)) ?? ""
             guard !key.isEmpty, let name = apiKeys.first(where: { ConstantTime.equals($0.key, key) })?.value else { return .refuse(.forbiddenKey) }
             keyName = name
         }

@@ -86,9 +86,8 @@ struct IntegrationTarget: Sendable {
             let queries = [query, clientQuery].compactMap { $0 } + queryPairs.map { "\(FormURLEncoding.escape($0.0))=\(FormURLEncoding.escape($0.1))" }
             target += "?" + queries.joined(separator: "&")
         }
-        var request = forwarder.upstreamRequest(for: head, principal: principal, target: (scheme, authority, target))
+        var request = forwarder.upstreamRequest(for: head, principal: principal, target: (scheme, authority, target), dropKey: dropKey)
         for (field, value) in headers { request.headerFields[field] = value }
-        if dropKey, request.headerFields.contains(InboundAuthorizer.apiKeyField) { request.headerFields[InboundAuthorizer.apiKeyField] = nil }
         return request
     }
 

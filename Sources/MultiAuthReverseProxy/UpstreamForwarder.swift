@@ -139,21 +139,26 @@ package struct UpstreamForwarder: Sendable {
     }
 
     /// The request as the upstream receives it: hop-by-hop fields dropped, with every field
-    /// the client's `Connection` names (RFC 9110 §7.6.1), and the API key a gateway consumed.
-    func upstreamRequest(for head: HTTPRequest, principal: Principal?, target: (scheme: String, authority: String, path: String)? = nil) -> HTTPRequest {
+    /// the client's `Connection` names (RFC 9110 §7.6.1), and the API key a gateway consumed
+    /// (the principal's, or any when `dropKey`: a route that also required one).
+    func upstreamRequest(
+        for head: HTTPRequest, principal: Principal?, target: (scheme: String, authority: String, path: String)? = nil, dropKey: Bool = false
+    ) -> HTTPRequest {
         var fields = HTTPFields()
         let connectionNamed = Set(head.headerFields[values: .connection].flatMap { $0.split(separator: ",") }.map {
             String($0).trimmedWhitespace.lowercased()
         })
+        let dropsKey = dropKey || principal?.mode == .apiKey
         for field in head.headerFields where !Self.hopByHop.contains(field.name.canonicalName)
             && !connectionNamed.contains(field.name.canonicalName)
             && !Self.isIdentityField(field.name) && !dropped.contains(field.name.canonicalName)
-            && !(principal?.mode == .apiKey && field.name.canonicalName == "x-api-key") {
+            && !(dropsKey && field.name.canonicalName == "x-api-key") {
             fields.append(field)
         }
         if let principal {
-            fields[Self.principalField] = principal.name
-            fields[Self.modeField] = principal.mode.rawValue
+            // Appended: the loop above let no field of these names through.
+            fields.append(HTTPField(name: Self.principalField, value: principal.name))
+            fields.append(HTTPField(name: Self.modeField, value: principal.mode.rawValue))
         }
         if let target { return HTTPRequest(method: head.method, scheme: target.scheme, authority: target.authority, path: target.path, headerFields: fields) }
         return HTTPRequest(

@@ -40,4 +40,11 @@ import Testing
         #expect(throws: HTTPMessageError.invalidHeaderValue(name: "X-A")) { try HTTPFields(checking: [("X-A", "a\r\nInjected: b")]) }
         #expect(throws: HTTPMessageError.invalidHeaderName("X A")) { try HTTPFields(checking: [("X A", "b")]) }
     }
+
+    @Test func onlyValueTakesAFieldSentOnceAndNoneSentTwice() throws {
+        let key = HTTPField.Name("x-api-key")!
+        #expect(try HTTPFields(checking: [("X-API-Key", "k"), ("Accept", "*/*")]).onlyValue(key) == "k")
+        #expect(try HTTPFields(checking: [("x-api-key", "k"), ("x-api-key", "k")]).onlyValue(key) == nil)
+        #expect(try HTTPFields(checking: [("Accept", "*/*")]).onlyValue(key) == nil)
+    }
 }

@@ -108,4 +108,17 @@ import Testing
             #expect(upstream.lines.isEmpty, "\(upstream.lines)")
         }
     }
+
+    /// A route that needs a key: one `x-api-key` naming a known key goes through; the same key
+    /// sent twice is refused as a wrong key would be (its joined value names no key), before
+    /// the upstream.
+    @Test func aKeyRouteTakesOneKeyAndRefusesARepeatedOne() async throws {
+        try await ServedGateway.with(Self.yaml, apiKeys: ["gw-key": "gold"]) { port, upstream in
+            let one = try await RawClient.exchange(port, "GET /admin HTTP/1.1\r\nHost: gw\r\nx-api-key: gw-key\r\nConnection: close\r\n\r\n")
+            #expect(one.text.statuses == ["200 OK"], "\(one.text)")
+            let twice = try await RawClient.exchange(port, "GET /admin HTTP/1.1\r\nHost: gw\r\nx-api-key: gw-key\r\nx-api-key: gw-key\r\nConnection: close\r\n\r\n")
+            #expect(twice.text.statuses == ["403 Forbidden"], "\(twice.text)")
+            #expect(upstream.lines == ["GET /base/admin HTTP/1.1"])
+        }
+    }
 }
