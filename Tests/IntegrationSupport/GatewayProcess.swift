@@ -7,10 +7,18 @@ import Testing
 package final class GatewayProcess: @unchecked Sendable {
     private let process = Process()
     private let err = Pipe()
-    private let lock = NSLock()
-    private var stderr = Data()
+    private let stderr = Collected()
+    private let reader = DispatchGroup()
     /// `http://127.0.0.1:PORT`.
     package private(set) var url = ""
+
+    /// What the process wrote on standard error, appended by the reader thread.
+    private final class Collected: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data = Data()
+        func append(_ more: Data) { lock.withLock { data.append(more) } }
+        var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+    }
 
     package init(_ arguments: [String], environment: [String: String] = [:], executable: URL = Paths.multiauth) throws {
         process.executableURL = executable
@@ -21,13 +29,26 @@ package final class GatewayProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            self.lock.withLock { self.stderr.append(data) }
-        }
         try process.run()
+        // A blocking read until end of file on a thread of its own, not a readabilityHandler:
+        // libdispatch's event loop crashed (SIGSEGV in _dispatch_event_loop_drain) when a
+        // handler's pipe was closed as the test ended.
+        let handle = err.fileHandleForReading, collected = stderr
+        reader.enter()
+        DispatchQueue.global().async { [reader] in
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                collected.append(data)
+            }
+            reader.leave()
+        }
         url = try waitForURL()
+    }
+
+    deinit {
+        // A test that ended without stop(): the process goes, so the reader meets its end of file.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
     /// A line of `/proc/PID/limits` (`Max core file size ...`), or nil once it has exited.
@@ -45,7 +66,7 @@ package final class GatewayProcess: @unchecked Sendable {
     }
 
     /// What it printed on standard error so far.
-    package var log: String { lock.withLock { String(decoding: stderr, as: UTF8.self) } }
+    package var log: String { stderr.text }
 
     /// True once the log holds `text`; false if it does not within `seconds`. The process
     /// writes a line before the answer it describes, but the pipe reaches us on its own
@@ -100,7 +121,7 @@ package final class GatewayProcess: @unchecked Sendable {
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        err.fileHandleForReading.readabilityHandler = nil
+        _ = reader.wait(timeout: .now() + 10)  // the rest of its output, once the pipe's write end is closed
         return process.terminationStatus
     }
 
