@@ -16,7 +16,11 @@ SYMBOL_GRAPHS="$PWD/.build/symbol-graphs"
 # The debug build, with the symbol graphs and any further arguments.
 debug_build() {
     mkdir -p "$SYMBOL_GRAPHS"
-    MULTIAUTH_SYMBOL_GRAPHS=$SYMBOL_GRAPHS swift build "$@"
+    # Line tables only (a crash's backtrace keeps its files and lines) and lld: less to
+    # generate and link on a cold machine. Linux only: lld is the toolchain's there.
+    local flags=()
+    [ "$(uname -s)" = Linux ] && flags=(-Xswiftc -gline-tables-only -Xcc -gline-tables-only -Xswiftc -use-ld=lld)
+    MULTIAUTH_SYMBOL_GRAPHS=$SYMBOL_GRAPHS swift build "${flags[@]}" "$@"
 }
 
 run_as_root() {
