@@ -8,7 +8,7 @@ struct ServerCommandTests {
     @Test(arguments: [
         (["proxy", "--upstream", "http://127.0.0.1:9"], true),
         (["gateway", "--api-key", "a=b", "--api-key-file", "k"], true),
-        (["gateway", "--iam-store", "s", "--store", "/tmp/file.store"], true),
+        (["gateway", "--iam-store", "s", "--store", "keys.store"], true),
         (["gateway", "--api", "api.yaml"], false),
         (["gateway", "--api=api.yaml"], false),
         (["gateway", "--usage-plans", "p.json"], false),

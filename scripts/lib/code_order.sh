@@ -3,14 +3,15 @@
 # gateway run, from start-up through signed and refused requests to shutdown, hottest first.
 #
 # Why: the kernel maps an executable's pages up to 64 KiB at a time around each page fault
-# (fault-around). Functions run once at start-up are scattered over 27 MB of code, so before
-# this order most of the executable ended up resident (peak RSS 28 MiB, 18 MiB of it code);
-# the functions actually run are about 1.3 MB. A name missing from a later build is skipped,
+# (fault-around), and whole large folios of the page cache. Functions run once at start-up are
+# scattered over 27 MB of code, so before this order most of the executable ended up resident
+# (peak RSS 28 MiB, 18 MiB of it code); the functions actually run are about 1.7 MB. A name missing from a later build is skipped,
 # so a stale order costs memory, never correctness. Regenerate with `scripts/bench --code-order`
 # after large changes. Sourced by scripts/bench after build_static_cli.
 
-# callgrind's functions (FILES) by their own instructions, hottest first, keeping only names
-# the executables define.
+# The functions in callgrind's profiles (the arguments after the first, a comma-separated
+# list of executables) by their own instructions, hottest first, keeping only names the
+# executables define.
 order_by_cost() {
     .venv/bin/python3 - "$@" <<'PY'
 import collections, subprocess, sys
@@ -37,8 +38,8 @@ for name, _ in sorted(cost.items(), key=lambda item: (-item[1], item[0])):
 PY
 }
 
-# Runs EXECUTABLE ARGUMENTS... under callgrind (output in $folder/callgrind.N) until
-# stop_profiled sends it SIGTERM; sets profiled_pid.
+# Runs EXECUTABLE ARGUMENTS... under callgrind (output in $folder/callgrind.PID) until
+# profile_stop sends it SIGTERM; sets profiled_pid.
 profile_start() {
     local executable=$1
     shift
