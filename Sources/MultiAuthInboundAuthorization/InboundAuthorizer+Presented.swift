@@ -10,8 +10,8 @@ extension InboundAuthorizer {
     /// whatever the decision; never a secret. Nil mode: no credential of an accepted mode.
     package func presented(_ request: HTTPRequest) -> (mode: AuthMode?, principal: String?) {
         if verifier != nil, Self.isSigned(request) { return (.awsIAM, Self.signingKeyId(request)) }
-        if !apiKeys.isEmpty, let key = request.headerFields[Self.apiKeyField] {
-            return (.apiKey, apiKeys.first { ConstantTime.equals($0.key, key) }?.value)
+        if !apiKeys.isEmpty, request.headerFields.contains(Self.apiKeyField) {
+            return (.apiKey, request.headerFields.onlyValue(Self.apiKeyField).flatMap { key in apiKeys.first { ConstantTime.equals($0.key, key) }?.value })
         }
         if let tokenMode, Self.bearerToken(request) != nil { return (tokenMode, nil) }
         return (nil, nil)

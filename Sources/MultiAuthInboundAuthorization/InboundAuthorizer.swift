@@ -141,8 +141,9 @@ public struct InboundAuthorizer: Sendable {
 
     /// The decision on an `x-api-key`, when API keys are accepted and the request has one.
     private func apiKeyDecision(_ request: HTTPRequest) -> Result<Principal, InboundRejection>? {
-        guard !apiKeys.isEmpty, let key = request.headerFields[Self.apiKeyField] else { return nil }
-        guard !key.isEmpty else { return .failure(.forbiddenKey) }
+        guard !apiKeys.isEmpty, request.headerFields.contains(Self.apiKeyField) else { return nil }
+        // Read in place; a repeated key is refused, as its joined value named no key.
+        guard let key = request.headerFields.onlyValue(Self.apiKeyField), !key.isEmpty else { return .failure(.forbiddenKey) }
         guard let name = apiKeys.first(where: { ConstantTime.equals($0.key, key) })?.value else {
             return .failure(.forbiddenKey)
         }

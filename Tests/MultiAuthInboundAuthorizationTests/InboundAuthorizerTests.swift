@@ -60,6 +60,9 @@ struct InboundAuthorizerTests {
         request.headerFields[InboundAuthorizer.apiKeyField] = ""
         guard case .failure(let empty) = await Self.decision(authorizer, request) else { Issue.record("an empty key passed"); return }
         #expect(empty.status == .forbidden)
+        request.headerFields[values: InboundAuthorizer.apiKeyField] = ["da2-secret-key", "da2-secret-key"]
+        #expect(await Self.decision(authorizer, request) == .failure(.forbiddenKey), "a key sent twice names no key")
+        #expect(authorizer.presented(request).mode == .apiKey && authorizer.presented(request).principal == nil)
     }
 
     @Test func noCredentialIsMissingAuthenticationToken() async {
