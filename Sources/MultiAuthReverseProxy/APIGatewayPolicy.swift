@@ -25,8 +25,8 @@ package struct APIGatewayPolicy: Sendable {
         }
     }
 
-    /// One route as served. A class: each request's plan holds it in two closures, and a
-    /// struct of this many references would be retained field by field each time.
+    /// One route as served. A class: each request's plan captures it, and a struct of this
+    /// many references would be retained field by field each time.
     final class RouteAccess: Sendable {
         let route: APIRoute
         /// Nil for a route open to anyone (`security: []`) or decided by a request authorizer.
