@@ -44,10 +44,13 @@ package struct APIDefinition: Sendable {
 
     /// ``route(_:_:)`` as the route's position in ``routes``.
     package func routeIndex(_ method: HTTPRequest.Method, _ path: Substring) -> (index: Int, parameters: [String: String])? {
-        guard path.hasPrefix(basePath) else { return nil }
-        let rest = basePath.isEmpty ? path : path.dropFirst(basePath.count)
-        guard rest.isEmpty || rest.hasPrefix("/") else { return nil }
-        return table.match(method, RequestPath.segments(rest)).map { ($0.index, $0.parameters) }
+        guard path.utf8.starts(with: basePath.utf8) else { return nil }
+        var rest = path[path.utf8.index(path.startIndex, offsetBy: basePath.utf8.count)...]
+        guard rest.isEmpty || rest.utf8.first == UInt8(ascii: "/") else { return nil }
+        if let fragment = rest.utf8.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<fragment] }
+        // Decoded once into segments that hold no `/`, joined again: the table reads `/`s only.
+        if rest.utf8.contains(UInt8(ascii: "%")) { rest = RequestPath.segments(rest).joined(separator: "/")[...] }
+        return table.match(method, rest).map { ($0.index, $0.parameters) }
     }
 }
 

@@ -68,30 +68,36 @@ struct RouteTable: Sendable {
         "\(route.method?.rawValue ?? "ANY") \(route.template)"
     }
 
-    /// The route for `method` at the path made of `segments` (`RequestPath.segments(_:)`:
-    /// decoded, split at every `/`); a greedy parameter's value is its segments joined by `/`.
-    func match(_ method: HTTPRequest.Method, _ segments: [String]) -> Match? {
+    /// The route for `method` at `path`, read segment by segment between `/`s (empty ones
+    /// skipped) as it is: the caller decodes it first (`APIDefinition.routeIndex`). A greedy
+    /// parameter's value is its segments joined by `/`.
+    func match(_ method: HTTPRequest.Method, _ path: Substring) -> Match? {
         var parameters: [String: String] = [:]
-        guard let index = Self.find(root, segments[...], method.rawValue, &parameters) else { return nil }
+        guard let index = Self.find(root, path, method.rawValue, &parameters) else { return nil }
         return Match(index: index, parameters: parameters)
     }
 
     /// Depth first, most specific first; parameters found on a dead end are taken back.
-    private static func find(_ node: Node, _ rest: ArraySlice<String>, _ method: String, _ parameters: inout [String: String]) -> Int? {
-        guard let segment = rest.first else {
-            if let found = node.routes[method] ?? node.routes[""] { return found }
-            return nil
-        }
-        if let next = node.literals[Substring(segment)], let found = find(next, rest.dropFirst(), method, &parameters) { return found }
+    private static func find(_ node: Node, _ path: Substring, _ method: String, _ parameters: inout [String: String]) -> Int? {
+        guard let (segment, rest) = firstSegment(path) else { return node.routes[method] ?? node.routes[""] }
+        if let next = node.literals[segment], let found = find(next, rest, method, &parameters) { return found }
         if let (name, next) = node.parameter {
-            parameters[name] = segment
-            if let found = find(next, rest.dropFirst(), method, &parameters) { return found }
+            parameters[name] = String(segment)
+            if let found = find(next, rest, method, &parameters) { return found }
             parameters[name] = nil
         }
         if let (name, routes) = node.greedy, let found = routes[method] ?? routes[""] {
-            parameters[name] = rest.joined(separator: "/")
+            parameters[name] = path.split(separator: "/").joined(separator: "/")
             return found
         }
         return nil
+    }
+
+    /// The first non-empty segment of `path`, and what follows it.
+    private static func firstSegment(_ path: Substring) -> (segment: Substring, rest: Substring)? {
+        let bytes = path.utf8
+        guard let start = bytes.firstIndex(where: { $0 != UInt8(ascii: "/") }) else { return nil }
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+        return (path[start..<end], path[end...])
     }
 }

@@ -12,7 +12,8 @@ import Synchronization
 /// gateway's keys (SigV4 key pairs, API keys) and the definition's JWT issuers, and each
 /// route's upstream from its `http_proxy` integration. Built once per definition (at start
 /// and on each reload), so a request costs a route lookup and the checks its route names.
-package struct APIGatewayPolicy: Sendable {
+/// A class, so that each request takes the current policy with one reference.
+package final class APIGatewayPolicy: Sendable {
     /// What a JWT scheme of the definition checks tokens with.
     package struct TokenCheck: Sendable {
         let validator: IDTokenValidator
@@ -77,8 +78,9 @@ package struct APIGatewayPolicy: Sendable {
         _ definition: APIDefinition, verifier: SigV4Verifier?, apiKeys: [String: String], tokenChecks: [String: TokenCheck], tls: UpstreamTLS,
         deployment: APIDeployment, http: any HTTPSender, usage: UsageLimits? = nil, metrics: ServerMetrics? = nil, clock: TimeSource = .system
     ) throws(APIDefinitionError) {
+        let keys = apiKeys.filter { !$0.key.isEmpty }
         self.definition = definition
-        self.apiKeys = apiKeys.filter { !$0.key.isEmpty }
+        self.apiKeys = keys
         self.usage = usage
         self.metrics = metrics
         var callers: [String: RequestAuthorizerCall] = [:]
@@ -89,10 +91,10 @@ package struct APIGatewayPolicy: Sendable {
         var access: [RouteAccess] = []
         for route in definition.routes {
             access.append(try Self.access(
-                route, schemes: definition.schemes, verifier: verifier, apiKeys: self.apiKeys, tokenChecks: tokenChecks, callers: callers, tls: tls))
+                route, schemes: definition.schemes, verifier: verifier, apiKeys: keys, tokenChecks: tokenChecks, callers: callers, tls: tls))
         }
         self.access = access
-        let keys = self.apiKeys, keysFromAuthorizer = definition.apiKeySource == .authorizer
+        let keysFromAuthorizer = definition.apiKeySource == .authorizer
         admits = access.map { access in
             { head, principal in Self.admit(head, principal, access: access, apiKeys: keys, keysFromAuthorizer: keysFromAuthorizer, usage: usage) }
         }

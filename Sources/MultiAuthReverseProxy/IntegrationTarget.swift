@@ -9,7 +9,8 @@ import MultiAuthSigV4
 /// path with the route's parameters filled in, the client's query string passed on, and the
 /// `requestParameters` mappings applied. A mapped header replaces whatever the client sent
 /// under that name, even when the mapping's source is empty, so it cannot be spoofed.
-struct IntegrationTarget: Sendable {
+/// A class: a request's plan holds its route's target without copying its strings.
+final class IntegrationTarget: Sendable {
     let upstream: Forwarding.Upstream
     let scheme: String
     let authority: String

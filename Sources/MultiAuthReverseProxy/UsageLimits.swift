@@ -118,16 +118,9 @@ package final class UsageLimits: Sendable {
         let shared = shared
         return state.withLock { state -> Admission in
             guard let plan = state.plans[key] else { return .refuse(.forbiddenKey) }
-            if let throttle = plan.methodThrottles?[route] ?? plan.throttle {
-                var bucket = state.buckets[route]?[key] ?? (Double(throttle.burstLimit), now)
-                bucket.tokens = min(Double(throttle.burstLimit), bucket.tokens + max(0, now - bucket.last) * throttle.rateLimit)
-                bucket.last = now
-                guard bucket.tokens >= 1 else {
-                    state.buckets[route, default: [:]][key] = bucket
-                    return .refuse(Self.tooMany)
-                }
-                bucket.tokens -= 1
-                state.buckets[route, default: [:]][key] = bucket
+            if let throttle = plan.methodThrottles?[route] ?? plan.throttle,
+                !Self.takeToken(from: &state.buckets[route, default: [:]][key], throttle, now: now) {
+                return .refuse(Self.tooMany)
             }
             guard let quota = plan.quota else { return .pass }
             let period: Double
@@ -146,14 +139,33 @@ package final class UsageLimits: Sendable {
                     }
                 }
             }
-            var count = state.counts[key] ?? Count(period: period, used: quota.offset ?? 0)
-            if count.period != period { count = Count(period: period, used: 0) }
-            guard count.used < quota.limit else { return .refuse(Self.limitExceeded) }
-            count.used += 1
-            state.counts[key] = count
+            guard Self.count(in: &state.counts[key], period: period, offset: quota.offset ?? 0, limit: quota.limit) else { return .refuse(Self.limitExceeded) }
             state.dirty = true
             return .pass
         }
+    }
+
+    /// Refills `bucket` (full when new) for the time since it was last used and takes a
+    /// token from it; false when there was none. Changed in place: one look-up a request.
+    private static func takeToken(from bucket: inout (tokens: Double, last: Double)?, _ throttle: UsagePlans.Throttle, now: Double) -> Bool {
+        var filled = bucket ?? (Double(throttle.burstLimit), now)
+        filled.tokens = min(Double(throttle.burstLimit), filled.tokens + max(0, now - filled.last) * throttle.rateLimit)
+        filled.last = now
+        let taken = filled.tokens >= 1
+        if taken { filled.tokens -= 1 }
+        bucket = filled
+        return taken
+    }
+
+    /// Counts one request in `count` (starting at `offset` when new, at zero in a new
+    /// period); false, counting nothing, when `limit` is reached.
+    private static func count(in count: inout Count?, period: Double, offset: Int, limit: Int) -> Bool {
+        var current = count ?? Count(period: period, used: offset)
+        if current.period != period { current = Count(period: period, used: 0) }
+        guard current.used < limit else { return false }
+        current.used += 1
+        count = current
+        return true
     }
 
     /// Writes the counts when they changed since the last write. A write that fails is logged

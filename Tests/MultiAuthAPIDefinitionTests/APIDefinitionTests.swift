@@ -46,6 +46,9 @@ struct APIDefinitionTests {
         #expect(api.route(.get, "/pets/7/toys")?.route.name == "GET /{proxy+}")
         #expect(api.route(.delete, "/a/b/c")?.parameters == ["proxy": "a/b/c"])
         #expect(api.route(.get, "/") == nil, "a greedy parameter needs a segment")
+        #expect(api.route(.get, "//pets///mine/")?.route.name == "GET /pets/mine", "empty segments are skipped")
+        #expect(api.route(.get, "/pets/mine#toys")?.route.name == "GET /pets/mine", "a fragment is not part of the path")
+        #expect(api.route(.get, "/a//b/")?.parameters == ["proxy": "a/b"])
     }
 
     /// A path is read as an upstream that decodes reads it: `%2F` separates like `/`, an
