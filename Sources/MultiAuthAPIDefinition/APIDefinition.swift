@@ -42,15 +42,25 @@ package struct APIDefinition: Sendable {
         routeIndex(method, path).map { (routes[$0.index], $0.parameters) }
     }
 
-    /// ``route(_:_:)`` as the route's position in ``routes``.
+    /// ``route(_:_:)`` as the route's position in ``routes``. The path may go on with its
+    /// query: it ends at the first `?` or `#`.
     package func routeIndex(_ method: HTTPRequest.Method, _ path: Substring) -> (index: Int, parameters: [String: String])? {
-        guard path.utf8.starts(with: basePath.utf8) else { return nil }
-        var rest = path[path.utf8.index(path.startIndex, offsetBy: basePath.utf8.count)...]
-        guard rest.isEmpty || rest.utf8.first == UInt8(ascii: "/") else { return nil }
-        if let fragment = rest.utf8.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<fragment] }
+        var path = path
+        return path.withUTF8 { routeIndex(method, $0) }
+    }
+
+    /// ``routeIndex(_:_:)`` on the path's bytes: one pass each to find its end, its base path
+    /// and whether it needs decoding, then the table's walk over the same bytes.
+    private func routeIndex(_ method: HTTPRequest.Method, _ target: UnsafeBufferPointer<UInt8>) -> (index: Int, parameters: [String: String])? {
+        let end = target.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? target.count
+        let base = basePath.utf8
+        guard end >= base.count, target[..<base.count].elementsEqual(base) else { return nil }
+        let rest = UnsafeBufferPointer(rebasing: target[base.count..<end])
+        guard rest.isEmpty || rest[0] == UInt8(ascii: "/") else { return nil }
+        guard rest.contains(UInt8(ascii: "%")) else { return table.match(method, rest).map { ($0.index, $0.parameters) } }
         // Decoded once into segments that hold no `/`, joined again: the table reads `/`s only.
-        if rest.utf8.contains(UInt8(ascii: "%")) { rest = RequestPath.segments(rest).joined(separator: "/")[...] }
-        return table.match(method, rest).map { ($0.index, $0.parameters) }
+        var decoded = RequestPath.segments(String(decoding: rest, as: UTF8.self)).joined(separator: "/")
+        return decoded.withUTF8 { table.match(method, $0) }.map { ($0.index, $0.parameters) }
     }
 }
 

@@ -12,7 +12,7 @@ struct RouteTable: Sendable {
     }
 
     private final class Node: @unchecked Sendable {
-        var literals: [Substring: Node] = [:]
+        var literals: [String: Node] = [:]
         var parameter: (name: String, node: Node)?
         var greedy: (name: String, routes: [String: Int])?
         /// Route index by method (`""` for ANY).
@@ -55,8 +55,8 @@ struct RouteTable: Sendable {
                 node = next
             } else {
                 guard !segment.contains("{"), !segment.contains("}") else { throw .refused("paths.\(template)", "segment \(segment) mixes text and a parameter") }
-                let next = node.literals[segment] ?? Node()
-                node.literals[segment] = next
+                let next = node.literals[String(segment)] ?? Node()
+                node.literals[String(segment)] = next
                 node = next
             }
         }
@@ -68,36 +68,38 @@ struct RouteTable: Sendable {
         "\(route.method?.rawValue ?? "ANY") \(route.template)"
     }
 
-    /// The route for `method` at `path`, read segment by segment between `/`s (empty ones
-    /// skipped) as it is: the caller decodes it first (`APIDefinition.routeIndex`). A greedy
-    /// parameter's value is its segments joined by `/`.
-    func match(_ method: HTTPRequest.Method, _ path: Substring) -> Match? {
+    /// The route for `method` at the path in `bytes`, read segment by segment between `/`s
+    /// (empty ones skipped) as it is: the caller decodes it first (`APIDefinition.routeIndex`).
+    /// A greedy parameter's value is its segments joined by `/`.
+    func match(_ method: HTTPRequest.Method, _ bytes: UnsafeBufferPointer<UInt8>) -> Match? {
         var parameters: [String: String] = [:]
-        guard let index = Self.find(root, path, method.rawValue, &parameters) else { return nil }
+        guard let index = Self.find(root, bytes, from: 0, method.rawValue, &parameters) else { return nil }
         return Match(index: index, parameters: parameters)
     }
 
-    /// Depth first, most specific first; parameters found on a dead end are taken back.
-    private static func find(_ node: Node, _ path: Substring, _ method: String, _ parameters: inout [String: String]) -> Int? {
-        guard let (segment, rest) = firstSegment(path) else { return node.routes[method] ?? node.routes[""] }
-        if let next = node.literals[segment], let found = find(next, rest, method, &parameters) { return found }
+    /// Depth first from the segment at or after `offset`, most specific first; parameters
+    /// found on a dead end are taken back.
+    private static func find(
+        _ node: Node, _ bytes: UnsafeBufferPointer<UInt8>, from offset: Int, _ method: String, _ parameters: inout [String: String]
+    ) -> Int? {
+        let slash = UInt8(ascii: "/")
+        var start = offset
+        while start < bytes.count, bytes[start] == slash { start += 1 }
+        guard start < bytes.count else { return node.routes[method] ?? node.routes[""] }
+        var end = start
+        while end < bytes.count, bytes[end] != slash { end += 1 }
+        let segment = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        if let next = node.literals[segment], let found = find(next, bytes, from: end, method, &parameters) { return found }
         if let (name, next) = node.parameter {
-            parameters[name] = String(segment)
-            if let found = find(next, rest, method, &parameters) { return found }
+            parameters[name] = segment
+            if let found = find(next, bytes, from: end, method, &parameters) { return found }
             parameters[name] = nil
         }
         if let (name, routes) = node.greedy, let found = routes[method] ?? routes[""] {
-            parameters[name] = path.split(separator: "/").joined(separator: "/")
+            let rest = String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)
+            parameters[name] = rest.split(separator: "/").joined(separator: "/")
             return found
         }
         return nil
-    }
-
-    /// The first non-empty segment of `path`, and what follows it.
-    private static func firstSegment(_ path: Substring) -> (segment: Substring, rest: Substring)? {
-        let bytes = path.utf8
-        guard let start = bytes.firstIndex(where: { $0 != UInt8(ascii: "/") }) else { return nil }
-        let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
-        return (path[start..<end], path[end...])
     }
 }

@@ -53,6 +53,15 @@ extension HTTPFields {
         return found
     }
 
+    /// Removes every field whose name `drops`, in place, keeping the others' order: fields
+    /// that all stay are not copied, and each name dropped is removed by name
+    /// (swift-http-types' specialized path, not its generic `replaceSubrange`).
+    package mutating func removeFields(named drops: (HTTPField.Name) -> Bool) {
+        var names: [HTTPField.Name] = []
+        for field in self where !names.contains(field.name) && drops(field.name) { names.append(field.name) }
+        for name in names { self[name] = nil }
+    }
+
     /// Appends one field after checking its name and value.
     public mutating func append(checkedName name: String, value: String) throws(HTTPMessageError) {
         guard let fieldName = HTTPField.Name(name) else { throw .invalidHeaderName(name) }

@@ -142,12 +142,10 @@ package final class APIGatewayPolicy: Sendable {
 
     /// The plan for `head` from `client`: its route's checks and upstream, or the answer without one.
     func plan(_ head: HTTPRequest, from client: ClientConnection, forwarder: UpstreamForwarder) -> Result<VerifyingGateway.Plan, VerifyingGateway.AnswerNow> {
-        let target = head.path ?? "/"
-        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
         if head.method == .options, let cors = definition.cors, let preflight = CORSAnswers.preflight(head, cors) {
             return .failure(.init(decision: preflight))
         }
-        guard let (index, parameters) = definition.routeIndex(head.method, path) else {
+        guard let (index, parameters) = definition.routeIndex(head.method, (head.path ?? "/")[...]) else {
             metrics?.recordRoute("NONE", mode: "NONE", result: "denied")
             let answer = UpstreamForwarder.errorResponse(.forbidden, "MissingAuthenticationTokenException", "Missing Authentication Token")
             return .failure(.init(decision: .answer(answer.head, body: answer.body)))

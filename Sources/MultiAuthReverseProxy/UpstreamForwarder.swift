@@ -18,6 +18,8 @@ import NIOCore
 /// hashed, signed and sent from there, so memory stays flat whatever the upload's size.
 package struct UpstreamForwarder: Sendable {
     let upstream: WireURL
+    /// The upstream's `Host` (its port left out when it is the scheme's), made once.
+    let hostHeader: String
     /// The upstream's path without a trailing `/`, which each received target is appended to.
     let basePath: String
     let maxBodySize: Int
@@ -37,6 +39,7 @@ package struct UpstreamForwarder: Sendable {
         spoolBudget: SpoolBudget? = nil
     ) throws(ReverseProxyError) {
         do { self.upstream = try WireURL(upstream) } catch { throw .invalidUpstream(Redaction.url(upstream)) }
+        hostHeader = self.upstream.hostHeader
         let path = self.upstream.path
         basePath = path.hasSuffix("/") ? String(path.dropLast()) : path
         self.maxBodySize = maxBodySize
@@ -59,11 +62,8 @@ package struct UpstreamForwarder: Sendable {
     /// The upstream's response fields less the hop-by-hop ones, `Content-Length` kept: the
     /// response is relayed byte for byte, so it still holds.
     static func forwardedFields(_ upstream: HTTPFields) -> HTTPFields {
-        var fields = HTTPFields()
-        fields.reserveCapacity(upstream.count)
-        for field in upstream where field.name == .contentLength || !hopByHop.contains(field.name.canonicalName) {
-            fields.append(field)
-        }
+        var fields = upstream
+        fields.removeFields { $0 != .contentLength && hopByHop.contains($0.canonicalName) }
         return fields
     }
 
@@ -144,16 +144,14 @@ package struct UpstreamForwarder: Sendable {
     func upstreamRequest(
         for head: HTTPRequest, principal: Principal?, target: (scheme: String, authority: String, path: String)? = nil, dropKey: Bool = false
     ) -> HTTPRequest {
-        var fields = HTTPFields()
         let connectionNamed = Set(head.headerFields[values: .connection].flatMap { $0.split(separator: ",") }.map {
             String($0).trimmedWhitespace.lowercased()
         })
         let dropsKey = dropKey || principal?.mode == .apiKey
-        for field in head.headerFields where !Self.hopByHop.contains(field.name.canonicalName)
-            && !connectionNamed.contains(field.name.canonicalName)
-            && !Self.isIdentityField(field.name) && !dropped.contains(field.name.canonicalName)
-            && !(dropsKey && field.name.canonicalName == "x-api-key") {
-            fields.append(field)
+        var fields = head.headerFields
+        fields.removeFields { name in
+            Self.hopByHop.contains(name.canonicalName) || connectionNamed.contains(name.canonicalName) || Self.isIdentityField(name)
+                || dropped.contains(name.canonicalName) || (dropsKey && name.canonicalName == "x-api-key")
         }
         if let principal {
             // Appended: the loop above let no field of these names through.
@@ -162,7 +160,7 @@ package struct UpstreamForwarder: Sendable {
         }
         if let target { return HTTPRequest(method: head.method, scheme: target.scheme, authority: target.authority, path: target.path, headerFields: fields) }
         return HTTPRequest(
-            method: head.method, scheme: upstream.scheme, authority: upstream.hostHeader, path: basePath + (head.path ?? "/"),
+            method: head.method, scheme: upstream.scheme, authority: hostHeader, path: basePath + (head.path ?? "/"),
             headerFields: fields)
     }
 

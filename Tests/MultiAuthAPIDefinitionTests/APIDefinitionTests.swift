@@ -48,6 +48,7 @@ struct APIDefinitionTests {
         #expect(api.route(.get, "/") == nil, "a greedy parameter needs a segment")
         #expect(api.route(.get, "//pets///mine/")?.route.name == "GET /pets/mine", "empty segments are skipped")
         #expect(api.route(.get, "/pets/mine#toys")?.route.name == "GET /pets/mine", "a fragment is not part of the path")
+        #expect(api.route(.get, "/pets/mine?toys=/a%2F")?.route.name == "GET /pets/mine", "nor is a query")
         #expect(api.route(.get, "/a//b/")?.parameters == ["proxy": "a/b"])
     }
 

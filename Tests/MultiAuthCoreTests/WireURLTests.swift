@@ -47,4 +47,18 @@ import Testing
         #expect(try HTTPFields(checking: [("x-api-key", "k"), ("x-api-key", "k")]).onlyValue(key) == nil)
         #expect(try HTTPFields(checking: [("Accept", "*/*")]).onlyValue(key) == nil)
     }
+
+    @Test func removeFieldsDropsOneOrManyAndKeepsTheRestInOrder() throws {
+        let fields = try HTTPFields(checking: [("A", "1"), ("Drop", "x"), ("B", "2"), ("drop", "y"), ("C", "3"), ("Gone", "z")])
+        let drops = { (name: HTTPField.Name) in name.canonicalName == "drop" || name.canonicalName == "gone" }
+        var many = fields
+        many.removeFields(named: drops)
+        #expect(many.map(\.value) == ["1", "2", "3"])
+        var one = try HTTPFields(checking: [("A", "1"), ("Drop", "x"), ("B", "2")])
+        one.removeFields(named: drops)
+        #expect(one.map(\.value) == ["1", "2"])
+        var none = try HTTPFields(checking: [("A", "1"), ("B", "2")])
+        none.removeFields(named: drops)
+        #expect(none.map(\.value) == ["1", "2"])
+    }
 }
