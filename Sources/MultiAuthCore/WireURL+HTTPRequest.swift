@@ -41,6 +41,13 @@ extension HTTPFields {
         return nil
     }
 
+    /// The value of the last field named `name`, without joining repeated ones.
+    package func lastValue(_ name: HTTPField.Name) -> String? {
+        var found: String?
+        for field in self where field.name == name { found = field.value }
+        return found
+    }
+
     /// The value of `name` when it appears exactly once; nil when it is absent or repeated. For
     /// a credential read on every request: a repeated one is refused, as its joined value
     /// matched nothing, without building that string.

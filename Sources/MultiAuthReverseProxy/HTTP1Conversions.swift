@@ -35,27 +35,6 @@ enum HTTP1Conversions {
         return HTTPResponse(status: status, headerFields: HTTPFields(http1: head.headers))
     }
 
-    /// `request` as the HTTP/1 request head sent upstream: `Host` first (from the authority),
-    /// then the fields in order, every `Cookie` joined into one field (RFC 9110 section 5.3 allows
-    /// a list only for fields defined as lists, and `Cookie` is not one).
-    static func head(_ request: HTTPRequest) -> HTTPRequestHead {
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(request.headerFields.count + 1)
-        if let authority = request.authority { headers.add(name: "Host", value: authority) }
-        var cookieWritten = false
-        for field in request.headerFields {
-            guard field.name == .cookie else {
-                headers.add(name: field.name.rawName, value: field.value)
-                continue
-            }
-            guard !cookieWritten else { continue }
-            cookieWritten = true
-            headers.add(name: field.name.rawName, value: request.headerFields[.cookie] ?? field.value)
-        }
-        let method = HTTPMethod(rawValue: request.method.rawValue)
-        return HTTPRequestHead(version: .http1_1, method: method, uri: request.path ?? "/", headers: headers)
-    }
-
     /// `Host` in any case, compared byte by byte (no lowercased copy of every name).
     private static func isHost(_ name: String) -> Bool {
         var bytes = name.utf8.makeIterator()
@@ -82,6 +61,48 @@ enum HTTP1Conversions {
 }
 
 extension ByteBuffer {
+    /// Writes `request` as the HTTP/1.1 head sent upstream: `Host` first (from the authority),
+    /// then the fields in order, every `Cookie` joined into one field where the first stood
+    /// (RFC 9110 section 5.3 allows a list only for fields defined as lists, and `Cookie` is
+    /// not one). swift-http-types holds no CR, LF or NUL in a value.
+    mutating func writeRequestHead(_ request: HTTPRequest) {
+        writeString(request.method.rawValue)
+        writeStaticString(" ")
+        writeString(request.path ?? "/")
+        writeStaticString(" HTTP/1.1\r\n")
+        if let authority = request.authority {
+            writeStaticString("Host: ")
+            writeString(authority)
+            writeStaticString("\r\n")
+        }
+        var cookieWritten = false
+        for field in request.headerFields {
+            if field.name == .cookie {
+                guard !cookieWritten else { continue }
+                cookieWritten = true
+                writeCookies(request.headerFields)
+                continue
+            }
+            writeString(field.name.rawName)
+            writeStaticString(": ")
+            writeString(field.value)
+            writeStaticString("\r\n")
+        }
+        writeStaticString("\r\n")
+    }
+
+    /// Every `Cookie` of `fields` as one field, its values joined by `; `.
+    private mutating func writeCookies(_ fields: HTTPFields) {
+        writeStaticString("Cookie: ")
+        var first = true
+        for field in fields where field.name == .cookie {
+            if !first { writeStaticString("; ") }
+            first = false
+            writeString(field.value)
+        }
+        writeStaticString("\r\n")
+    }
+
     /// Writes `head`'s status line and fields as HTTP/1.1, leaving out the framing fields
     /// `framing` replaces, and ends the head.
     mutating func writeResponseHead(_ head: HTTPResponse, framing: ResponseFraming) {

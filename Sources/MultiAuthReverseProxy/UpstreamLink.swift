@@ -56,7 +56,7 @@ final class UpstreamLink {
                     // Header values come from swift-http-types, which never holds a CR, LF or NUL
                     // in one: NIO's check of every outgoing field would find nothing.
                     try operations.addHandler(UpstreamRequestEncoder())
-                    try operations.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)))
+                    try operations.addHandler(ByteToMessageHandler(UpstreamResponseDecoder()))
                     try operations.addHandler(UpstreamExchangeHandler())
                 }
             }
@@ -106,12 +106,12 @@ final class UpstreamLink {
 }
 
 /// The handler at the end of an upstream connection's pipeline, behind SwiftNIO's HTTP/1
-/// response decoder and our ``UpstreamRequestEncoder``: writes the request (converted once,
-/// ``HTTP1Conversions``), hands the response parts to the client connection's handler in
+/// response decoder and our ``UpstreamRequestEncoder``: writes the request as it is (the
+/// encoder writes its bytes), hands the response parts to the client connection's handler in
 /// swift-http-types.
 final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundOut = HTTPClientRequestPart
+    typealias OutboundOut = UpstreamRequestPart
 
     /// The client connection's handler; weak, so neither connection keeps the other alive.
     weak var owner: ForwardingHandler?
@@ -131,12 +131,12 @@ final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHand
         guard let context else { return }
         switch body {
         case .empty:
-            context.write(wrapOutboundOut(.head(HTTP1Conversions.head(request))), promise: nil)
+            context.write(wrapOutboundOut(.head(request)), promise: nil)
         case .bytes(let bytes):
             var request = request
             request.headerFields[.contentLength] = String(bytes.count)
-            context.write(wrapOutboundOut(.head(HTTP1Conversions.head(request))), promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
+            context.write(wrapOutboundOut(.head(request)), promise: nil)
+            context.write(wrapOutboundOut(.body(ByteBuffer(bytes: bytes))), promise: nil)
         case .file, .stream:
             guard let source = try? ChunkSource.opening(body) else {
                 // The forwarding handler sees the connection close and answers 502.
@@ -145,11 +145,11 @@ final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHand
             }
             var request = request
             request.headerFields[.contentLength] = String(source.length)
-            context.writeAndFlush(wrapOutboundOut(.head(HTTP1Conversions.head(request))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.head(request)), promise: nil)
             stream(source, on: context.channel)
             return
         }
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end), promise: nil)
     }
 
     /// Writes `source`'s chunks, each read off the event loop once the last is written; a
@@ -160,9 +160,9 @@ final class UpstreamExchangeHandler: ChannelInboundHandler, RemovableChannelHand
         Task {
             do {
                 for try await chunk in UploadChunks(source: source) {
-                    try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(chunk)))
+                    try await channel.writeAndFlush(UpstreamRequestPart.body(chunk))
                 }
-                try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+                try await channel.writeAndFlush(UpstreamRequestPart.end)
                 channel.eventLoop.execute { sent.value.bodyPending = false }
             } catch {
                 channel.close(promise: nil)

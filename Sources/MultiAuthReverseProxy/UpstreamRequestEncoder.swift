@@ -1,5 +1,16 @@
+import HTTPTypes
+import MultiAuthCore
 import NIOCore
 import NIOHTTP1
+
+/// A request as the forwarding path writes it to an upstream connection: the head in
+/// swift-http-types, written out as bytes once (``UpstreamRequestEncoder``), with no SwiftNIO
+/// head made on the way.
+enum UpstreamRequestPart: Sendable {
+    case head(HTTPRequest)
+    case body(ByteBuffer)
+    case end
+}
 
 /// Writes the requests an upstream connection sends as HTTP/1.1 bytes, in place of SwiftNIO's
 /// request encoder: a request and a small body go out as one buffer (one write of one piece)
@@ -8,10 +19,10 @@ import NIOHTTP1
 /// `Transfer-Encoding` with the other hop-by-hop fields, so a body is written as it is,
 /// and in chunks only when the head says `Transfer-Encoding: chunked`.
 ///
-/// Sits nearest the socket, before SwiftNIO's response decoder (which reads the method of each
-/// request written, so that it knows a response to `HEAD` has no body).
+/// Sits nearest the socket, before the response decoder (``UpstreamResponseDecoder``), which
+/// reads the method of each request written, so that it knows a response to `HEAD` has no body.
 final class UpstreamRequestEncoder: ChannelOutboundHandler, RemovableChannelHandler {
-    typealias OutboundIn = HTTPClientRequestPart
+    typealias OutboundIn = UpstreamRequestPart
     typealias OutboundOut = IOData
 
     private var gathered = GatheredWrites()
@@ -19,28 +30,15 @@ final class UpstreamRequestEncoder: ChannelOutboundHandler, RemovableChannelHand
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(let head):
-            chunked = head.headers["Transfer-Encoding"].last?.lowercased() == "chunked"
+        case .head(let request):
+            chunked = request.headerFields.lastValue(.transferEncoding)?.lowercased() == "chunked"
             var buffer = context.channel.allocator.buffer(capacity: 2048)
-            buffer.writeString(head.method.rawValue)
-            buffer.writeStaticString(" ")
-            buffer.writeString(head.uri)
-            buffer.writeStaticString(" HTTP/1.1\r\n")
-            for (name, value) in head.headers {
-                buffer.writeString(name)
-                buffer.writeStaticString(": ")
-                buffer.writeString(value)
-                buffer.writeStaticString("\r\n")
-            }
-            buffer.writeStaticString("\r\n")
+            buffer.writeRequestHead(request)
             gathered.start(buffer, context: context, promise: promise)
-        case .body(.byteBuffer(let bytes)):
+        case .body(let bytes):
             guard chunked else { return gathered.send(bytes, context: context, promise: promise) }
             guard bytes.readableBytes > 0 else { return gathered.complete(promise, context: context) }
             gathered.send(ByteBuffer.chunk(bytes, allocator: context.channel.allocator), context: context, promise: promise)
-        case .body(.fileRegion):
-            // The forwarding path reads files into buffers itself (``ChunkSource``).
-            promise?.fail(ChannelError.operationUnsupported)
         case .end:
             if chunked {
                 gathered.send(ByteBuffer(staticString: "0\r\n\r\n"), context: context, promise: promise)
@@ -53,6 +51,32 @@ final class UpstreamRequestEncoder: ChannelOutboundHandler, RemovableChannelHand
     func flush(context: ChannelHandlerContext) {
         gathered.sendPending(context)
         context.flush()
+    }
+}
+
+/// SwiftNIO's HTTP/1 response decoder, told each request's method as ``UpstreamRequestPart``
+/// goes by (it needs no more of the request: a response to `HEAD` has no body).
+struct UpstreamResponseDecoder: WriteObservingByteToMessageDecoder {
+    typealias InboundOut = HTTPClientResponsePart
+    typealias OutboundIn = UpstreamRequestPart
+
+    private let decoder = HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)
+
+    func write(data: UpstreamRequestPart) {
+        guard case .head(let request) = data else { return }
+        decoder.write(data: .head(HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: "")))
+    }
+
+    func decoderAdded(context: ChannelHandlerContext) { decoder.decoderAdded(context: context) }
+
+    func decoderRemoved(context: ChannelHandlerContext) { decoder.decoderRemoved(context: context) }
+
+    func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        try decoder.decode(context: context, buffer: &buffer)
+    }
+
+    func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        try decoder.decodeLast(context: context, buffer: &buffer, seenEOF: seenEOF)
     }
 }
 

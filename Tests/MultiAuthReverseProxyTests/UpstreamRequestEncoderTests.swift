@@ -1,17 +1,18 @@
+import HTTPTypes
 @testable import MultiAuthReverseProxy
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import Testing
 
-/// The upstream connection's request encoder on an `EmbeddedChannel`, with SwiftNIO's response
-/// decoder behind it as on the forwarding path. Expected bytes are RFC 9112's request line,
+/// The upstream connection's request encoder on an `EmbeddedChannel`, with the response
+/// decoder (SwiftNIO's, told each method) behind it as on the forwarding path. Expected bytes are RFC 9112's request line,
 /// fields and chunked framing (sections 3, 5 and 7.1), written out by hand.
 struct UpstreamRequestEncoderTests {
     static func connection() throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(UpstreamRequestEncoder())
-        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)))
+        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(UpstreamResponseDecoder()))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()
         return channel
     }
@@ -24,36 +25,36 @@ struct UpstreamRequestEncoderTests {
         return pieces
     }
 
-    static func head(_ method: HTTPMethod, _ fields: [(String, String)]) -> HTTPRequestHead {
-        HTTPRequestHead(version: .http1_1, method: method, uri: "/a?b=1", headers: HTTPHeaders(fields))
+    static func head(_ method: HTTPRequest.Method, _ fields: HTTPFields) -> HTTPRequest {
+        HTTPRequest(method: method, scheme: "http", authority: "up", path: "/a?b=1", headerFields: fields)
     }
 
     /// The buffers written for a request of `method` with `fields` and `body`.
-    static func sent(_ method: HTTPMethod, _ fields: [(String, String)], body: String) throws -> [String] {
+    static func sent(_ method: HTTPRequest.Method, _ fields: HTTPFields, body: String) throws -> [String] {
         let channel = try connection()
         defer { _ = try? channel.finish() }
-        channel.write(HTTPClientRequestPart.head(head(method, fields)), promise: nil)
-        channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(string: body))), promise: nil)
-        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        channel.write(UpstreamRequestPart.head(head(method, fields)), promise: nil)
+        channel.write(UpstreamRequestPart.body(ByteBuffer(string: body)), promise: nil)
+        channel.writeAndFlush(UpstreamRequestPart.end, promise: nil)
         return try written(channel)
     }
 
     @Test func aRequestAndItsBodyGoOutAsOneBuffer() throws {
-        let sent = try Self.sent(.POST, [("Host", "up"), ("Content-Length", "5")], body: "hello")
+        let sent = try Self.sent(.post, [.contentLength: "5"], body: "hello")
         #expect(sent == ["POST /a?b=1 HTTP/1.1\r\nHost: up\r\nContent-Length: 5\r\n\r\nhello"])
     }
 
     @Test func aChunkedHeadHasItsBodyChunked() throws {
-        let sent = try Self.sent(.PUT, [("Host", "up"), ("Transfer-Encoding", "chunked")], body: "0123456789abcdefX")
-        #expect(sent == ["PUT /a?b=1 HTTP/1.1\r\nHost: up\r\nTransfer-Encoding: chunked\r\n\r\n11\r\n0123456789abcdefX\r\n0\r\n\r\n"])
+        let sent = try Self.sent(.put, [.transferEncoding: "Chunked"], body: "0123456789abcdefX")
+        #expect(sent == ["PUT /a?b=1 HTTP/1.1\r\nHost: up\r\nTransfer-Encoding: Chunked\r\n\r\n11\r\n0123456789abcdefX\r\n0\r\n\r\n"])
     }
 
     /// The decoder still learns each method: the answer to a HEAD ends with its head, though
     /// it announces a length.
     @Test func theAnswerToAHeadRequestHasNoBody() throws {
         let channel = try Self.connection()
-        channel.writeAndFlush(HTTPClientRequestPart.head(Self.head(.HEAD, [("Host", "up")])), promise: nil)
-        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        channel.writeAndFlush(UpstreamRequestPart.head(Self.head(.head, [:])), promise: nil)
+        channel.writeAndFlush(UpstreamRequestPart.end, promise: nil)
         try channel.writeInbound(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"))
         guard case .head(let head) = try channel.readInbound(as: HTTPClientResponsePart.self) else {
             Issue.record("no head")
