@@ -52,18 +52,30 @@ package struct UpstreamForwarder: Sendable {
     package static let principalField = HTTPField.Name("X-MultiAuth-Principal")!
     package static let modeField = HTTPField.Name("X-MultiAuth-Mode")!
 
-    /// Fields that describe one connection, never forwarded (RFC 9110 §7.6.1), plus the ones
-    /// the transport writes itself.
-    static let hopByHop: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
-        "transfer-encoding", "upgrade", "host", "content-length", "expect",
-    ]
+    /// True for a field that describes one connection, never forwarded (RFC 9110 §7.6.1), or
+    /// one the transport writes itself. Asked of every field both ways: the name's length picks
+    /// the one or two names it could be (`name` is lowercase).
+    static func isHopByHop(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 2: name == "te"
+        case 4: name == "host"
+        case 6: name == "expect"
+        case 7: name == "trailer" || name == "upgrade"
+        case 10: name == "connection" || name == "keep-alive"
+        case 14: name == "content-length"
+        case 16: name == "proxy-connection"
+        case 17: name == "transfer-encoding"
+        case 18: name == "proxy-authenticate"
+        case 19: name == "proxy-authorization"
+        default: false
+        }
+    }
 
     /// The upstream's response fields less the hop-by-hop ones, `Content-Length` kept: the
     /// response is relayed byte for byte, so it still holds.
     static func forwardedFields(_ upstream: HTTPFields) -> HTTPFields {
         var fields = upstream
-        fields.removeFields { $0 != .contentLength && hopByHop.contains($0.canonicalName) }
+        fields.removeFields { $0 != .contentLength && isHopByHop($0.canonicalName) }
         return fields
     }
 
@@ -144,14 +156,14 @@ package struct UpstreamForwarder: Sendable {
     func upstreamRequest(
         for head: HTTPRequest, principal: Principal?, target: (scheme: String, authority: String, path: String)? = nil, dropKey: Bool = false
     ) -> HTTPRequest {
-        let connectionNamed = Set(head.headerFields[values: .connection].flatMap { $0.split(separator: ",") }.map {
-            String($0).trimmedWhitespace.lowercased()
-        })
+        let connectionNamed: Set<String> = !head.headerFields.contains(.connection) ? [] : Set(
+            head.headerFields[values: .connection].flatMap { $0.split(separator: ",") }.map { String($0).trimmedWhitespace.lowercased() })
         let dropsKey = dropKey || principal?.mode == .apiKey
         var fields = head.headerFields
         fields.removeFields { name in
-            Self.hopByHop.contains(name.canonicalName) || connectionNamed.contains(name.canonicalName) || Self.isIdentityField(name)
-                || dropped.contains(name.canonicalName) || (dropsKey && name.canonicalName == "x-api-key")
+            Self.isHopByHop(name.canonicalName) || (!connectionNamed.isEmpty && connectionNamed.contains(name.canonicalName))
+                || Self.isIdentityField(name) || (!dropped.isEmpty && dropped.contains(name.canonicalName))
+                || (dropsKey && name.canonicalName == "x-api-key")
         }
         if let principal {
             // Appended: the loop above let no field of these names through.

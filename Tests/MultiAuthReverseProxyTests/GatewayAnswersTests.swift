@@ -146,4 +146,15 @@ struct GatewayAnswersTests {
         #expect(names == ["x-kept", "x-multiauth-principal", "x-multiauth-mode"], "\(names)")
         #expect(sent.headerFields[UpstreamForwarder.principalField] == "ci" && sent.headerFields[UpstreamForwarder.modeField] == "API_KEY")
     }
+
+    /// RFC 9110 section 7.6.1's connection fields, `Proxy-Connection`, `TE`, `Trailer` and
+    /// `Upgrade`, and the framing the transport writes; nothing that merely resembles one.
+    @Test func theHopByHopNamesAreExactlyThese() {
+        let hops = ["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+                    "transfer-encoding", "upgrade", "host", "content-length", "expect"]
+        #expect(hops.allSatisfy(UpstreamForwarder.isHopByHop))
+        let others = ["tee", "t", "hosts", "x-host", "connections", "keep_alive", "trailers", "upgrade-insecure-requests", "expects",
+                      "content-type", "proxy-authorisation", "authorization", "x-amz-date", ""]
+        #expect(!others.contains(where: UpstreamForwarder.isHopByHop))
+    }
 }
