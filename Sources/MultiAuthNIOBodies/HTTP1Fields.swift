@@ -9,7 +9,7 @@ extension HTTPFields {
         self.init()
         reserveCapacity(headers.count)
         for (name, value) in headers {
-            guard let name = HTTPField.Name(name) else { continue }
+            guard let name = HTTPField.Name.received(name) else { continue }
             append(HTTPField(name: name, value: value))
         }
     }

@@ -22,7 +22,7 @@ enum HTTP1Conversions {
                 authority = value
                 continue
             }
-            guard let name = HTTPField.Name(name) else { continue }
+            guard let name = HTTPField.Name.received(name) else { continue }
             fields.append(HTTPField(name: name, value: value))
         }
         return HTTPRequest(method: method, scheme: "http", authority: authority, path: head.uri, headerFields: fields)

@@ -14,6 +14,19 @@ struct HTTP1FieldsTests {
         #expect(fields[values: .setCookie] == ["a=1", "b=2"])
     }
 
+    /// The common spellings, taken from names made once, are the names swift-http-types
+    /// would make of them, spelled as sent; other spellings of them are made as they came.
+    @Test func commonNamesAreTheNamesTheyWouldBe() throws {
+        let common = ["Date", "Vary", "Server", "Accept", "x-api-key", "X-Amz-Date", "User-Agent", "Connection", "Keep-Alive", "Content-Type",
+                      "Authorization", "Cache-Control", "Content-Length", "Accept-Encoding", "Transfer-Encoding", "X-Amz-Content-Sha256",
+                      "X-Amz-Security-Token", "authorization", "DATE", "X-API-Key", "x-amz-date"]
+        for name in common {
+            let received = try #require(HTTPField.Name.received(name))
+            #expect(received == HTTPField.Name(name) && received.rawName == name && received.canonicalName == name.lowercased())
+        }
+        #expect(HTTPField.Name.received("Bad Name") == nil && HTTPField.Name.received("") == nil)
+    }
+
     @Test func aNameThatIsNotATokenIsLeftOut() {
         let fields = HTTPFields(http1: HTTPHeaders([("Bad Name", "x"), ("Good", "y"), ("", "z")]))
         #expect(fields.map(\.name.rawName) == ["Good"])
