@@ -66,60 +66,78 @@ extension ByteBuffer {
     /// (RFC 9110 section 5.3 allows a list only for fields defined as lists, and `Cookie` is
     /// not one). swift-http-types holds no CR, LF or NUL in a value.
     mutating func writeRequestHead(_ request: HTTPRequest) {
-        writeString(request.method.rawValue)
-        writeStaticString(" ")
-        writeString(request.path ?? "/")
-        writeStaticString(" HTTP/1.1\r\n")
-        if let authority = request.authority {
-            writeStaticString("Host: ")
-            writeString(authority)
-            writeStaticString("\r\n")
-        }
-        var cookieWritten = false
-        for field in request.headerFields {
-            if field.name == .cookie {
+        writeHead { add in
+            add(request.method.rawValue)
+            add(" ")
+            add(request.path ?? "/")
+            add(" HTTP/1.1\r\n")
+            if let authority = request.authority { Self.field("Host", authority, add) }
+            var cookieWritten = false
+            for field in request.headerFields {
+                guard field.name == .cookie else {
+                    Self.field(field.name.rawName, field.value, add)
+                    continue
+                }
                 guard !cookieWritten else { continue }
                 cookieWritten = true
-                writeCookies(request.headerFields)
-                continue
+                add("Cookie: ")
+                var first = true
+                for cookie in request.headerFields where cookie.name == .cookie {
+                    if !first { add("; ") }
+                    add(cookie.value)
+                    first = false
+                }
+                add("\r\n")
             }
-            writeString(field.name.rawName)
-            writeStaticString(": ")
-            writeString(field.value)
-            writeStaticString("\r\n")
+            add("\r\n")
         }
-        writeStaticString("\r\n")
-    }
-
-    /// Every `Cookie` of `fields` as one field, its values joined by `; `.
-    private mutating func writeCookies(_ fields: HTTPFields) {
-        writeStaticString("Cookie: ")
-        var first = true
-        for field in fields where field.name == .cookie {
-            if !first { writeStaticString("; ") }
-            first = false
-            writeString(field.value)
-        }
-        writeStaticString("\r\n")
     }
 
     /// Writes `head`'s status line and fields as HTTP/1.1, leaving out the framing fields
     /// `framing` replaces, and ends the head.
     mutating func writeResponseHead(_ head: HTTPResponse, framing: ResponseFraming) {
-        writeStaticString("HTTP/1.1 ")
-        writeString(String(head.status.code))
-        writeStaticString(" ")
-        writeString(head.status.reasonPhrase)
-        writeStaticString("\r\n")
-        for field in head.headerFields {
-            if framing.drops(field.name) { continue }
-            writeString(field.name.rawName)
-            writeStaticString(": ")
-            writeString(field.value)
-            writeStaticString("\r\n")
+        let status = head.status
+        let code = String(status.code)
+        writeHead { add in
+            add("HTTP/1.1 ")
+            add(code)
+            add(" ")
+            add(status.reasonPhrase)
+            add("\r\n")
+            for field in head.headerFields where !framing.drops(field.name) { Self.field(field.name.rawName, field.value, add) }
+            if framing == .chunked { add("transfer-encoding: chunked\r\n") }
+            add("\r\n")
         }
-        if framing == .chunked { writeStaticString("transfer-encoding: chunked\r\n") }
-        writeStaticString("\r\n")
+    }
+
+    /// One field's line: its name, `: `, its value and CRLF.
+    private static func field(_ name: String, _ value: String, _ add: (String) -> Void) {
+        add(name)
+        add(": ")
+        add(value)
+        add("\r\n")
+    }
+
+    /// Writes the pieces `pieces` hands to `add`, in one access to the buffer: each small write
+    /// to a `ByteBuffer` costs more than the bytes it copies (a capacity check and an exclusive
+    /// access), and a head is some fifty pieces. `pieces` runs twice, to measure and to copy,
+    /// and must hand over the same pieces both times.
+    private mutating func writeHead(_ pieces: (_ add: (String) -> Void) -> Void) {
+        var length = 0
+        pieces { length += $0.utf8.count }
+        writeWithUnsafeMutableBytes(minimumWritableBytes: length) { buffer in
+            var offset = 0
+            pieces { piece in
+                var piece = piece
+                piece.withUTF8 { bytes in
+                    let end = min(offset + bytes.count, length)
+                    let copied = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<(end - offset)]))
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<end]).copyMemory(from: copied)
+                    offset = end
+                }
+            }
+            return offset
+        }
     }
 }
 
