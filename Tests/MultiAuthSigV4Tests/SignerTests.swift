@@ -70,6 +70,15 @@ import Testing
         #expect(throws: SigningError.invalidPayloadHash("nope")) { try signer.signHeaders(request, date: exampleDate) }
     }
 
+    /// 64 bytes are not enough: each must be a lowercase hex digit (SigV4's hex encoding).
+    @Test func sixtyFourBytesThatAreNotLowercaseHexAreRejected() throws {
+        for hash in [String(repeating: "AB", count: 32), String(repeating: "a", count: 63) + "g", String(repeating: "a", count: 62) + "é"] {
+            #expect(hash.utf8.count == 64)
+            let request = try SignableRequest(method: "PUT", url: "https://example.com/", headers: [("x-amz-content-sha256", hash)])
+            #expect(throws: SigningError.invalidPayloadHash(hash)) { try signer.signHeaders(request, date: exampleDate) }
+        }
+    }
+
     @Test func payloadHashes() throws {
         let body = Array("Param1=value1".utf8)
         for (payload, hash) in [
