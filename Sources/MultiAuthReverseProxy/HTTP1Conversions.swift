@@ -3,11 +3,12 @@ import MultiAuthNIOBodies
 import NIOCore
 import NIOHTTP1
 
-/// The conversions between SwiftNIO's HTTP/1 heads and swift-http-types on the forwarding
-/// path, each done once per message with no URL parsing, no search for a second `Host` and
-/// no cookie splitting (swift-nio-extras' general conversions do all three, for any use).
-/// Only origin-form targets reach a decision (``RequestHeadRules``), so the target is the path
-/// as it came.
+/// The conversions from SwiftNIO's received HTTP/1 heads to swift-http-types on the
+/// forwarding path, each done once per message with no URL parsing, no search for a second
+/// `Host` and no cookie splitting (swift-nio-extras' general conversions do all three, for any
+/// use). Only origin-form targets reach a decision (``RequestHeadRules``), so the target is the
+/// path as it came. Heads sent are written from swift-http-types straight to bytes (the
+/// `ByteBuffer` extension below).
 enum HTTP1Conversions {
     /// The request `head` as swift-http-types holds it: its only `Host` (the head rules let no
     /// other through) as the authority, every other field as it came, a `Cookie` field whole.
