@@ -1,40 +1,53 @@
 # The order in which the linker lays out the static executables' functions
-# (scripts/lib/code-order.txt, read by build_static_cli): every function the proxy and the
-# gateway run, from start-up through signed and refused requests to shutdown, hottest first.
+# (scripts/lib/code-order.txt, read by build_static_cli): first every function the proxy and
+# the gateway run for each request, hottest first; then what they run once, at start-up and
+# shutdown, and for refusals.
 #
 # Why: the kernel maps an executable's pages up to 64 KiB at a time around each page fault
 # (fault-around), and whole large folios of the page cache. Functions run once at start-up are
 # scattered over 27 MB of code, so before this order most of the executable ended up resident
-# (peak RSS 28 MiB, 18 MiB of it code); the functions actually run are about 1.7 MB. A name missing from a later build is skipped,
-# so a stale order costs memory, never correctness. Regenerate with `scripts/bench --code-order`
+# (peak RSS 28 MiB, 18 MiB of it code); the functions actually run are about 1.7 MB.
+# Requests first: ordered by total cost alone, start-up's heavy functions (the YAML parser that
+# reads an API definition, the runtime's conformance scan) sat between the per-request ones and
+# spread them over more pages, and `multiauth-server` spent 3% more CPU a request than
+# `multiauth-forward` on the same instructions. A name missing from a later build is skipped,
+# so a stale order costs memory and time, never correctness. Regenerate with `scripts/bench --code-order`
 # after large changes. Sourced by scripts/bench after build_static_cli.
 
-# The functions in callgrind's profiles (the arguments after the first, a comma-separated
-# list of executables) by their own instructions, hottest first, keeping only names the
-# executables define.
+# The functions in callgrind's profiles by their own instructions, keeping only names the
+# executables define: those in the request profiles (callgrind.*.requests) hottest first, then
+# the rest hottest first. The first argument is a comma-separated list of the executables, the
+# others the profiles.
 order_by_cost() {
     .venv/bin/python3 - "$@" <<'PY'
 import collections, subprocess, sys
 executables, profiles = sys.argv[1].split(","), sys.argv[2:]
-cost = collections.Counter()
-for profile in profiles:
-    name, after_call = None, False
-    for line in open(profile):
-        if line.startswith("fn="):
-            name = line[3:].strip()
-        elif line.startswith("calls="):
-            after_call = True  # the next cost line is the callee's, not this function's own
-        elif name and line[:1].isdigit():
-            if not after_call:
-                cost[name] += int(line.split()[1])
-            after_call = False
+def own_costs(paths):
+    cost = collections.Counter()
+    for profile in paths:
+        name, after_call = None, False
+        for line in open(profile):
+            if line.startswith("fn="):
+                name = line[3:].strip()
+            elif line.startswith("calls="):
+                after_call = True  # the next cost line is the callee's, not this function's own
+            elif name and line[:1].isdigit():
+                if not after_call:
+                    cost[name] += int(line.split()[1])
+                after_call = False
+    return cost
+requests = own_costs([path for path in profiles if path.endswith(".requests")])
+others = own_costs([path for path in profiles if not path.endswith(".requests")])
 defined = set()
 for executable in executables:
     listing = subprocess.run(["nm", "--defined-only", executable], capture_output=True, text=True, check=True).stdout
     defined.update(parts[2] for parts in (line.split() for line in listing.splitlines()) if len(parts) == 3 and parts[1] in "tTwW")
-for name, _ in sorted(cost.items(), key=lambda item: (-item[1], item[0])):
-    if name in defined:
-        print(name)
+printed = set()
+for cost in (requests, others):
+    for name, _ in sorted(cost.items(), key=lambda item: (-item[1], item[0])):
+        if name in defined and name not in printed:
+            printed.add(name)
+            print(name)
 PY
 }
 
@@ -60,6 +73,19 @@ wait_for_profiled() {
     done
     say "$name did not start under callgrind (see $folder/valgrind.log)"
     return 1
+}
+
+# Dumps the profile so far (callgrind.PID.N); the dump before the load is start-up's, the one
+# after it is renamed callgrind.PID.requests. Waits (up to a minute) until it is written.
+profile_dump() {
+    local number=$1 name=${2:-}
+    callgrind_control -d "$profiled_pid" >/dev/null
+    for _ in $(seq 1 600); do
+        [ -s "$folder/callgrind.$profiled_pid.$number" ] && break
+        sleep 0.1
+    done
+    sleep 1
+    [ -z "$name" ] || mv "$folder/callgrind.$profiled_pid.$number" "$folder/callgrind.$profiled_pid.$name"
 }
 
 profile_stop() {
@@ -99,16 +125,20 @@ CONF
     wait_for_profiled "$url" "the gateway"
     mapfile -t get < <(signed_header_arguments "$url")
     mapfile -t post < <(signed_header_arguments "$url" --method POST --body "$(head -c 1024 /dev/zero | tr '\0' a)")
+    profile_dump 1
     wrk -t1 -c4 -d3s "${get[@]}" "$url" >/dev/null
     wrk -t1 -c4 -d3s -s "$folder/post.lua" "${post[@]}" "$url" >/dev/null
+    profile_dump 2 requests
     wrk -t1 -c4 -d1s "$url" >/dev/null
     profile_stop
     say "code order: the proxy under callgrind"
     profile_start "$folder/multiauth-forward" proxy --listen "127.0.0.1:$port" --upstream "http://127.0.0.1:$up" --auth iam \
         --region us-east-1 --service execute-api
     wait_for_profiled "$url" "the proxy"
+    profile_dump 1
     wrk -t1 -c4 -d3s "$url" >/dev/null
     wrk -t1 -c4 -d3s -s "$folder/post.lua" "$url" >/dev/null
+    profile_dump 2 requests
     profile_stop
     say "code order: gateway --api under callgrind"
     write_api_definition "$folder" "$up" "$up"
@@ -116,7 +146,9 @@ CONF
         --iam-credentials "$folder/keys.json" --api-key bench=@"$folder/bench.key" --usage-plans "$folder/plans.yaml" --stage local
     wait_for_profiled "$url" "gateway --api"
     mapfile -t get < <(signed_header_arguments "$url")
+    profile_dump 1
     wrk -t1 -c4 -d3s "${get[@]}" -H "x-api-key: bench-key" "$url" >/dev/null
+    profile_dump 2 requests
     profile_stop
     kill "$upstream_pid"
     order_by_cost "$folder/multiauth-forward.nodebug,$folder/multiauth-server.nodebug" "$folder"/callgrind.* >scripts/lib/code-order.txt
