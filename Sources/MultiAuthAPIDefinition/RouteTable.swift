@@ -12,11 +12,52 @@ struct RouteTable: Sendable {
     }
 
     private final class Node: @unchecked Sendable {
+        /// The literal segments while routes are added; ``freeze()`` moves them into the two below.
         var literals: [String: Node] = [:]
+        /// Every literal segment's UTF-8 bytes, one after another in byte order, so a request's
+        /// segment is found by binary search on bytes: no `String` made, nothing hashed.
+        var literalBytes: [UInt8] = []
+        /// Each literal's place in `literalBytes`, and where it leads.
+        var literalNodes: [(start: Int, end: Int, node: Node)] = []
         var parameter: (name: String, node: Node)?
-        var greedy: (name: String, routes: [String: Int])?
-        /// Route index by method (`""` for ANY).
-        var routes: [String: Int] = [:]
+        var greedy: (name: String, routes: [MethodRoute])?
+        var routes: [MethodRoute] = []
+
+        /// Sorts the literals into `literalBytes` and `literalNodes`, here and below.
+        func freeze() {
+            for (literal, node) in literals.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                literalNodes.append((literalBytes.count, literalBytes.count + literal.utf8.count, node))
+                literalBytes.append(contentsOf: literal.utf8)
+                node.freeze()
+            }
+            literals = [:]
+            parameter?.node.freeze()
+        }
+
+        /// The node for the literal `segment`, or nil.
+        func literal(_ segment: UnsafeBufferPointer<UInt8>) -> Node? {
+            let nodes = literalNodes  // one exclusivity check, not one a step
+            return literalBytes.withUnsafeBufferPointer { bytes in
+                var low = 0
+                var high = nodes.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    let entry = nodes[middle]
+                    switch RouteTable.order(UnsafeBufferPointer(rebasing: bytes[entry.start..<entry.end]), segment) {
+                    case 0: return entry.node
+                    case ..<0: low = middle + 1
+                    default: high = middle
+                    }
+                }
+                return nil
+            }
+        }
+    }
+
+    /// A route's index for one method (`""` for ANY).
+    private struct MethodRoute {
+        let method: String
+        let index: Int
     }
 
     private let root = Node()
@@ -28,6 +69,7 @@ struct RouteTable: Sendable {
         for (index, route) in routes.enumerated() {
             try add(index, method: route.method?.rawValue ?? "", template: route.template, all: routes)
         }
+        root.freeze()
     }
 
     private func add(_ index: Int, method: String, template: String, all: [(method: HTTPRequest.Method?, template: String)]) throws(APIDefinitionError) {
@@ -38,9 +80,9 @@ struct RouteTable: Sendable {
             if segment.hasPrefix("{"), segment.hasSuffix("+}") {
                 guard position == segments.count - 1 else { throw .refused("paths.\(template)", "a greedy {name+} must be the last segment") }
                 let name = String(segment.dropFirst().dropLast(2))
-                var greedy = node.greedy ?? (name, [:])
-                if let other = greedy.routes[method] { throw APIDefinitionError(.conflict(Self.name(all[other]), Self.name(all[index]))) }
-                greedy.routes[method] = index
+                var greedy = node.greedy ?? (name, [])
+                if let other = Self.exactly(method, in: greedy.routes) { throw APIDefinitionError(.conflict(Self.name(all[other]), Self.name(all[index]))) }
+                greedy.routes.append(MethodRoute(method: method, index: index))
                 node.greedy = greedy
                 return
             }
@@ -60,8 +102,29 @@ struct RouteTable: Sendable {
                 node = next
             }
         }
-        if let other = node.routes[method] { throw APIDefinitionError(.conflict(Self.name(all[other]), Self.name(all[index]))) }
-        node.routes[method] = index
+        if let other = Self.exactly(method, in: node.routes) { throw APIDefinitionError(.conflict(Self.name(all[other]), Self.name(all[index]))) }
+        node.routes.append(MethodRoute(method: method, index: index))
+    }
+
+    /// The route of `method` itself in `routes` (`""`: the ANY route).
+    private static func exactly(_ method: String, in routes: [MethodRoute]) -> Int? {
+        routes.first { $0.method == method }?.index
+    }
+
+    /// The route of `method` in `routes`, else the ANY route.
+    private static func route(_ method: String, in routes: [MethodRoute]) -> Int? {
+        var any: Int?
+        for route in routes {
+            if route.method == method { return route.index }
+            if route.method.isEmpty { any = route.index }
+        }
+        return any
+    }
+
+    /// Byte order: negative when `a` sorts before `b`, 0 when they are equal.
+    private static func order(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        for (x, y) in zip(a, b) where x != y { return Int(x) - Int(y) }
+        return a.count - b.count
     }
 
     private static func name(_ route: (method: HTTPRequest.Method?, template: String)) -> String {
@@ -85,17 +148,17 @@ struct RouteTable: Sendable {
         let slash = UInt8(ascii: "/")
         var start = offset
         while start < bytes.count, bytes[start] == slash { start += 1 }
-        guard start < bytes.count else { return node.routes[method] ?? node.routes[""] }
+        guard start < bytes.count else { return route(method, in: node.routes) }
         var end = start
         while end < bytes.count, bytes[end] != slash { end += 1 }
-        let segment = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-        if let next = node.literals[segment], let found = find(next, bytes, from: end, method, &parameters) { return found }
+        let segment = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        if let next = node.literal(segment), let found = find(next, bytes, from: end, method, &parameters) { return found }
         if let (name, next) = node.parameter {
-            parameters[name] = segment
+            parameters[name] = String(decoding: segment, as: UTF8.self)
             if let found = find(next, bytes, from: end, method, &parameters) { return found }
             parameters[name] = nil
         }
-        if let (name, routes) = node.greedy, let found = routes[method] ?? routes[""] {
+        if let (name, routes) = node.greedy, let found = route(method, in: routes) {
             let rest = String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)
             parameters[name] = rest.split(separator: "/").joined(separator: "/")
             return found

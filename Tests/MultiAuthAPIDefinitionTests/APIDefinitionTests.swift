@@ -52,6 +52,21 @@ struct APIDefinitionTests {
         #expect(api.route(.get, "/a//b/")?.parameters == ["proxy": "a/b"])
     }
 
+    /// Many literal siblings, some a prefix of another: each path reaches its own route, a
+    /// segment that sorts between two or past either end reaches none, and bytes match as
+    /// bytes (a decomposed `é` is not the precomposed one a route names).
+    @Test func eachOfManyLiteralSiblingsIsFoundByItsExactBytes() throws {
+        let names = ["a", "ab", "abc", "b", "ba", "z", "zz", "café", "A", "0", "m-n", "m_n"] + (0..<40).map { "r\($0)" }
+        let api = try Self.definition(names.map { "  /\($0)/x:\n    get: {\(Self.proxy())}" }.joined(separator: "\n"))
+        for name in names {
+            let path = "/" + (name.utf8.allSatisfy { $0 < 0x80 } ? name : "caf%C3%A9") + "/x"
+            #expect(api.route(.get, path[...])?.route.name == "GET /\(name)/x", "\(path)")
+        }
+        for missing in ["/aa/x", "/abcd/x", "/", "/B/x", "/r40/x", "/zzz/x", "/%00/x", "/r/x", "/cafe%CC%81/x", "/m.n/x", "/a/y"] {
+            #expect(api.route(.get, missing[...]) == nil, "\(missing)")
+        }
+    }
+
     /// A path is read as an upstream that decodes reads it: `%2F` separates like `/`, an
     /// encoded literal is the literal, and a single parameter is one decoded segment.
     @Test func anEncodedSlashSeparatesAndEscapesAreDecodedBeforeMatching() throws {
