@@ -313,14 +313,16 @@ CONF
                 forwarding+="$connections $method nginx $(WRK_CONNECTIONS=$connections wrk_with_cpu "$nginx_worker $upstream_pid" "${extra[@]}" "http://127.0.0.1:$nx/bench/item")|"
                 forwarding+="$connections $method proxy $(WRK_CONNECTIONS=$connections wrk_with_cpu "$proxy_pid $upstream_pid" "${extra[@]}" "http://127.0.0.1:$pi/bench/item")|"
                 forwarding+="$connections $method gateway $(WRK_CONNECTIONS=$connections wrk_with_cpu "$gateway_pid $upstream_pid" "${extra[@]}" "${gateway_headers[@]}" "http://127.0.0.1:$gw/bench/item")|"
-                forwarding+="$connections $method proxy-default $(WRK_CONNECTIONS=$connections wrk_with_cpu "$proxy_default_pid $upstream_pid" "${extra[@]}" "http://127.0.0.1:$pl/bench/item")|"
-                forwarding+="$connections $method gateway-default $(WRK_CONNECTIONS=$connections wrk_with_cpu "$gateway_default_pid $upstream_pid" "${extra[@]}" "${gateway_default_headers[@]}" "http://127.0.0.1:$gl/bench/item")|"
                 if [ "$method" = GET ]; then
+                    # Right after the single-policy gateway, so each round's ratio compares runs
+                    # next to each other in time.
                     forwarding+="$connections $method gateway-api $(WRK_CONNECTIONS=$connections wrk_with_cpu "$api_gateway_pid $upstream_pid" "${api_headers[@]}" -H "x-api-key: bench-key" "http://127.0.0.1:$ga/bench/item")|"
                     # The single-policy gateway sent the same request, key field and all: what
                     # the definition costs, apart from what one more field costs anywhere.
                     forwarding+="$connections $method gateway-keyed $(WRK_CONNECTIONS=$connections wrk_with_cpu "$gateway_pid $upstream_pid" "${headers[@]}" -H "x-api-key: bench-key" "http://127.0.0.1:$gw/bench/item")|"
                 fi
+                forwarding+="$connections $method proxy-default $(WRK_CONNECTIONS=$connections wrk_with_cpu "$proxy_default_pid $upstream_pid" "${extra[@]}" "http://127.0.0.1:$pl/bench/item")|"
+                forwarding+="$connections $method gateway-default $(WRK_CONNECTIONS=$connections wrk_with_cpu "$gateway_default_pid $upstream_pid" "${extra[@]}" "${gateway_default_headers[@]}" "http://127.0.0.1:$gl/bench/item")|"
                 if [ -n "$go_proxy_pid" ]; then
                     forwarding+="$connections $method go-proxy $(WRK_CONNECTIONS=$connections wrk_with_cpu "$go_proxy_pid $upstream_pid" "${extra[@]}" "http://127.0.0.1:$sp/bench/item")|"
                 fi
@@ -344,12 +346,17 @@ rows = [part.split() for part in sys.argv[1].strip("|").split("|")]
 servers = (("nginx", "nginx proxy_pass"), ("proxy", "multiauth proxy --auth iam (1 loop)"), ("gateway", "multiauth gateway SigV4 (1 loop)"),
            ("proxy-default", "proxy (default loops)"), ("gateway-default", "gateway (default loops)"), ("go-proxy", "aws-sigv4-proxy"))
 present = {r[2] for r in rows}
+def runs(connections, method, server, index):
+    return [float(r[3 + index]) for r in rows if r[0] == connections and r[1] == method and r[2] == server]
 def med(connections, method, server, index):
-    return statistics.median(float(r[3 + index]) for r in rows if r[0] == connections and r[1] == method and r[2] == server)
+    return statistics.median(runs(connections, method, server, index))
+# Ratios are taken round by round, between runs made less than a minute apart, and their median
+# printed: on a shared machine the load of others moves every figure of a round together.
+def ratio(connections, method, server, base):
+    return statistics.median(a / b for a, b in zip(runs(connections, method, server, 4), runs(connections, method, base, 4)))
 for connections in ("16", "64"):
     for method in ("GET", "POST"):
         label = "GET" if method == "GET" else "1 KiB POST"
-        n_cpu = med(connections, method, "nginx", 4)
         parts = []
         for server, name in servers:
             if server not in present:
@@ -358,15 +365,16 @@ for connections in ("16", "64"):
             target = " (target <= 2.5)" if server in ("proxy", "gateway", "proxy-default", "gateway-default") else ""
             parts.append(f"{name} {med(connections, method, server, 1):,.0f} req/s, p50 {med(connections, method, server, 0):.2f} / p99 "
                          f"{med(connections, method, server, 3):.2f} ms, {cpu:.0f} us CPU/request"
-                         + ("" if server == "nginx" else f" = {cpu / n_cpu:.1f}x nginx's{target}"))
+                         + ("" if server == "nginx" else f" = {ratio(connections, method, server, 'nginx'):.1f}x nginx's{target}"))
         print(f"nginx: {connections} connections, {label}: " + "; ".join(parts)
               + f"; upstream nginx {med(connections, method, 'nginx', 5):.0f} us CPU/request")
 for connections in ("16", "64"):
     single, api = med(connections, "GET", "gateway", 4), med(connections, "GET", "gateway-api", 4)
     keyed = med(connections, "GET", "gateway-keyed", 4)
     print(f"nginx: {connections} connections, GET, gateway --api (1,000 routes, SigV4 and a usage-planned API key, 1 loop) "
-          f"{med(connections, 'GET', 'gateway-api', 1):,.0f} req/s, {api:.0f} us CPU/request = {100 * (api - single) / single:+.0f}% "
-          f"beside the single-policy gateway's {single:.0f} us (target within 10%); {100 * (api - keyed) / keyed:+.0f}% beside "
+          f"{med(connections, 'GET', 'gateway-api', 1):,.0f} req/s, {api:.0f} us CPU/request = "
+          f"{100 * (ratio(connections, 'GET', 'gateway-api', 'gateway') - 1):+.0f}% beside the single-policy gateway's {single:.0f} us "
+          f"(target within 10%); {100 * (ratio(connections, 'GET', 'gateway-api', 'gateway-keyed') - 1):+.0f}% beside "
           f"its {keyed:.0f} us on the same request (with the x-api-key field)")
 bad = sum(float(r[5]) for r in rows if r[2].startswith("gateway"))
 rss = [int(value) / 1024 for value in sys.argv[2:6]]
