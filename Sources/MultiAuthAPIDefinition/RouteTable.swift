@@ -12,8 +12,10 @@ struct RouteTable: Sendable {
     }
 
     private final class Node: @unchecked Sendable {
-        /// The literal segments while routes are added; ``freeze()`` moves them into the two below.
-        var literals: [String: Node] = [:]
+        /// The literal segments' bytes while routes are added (bytes, not `String`s, which
+        /// would make two spellings of one character the same segment); ``freeze()`` moves them
+        /// into the two below.
+        var literals: [[UInt8]: Node] = [:]
         /// Every literal segment's UTF-8 bytes, one after another in byte order, so a request's
         /// segment is found by binary search on bytes: no `String` made, nothing hashed.
         var literalBytes: [UInt8] = []
@@ -25,9 +27,9 @@ struct RouteTable: Sendable {
 
         /// Sorts the literals into `literalBytes` and `literalNodes`, here and below.
         func freeze() {
-            for (literal, node) in literals.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-                literalNodes.append((literalBytes.count, literalBytes.count + literal.utf8.count, node))
-                literalBytes.append(contentsOf: literal.utf8)
+            for (literal, node) in literals.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+                literalNodes.append((literalBytes.count, literalBytes.count + literal.count, node))
+                literalBytes.append(contentsOf: literal)
                 node.freeze()
             }
             literals = [:]
@@ -97,8 +99,8 @@ struct RouteTable: Sendable {
                 node = next
             } else {
                 guard !segment.contains("{"), !segment.contains("}") else { throw .refused("paths.\(template)", "segment \(segment) mixes text and a parameter") }
-                let next = node.literals[String(segment)] ?? Node()
-                node.literals[String(segment)] = next
+                let next = node.literals[Array(segment.utf8)] ?? Node()
+                node.literals[Array(segment.utf8)] = next
                 node = next
             }
         }

@@ -67,6 +67,18 @@ struct APIDefinitionTests {
         }
     }
 
+    /// Two spellings of one character are two routes (YAML readers take them for one key, so
+    /// the definition is made here directly): each path reaches the one whose bytes it has.
+    @Test func precomposedAndDecomposedLiteralsAreTwoRoutes() throws {
+        let routes = ["/caf\u{E9}", "/cafe\u{301}"].map { template in
+            APIRoute(method: .get, template: template, security: [], integration: HTTPProxyIntegration(uri: "http://u\(template)", requestParameters: []))
+        }
+        let api = try APIDefinition(routes: routes, schemes: [:], cors: nil, basePath: "", apiKeySource: .header)
+        // Compared as bytes: Swift's String equality would call the two spellings equal.
+        #expect(api.route(.get, "/caf%C3%A9").map { Array($0.route.template.utf8) } == Array("/caf\u{E9}".utf8))
+        #expect(api.route(.get, "/cafe%CC%81").map { Array($0.route.template.utf8) } == Array("/cafe\u{301}".utf8))
+    }
+
     /// A path is read as an upstream that decodes reads it: `%2F` separates like `/`, an
     /// encoded literal is the literal, and a single parameter is one decoded segment.
     @Test func anEncodedSlashSeparatesAndEscapesAreDecodedBeforeMatching() throws {
