@@ -99,8 +99,9 @@ struct RouteTable: Sendable {
                 node = next
             } else {
                 guard !segment.contains("{"), !segment.contains("}") else { throw .refused("paths.\(template)", "segment \(segment) mixes text and a parameter") }
-                let next = node.literals[Array(segment.utf8)] ?? Node()
-                node.literals[Array(segment.utf8)] = next
+                let literal = Array(segment.utf8)
+                let next = node.literals[literal] ?? Node()
+                node.literals[literal] = next
                 node = next
             }
         }
