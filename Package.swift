@@ -89,49 +89,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
-        // Every external product the targets below use, and nothing else: a cold build
-        // (scripts/lib/setup.sh's debug_build) builds this first. SwiftPM runs the ready job
-        // with the greatest name first, so in one build our MultiAuth* modules kept both cores
-        // while SwiftNIO's chain waited behind both BoringSSL copies' 770 C files, and then ran
-        // alone. In no product: a user of the package never builds it.
-        .target(
-            name: "ExternalDependencies",
-            dependencies: [
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRPCCore", package: "grpc-swift-2"),
-                .product(name: "GRPCInProcessTransport", package: "grpc-swift-2"),
-                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
-                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
-                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "WSClient", package: "swift-websocket"),
-                .product(name: "Yams", package: "Yams"),
-            ]),
         // Bottom: OpenSSL's libcrypto through a system-library target.
         .systemLibrary(
             name: "CLibCrypto",

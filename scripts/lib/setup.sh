@@ -20,14 +20,6 @@ debug_build() {
     # generate and link on a cold machine. Linux only: lld is the toolchain's there.
     local flags=()
     [ "$(uname -s)" = Linux ] && flags=(-Xswiftc -gline-tables-only -Xcc -gline-tables-only -Xswiftc -use-ld=lld)
-    # Cold (no dependency built yet): the external dependencies first, alone. In one build
-    # SwiftPM's scheduler (the ready job with the greatest name first) gave both cores to our
-    # MultiAuth* modules while SwiftNIO's chain waited behind both BoringSSL copies, and then
-    # ran that chain alone: 602 s for the two steps against 675 s for one, on a cold 2-core
-    # machine. Warm, a second step would only add its planning (about 12 s).
-    if [ ! -e .build/debug/Modules/NIOCore.swiftmodule ]; then
-        swift build "${flags[@]}" --target ExternalDependencies || return
-    fi
     MULTIAUTH_SYMBOL_GRAPHS=$SYMBOL_GRAPHS swift build "${flags[@]}" "$@"
 }
 
