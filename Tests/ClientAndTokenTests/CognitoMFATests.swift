@@ -14,12 +14,7 @@ import Testing
 
     /// A fresh user of the MFA pool (each first sign-in sets TOTP up).
     static func freshUser() async throws -> String {
-        let setup = try #require(Peers.setup)
-        let name = "mfa-\(UUID().uuidString.prefix(8).lowercased())"
-        let created = try await Peers.oracle(
-            "scripts/oracles/cognito_mfa_user.py", arguments: [Peers.moto, setup.mfaUserPoolId, name, password], environment: [:])
-        #expect(created["username"] == name)
-        return name
+        try await Peers.newCognitoUser("mfa", pool: try #require(Peers.setup).mfaUserPoolId, password: password)
     }
 
     static func login(

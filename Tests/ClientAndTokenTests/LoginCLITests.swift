@@ -68,7 +68,8 @@ import Testing
         let down = try await CLI.run(base + ["--endpoint", "http://127.0.0.1:9/"] + store.arguments, input: "x\n")
         #expect(down.status == 7)
         #expect(down.stderr.contains("unreachable"))
-        let newbie = ["login", "cognito", "--user-pool-id", setup.userPoolId, "--client-id", setup.clientId, "--username", "newbie-cli",
+        let user = try await Peers.newCognitoUser("newbie-cli", pool: setup.userPoolId)
+        let newbie = ["login", "cognito", "--user-pool-id", setup.userPoolId, "--client-id", setup.clientId, "--username", user,
              "--flow", "password", "--endpoint", Peers.moto] + store.arguments
         let asked = try await CLI.run(newbie + ["--password-stdin"], input: "Temp-Passw0rd!\n")
         #expect(asked.status == 3, "\(asked.stderr)")

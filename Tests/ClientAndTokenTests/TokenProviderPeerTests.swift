@@ -100,7 +100,7 @@ final class CountingHTTPClient: HTTPSender {
 
     @Test func newPasswordRequiredIsAnsweredOrReported() async throws {
         let cognito = try authenticator()
-        let user = "newbie"
+        let user = try await Peers.newCognitoUser("newbie", pool: try #require(Peers.setup).userPoolId)
         await #expect(throws: TokenError.newPasswordRequired(username: user)) {
             try await cognito.signIn(username: user, password: Array("Temp-Passw0rd!".utf8), flow: .password)
         }

@@ -164,6 +164,17 @@ extension Peers {
         }
         return object
     }
+
+    /// A new user of moto's user pool `pool`, named `prefix` and a random suffix (so that a
+    /// test run again against the same peers finds it new): confirmed with `password`, or,
+    /// without one, left with the temporary password `Temp-Passw0rd!` to change at its first
+    /// sign-in. Made with boto3 (scripts/oracles/cognito_user.py).
+    package static func newCognitoUser(_ prefix: String, pool: String, password: String? = nil) async throws -> String {
+        let name = "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())"
+        let created = try await oracle("scripts/oracles/cognito_user.py", arguments: [moto, pool, name] + (password.map { [$0] } ?? []), environment: [:])
+        guard created["username"] == name else { throw PeerError.scriptFailed("scripts/oracles/cognito_user.py", 0, "it made no user \(name)") }
+        return name
+    }
 }
 
 extension Peers {
