@@ -67,7 +67,7 @@ import Testing
         var crc = CRC32()
         crc.update(Array("123456789".utf8))
         #expect(crc.value == 0xCBF4_3926)  // the published CRC-32/ISO-HDLC check value
-        let data = (0..<100_003).map { UInt8(($0 * 7 + 3) % 256) }
+        let data: [UInt8] = (0..<100_003).map { (index: Int) -> UInt8 in UInt8(truncatingIfNeeded: index &* 7 &+ 3) }
         var split = CRC32()
         split.update(Array(data[0..<5]))
         split.update(Array(data[5...]))

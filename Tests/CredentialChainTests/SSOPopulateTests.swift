@@ -42,7 +42,8 @@ struct SSOPopulateTests {
         let before = try Self.config(home)
         let first = try await Self.populate(home, ["--region", "eu-west-1", "--output", "json"])
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.split(separator: "\n").map(String.init) == Self.defaultNames)
+        let names: [String] = first.stdout.split(separator: "\n").map { String($0) }
+        #expect(names == Self.defaultNames)
         let written = try Self.config(home)
         #expect(written.hasPrefix(before), "every line that was there stays as it was")
         #expect(written.contains("""

@@ -43,10 +43,11 @@ import Testing
         let signer = SigV4Signer(credentials: exampleCredentials, region: "us-east-1", service: "service")
         let canonical = try signer.presign(request, expires: 60, date: exampleDate).canonicalRequest
         let query = canonical.split(separator: "\n", omittingEmptySubsequences: false)[2]
-        #expect(
-            query == "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Bogus=2"
-                + "&X-Amz-Credential=AKIDEXAMPLE%2F20150830%2Fus-east-1%2Fservice%2Faws4_request"
-                + "&X-Amz-Date=0&X-Amz-Date=20150830T123600Z&X-Amz-Expires=60&X-Amz-SignedHeaders=host&a=3&z=1")
+        let expected = [
+            "X-Amz-Algorithm=AWS4-HMAC-SHA256", "X-Amz-Bogus=2", "X-Amz-Credential=AKIDEXAMPLE%2F20150830%2Fus-east-1%2Fservice%2Faws4_request",
+            "X-Amz-Date=0", "X-Amz-Date=20150830T123600Z", "X-Amz-Expires=60", "X-Amz-SignedHeaders=host", "a=3", "z=1",
+        ].joined(separator: "&")
+        #expect(query == expected)
     }
 
     @Test func presignedParametersAloneAreTheQuery() throws {
@@ -54,10 +55,10 @@ import Testing
             method: "GET", authority: "example.com", path: "/", query: "", headers: [("Host", "example.com")], payload: .empty)
         let signer = SigV4Signer(credentials: exampleCredentials, region: "us-east-1", service: "service")
         let canonical = try signer.presign(request, expires: 60, date: exampleDate).canonicalRequest
-        #expect(
-            canonical.split(separator: "\n", omittingEmptySubsequences: false)[2]
-                == "X-Amz-Algorithm=AWS4-HMAC-SHA256"
-                + "&X-Amz-Credential=AKIDEXAMPLE%2F20150830%2Fus-east-1%2Fservice%2Faws4_request"
-                + "&X-Amz-Date=20150830T123600Z&X-Amz-Expires=60&X-Amz-SignedHeaders=host")
+        let expected = [
+            "X-Amz-Algorithm=AWS4-HMAC-SHA256", "X-Amz-Credential=AKIDEXAMPLE%2F20150830%2Fus-east-1%2Fservice%2Faws4_request",
+            "X-Amz-Date=20150830T123600Z", "X-Amz-Expires=60", "X-Amz-SignedHeaders=host",
+        ].joined(separator: "&")
+        #expect(canonical.split(separator: "\n", omittingEmptySubsequences: false)[2] == expected)
     }
 }
