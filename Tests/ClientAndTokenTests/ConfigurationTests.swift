@@ -61,6 +61,20 @@ import Testing
                 == "cfg.json: AppSync entries A and B share ClientDatabasePrefix 'Same'; each client needs its own")
     }
 
+    /// Each shared prefix is one problem naming its entries in name order; problems come in
+    /// prefix order, and a prefix used once is none.
+    @Test func everySharedPrefixIsOneProblemInPrefixOrder() throws {
+        func entry(_ prefix: String) -> String {
+            "{\"ApiUrl\": \"https://a/graphql\", \"Region\": \"r\", \"AuthMode\": \"AWS_IAM\", \"ClientDatabasePrefix\": \"\(prefix)\"}"
+        }
+        let configuration = try parse(
+            "{\"AppSync\": {\"D\": \(entry("Alpha")), \"C\": \(entry("Zed")), \"B\": \(entry("Alpha")), \"A\": \(entry("Zed")), \"E\": \(entry("Solo"))}}")
+        #expect(configuration.problems.map(\.description) == [
+            "cfg.json: AppSync entries B and D share ClientDatabasePrefix 'Alpha'; each client needs its own",
+            "cfg.json: AppSync entries A and C share ClientDatabasePrefix 'Zed'; each client needs its own",
+        ])
+    }
+
     @Test func oneBadEntryDoesNotHideTheGoodOnes() throws {
         let configuration = try parse("""
             {"AppSync": {"Good": {"ApiUrl": "https://a/graphql", "Region": "r", "AuthMode": "AWS_IAM"},
